@@ -107,7 +107,7 @@ func Get(tb testing.TB) *Server {
 	}
 	tb.Cleanup(func() {
 		if tb.Failed() {
-			tb.Logf("server log %s:\n%s", shared.Log, shared.tailLog(8 << 10))
+			tb.Logf("server log %s:\n%s", shared.Log, shared.tailLog(8<<10))
 		}
 	})
 	return shared
