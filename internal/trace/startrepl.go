@@ -1,0 +1,132 @@
+package trace
+
+import (
+	"strconv"
+	"strings"
+)
+
+// stream is what a forwarded START_REPLICATION command says about the
+// CopyBoth stream the server answers with: which sub-messages its CopyData
+// carry and, for pgoutput, the options that change their layout.
+type stream struct {
+	logical bool
+	// protoVersion is pgoutput's proto_version; 0 means the plugin is not
+	// pgoutput (e.g. test_decoding) and XLogData payloads stay opaque.
+	protoVersion int
+	// streaming is pgoutput's streaming option; parallel is its 'parallel' value (PG 16+).
+	streaming, parallel bool
+	twoPhase            bool
+	binary              bool
+	messages            bool
+}
+
+// parseStartReplication recognises a START_REPLICATION command:
+//
+//	START_REPLICATION [SLOT name] [PHYSICAL] X/X [TIMELINE n]
+//	START_REPLICATION SLOT name LOGICAL X/X [(option ['value'] [, ...])]
+//
+// ok is false for any other command. Option values follow PostgreSQL's
+// boolean spellings; an option without a value is true.
+func parseStartReplication(cmd string) (s stream, ok bool) {
+	toks := replTokens(cmd)
+	if len(toks) == 0 || !strings.EqualFold(toks[0], "START_REPLICATION") {
+		return stream{}, false
+	}
+	i := 1
+	for ; i < len(toks) && toks[i] != "("; i++ {
+		if strings.EqualFold(toks[i], "LOGICAL") {
+			s.logical = true
+		}
+	}
+	if !s.logical || i == len(toks) {
+		return s, true
+	}
+	// Options: name [value] separated by commas inside parentheses.
+	for i++; i < len(toks) && toks[i] != ")"; i++ {
+		if toks[i] == "," {
+			continue
+		}
+		name, value := strings.ToLower(unquoteIdent(toks[i])), "true"
+		if i+1 < len(toks) && toks[i+1] != "," && toks[i+1] != ")" {
+			i++
+			value = unquoteLiteral(toks[i])
+		}
+		switch name {
+		case "proto_version":
+			s.protoVersion, _ = strconv.Atoi(value)
+		case "streaming":
+			s.parallel = strings.EqualFold(value, "parallel")
+			s.streaming = s.parallel || isTrue(value)
+		case "two_phase":
+			s.twoPhase = isTrue(value)
+		case "binary":
+			s.binary = isTrue(value)
+		case "messages":
+			s.messages = isTrue(value)
+		}
+	}
+	return s, true
+}
+
+// isTrue accepts the spellings of PostgreSQL's parse_bool (unique prefixes aside).
+func isTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "on", "yes", "1", "t", "y":
+		return true
+	}
+	return false
+}
+
+// replTokens splits a replication command into words, 'literals',
+// "identifiers" and the punctuation ( ) , — enough of the walsender grammar
+// to find the options.
+func replTokens(cmd string) []string {
+	var toks []string
+	for i := 0; i < len(cmd); {
+		c := cmd[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';':
+			i++
+		case c == '(' || c == ')' || c == ',':
+			toks = append(toks, cmd[i:i+1])
+			i++
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(cmd) {
+				if cmd[j] == c {
+					if j+1 < len(cmd) && cmd[j+1] == c { // doubled quote
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			end := min(j+1, len(cmd))
+			toks = append(toks, cmd[i:end])
+			i = end
+		default:
+			j := i
+			for j < len(cmd) && !strings.ContainsRune(" \t\n\r;(),'\"", rune(cmd[j])) {
+				j++
+			}
+			toks = append(toks, cmd[i:j])
+			i = j
+		}
+	}
+	return toks
+}
+
+func unquoteLiteral(t string) string {
+	if len(t) >= 2 && t[0] == '\'' && t[len(t)-1] == '\'' {
+		return strings.ReplaceAll(t[1:len(t)-1], "''", "'")
+	}
+	return t
+}
+
+func unquoteIdent(t string) string {
+	if len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' {
+		return strings.ReplaceAll(t[1:len(t)-1], `""`, `"`)
+	}
+	return t
+}
