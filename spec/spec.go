@@ -145,27 +145,28 @@ type Type struct {
 	Part string `json:"part,omitempty"`
 }
 
-// Annotation kinds: structure read from prose.
+// Annotation kinds: structure read from prose. Rows carry the first group,
+// block leads and notes the second.
 const (
-	AnnCountName      = "count-name"      // "(denoted C below)": Value is the name
-	AnnCount          = "count"           // "The number of … that follow", "Number of columns"
+	AnnCountName      = "count-name"     // "(denoted C below)": Value is the name
+	AnnCount          = "count"          // "The number of … that follow", "Number of columns"
+	AnnRepeatField    = "repeat-field"   // "This field is repeated for each X": Value is X
+	AnnTerminated     = "terminated"     // "terminated by a zero byte", "A zero byte is required as terminator"
+	AnnZeroTerminator = "terminator"     // the row is the terminating zero byte itself
+	AnnOptional       = "optional"       // "This field is optional"
+	AnnStreamedOnly   = "streamed-only"  // "only present for streamed transactions"
+	AnnPresentIf      = "present-if"     // "only present if …": Value is the condition
+	AnnSinceProtocol  = "since-protocol" // "available since protocol version N": Value is N
+	AnnLengthOfSelf   = "length-self"    // "Length of message contents in bytes, including self"
+	AnnLengthFrom     = "length-from"    // "n is the above length": Value is n
+	AnnNullMinusOne   = "null-minus-one" // "-1 indicates a NULL … value"
+
 	AnnRepeatEach     = "repeat-each"     // "Next, the following … appear for each X": Value is X
-	AnnRepeatField    = "repeat-field"    // "This field is repeated for each X"
 	AnnAlternative    = "alternative"     // "Or": the block is an alternative to the previous one
 	AnnAfterGroup     = "after-group"     // "After the last X, the following fields appear"
-	AnnTerminated     = "terminated"      // "terminated by a zero byte", "A zero byte is required as terminator"
-	AnnOptional       = "optional"        // "This field is optional"
-	AnnPresentIf      = "present-if"      // "only present if/for …": Value is the condition
-	AnnSinceProtocol  = "since-protocol"  // "available since protocol version N": Value is N
-	AnnLengthOfSelf   = "length-self"     // "Length of message contents in bytes, including self"
-	AnnLengthFrom     = "length-from"     // "n is the above length"
-	AnnExclusive      = "exclusive"       // "either a 'K' … or an 'O' …, but never both"
-	AnnSinceProtoMsg  = "protocol-change" // "Before protocol version 3.2, …": Value is the version
-	AnnUnrecognised   = "prose"           // kept verbatim; Value is empty
-	AnnPresentStream  = "streamed-only"   // "only present for streamed transactions"
-	AnnNullMinusOne   = "null-minus-one"  // "-1 indicates a NULL … value"
 	AnnAnyOrder       = "any-order"       // "Fields can appear in any order"
-	AnnZeroTerminator = "zero-terminator" // a row that is the terminating zero byte itself
+	AnnExclusive      = "exclusive"       // "either a 'K' … or an 'O' …, but never both"
+	AnnProtocolChange = "protocol-change" // "Before protocol version 3.2, …": Value is the version
 )
 
 // Annotation is one piece of structure recognised in prose.

@@ -1,0 +1,254 @@
+package extract
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// Correction kinds: the only ways a translation may differ from its English
+// page, each listed explicitly with its evidence.
+const (
+	// CorrMissingRows: the translation lacks these English rows.
+	CorrMissingRows = "missing-rows"
+	// CorrFormat: the translation prints these rows' formats differently.
+	CorrFormat = "format"
+	// CorrNoDescription: the translation leaves these rows' descriptions empty.
+	CorrNoDescription = "no-description"
+)
+
+// Correction is one reviewed exception, keyed by language, major and the
+// message's English name as printed.
+type Correction struct {
+	Lang    string `json:"lang"`
+	Major   int    `json:"major"`
+	Message string `json:"message"`
+	Kind    string `json:"kind"`
+	// Rows are 1-based English row numbers.
+	Rows     []int  `json:"rows"`
+	Reason   string `json:"reason"`
+	Evidence string `json:"evidence"`
+}
+
+// Corrections is spec/corrections.json.
+type Corrections struct {
+	List []Correction `json:"corrections"`
+}
+
+// ReadCorrections parses and checks a corrections file: every entry needs a
+// known kind, rows, a reason and evidence.
+func ReadCorrections(r io.Reader) (*Corrections, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var c Corrections
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("corrections: %w", err)
+	}
+	for i, e := range c.List {
+		switch {
+		case e.Kind != CorrMissingRows && e.Kind != CorrFormat && e.Kind != CorrNoDescription:
+			return nil, fmt.Errorf("corrections: entry %d: unknown kind %q", i+1, e.Kind)
+		case e.Lang != "zh" || e.Major == 0 || e.Message == "" || len(e.Rows) == 0:
+			return nil, fmt.Errorf("corrections: entry %d: needs lang \"zh\", major, message and rows", i+1)
+		case e.Reason == "" || e.Evidence == "":
+			return nil, fmt.Errorf("corrections: entry %d (%s %q): needs a reason and evidence", i+1, e.Kind, e.Message)
+		}
+	}
+	return &c, nil
+}
+
+// find returns the correction of the kind that covers the message's row.
+func (c *Corrections) find(major int, message, kind string, row int) *Correction {
+	for i := range c.List {
+		e := &c.List[i]
+		if e.Major == major && e.Message == message && e.Kind == kind && slices.Contains(e.Rows, row) {
+			return e
+		}
+	}
+	return nil
+}
+
+// excuse drops the empty-description errors of err that a correction covers.
+func (c *Corrections) excuse(err error, major int, used map[*Correction]bool) error {
+	var many *Errors
+	if err == nil || !errors.As(err, &many) {
+		return err
+	}
+	var left []error
+	for _, e := range many.List {
+		var pe *Error
+		if errors.As(e, &pe) && errors.Is(e, ErrNoDescription) {
+			if corr := c.find(major, pe.Message, CorrNoDescription, pe.Row); corr != nil {
+				used[corr] = true
+				continue
+			}
+		}
+		left = append(left, e)
+	}
+	return joinErrs(left)
+}
+
+// alignMessages copies the Chinese page's text onto the English messages of
+// the same page. Messages pair up in document order and must agree in
+// direction and first field; rows pair up in order and must agree in format,
+// except where a correction says otherwise.
+func alignMessages(file string, en, zh []spec.Message, major int, corr *Corrections, used map[*Correction]bool) []error {
+	var errs []error
+	for i := range max(len(en), len(zh)) {
+		if i >= len(en) || i >= len(zh) {
+			extra := "the translation lacks English message"
+			name := ""
+			if i < len(en) {
+				name = en[i].Name
+			} else {
+				extra, name = "the translation has a message English lacks", zh[i].Name
+			}
+			errs = append(errs, &Error{File: file, Message: name, Err: errors.New(extra)})
+			continue
+		}
+		e, z := &en[i], &zh[i]
+		if e.Name != z.Name {
+			if e.Direction != z.Direction || e.Blocks[0].Rows[0].Format != z.Blocks[0].Rows[0].Format {
+				errs = append(errs, &Error{File: file, Message: e.Name, Err: fmt.Errorf("translation has %q (%s) here", z.Name, z.Direction)})
+				continue
+			}
+			e.NameZh = z.Name
+		}
+		errs = append(errs, alignRows(file, e, z, major, corr, used)...)
+	}
+	return errs
+}
+
+// alignRows pairs one message's rows, then its block leads (by the row that
+// opens each block) and its notes (by position).
+func alignRows(file string, e, z *spec.Message, major int, corr *Corrections, used map[*Correction]bool) []error {
+	type pos struct{ block, row int }
+	var enRows, zhRows []pos
+	for bi, b := range e.Blocks {
+		for ri := range b.Rows {
+			enRows = append(enRows, pos{bi, ri})
+		}
+	}
+	for bi, b := range z.Blocks {
+		for ri := range b.Rows {
+			zhRows = append(zhRows, pos{bi, ri})
+		}
+	}
+	var errs []error
+	zhToEn := map[pos]pos{}
+	j := 0
+	for i, ep := range enRows {
+		row := &e.Blocks[ep.block].Rows[ep.row]
+		if c := corr.find(major, e.Name, CorrMissingRows, i+1); c != nil {
+			used[c] = true
+			continue
+		}
+		if j >= len(zhRows) {
+			errs = append(errs, &Error{File: file, Message: e.Name, Row: i + 1, Err: fmt.Errorf("translation lacks row %q", row.Format)})
+			continue
+		}
+		zp := zhRows[j]
+		zrow := z.Blocks[zp.block].Rows[zp.row]
+		j++
+		if zrow.Format != row.Format {
+			c := corr.find(major, e.Name, CorrFormat, i+1)
+			if c == nil {
+				errs = append(errs, &Error{File: file, Message: e.Name, Row: i + 1, Err: fmt.Errorf("format %q, English has %q", zrow.Format, row.Format)})
+				continue
+			}
+			used[c] = true
+			row.FormatZh = zrow.Format
+		}
+		row.Description.Zh = zrow.Description.En
+		zhToEn[zp] = ep
+	}
+	if j < len(zhRows) {
+		errs = append(errs, &Error{File: file, Message: e.Name, Row: j + 1, Err: fmt.Errorf("translation has %d rows more than English", len(zhRows)-j)})
+	}
+	for zb, b := range z.Blocks {
+		if b.Lead == nil {
+			continue
+		}
+		ep, ok := zhToEn[pos{zb, 0}]
+		lead := e.Blocks[ep.block].Lead
+		if !ok || ep.row != 0 || lead == nil {
+			errs = append(errs, &Error{File: file, Message: e.Name, Err: fmt.Errorf("translation's paragraph %q has no English counterpart", b.Lead.Text.En)})
+			continue
+		}
+		lead.Text.Zh = b.Lead.Text.En
+	}
+	if len(z.Notes) != len(e.Notes) {
+		errs = append(errs, &Error{File: file, Message: e.Name, Err: fmt.Errorf("%d closing paragraphs, English has %d", len(z.Notes), len(e.Notes))})
+		return errs
+	}
+	for i := range e.Notes {
+		e.Notes[i].Text.Zh = z.Notes[i].Text.En
+	}
+	return errs
+}
+
+// annotate recognises the structure carried by the English prose.
+func annotate(s *spec.Spec) {
+	for mi := range s.Messages {
+		m := &s.Messages[mi]
+		for bi := range m.Blocks {
+			b := &m.Blocks[bi]
+			if b.Lead != nil {
+				b.Lead.Annotations = recognise(leadRecognisers, b.Lead.Text.En)
+			}
+			for ri := range b.Rows {
+				r := &b.Rows[ri]
+				r.Annotations = recognise(rowRecognisers, r.Description.En)
+			}
+		}
+		for ni := range m.Notes {
+			m.Notes[ni].Annotations = recognise(leadRecognisers, m.Notes[ni].Text.En)
+		}
+	}
+}
+
+// coverage counts, for one language, the messages and rows that carry text
+// in it, the annotations recognised on them and the paragraphs left as prose.
+func coverage(s *spec.Spec, lang string) spec.Coverage {
+	c := spec.Coverage{Lang: lang}
+	text := func(t spec.Text) string {
+		if lang == "zh" {
+			return t.Zh
+		}
+		return t.En
+	}
+	prose := func(p *spec.Prose) {
+		if p == nil || text(p.Text) == "" {
+			return
+		}
+		c.Annotations += len(p.Annotations)
+		if len(p.Annotations) == 0 {
+			c.Unparsed++
+		}
+	}
+	for _, m := range s.Messages {
+		counted := false
+		for _, b := range m.Blocks {
+			prose(b.Lead)
+			for _, r := range b.Rows {
+				if text(r.Description) == "" {
+					continue
+				}
+				counted = true
+				c.Rows++
+				c.Annotations += len(r.Annotations)
+			}
+		}
+		for i := range m.Notes {
+			prose(&m.Notes[i])
+		}
+		if counted {
+			c.Messages++
+		}
+	}
+	return c
+}

@@ -1,0 +1,205 @@
+// Package extract turns PostgreSQL's protocol documentation (the rendered
+// HTML of five pages per major, in English and Chinese) into spec.Spec values.
+//
+// It reads a corpus laid out as DOCS/{en,zh}/<major>/<page>.html with a
+// MANIFEST.md beside them, parses every page with goquery, gives each message
+// a slug that survives renames, aligns the Chinese page to the English one row
+// by row (reviewed exceptions come from spec/corrections.json) and recognises
+// the structure the prose carries.
+package extract
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// Extract reads every major under docs/en (and docs/zh where present).
+// It returns every problem found at once; specs are nil when there is any.
+func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
+	mf, err := docs.Open("MANIFEST.md")
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	manifest, err := parseManifest(mf)
+	mf.Close()
+	if err != nil {
+		return nil, err
+	}
+	majors, err := listMajors(docs, "en")
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	var specs []*spec.Spec
+	pages := map[int][]*Page{} // English pages, by major, in Pages order
+	for _, major := range majors {
+		s := &spec.Spec{Major: major}
+		for _, kind := range Pages {
+			p, src, err := readPage(docs, manifest, "en", major, kind)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			s.Sources = append(s.Sources, src)
+			s.Release = p.Release
+			s.Messages = append(s.Messages, p.Messages...)
+			pages[major] = append(pages[major], p)
+			switch kind.File {
+			case "protocol-message-types.html":
+				s.DataTypes = p.Terms
+			case "protocol-error-fields.html":
+				s.ErrorFields = p.Terms
+			}
+		}
+		specs = append(specs, s)
+	}
+	if len(errs) > 0 {
+		return nil, &Errors{List: flatten(errs)}
+	}
+	assignSlugs(specs)
+	used := map[*Correction]bool{}
+	for _, s := range specs {
+		annotate(s)
+		s.Coverage = append(s.Coverage, coverage(s, "en"))
+		if _, err := fs.Stat(docs, path.Join("zh", strconv.Itoa(s.Major))); err != nil {
+			continue
+		}
+		if err := addChinese(docs, manifest, s, corr, used); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s.Coverage = append(s.Coverage, coverage(s, "zh"))
+	}
+	for i := range corr.List {
+		if c := &corr.List[i]; !used[c] {
+			errs = append(errs, fmt.Errorf("corrections: entry %d (%s %d %q %s) matches nothing: remove it", i+1, c.Lang, c.Major, c.Message, c.Kind))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &Errors{List: flatten(errs)}
+	}
+	return specs, nil
+}
+
+// readPage reads and parses one page after checking it is the file the
+// MANIFEST describes.
+func readPage(docs fs.FS, manifest map[string]manifestEntry, lang string, major int, kind PageKind) (*Page, spec.Source, error) {
+	name := path.Join(lang, strconv.Itoa(major), kind.File)
+	data, err := fs.ReadFile(docs, name)
+	if err != nil {
+		return nil, spec.Source{}, &Error{File: name, Err: err}
+	}
+	entry, ok := manifest[name]
+	if !ok {
+		return nil, spec.Source{}, &Error{File: name, Err: errors.New("not listed in MANIFEST.md")}
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != entry.SHA256 {
+		return nil, spec.Source{}, &Error{File: name, Err: fmt.Errorf("sha256 %s, MANIFEST.md says %s", got, entry.SHA256)}
+	}
+	p, err := ParsePage(bytes.NewReader(data), name, kind)
+	if p == nil {
+		return nil, spec.Source{}, err
+	}
+	src := spec.Source{Lang: lang, Page: kind.File, Release: p.Release, Upstream: entry.Upstream,
+		Origin: entry.Origin, HowMade: entry.HowMade, SHA256: entry.SHA256}
+	return p, src, err
+}
+
+// addChinese parses the major's Chinese pages and aligns them to the English
+// spec, excusing only what corrections list.
+func addChinese(docs fs.FS, manifest map[string]manifestEntry, s *spec.Spec, corr *Corrections, used map[*Correction]bool) error {
+	var errs []error
+	for _, kind := range Pages {
+		p, src, err := readPage(docs, manifest, "zh", s.Major, kind)
+		if err = corr.excuse(err, s.Major, used); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s.Sources = append(s.Sources, src)
+		s.ReleaseZh = p.Release
+		file := path.Join("zh", strconv.Itoa(s.Major), kind.File)
+		switch {
+		case kind.Layer != "":
+			errs = append(errs, alignMessages(file, layerMessages(s, kind.Layer), p.Messages, s.Major, corr, used)...)
+		case kind.File == "protocol-message-types.html":
+			errs = append(errs, alignTerms(file, s.DataTypes, p.Terms)...)
+		default:
+			errs = append(errs, alignTerms(file, s.ErrorFields, p.Terms)...)
+		}
+	}
+	if len(errs) > 0 {
+		return &Errors{List: flatten(errs)}
+	}
+	return nil
+}
+
+// layerMessages is the run of the spec's messages that one page produced.
+func layerMessages(s *spec.Spec, layer string) []spec.Message {
+	lo := slices.IndexFunc(s.Messages, func(m spec.Message) bool { return m.Layer == layer })
+	if lo < 0 {
+		return nil
+	}
+	hi := lo
+	for hi < len(s.Messages) && s.Messages[hi].Layer == layer {
+		hi++
+	}
+	return s.Messages[lo:hi]
+}
+
+func alignTerms(file string, en, zh []spec.Term) []error {
+	if len(en) != len(zh) {
+		return []error{&Error{File: file, Err: fmt.Errorf("%d terms, English has %d", len(zh), len(en))}}
+	}
+	var errs []error
+	for i := range en {
+		if en[i].Term != zh[i].Term {
+			errs = append(errs, &Error{File: file, Row: i + 1, Err: fmt.Errorf("term %q, English has %q", zh[i].Term, en[i].Term)})
+			continue
+		}
+		en[i].Description.Zh = zh[i].Description.En
+	}
+	return errs
+}
+
+func listMajors(docs fs.FS, lang string) ([]int, error) {
+	entries, err := fs.ReadDir(docs, lang)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	var majors []int
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil && e.IsDir() {
+			majors = append(majors, n)
+		}
+	}
+	if len(majors) == 0 {
+		return nil, fmt.Errorf("corpus: no major version directories under %s/", lang)
+	}
+	sort.Ints(majors)
+	return majors, nil
+}
+
+// flatten lifts nested *Errors so each problem prints on its own line.
+func flatten(errs []error) []error {
+	var out []error
+	for _, err := range errs {
+		var many *Errors
+		if errors.As(err, &many) && many == err {
+			out = append(out, flatten(many.List)...)
+			continue
+		}
+		out = append(out, err)
+	}
+	return out
+}

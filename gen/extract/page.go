@@ -1,0 +1,271 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// PageKind says what one of the five protocol pages holds and how to read it.
+type PageKind struct {
+	File string
+	// Section is the id of the page's div.sect1: a page from another chapter lacks it.
+	Section string
+	// Layer of its messages; empty for the two term pages.
+	Layer string
+}
+
+// Pages are the five protocol pages of every major, in the order their
+// messages appear in the spec.
+var Pages = []PageKind{
+	{"protocol-message-formats.html", "PROTOCOL-MESSAGE-FORMATS", spec.LayerFrontendBackend},
+	{"protocol-logicalrep-message-formats.html", "PROTOCOL-LOGICALREP-MESSAGE-FORMATS", spec.LayerLogicalReplication},
+	{"protocol-replication.html", "PROTOCOL-REPLICATION", spec.LayerStreamingReplication},
+	{"protocol-message-types.html", "PROTOCOL-MESSAGE-TYPES", ""},
+	{"protocol-error-fields.html", "PROTOCOL-ERROR-FIELDS", ""},
+}
+
+// Error names where extraction failed: file, message and 1-based row.
+type Error struct {
+	File    string
+	Message string
+	Row     int
+	Err     error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": message %q", e.Message)
+	}
+	if e.Row > 0 {
+		fmt.Fprintf(&b, ": row %d", e.Row)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrNoDescription marks a field term whose description is empty.
+var ErrNoDescription = errors.New("field has no description")
+
+// Page is what one page yields before the languages are aligned.
+type Page struct {
+	Release  string
+	Messages []spec.Message // Text.En holds the page's text whatever its language
+	Terms    []spec.Term
+	// Drops counts field terms that were not turned into rows (always 0 unless a bug).
+	Drops int
+}
+
+var (
+	releaseRE = regexp.MustCompile(`^PostgreSQL (\S+) (?:Documentation|手册)$`)
+	// messageTermRE splits "Bind (F)" and "主要存活消息 (B)" into name and direction.
+	messageTermRE = regexp.MustCompile(`^(.*\S)\s*[(（](F|B|F & B)[)）]$`)
+)
+
+// ParsePage reads one protocol page. Descriptions and prose land in the En
+// side of spec.Text whatever the page's language; Align moves Chinese over.
+func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
+	doc, err := goquery.NewDocumentFromReader(r)
+	if err != nil {
+		return nil, &Error{File: file, Err: err}
+	}
+	sect := doc.Find("div.sect1#" + kind.Section)
+	if sect.Length() == 0 {
+		return nil, &Error{File: file, Err: fmt.Errorf("no section %s: not the %s page of the protocol chapter", kind.Section, kind.File)}
+	}
+	p := &Page{}
+	home, _ := doc.Find(`a[accesskey="h"]`).Attr("title")
+	if m := releaseRE.FindStringSubmatch(home); m != nil {
+		p.Release = m[1]
+	} else {
+		return nil, &Error{File: file, Err: fmt.Errorf("no release label: home link title is %q", home)}
+	}
+	var errs []error
+	fail := func(msg string, row int, err error) {
+		errs = append(errs, &Error{File: file, Message: msg, Row: row, Err: err})
+	}
+	if kind.Layer == "" {
+		sect.Find("dl.variablelist").First().ChildrenFiltered("dt").Each(func(_ int, dt *goquery.Selection) {
+			term := termText(dt)
+			desc := clean(dt.Next().Text())
+			if !dt.Next().Is("dd") || desc == "" {
+				fail("", 0, fmt.Errorf("term %q has no description", term))
+				return
+			}
+			p.Terms = append(p.Terms, spec.Term{Term: term, Description: spec.Text{En: desc}})
+		})
+		if len(p.Terms) == 0 {
+			fail("", 0, fmt.Errorf("no terms found"))
+		}
+		return p, joinErrs(errs)
+	}
+	sectID, _ := sect.Attr("id")
+	sect.Find("dt").Each(func(_ int, dt *goquery.Selection) {
+		m, ok := messageEntry(dt, kind)
+		if !ok {
+			return
+		}
+		m.Page = kind.File
+		m.Anchor = sectID
+		if id, ok := dt.Attr("id"); ok {
+			m.Anchor = id
+		}
+		dd := dt.Next()
+		if !dd.Is("dd") {
+			fail(m.Name, 0, fmt.Errorf("message term has no description"))
+			return
+		}
+		// Field terms are the dts of the tables directly inside the entry;
+		// term lists inside a row's description belong to that row.
+		terms := dd.ChildrenFiltered("div.variablelist").ChildrenFiltered("dl").ChildrenFiltered("dt").Length()
+		if nested := dd.ChildrenFiltered(":not(div.variablelist)").Find("div.variablelist").Length(); nested > 0 {
+			fail(m.Name, 0, fmt.Errorf("%d field tables nested in prose: rows dropped", nested))
+			return
+		}
+		if err := readBody(dd, &m, fail); err != nil {
+			return
+		}
+		rows := len(m.Rows())
+		if rows == 0 {
+			fail(m.Name, 0, fmt.Errorf("message has no field rows"))
+			return
+		}
+		if rows != terms {
+			p.Drops += terms - rows
+			fail(m.Name, 0, fmt.Errorf("%d field terms but %d rows read: rows dropped", terms, rows))
+			return
+		}
+		p.Messages = append(p.Messages, m)
+	})
+	if len(p.Messages) == 0 {
+		fail("", 0, fmt.Errorf("no messages found"))
+	}
+	return p, joinErrs(errs)
+}
+
+// messageEntry decides whether dt starts a message on a page of the kind.
+// Frontend/backend messages are the top-level entries with a direction; on
+// the logical replication page every top-level entry is a message or part;
+// on the replication page sub-messages nest inside commands, so any entry
+// with a direction whose first field is a tag byte counts.
+func messageEntry(dt *goquery.Selection, kind PageKind) (spec.Message, bool) {
+	term := termText(dt)
+	topLevel := dt.ParentsFiltered("dd").Length() == 0
+	m := spec.Message{Layer: kind.Layer, Name: term}
+	dm := messageTermRE.FindStringSubmatch(term)
+	if dm != nil {
+		m.Name, m.Direction = dm[1], dm[2]
+	}
+	switch kind.Layer {
+	case spec.LayerFrontendBackend:
+		return m, topLevel
+	case spec.LayerLogicalReplication:
+		m.Part = strings.HasSuffix(m.Name, "Data")
+		return m, topLevel
+	default:
+		if dm == nil {
+			return m, false
+		}
+		first := dt.Next().ChildrenFiltered("div.variablelist").First().Find("dt").First()
+		t, err := ParseFormat(termText(first))
+		if err != nil || t.Tag == "" {
+			return m, false
+		}
+		if cmd := dt.ParentsFiltered("dd").First().Prev(); cmd.Is("dt") {
+			m.Context = strings.Fields(termText(cmd))[0]
+		}
+		return m, true
+	}
+}
+
+// readBody reads a message's description: its field tables in order, each
+// with the paragraph(s) before it as lead, and paragraphs after the last
+// table as notes.
+func readBody(dd *goquery.Selection, m *spec.Message, fail func(string, int, error)) error {
+	var pending []string
+	failed := false
+	row := 0
+	dd.Children().Each(func(_ int, c *goquery.Selection) {
+		if !c.Is("div.variablelist") {
+			if t := clean(c.Text()); t != "" {
+				pending = append(pending, t)
+			}
+			return
+		}
+		b := spec.Block{}
+		if len(pending) > 0 {
+			b.Lead = &spec.Prose{Text: spec.Text{En: strings.Join(pending, "\n\n")}}
+			pending = nil
+		}
+		c.ChildrenFiltered("dl").ChildrenFiltered("dt").Each(func(_ int, dt *goquery.Selection) {
+			row++
+			format := termText(dt)
+			t, err := ParseFormat(format)
+			if err != nil {
+				fail(m.Name, row, err)
+				failed = true
+				return
+			}
+			desc := ""
+			if dt.Next().Is("dd") {
+				desc = clean(dt.Next().Text())
+			}
+			if desc == "" {
+				// Kept: a translation may leave a row empty, which a
+				// correction can excuse; the caller decides.
+				fail(m.Name, row, fmt.Errorf("field %q: %w", format, ErrNoDescription))
+			}
+			b.Rows = append(b.Rows, spec.Row{Format: format, Type: t, Description: spec.Text{En: desc}})
+		})
+		m.Blocks = append(m.Blocks, b)
+	})
+	for _, t := range pending {
+		m.Notes = append(m.Notes, spec.Prose{Text: spec.Text{En: t}})
+	}
+	if failed {
+		return fmt.Errorf("failed")
+	}
+	return nil
+}
+
+// termText is a dt's term as printed, without the "#" self-link.
+func termText(dt *goquery.Selection) string {
+	if t := dt.Find("span.term").First(); t.Length() > 0 {
+		return clean(t.Text())
+	}
+	return clean(dt.Text())
+}
+
+// clean folds runs of white space into one space and trims.
+func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func joinErrs(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return &Errors{List: errs}
+}
+
+// Errors is every problem found, so one run reports them all.
+type Errors struct{ List []error }
+
+func (e *Errors) Error() string {
+	lines := make([]string, len(e.List))
+	for i, err := range e.List {
+		lines[i] = err.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (e *Errors) Unwrap() []error { return e.List }
