@@ -160,6 +160,7 @@ const (
 	AnnLengthOfSelf   = "length-self"    // "Length of message contents in bytes, including self"
 	AnnLengthFrom     = "length-from"    // "n is the above length": Value is n
 	AnnNullMinusOne   = "null-minus-one" // "-1 indicates a NULL … value"
+	AnnRest           = "rest"           // "This field extends to the end of the message"
 
 	AnnRepeatEach     = "repeat-each"     // "Next, the following … appear for each X": Value is X
 	AnnAlternative    = "alternative"     // "Or": the block is an alternative to the previous one

@@ -12,7 +12,7 @@ import (
 // The notations of the manual's "Message Data Types" page. Parentheses may be
 // full-width in the Chinese pages; ParseFormat accepts both.
 var (
-	intRE    = regexp.MustCompile(`^Int(8|16|32|64)(?:\((-?\d+)\)|\[([A-Za-z]\w*)\])?(?:\s*\(([A-Za-z]\w*)\))?$`)
+	intRE    = regexp.MustCompile(`^Int(8|16|32|64)(?:\((-?\d+)\)|\[([A-Za-z]\w*)\])?(?:\s*\(([A-Z]\w*)\))?$`)
 	byte1RE  = regexp.MustCompile(`^Byte1(?:\('(.)'\))?$`)
 	bytesRE  = regexp.MustCompile(`^Byte(\d+|[a-z])$`)
 	stringRE = regexp.MustCompile(`^String$`)

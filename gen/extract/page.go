@@ -117,10 +117,7 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 			return
 		}
 		m.Page = kind.File
-		m.Anchor = sectID
-		if id, ok := dt.Attr("id"); ok {
-			m.Anchor = id
-		}
+		m.Anchor = anchor(dt, sectID)
 		dd := dt.Next()
 		if !dd.Is("dd") {
 			fail(m.Name, 0, fmt.Errorf("message term has no description"))
@@ -237,6 +234,18 @@ func readBody(dd *goquery.Selection, m *spec.Message, fail func(string, int, err
 		return fmt.Errorf("failed")
 	}
 	return nil
+}
+
+// anchor is the id of the entry's dt or, where the page gives it none, of
+// the nearest enclosing entry (the command a replication sub-message belongs
+// to), else of the section.
+func anchor(dt *goquery.Selection, sectID string) string {
+	for e := dt; e.Length() > 0; e = e.ParentsFiltered("dd").First().Prev() {
+		if id, ok := e.Attr("id"); ok && e.Is("dt") {
+			return id
+		}
+	}
+	return sectID
 }
 
 // termText is a dt's term as printed, without the "#" self-link.

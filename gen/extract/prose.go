@@ -27,6 +27,7 @@ var rowRecognisers = []recogniser{
 	{spec.AnnLengthOfSelf, regexp.MustCompile(`^Length of message contents in bytes, including self`)},
 	{spec.AnnLengthFrom, regexp.MustCompile(`\b([a-z]) is the above length`)},
 	{spec.AnnNullMinusOne, regexp.MustCompile(`-1 indicates a NULL`)},
+	{spec.AnnRest, regexp.MustCompile(`extends to the end of the message`)},
 }
 
 // leadRecognisers read structure out of the paragraphs between and after a

@@ -1,0 +1,47 @@
+# pgspec: PostgreSQL protocol docs → versioned JSON spec → Go codec.
+#
+#   make generate   regenerate codec/ and the matrix from the committed spec (no network, no corpus)
+#   make check      what CI runs: vet, gofmt, the whole test suite, and proof that the
+#                   committed spec and codec are what the tools produce now
+#   make spec       re-extract spec/pgNN.json from the corpus in $(DOCS)
+
+DOCS ?= ../shared/docs
+GO ?= go
+export PGSPEC_DOCS := $(abspath $(DOCS))
+
+.PHONY: all generate spec test vet fmt-check check check-spec check-generated
+
+all: check
+
+generate:
+	$(GO) generate ./...
+
+spec:
+	$(GO) run ./cmd/pgspec extract --docs $(DOCS) --out spec
+
+test:
+	$(GO) test -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The committed spec must equal a fresh extraction (when the corpus is here).
+check-spec:
+	@if [ -d "$(DOCS)" ]; then \
+		tmp=$$(mktemp -d) && \
+		$(GO) run ./cmd/pgspec extract --docs $(DOCS) --out $$tmp >/dev/null && \
+		for f in spec/pg*.json; do cmp -s $$f $$tmp/$$(basename $$f) || { echo "$$f is stale: run make spec"; rm -rf $$tmp; exit 1; }; done; \
+		[ $$(ls $$tmp/pg*.json | wc -l) -eq $$(ls spec/pg*.json | wc -l) ] || { echo "spec/ lacks or has extra pgNN.json: run make spec"; exit 1; }; \
+		rm -rf $$tmp; echo "spec/ is current"; \
+	else echo "no corpus at $(DOCS): spec freshness not checked"; fi
+
+# The committed generated files must equal what the generator writes now.
+check-generated:
+	$(GO) generate ./...
+	@git diff --exit-code --stat -- codec spec || { echo "generated files are stale: run make generate and commit"; exit 1; }
+	@untracked=$$(git ls-files --others --exclude-standard -- codec spec); if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked"; exit 1; fi
+
+check: vet fmt-check check-spec check-generated test

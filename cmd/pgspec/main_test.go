@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgspec/pgspec/internal/corpus"
+	"github.com/pgspec/pgspec/spec"
+)
+
+// pgspec runs the command in-process with the repository root as working
+// directory, so the default --spec and --corrections paths apply.
+func pgspec(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Chdir(corpus.Root())
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{nil, "usage: pgspec"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"show"}, "want 1 arguments, got 0"},
+		{[]string{"show", "no-such-message"}, `unknown message "no-such-message"`},
+		{[]string{"show", "--version", "9", "bind"}, "unknown version 9 (the spec has 10 to 19)"},
+		{[]string{"show", "--version", "10", "gssenc-request"}, "gssenc-request is not in PostgreSQL 10 (it is in 12, 13"},
+		{[]string{"show", "--lang", "fr", "bind"}, `unknown language "fr"`},
+		{[]string{"show", "--version", "19", "--lang", "zh", "bind"}, "PostgreSQL 19 has no Chinese translation"},
+		{[]string{"list", "--layer", "physical"}, `unknown layer "physical"`},
+		{[]string{"list", "--version", "x"}, "invalid value"},
+		{[]string{"list", "extra"}, "want 0 arguments, got 1"},
+		{[]string{"extract", "--docs", "/nonexistent"}, "--docs /nonexistent: not a directory"},
+		{[]string{"extract", "--corrections", "/nonexistent.json"}, "no such file"},
+	}
+	for _, c := range cases {
+		code, _, stderr := pgspec(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("pgspec %q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.msg)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	code, out, _ := pgspec(t, "list", "--version", "19", "--layer", "streaming-replication")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	// en/19/protocol-replication.html: 6 START_REPLICATION sub-messages and 4 BASE_BACKUP ones.
+	if code != 0 || len(lines) != 10 || lines[0] != "replication-xlog-data\tWALData\tB\tstreaming-replication" {
+		t.Fatalf("exit %d, %d lines, first %q", code, len(lines), lines[0])
+	}
+	code, out, _ = pgspec(t, "list", "--version", "10", "--layer", "logical-replication")
+	if code != 0 || !strings.HasPrefix(out, "logical-begin\tBegin\t-\tlogical-replication\n") || strings.Count(out, "\n") != 9 {
+		t.Errorf("pg10 logical list: %q", out)
+	}
+}
+
+func TestShowPrintsTheManualsTable(t *testing.T) {
+	code, out, _ := pgspec(t, "show", "--version", "18", "backend-key-data")
+	want := "BackendKeyData (B) — PostgreSQL 18 (18.6), protocol-message-formats.html#PROTOCOL-MESSAGE-FORMATS-BACKENDKEYDATA\n" +
+		"  1  Byte1('K')  Identifies the message as cancellation key data."
+	if code != 0 || !strings.HasPrefix(out, want) || !strings.Contains(out, "  4  Byten       The secret key of this backend.") ||
+		!strings.HasSuffix(out, "\n    Before protocol version 3.2, the secret key was always 4 bytes long.\n") {
+		t.Errorf("show backend-key-data:\n%s", out)
+	}
+	code, out, _ = pgspec(t, "show", "--version", "10", "--lang", "zh", "replication-primary-keepalive-message")
+	if code != 0 || !strings.HasPrefix(out, "主要存活消息 (B) — PostgreSQL 10 (10.1)") {
+		t.Errorf("show zh keepalive:\n%s", out)
+	}
+}
+
+func TestExtractWritesSpecAndReportsCoverage(t *testing.T) {
+	docs := corpus.Dir(t)
+	out := t.TempDir()
+	code, stdout, stderr := pgspec(t, "extract", "--docs", docs, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "major lang messages   rows annotations unparsed\n10    en         64    263") || !strings.Contains(stdout, "\n19    en ") {
+		t.Errorf("coverage report:\n%s", stdout)
+	}
+	for major := 10; major <= 19; major++ {
+		got, err := os.ReadFile(filepath.Join(out, spec.FileName(major)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(filepath.Join(corpus.Root(), "spec", spec.FileName(major)))
+		if !bytes.Equal(got, want) {
+			t.Errorf("extracted pg%d.json differs from the committed one", major)
+		}
+	}
+}
+
+func TestExtractFailsOnBadCorpus(t *testing.T) {
+	docs := t.TempDir()
+	os.WriteFile(filepath.Join(docs, "MANIFEST.md"), []byte("## Files\n\n| `en/18/protocol-message-formats.html` | en | 18 | 18.6 | x | y | `00` |\n"), 0o644)
+	os.MkdirAll(filepath.Join(docs, "en", "18"), 0o755)
+	os.WriteFile(filepath.Join(docs, "en", "18", "protocol-message-formats.html"), []byte("<html><body>truncated"), 0o644)
+	code, _, stderr := pgspec(t, "extract", "--docs", docs, "--out", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "en/18/protocol-message-formats.html: sha256") || !strings.Contains(stderr, "en/18/protocol-logicalrep-message-formats.html: open") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

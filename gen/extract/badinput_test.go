@@ -1,0 +1,171 @@
+package extract
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/pgspec/pgspec/internal/corpus"
+)
+
+// readDoc returns one corpus file.
+func readDoc(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus.Dir(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// miniCorpus is the real MANIFEST.md with the English and Chinese pages of 18.
+func miniCorpus(t *testing.T) fstest.MapFS {
+	t.Helper()
+	fsys := fstest.MapFS{"MANIFEST.md": {Data: readDoc(t, "MANIFEST.md")}}
+	for _, lang := range []string{"en", "zh"} {
+		for _, k := range Pages {
+			name := lang + "/18/" + k.File
+			fsys[name] = &fstest.MapFile{Data: readDoc(t, name)}
+		}
+	}
+	return fsys
+}
+
+// setPage replaces a page of the mini corpus and its checksum in MANIFEST.md,
+// as a corpus maintainer would.
+func setPage(t *testing.T, fsys fstest.MapFS, name string, data []byte) {
+	t.Helper()
+	old := sha256.Sum256(fsys[name].Data)
+	sum := sha256.Sum256(data)
+	fsys["MANIFEST.md"].Data = replaceOnce(t, fsys["MANIFEST.md"].Data, hex.EncodeToString(old[:]), hex.EncodeToString(sum[:]))
+	fsys[name].Data = data
+}
+
+// corrections18 is the reviewed corrections file restricted to major 18.
+func corrections18(t *testing.T) *Corrections {
+	corr := readRepoCorrections(t)
+	corr.List = slices.DeleteFunc(corr.List, func(c Correction) bool { return c.Major != 18 })
+	return corr
+}
+
+// pageError parses a page and returns its single *Error.
+func pageError(t *testing.T, data []byte, kind PageKind) *Error {
+	t.Helper()
+	_, err := ParsePage(bytes.NewReader(data), "en/18/"+kind.File, kind)
+	if err == nil {
+		t.Fatal("ParsePage succeeded, want an error")
+	}
+	var pe *Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v is not an *Error", err)
+	}
+	return pe
+}
+
+func replaceOnce(t *testing.T, data []byte, old, new string) []byte {
+	t.Helper()
+	if bytes.Count(data, []byte(old)) < 1 {
+		t.Fatalf("%q not in page", old)
+	}
+	return bytes.Replace(data, []byte(old), []byte(new), 1)
+}
+
+func TestUnknownFormatNamesFileMessageRow(t *testing.T) {
+	data := replaceOnce(t, readDoc(t, "en/18/protocol-message-formats.html"), `<span class="term">Int16[<em class="replaceable"><code>C</code></em>]</span>`, `<span class="term">Float8[C]</span>`)
+	pe := pageError(t, data, Pages[0])
+	if pe.File != "en/18/protocol-message-formats.html" || pe.Message != "Bind" || pe.Row != 6 || !strings.Contains(pe.Error(), `unknown format "Float8[C]"`) {
+		t.Errorf("got %q", pe.Error())
+	}
+}
+
+func TestFieldWithoutDescription(t *testing.T) {
+	data := replaceOnce(t, readDoc(t, "en/18/protocol-message-formats.html"), "Identifies the message as a Bind command.", "")
+	pe := pageError(t, data, Pages[0])
+	if pe.Message != "Bind" || pe.Row != 1 || !errors.Is(pe, ErrNoDescription) {
+		t.Errorf("got %q", pe.Error())
+	}
+}
+
+func TestPageFromWrongChapter(t *testing.T) {
+	// The error-fields page handed over as the message-formats page.
+	pe := pageError(t, readDoc(t, "en/18/protocol-error-fields.html"), Pages[0])
+	if !strings.Contains(pe.Error(), "no section PROTOCOL-MESSAGE-FORMATS") {
+		t.Errorf("got %q", pe.Error())
+	}
+}
+
+func TestTruncatedPage(t *testing.T) {
+	data := readDoc(t, "en/18/protocol-logicalrep-message-formats.html")
+	// Cut inside Update's table: the entry ends before its description.
+	cut := bytes.Index(data, []byte(`<dt id="PROTOCOL-LOGICALREP-MESSAGE-FORMATS-UPDATE">`))
+	pe := pageError(t, data[:cut+200], Pages[1])
+	if pe.Message != "Update" {
+		t.Errorf("got %q, want the error to name Update", pe.Error())
+	}
+	// Cut before any message: no release label, nothing to read.
+	pe = pageError(t, data[:len(data)/20], Pages[1])
+	if pe.File != "en/18/"+Pages[1].File {
+		t.Errorf("got %q", pe.Error())
+	}
+}
+
+func TestMissingPage(t *testing.T) {
+	fsys := miniCorpus(t)
+	delete(fsys, "en/18/protocol-replication.html")
+	_, err := Extract(fsys, &Corrections{})
+	if err == nil || !strings.Contains(err.Error(), "en/18/protocol-replication.html") {
+		t.Fatalf("got %v, want an error naming the missing page", err)
+	}
+}
+
+func TestChangedPageFailsManifestCheck(t *testing.T) {
+	fsys := miniCorpus(t)
+	f := fsys["zh/18/protocol-message-types.html"]
+	f.Data = append(bytes.Clone(f.Data), ' ')
+	_, err := Extract(fsys, &Corrections{})
+	if err == nil || !strings.Contains(err.Error(), "zh/18/protocol-message-types.html: sha256") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestTranslationMismatchNeedsCorrection(t *testing.T) {
+	fsys := miniCorpus(t)
+	// Without the reviewed corrections, zh/18's full-width parentheses are an error naming file, message and row.
+	_, err := Extract(fsys, &Corrections{})
+	if err == nil || !strings.Contains(err.Error(), `zh/18/protocol-logicalrep-message-formats.html: message "Rollback Prepared": row 3: format "Int64（XLogRecPtr）", English has "Int64 (XLogRecPtr)"`) {
+		t.Fatalf("got %v", err)
+	}
+	// A translation that lost a row.
+	name := "zh/18/protocol-message-formats.html"
+	setPage(t, fsys, name, replaceOnce(t, fsys[name].Data, `<span class="term">Int16[<em class="replaceable"><code>C</code></em>]</span>`, `<span class="term">Int16</span>`))
+	_, err = Extract(fsys, corrections18(t))
+	if err == nil || !strings.Contains(err.Error(), `zh/18/protocol-message-formats.html: message "Bind": row 6: format "Int16", English has "Int16[C]"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCorrectionsAreChecked(t *testing.T) {
+	_, err := ReadCorrections(strings.NewReader(`{"corrections":[{"lang":"zh","major":18,"message":"Bind","kind":"format","rows":[3],"reason":"x"}]}`))
+	if err == nil || !strings.Contains(err.Error(), "needs a reason and evidence") {
+		t.Errorf("entry without evidence: %v", err)
+	}
+	_, err = ReadCorrections(strings.NewReader(`{"corrections":[{"lang":"zh","major":18,"message":"Bind","kind":"typo","rows":[3],"reason":"x","evidence":"y"}]}`))
+	if err == nil || !strings.Contains(err.Error(), `unknown kind "typo"`) {
+		t.Errorf("unknown kind: %v", err)
+	}
+	// An entry that excuses nothing is stale and must go.
+	fsys := miniCorpus(t)
+	corr := corrections18(t)
+	corr.List = append(corr.List, Correction{Lang: "zh", Major: 18, Message: "Bind", Kind: CorrFormat, Rows: []int{3}, Reason: "x", Evidence: "y"})
+	_, err = Extract(fsys, corr)
+	if err == nil || !strings.Contains(err.Error(), `(zh 18 "Bind" format) matches nothing`) {
+		t.Errorf("stale entry: %v", err)
+	}
+}
