@@ -73,8 +73,10 @@ func TestSchemaRejectsBrokenSpecs(t *testing.T) {
 		"empty description":   func(m map[string]any) { firstRow(m)["description"].(map[string]any)["en"] = "" },
 		"logical with a F/B":  func(m map[string]any) { logical(m)["direction"] = "B" },
 		"slug not kebab-case": func(m map[string]any) { msgs(m)[0].(map[string]any)["slug"] = "Authentication_Ok" },
-		"unknown annotation":  func(m map[string]any) { firstRow(m)["annotations"] = []any{map[string]any{"kind": "maybe", "phrase": "x"}} },
-		"extra key":           func(m map[string]any) { m["generated_at"] = "now" },
+		"unknown annotation": func(m map[string]any) {
+			firstRow(m)["annotations"] = []any{map[string]any{"kind": "maybe", "phrase": "x"}}
+		},
+		"extra key": func(m map[string]any) { m["generated_at"] = "now" },
 	}
 	for name, brk := range breakers {
 		var m map[string]any
