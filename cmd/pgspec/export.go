@@ -1,0 +1,61 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/pgspec/pgspec/gen/export"
+	"github.com/pgspec/pgspec/gen/matrix"
+	"github.com/pgspec/pgspec/spec"
+)
+
+func init() {
+	commands["export"] = command{"write one pg.center JSON record per message slug", runExport}
+}
+
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("export", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	dir := fl.String("spec", "spec", "spec directory (pgNN.json)")
+	langFlag := fl.String("lang", "en", "language of tables and facts: en or zh (tables_zh and facts_zh are always Chinese)")
+	out := fl.String("out", "", "directory to write <slug>.json into (required)")
+	if err := parseFlags(fl, args, 0); err != nil {
+		return 2
+	}
+	if *out == "" {
+		fmt.Fprintln(stderr, "pgspec export: --out DIR is required")
+		return 2
+	}
+	lang, err := matrix.ParseLang(*langFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "pgspec export: %v\n", err)
+		return 2
+	}
+	specs, err := spec.LoadAll(os.DirFS(*dir))
+	if err != nil {
+		fmt.Fprintf(stderr, "pgspec export: %s: %v\n", *dir, err)
+		return 1
+	}
+	records, err := export.Records(specs, lang)
+	if err == nil {
+		err = os.MkdirAll(*out, 0o755)
+	}
+	for _, r := range records {
+		if err != nil {
+			break
+		}
+		var data []byte
+		if data, err = export.Marshal(r); err == nil {
+			err = os.WriteFile(filepath.Join(*out, r.Item.Slug+".json"), data, 0o644)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "pgspec export: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %d records to %s\n", len(records), *out)
+	return 0
+}

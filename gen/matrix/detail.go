@@ -1,0 +1,132 @@
+package matrix
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// Detail is the evidence behind one changed cell or one message of a diff.
+type Detail struct {
+	// ID is the Markdown anchor of the detail, which matrix cells link to.
+	ID     string `json:"id"`
+	Slug   string `json:"slug"`
+	Name   string `json:"name"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	Status Status `json:"status"`
+	ZhOnly bool   `json:"zh_only,omitempty"`
+	// LayoutDiff is the unified diff of Layout, line by line, set for
+	// wire changes only.
+	LayoutDiff []string `json:"layout_diff,omitempty"`
+	// TableDiff is the unified diff of FieldTable in the rendering's language.
+	TableDiff []string `json:"table_diff"`
+	// InEnglish is set when Chinese was asked for but the table diff is
+	// English: a side has no translation, or only the English changed.
+	InEnglish bool `json:"in_english,omitempty"`
+}
+
+// Explain compares the message in majors from and to (either may be nil).
+func Explain(slug string, a, b *spec.Message, from, to int, lang Lang) Detail {
+	c := Compare(a, b)
+	d := Detail{ID: anchor(detailHeading(slug, from, to)), Slug: slug, From: from, To: to, Status: c.Status, ZhOnly: c.ZhOnly}
+	for _, m := range []*spec.Message{a, b} {
+		if m != nil {
+			d.Name = m.Name
+		}
+	}
+	fromLabel, toLabel := fmt.Sprintf("pg%d/%s", from, slug), fmt.Sprintf("pg%d/%s", to, slug)
+	if c.Status == Wire {
+		d.LayoutDiff = lines(Unified(fromLabel, toLabel, Layout(a), Layout(b)))
+	}
+	zh := lang == Chinese && (a == nil || translated(a)) && (b == nil || translated(b))
+	if zh {
+		d.TableDiff = lines(Unified(fromLabel, toLabel, FieldTable(a, true), FieldTable(b, true)))
+	}
+	if d.TableDiff == nil {
+		d.InEnglish = lang == Chinese
+		d.TableDiff = lines(Unified(fromLabel, toLabel, FieldTable(a, false), FieldTable(b, false)))
+	}
+	return d
+}
+
+// changed reports whether a cell needs explaining in lang: Chinese
+// renderings also explain translation-only changes.
+func changed(c Change, lang Lang) bool {
+	switch c.Status {
+	case Wire, Annotation, Wording:
+		return true
+	}
+	return c.ZhOnly && lang == Chinese
+}
+
+// Diff explains every message that differs between majors a and b, in
+// document order; with slug set only that message.
+func Diff(a, b *spec.Spec, slug string, lang Lang) []Detail {
+	var out []Detail
+	for _, s := range documentOrder([]*spec.Spec{a, b}) {
+		if slug != "" && s != slug {
+			continue
+		}
+		c := Compare(a.Find(s), b.Find(s))
+		if changed(c, lang) || c.Status == Added || c.Status == Removed {
+			out = append(out, Explain(s, a.Find(s), b.Find(s), a.Major, b.Major, lang))
+		}
+	}
+	return out
+}
+
+// NoDifferences is what pgspec diff says when two majors document the same.
+func NoDifferences(a, b int, lang Lang) string { return fmt.Sprintf(vocab[lang].noDifferences, a, b) }
+
+// WriteDiff prints details as pgspec diff does: a heading per message, its
+// classification, then the layout and field table diffs.
+func WriteDiff(w io.Writer, details []Detail, lang Lang) error {
+	v := vocab[lang]
+	var b strings.Builder
+	for _, d := range details {
+		label := v.status[d.Status]
+		if d.ZhOnly && d.Status == Unchanged {
+			label = v.zhOnly
+		}
+		fmt.Fprintf(&b, "# %s (%s): %s, %d → %d\n", d.Name, d.Slug, label, d.From, d.To)
+		if d.LayoutDiff != nil {
+			fmt.Fprintf(&b, "%s\n%s", v.layout, text(d.LayoutDiff))
+		}
+		fmt.Fprintf(&b, "%s\n", v.table)
+		if d.InEnglish {
+			fmt.Fprintln(&b, v.englishFallback)
+		}
+		fmt.Fprintf(&b, "%s\n", text(d.TableDiff))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// docsURL is where the published manual of major prints m.
+func docsURL(major int, m *spec.Message) string {
+	u := fmt.Sprintf("https://www.postgresql.org/docs/%d/%s", major, m.Page)
+	if m.Anchor != "" {
+		u += "#" + m.Anchor
+	}
+	return u
+}
+
+// lines splits a diff into its lines; "" (no difference) gives nil.
+func lines(diff string) []string {
+	if diff == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+}
+
+// text joins lines back into newline-terminated text.
+func text(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,63 @@
+package matrix
+
+import (
+	"github.com/pgspec/pgspec/spec"
+)
+
+// JSON renders the matrix as data: the same rows, facts and details as the
+// Markdown, with statuses as stable English values and labels in lang.
+func (h *History) JSON(lang Lang) ([]byte, error) {
+	v := vocab[lang]
+	doc := jsonMatrix{Facts: h.AllFacts(), Layers: []jsonLayer{}}
+	for _, s := range h.Specs {
+		doc.Majors = append(doc.Majors, s.Major)
+	}
+	for _, layer := range spec.Layers {
+		rows := h.rows(layer)
+		l := jsonLayer{Layer: layer, Title: v.layer[layer], Messages: []jsonRow{}, Details: h.details(rows, lang)}
+		for _, r := range rows {
+			jr := jsonRow{Slug: r.Slug, Name: r.Latest.Name, Direction: r.Latest.Direction, Aliases: r.Latest.Aliases}
+			for i, c := range r.Cells {
+				label := v.status[c.Status]
+				if c.ZhOnly && lang == Chinese {
+					label = v.zhOnly
+				}
+				jr.Cells = append(jr.Cells, jsonCell{Major: h.Specs[i].Major, Status: c.Status, ZhOnly: c.ZhOnly,
+					Label: label, Link: h.link(r, i, c, lang)})
+			}
+			l.Messages = append(l.Messages, jr)
+		}
+		doc.Layers = append(doc.Layers, l)
+	}
+	return spec.Marshal(doc)
+}
+
+type jsonMatrix struct {
+	Majors []int       `json:"majors"`
+	Facts  []Facts     `json:"facts"`
+	Layers []jsonLayer `json:"layers"`
+}
+
+type jsonLayer struct {
+	Layer    string    `json:"layer"`
+	Title    string    `json:"title"`
+	Messages []jsonRow `json:"messages"`
+	Details  []Detail  `json:"details"`
+}
+
+type jsonRow struct {
+	Slug      string     `json:"slug"`
+	Name      string     `json:"name"`
+	Direction string     `json:"direction,omitempty"`
+	Aliases   []string   `json:"aliases,omitempty"`
+	Cells     []jsonCell `json:"cells"`
+}
+
+type jsonCell struct {
+	Major  int    `json:"major"`
+	Status Status `json:"status"`
+	ZhOnly bool   `json:"zh_only,omitempty"`
+	Label  string `json:"label"`
+	// Link is the detail's Markdown anchor ("#…") or the manual's address.
+	Link string `json:"link,omitempty"`
+}

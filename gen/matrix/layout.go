@@ -1,0 +1,104 @@
+package matrix
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// Layout describes what a message puts on the wire, one line per block lead,
+// row and trailing note, leaving out everything that is only wording: the
+// format's parenthesised annotation (Int32 (TransactionId)), descriptions,
+// the phrases structure was recognised in, and the values of annotations
+// that are prose (the X of "for each X", the condition of "only present
+// if …"), which minor releases reword while the bytes stay the same.
+// Whether a condition applies at all is kept (the annotation's kind).
+//
+// This is the single seam between the matrix and the notion of layout: when
+// gen/model exports its resolved layout per (major, slug), Layout returns
+// that instead and nothing else changes.
+func Layout(m *spec.Message) []string {
+	repeats := repeats(m)
+	lines := []string{fmt.Sprintf("message direction=%q part=%t", m.Direction, m.Part)}
+	for i, b := range m.Blocks {
+		lead := fmt.Sprintf("block %d", i+1)
+		if b.Lead != nil {
+			lead += structure(b.Lead.Annotations, repeats)
+		}
+		lines = append(lines, lead)
+		for _, r := range b.Rows {
+			lines = append(lines, "  "+wireType(r.Type)+structure(r.Annotations, repeats))
+		}
+	}
+	for _, n := range m.Notes {
+		if s := structure(n.Annotations, repeats); s != "" {
+			lines = append(lines, "note"+s)
+		}
+	}
+	return lines
+}
+
+// valued are the annotation kinds whose value is a name or a number the
+// layout depends on (Int16[C] names C; "since protocol version 4").
+var valued = map[string]bool{
+	spec.AnnCountName: true, spec.AnnLengthFrom: true, spec.AnnSinceProtocol: true, spec.AnnProtocolChange: true,
+}
+
+// repeats reports whether anything in m repeats; only then does a count
+// ("The number of …") shape the layout. Without this, "The number of bytes
+// processed" in BASE_BACKUP's progress report would make a layout change.
+func repeats(m *spec.Message) bool {
+	for _, b := range m.Blocks {
+		if b.Lead != nil && slices.ContainsFunc(b.Lead.Annotations, isKind(spec.AnnRepeatEach)) {
+			return true
+		}
+		for _, r := range b.Rows {
+			if r.Type.Array != "" || slices.ContainsFunc(r.Annotations, isKind(spec.AnnRepeatField)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isKind(kind string) func(spec.Annotation) bool {
+	return func(a spec.Annotation) bool { return a.Kind == kind }
+}
+
+// wireType renders a parsed format without its Annotation, which names a
+// semantic type but does not change the bytes.
+func wireType(t spec.Type) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s width=%d", t.Kind, t.Width)
+	if t.Value != nil {
+		fmt.Fprintf(&b, " value=%d", *t.Value)
+	}
+	for _, kv := range [][2]string{{"tag", t.Tag}, {"array", t.Array}, {"length", t.Length}, {"part", t.Part}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
+		}
+	}
+	return b.String()
+}
+
+// structure renders the annotations of a row or paragraph as
+// " | kind[=value], …".
+func structure(anns []spec.Annotation, repeats bool) string {
+	var parts []string
+	for _, a := range anns {
+		if a.Kind == spec.AnnCount && !repeats {
+			continue
+		}
+		p := a.Kind
+		if valued[a.Kind] {
+			p += "=" + a.Value
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " | " + strings.Join(parts, ", ")
+}
