@@ -1,0 +1,498 @@
+package model
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// usage counts what each overlay entry matched, across all majors.
+type usage struct {
+	fields map[*FieldEntry]int
+	groups map[*GroupEntry]int
+}
+
+// Derived roles: rows that are not Go fields because the codec computes them.
+const (
+	roleTag    = "tag"
+	roleLength = "length"
+	roleFixed  = "fixed"
+	roleCount  = "count"
+	roleSize   = "size" // the Int32 length of the Byten after it
+)
+
+// node is a row, or a repeated group of rows, of one message in one major.
+type node struct {
+	row   *spec.Row
+	entry *FieldEntry
+	role  string
+	// sizes is the group or array a count row counts.
+	sizes *node
+	group *group
+}
+
+type group struct {
+	entry      *GroupEntry
+	lead       string
+	terminated bool
+	nodes      []*node
+}
+
+// builder turns one message of one major into a Layout.
+type builder struct {
+	s     *spec.Spec
+	m     *spec.Message
+	me    *MessageEntry
+	p     *problems
+	where string
+}
+
+// lengthWord recognises the Int32 that gives the length of the Byten after
+// it ("The length of the parameter value", "Length of the content").
+var lengthWord = regexp.MustCompile(`(?i)\blength\b`)
+
+func buildLayout(s *spec.Spec, m *spec.Message, me *MessageEntry, p *problems, used usage) *Layout {
+	b := &builder{s: s, m: m, me: me, p: p, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
+	top := b.segment(used)
+	b.matchEntries(top, used)
+	if len(top) > 0 && top[0].row != nil && !m.Part && top[0].row.Type.Kind == spec.KindByte && top[0].row.Type.Tag != "" {
+		top[0].role = roleTag
+		top[0].entry = nil
+	}
+	for _, n := range top {
+		if n.row != nil && hasAnn(n.row.Annotations, spec.AnnLengthOfSelf) {
+			n.role = roleLength
+		}
+	}
+	items := b.items(top, nil)
+	for i, it := range items {
+		if it.Op == OpRest && i != len(items)-1 {
+			b.p.addf("%s: %s runs to the end of the message but is not its last field", b.where, it.Field)
+		}
+	}
+	return &Layout{Items: items}
+}
+
+// segment splits the message's blocks into top-level rows and the groups
+// their lead paragraphs open. A lead recognised as "Or" continues the group
+// it is in; "After the last X" closes it.
+func (b *builder) segment(used usage) []*node {
+	var top []*node
+	var cur *group
+	for bi := range b.m.Blocks {
+		blk := &b.m.Blocks[bi]
+		if blk.Lead != nil {
+			text := strings.TrimSpace(blk.Lead.Text.En)
+			ge := b.groupEntry(text)
+			switch {
+			case ge != nil:
+				used.groups[ge]++
+				cur = &group{entry: ge, lead: text, terminated: hasAnn(blk.Lead.Annotations, spec.AnnTerminated)}
+				if ge.Terminated != nil {
+					cur.terminated = *ge.Terminated
+				}
+				top = append(top, &node{group: cur})
+			case hasAnn(blk.Lead.Annotations, spec.AnnRepeatEach):
+				b.p.addf("%s: lead %q opens a group that no overlay group entry names", b.where, text)
+				cur = &group{lead: text}
+				top = append(top, &node{group: cur})
+			case hasAnn(blk.Lead.Annotations, spec.AnnAfterGroup):
+				cur = nil
+			}
+		}
+		for ri := range blk.Rows {
+			n := &node{row: &blk.Rows[ri]}
+			if cur != nil {
+				cur.nodes = append(cur.nodes, n)
+			} else {
+				top = append(top, n)
+			}
+		}
+	}
+	return top
+}
+
+func (b *builder) groupEntry(lead string) *GroupEntry {
+	var found *GroupEntry
+	for _, ge := range b.me.Groups {
+		if ge.re != nil && ge.re.MatchString(lead) {
+			if found != nil {
+				b.p.addf("%s: lead %q matched by two group entries (%q, %q)", b.where, lead, found.Lead, ge.Lead)
+			}
+			found = ge
+		}
+	}
+	return found
+}
+
+// matchEntries gives every row the one overlay entry that matches it.
+func (b *builder) matchEntries(nodes []*node, used usage) {
+	for _, n := range nodes {
+		if n.group != nil {
+			b.matchEntries(n.group.nodes, used)
+			continue
+		}
+		for _, fe := range b.me.Fields {
+			if fe.re == nil || !fe.matches(b.s.Major, n.row.Format, n.row.Description.En) {
+				continue
+			}
+			used.fields[fe]++
+			if n.entry != nil {
+				b.p.addf("%s: row %s %q matched by two entries (%q, %q)", b.where, n.row.Format, short(n.row), n.entry.Match, fe.Match)
+				continue
+			}
+			n.entry = fe
+		}
+	}
+}
+
+// pair finds the derived rows of one scope: counts of arrays and groups, and
+// the Int32 lengths of Byten.
+func (b *builder) pair(scope []*node) {
+	for i, n := range scope {
+		switch {
+		case n.group != nil && !n.group.terminated:
+			if c := prevRow(scope, i); c != nil && isCount(c) {
+				c.role, c.sizes = roleCount, n
+			} else {
+				b.p.addf("%s: group %q has no count row before it", b.where, n.group.lead)
+			}
+		case n.row != nil && n.row.Type.Array != "":
+			c := b.countNamed(scope[:i], n.row.Type.Array)
+			if c == nil {
+				c = prevRow(scope, i)
+			}
+			if c != nil && isCount(c) {
+				c.role, c.sizes = roleCount, n
+			} else {
+				b.p.addf("%s: array %s has no count row", b.where, n.row.Format)
+			}
+		case n.row != nil && hasAnn(n.row.Annotations, spec.AnnRepeatField):
+			var c *node
+			for j := i - 1; j >= 0 && c == nil; j-- {
+				if r := scope[j]; r.row != nil && isCount(r) && hasAnn(r.row.Annotations, spec.AnnCount) {
+					c = r
+				}
+			}
+			if c != nil {
+				c.role, c.sizes = roleCount, n
+			} else {
+				b.p.addf("%s: repeated field %q has no count row", b.where, short(n.row))
+			}
+		case n.row != nil && n.row.Type.Kind == spec.KindBytes && n.row.Type.Width == 0 && b.prefixed(scope, i):
+			scope[i-1].role, scope[i-1].sizes = roleSize, n
+		}
+	}
+	for _, n := range scope {
+		if n.row == nil {
+			continue
+		}
+		if (n.role == roleCount || n.role == roleSize) && n.entry != nil {
+			b.p.addf("%s: entry %q matches a %s row, which the codec derives", b.where, n.entry.Match, n.role)
+			n.entry = nil
+		}
+		if n.role == "" && n.entry == nil && n.row.Type.Value != nil {
+			n.role = roleFixed
+		}
+	}
+}
+
+// prefixed reports whether the Byten at scope[i] has its length in the
+// Int32 just before it: the manual says "n is the above length", or the row
+// before is an Int32 about a length; the overlay can say otherwise.
+func (b *builder) prefixed(scope []*node, i int) bool {
+	prev := prevRow(scope, i)
+	candidate := prev != nil && prev.role == "" && prev.row.Type.Kind == spec.KindInt &&
+		prev.row.Type.Width == 4 && prev.row.Type.Value == nil && prev.row.Type.Array == ""
+	row := scope[i].row
+	if hasAnn(row.Annotations, spec.AnnRest) {
+		return false
+	}
+	if e := scope[i].entry; e != nil && e.Prefixed != nil {
+		if *e.Prefixed && !candidate {
+			b.p.addf("%s: %q is prefixed by the overlay but no Int32 precedes it", b.where, short(row))
+		}
+		return *e.Prefixed && candidate
+	}
+	if hasAnn(row.Annotations, spec.AnnLengthFrom) {
+		if !candidate {
+			b.p.addf("%s: %q says n is the above length but no Int32 precedes it", b.where, short(row))
+		}
+		return candidate
+	}
+	return candidate && lengthWord.MatchString(prev.row.Description.En) && !hasAnn(prev.row.Annotations, spec.AnnLengthOfSelf)
+}
+
+func (b *builder) countNamed(scope []*node, name string) *node {
+	for _, n := range scope {
+		if n.row == nil {
+			continue
+		}
+		for _, a := range n.row.Annotations {
+			if a.Kind == spec.AnnCountName && a.Value == name {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+func prevRow(scope []*node, i int) *node {
+	if i == 0 || scope[i-1].row == nil {
+		return nil
+	}
+	return scope[i-1]
+}
+
+func isCount(n *node) bool {
+	t := n.row.Type
+	return n.role == "" && t.Kind == spec.KindInt && t.Value == nil && t.Array == "" && (t.Width == 2 || t.Width == 4)
+}
+
+// items turns one scope into layout items. In a flattened group (flat) the
+// one value row needs no entry.
+func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
+	b.pair(scope)
+	var out []*Item
+	for i := 0; i < len(scope); i++ {
+		n := scope[i]
+		if n.group != nil {
+			out = append(out, b.groupItem(scope, i))
+			continue
+		}
+		t := n.row.Type
+		switch n.role {
+		case roleTag:
+			out = append(out, &Item{Op: OpTag, Value: int64(t.Tag[0]), Row: n.row})
+			continue
+		case roleLength:
+			out = append(out, &Item{Op: OpLength, Width: 4, Row: n.row})
+			continue
+		case roleCount:
+			out = append(out, &Item{Op: OpCount, Field: b.groupName(n.sizes), Width: t.Width, Row: n.row})
+			continue
+		case roleSize:
+			continue
+		case roleFixed:
+			out = append(out, &Item{Op: OpFixed, Width: t.Width, Value: *t.Value, Row: n.row})
+			continue
+		}
+		e := n.entry
+		if e == nil && flat == nil {
+			b.p.addf("%s: row %s %q is matched by no overlay entry", b.where, n.row.Format, short(n.row))
+			continue
+		}
+		if e != nil && flat != nil && e.Name != flat.Name {
+			b.p.addf("%s: row %q of flattened group %s is named %s", b.where, short(n.row), flat.Name, e.Name)
+		}
+		if e == nil {
+			e = &FieldEntry{}
+		}
+		if e.Fixed {
+			if t.Kind != spec.KindByte || t.Tag == "" {
+				b.p.addf("%s: fixed entry %q matches %s, not a Byte1('x')", b.where, e.Match, n.row.Format)
+				continue
+			}
+			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row, Reason: e.Reason})
+			continue
+		}
+		it := &Item{Field: e.Name, Row: n.row, Gate: e.Gate, Reason: e.Reason}
+		if flat != nil {
+			it.Field = ""
+		}
+		if e.When != "" {
+			it.When = &When{Field: e.When, Tags: e.Tags}
+		}
+		switch {
+		case e.Choice != "":
+			it.Op, it.GoType, it.Optional = OpChoice, "byte", e.Choice == "optional"
+			for ; i < len(scope) && scope[i].row != nil && scope[i].entry == e; i++ {
+				if tag := scope[i].row.Type.Tag; tag != "" {
+					it.Tags += tag
+					it.Alternatives = append(it.Alternatives, scope[i].row)
+				} else {
+					b.p.addf("%s: choice %s matches %s, not a Byte1('x')", b.where, e.Name, scope[i].row.Format)
+				}
+			}
+			i--
+		case t.Array != "" || hasAnn(n.row.Annotations, spec.AnnRepeatField):
+			elem := b.scalar(n, e, false)
+			elem.Field, elem.Gate, elem.When, elem.Reason = "", "", nil, ""
+			it.Op, it.Elem, it.GoType = OpGroup, []*Item{elem}, "[]"+elem.GoType
+			it.CountWidth = b.countWidth(scope, n)
+		default:
+			sc := b.scalar(n, e, i > 0 && scope[i-1].role == roleSize && scope[i-1].sizes == n)
+			sc.Field, sc.Gate, sc.When, sc.Reason = it.Field, it.Gate, it.When, it.Reason
+			it = sc
+			if it.Op == OpBytes {
+				prev := scope[i-1].row
+				it.Nullable = hasAnn(prev.Annotations, spec.AnnNullMinusOne)
+				if e.Null != nil {
+					it.Nullable = *e.Null
+				}
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// scalar is the item of one value row.
+func (b *builder) scalar(n *node, e *FieldEntry, prefixed bool) *Item {
+	t := n.row.Type
+	it := &Item{Row: n.row}
+	switch t.Kind {
+	case spec.KindInt:
+		if e.AsBytes {
+			it.Op, it.Width, it.GoType = OpRaw, t.Width, "[]byte"
+			break
+		}
+		it.Op, it.Width, it.GoType = OpInt, t.Width, intType(t, e)
+	case spec.KindByte:
+		if t.Tag != "" {
+			b.p.addf("%s: %s %q needs a fixed or choice entry", b.where, n.row.Format, short(n.row))
+		}
+		it.Op, it.Width, it.GoType = OpByte, 1, "byte"
+	case spec.KindString:
+		it.Op, it.GoType = OpString, "string"
+	case spec.KindBytes:
+		switch {
+		case t.Width > 0:
+			it.Op, it.Width, it.GoType = OpBytesN, t.Width, fmt.Sprintf("[%d]byte", t.Width)
+		case prefixed:
+			it.Op, it.GoType = OpBytes, "[]byte"
+		default:
+			it.Op, it.GoType = OpRest, "[]byte"
+			it.Lengths = protocolLengths(e.ProtocolLengths)
+		}
+	case spec.KindPart:
+		it.Op, it.Part = OpPart, b.partName(t.Part)
+		it.GoType = it.Part
+	default:
+		b.p.addf("%s: row %s has unknown kind %q", b.where, n.row.Format, t.Kind)
+	}
+	return it
+}
+
+// groupItem is the item of the group at scope[i].
+func (b *builder) groupItem(scope []*node, i int) *Item {
+	g := scope[i].group
+	it := &Item{Op: OpGroup, Terminated: g.terminated, Lead: g.lead}
+	if g.entry == nil {
+		return it
+	}
+	it.Field, it.ElemType, it.Reason = g.entry.Name, g.entry.Type, g.entry.Reason
+	var flat *GroupEntry
+	if g.entry.Type == "" {
+		flat = g.entry
+	}
+	it.Elem = b.items(g.nodes, flat)
+	if !g.terminated {
+		it.CountWidth = b.countWidth(scope, scope[i])
+	}
+	values := 0
+	for _, e := range it.Elem {
+		if e.Op != OpFixed && e.Op != OpCount {
+			values++
+		}
+	}
+	switch {
+	case flat != nil && values != 1:
+		b.p.addf("%s: group %s has %d fields per element; give it a type", b.where, it.Field, values)
+	case flat != nil:
+		it.GoType = "[]" + it.Elem[len(it.Elem)-1].GoType
+	default:
+		it.GoType = "[]" + it.ElemType
+	}
+	if g.terminated && len(it.Elem) > 0 {
+		if op := it.Elem[0].Op; op != OpByte && op != OpString {
+			b.p.addf("%s: zero-terminated group %s must start with a Byte1 or String", b.where, it.Field)
+		}
+	}
+	return it
+}
+
+// countWidth is the width of the count row that counts n.
+func (b *builder) countWidth(scope []*node, n *node) int {
+	for _, c := range scope {
+		if c.role == roleCount && c.sizes == n {
+			return c.row.Type.Width
+		}
+	}
+	return 0
+}
+
+// groupName is the Go field of a group or array node.
+func (b *builder) groupName(n *node) string {
+	switch {
+	case n.group != nil && n.group.entry != nil:
+		return n.group.entry.Name
+	case n.row != nil && n.entry != nil:
+		return n.entry.Name
+	}
+	return ""
+}
+
+// partName is the Go type of the message part the manual calls name.
+func (b *builder) partName(name string) string {
+	for _, m := range b.s.Messages {
+		if m.Part && m.Name == name {
+			return m.Slug
+		}
+	}
+	b.p.addf("%s: no message part %q in pg%d", b.where, name, b.s.Major)
+	return name
+}
+
+// annotationTypes are the Go types of the manual's annotated integers.
+var annotationTypes = map[string]string{
+	"Oid":           "uint32",
+	"TransactionId": "uint32",
+	"XLogRecPtr":    "uint64",
+	"TimestampTz":   "int64",
+}
+
+// intType is the Go type of an IntN field: the overlay's, the annotation's,
+// or the signed type of its width.
+func intType(t spec.Type, e *FieldEntry) string {
+	if e.Type != "" {
+		return e.Type
+	}
+	if gt, ok := annotationTypes[t.Annotation]; ok {
+		return gt
+	}
+	return "int" + strconv.Itoa(8*t.Width)
+}
+
+// protocolLengths orders the overlay's bounds by protocol minor.
+func protocolLengths(m map[string][2]int) []ProtocolLength {
+	var out []ProtocolLength
+	for k, v := range m {
+		minor, _ := strconv.Atoi(k)
+		out = append(out, ProtocolLength{Minor: minor, Min: v[0], Max: v[1]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Minor < out[j].Minor })
+	return out
+}
+
+func hasAnn(anns []spec.Annotation, kind string) bool {
+	for _, a := range anns {
+		if a.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// short is a row's description cut for a problem report.
+func short(r *spec.Row) string {
+	d := r.Description.En
+	if len(d) > 60 {
+		d = d[:60] + "…"
+	}
+	return d
+}

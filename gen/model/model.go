@@ -1,0 +1,465 @@
+// Package model resolves the committed spec (spec/pgNN.json) and the
+// reviewed overlay (spec/overlay.json) into what the codec generator emits:
+// one Go type per message across all majors, its fields, and the distinct
+// wire layouts it has had. Nothing here reads HTML or writes Go.
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// Model is every message of every major, resolved.
+type Model struct {
+	// Majors lists the majors of the spec, increasing.
+	Majors   []int
+	Messages []*Message
+	// ErrorFields are the ErrorResponse/NoticeResponse field codes.
+	ErrorFields []*ErrorField
+}
+
+// Newest is the newest major of the model.
+func (m *Model) Newest() int { return m.Majors[len(m.Majors)-1] }
+
+// Message is one message (or message part) across all majors.
+type Message struct {
+	Slug   string
+	GoName string
+	// Name is the manual's name in the newest major that has the message;
+	// Names lists every name it was printed with and where.
+	Name      string
+	Names     []NameRange
+	Layer     string
+	Direction string
+	Part      bool
+	// Tag is the first byte of every layout, 0 when untagged.
+	Tag   byte
+	State string
+	// Majors the manual documents the message in, increasing.
+	Majors  []int
+	Layouts []*Layout
+	// Fields is the union of the fields of every major, in wire order of the
+	// newest layout first.
+	Fields []*Field
+	// Structs are the element types of repeated groups.
+	Structs []*Struct
+	// Doc is the manual's description of the message (newest major), then
+	// its notes.
+	Doc []string
+	// Changes says, per major, how the layout differs from the previous one.
+	Changes []string
+}
+
+// NameRange is a name the manual printed for a message and the majors it did.
+type NameRange struct {
+	Name   string
+	Majors []int
+}
+
+// Field is one Go field of a message or group element.
+type Field struct {
+	Name   string
+	GoType string
+	// Doc is the manual's description of the field (newest major that has
+	// it) followed by what decides its presence.
+	Doc    []string
+	Majors []int
+}
+
+// Struct is the element type of a repeated group.
+type Struct struct {
+	Name   string
+	Fields []*Field
+	Doc    string
+}
+
+// ErrorField is one error/notice field code.
+type ErrorField struct {
+	Code   byte
+	GoName string
+	Doc    string
+	Majors []int
+}
+
+// Layout is the wire layout a message has in some majors.
+type Layout struct {
+	Majors []int
+	Items  []*Item
+}
+
+// Ops of a layout item: what the wire carries at that point.
+const (
+	OpTag    = "tag"    // the message's leading Byte1('x')
+	OpLength = "length" // Int32 length of the message contents, including self
+	OpFixed  = "fixed"  // an IntN(v) or Byte1('x') whose value the manual fixes
+	OpCount  = "count"  // the count of the group named by Field
+	OpInt    = "int"    // an IntN field
+	OpByte   = "byte"   // a Byte1 field
+	OpChoice = "choice" // Byte1('a') or Byte1('b') or …: one byte field holding the tag
+	OpString = "string" // a zero-terminated String
+	OpBytesN = "bytesN" // ByteN of a fixed width: [N]byte
+	OpRaw    = "raw"    // an IntN carried as its N raw bytes: []byte
+	OpRest   = "rest"   // Byten running to the end of the message
+	OpBytes  = "bytes"  // Int32 length then Byten
+	OpPart   = "part"   // a message part (TupleData) documented on its own
+	OpGroup  = "group"  // repeated elements: IntN[C], a repeated field or a group of rows
+)
+
+// Item is one step of a layout.
+type Item struct {
+	Op string
+	// Field is the Go field the item reads or writes; for OpCount the group
+	// it counts; "" for constants and for the value of a flattened group.
+	Field  string
+	GoType string
+	// Width in bytes of OpFixed, OpInt, OpCount, OpBytesN and OpRaw.
+	Width int
+	// Value of OpTag and OpFixed.
+	Value int64
+	// Tags of OpChoice; Optional when none of them may be present.
+	Tags     string
+	Optional bool
+	// Nullable OpBytes: a length of -1 means nil.
+	Nullable bool
+	// Lengths bounds OpRest by protocol minor; empty means any length.
+	Lengths []ProtocolLength
+	// Part is the Go type of OpPart.
+	Part string
+	// OpGroup: Elem are the element's items, ElemType its struct ("" when
+	// flattened to the one field's values), Terminated when a zero byte ends
+	// the group, otherwise CountWidth is the width of its OpCount.
+	Elem       []*Item
+	ElemType   string
+	Terminated bool
+	CountWidth int
+	// When and Gate make the item conditional.
+	When *When
+	Gate string
+	// Row is the manual's row the item comes from (the Byten of OpBytes,
+	// the first tag of OpChoice); nil for a group. Alternatives are the rows
+	// of every tag of OpChoice; Lead is the paragraph that opens a group.
+	Row          *spec.Row
+	Alternatives []*spec.Row
+	Lead         string
+	// Reason is the overlay entry's reason, when it decided something.
+	Reason string
+}
+
+// When makes an item present only when a choice field holds one of Tags.
+type When struct {
+	Field string
+	Tags  string
+}
+
+// ProtocolLength bounds a Byten from protocol minor Minor on.
+type ProtocolLength struct {
+	Minor, Min, Max int
+}
+
+// Build resolves every message of specs with the overlay, reporting every
+// problem found (in the spec, the overlay or between them) in one error.
+func Build(specs []*spec.Spec, ov *Overlay) (*Model, error) {
+	var p problems
+	mod := &Model{}
+	bySlug := map[string]map[int]*spec.Message{}
+	for _, s := range specs {
+		mod.Majors = append(mod.Majors, s.Major)
+		for i := range s.Messages {
+			m := &s.Messages[i]
+			if bySlug[m.Slug] == nil {
+				bySlug[m.Slug] = map[int]*spec.Message{}
+			}
+			if bySlug[m.Slug][s.Major] != nil {
+				p.addf("pg%d: slug %q appears twice", s.Major, m.Slug)
+			}
+			bySlug[m.Slug][s.Major] = m
+		}
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("no spec")
+	}
+	for _, slug := range sortedKeys(ov.Messages) {
+		if bySlug[slug] == nil {
+			p.addf("overlay %s: matches no message in any major", slug)
+		}
+	}
+	used := usage{fields: map[*FieldEntry]int{}, groups: map[*GroupEntry]int{}}
+	for _, slug := range sortedKeys(bySlug) {
+		me := ov.Messages[slug]
+		if me == nil {
+			p.addf("%s (pg%s): message has no overlay entry", slug, majorList(sortedKeys(bySlug[slug])))
+			continue
+		}
+		msg := &Message{Slug: slug, GoName: me.Name, State: me.State}
+		for _, s := range specs {
+			sm := bySlug[slug][s.Major]
+			if sm == nil {
+				continue
+			}
+			l := buildLayout(s, sm, me, &p, used)
+			l.Majors = []int{s.Major}
+			msg.add(s.Major, sm, l)
+		}
+		msg.resolve(ov, &p)
+		mod.Messages = append(mod.Messages, msg)
+	}
+	for _, slug := range sortedKeys(ov.Messages) {
+		me := ov.Messages[slug]
+		if bySlug[slug] == nil {
+			continue
+		}
+		for i, fe := range me.Fields {
+			if used.fields[fe] == 0 {
+				p.addf("overlay %s: field %d (%q): matches no row in any major", slug, i, fe.Match)
+			}
+		}
+		for i, ge := range me.Groups {
+			if used.groups[ge] == 0 {
+				p.addf("overlay %s: group %d (%q): matches no lead in any major", slug, i, ge.Lead)
+			}
+		}
+	}
+	mod.ErrorFields = errorFields(specs, ov, &p)
+	checkNames(mod, &p)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return mod, nil
+}
+
+// checkNames rejects two types with one Go name; messages may share a
+// group's element type when it has the same fields in both.
+func checkNames(mod *Model, p *problems) {
+	type claim struct{ who, shape string }
+	seen := map[string]claim{}
+	take := func(name, who, shape string) {
+		if prev, ok := seen[name]; ok && (shape == "" || prev.shape != shape) {
+			p.addf("Go name %s is used by both %s and %s", name, prev.who, who)
+			return
+		}
+		seen[name] = claim{who, shape}
+	}
+	for _, m := range mod.Messages {
+		take(m.GoName, m.Slug, "")
+		for _, st := range m.Structs {
+			take(st.Name, m.Slug, st.shape())
+		}
+	}
+}
+
+// shape renders a struct's fields and types.
+func (st *Struct) shape() string {
+	var b strings.Builder
+	for _, f := range st.Fields {
+		b.WriteString(f.Name + " " + f.GoType + ";")
+	}
+	return b.String()
+}
+
+// LayoutOf returns the canonical description of the wire layout of message
+// slug in one major's spec: two majors have the same wire format exactly
+// when their strings are equal. Descriptions and annotations such as
+// "(TransactionId)" do not enter it; Go field names do, and stay stable
+// across majors by the overlay.
+func LayoutOf(s *spec.Spec, slug string, ov *Overlay) (string, error) {
+	m := s.Find(slug)
+	if m == nil {
+		return "", fmt.Errorf("pg%d: no message %q", s.Major, slug)
+	}
+	me := ov.Messages[slug]
+	if me == nil {
+		return "", fmt.Errorf("overlay: no entry for %q", slug)
+	}
+	var p problems
+	l := buildLayout(s, m, me, &p, usage{fields: map[*FieldEntry]int{}, groups: map[*GroupEntry]int{}})
+	if err := p.err(); err != nil {
+		return "", err
+	}
+	return l.String(), nil
+}
+
+// String renders the layout canonically, one item after another.
+func (l *Layout) String() string {
+	var b strings.Builder
+	writeItems(&b, l.Items)
+	return b.String()
+}
+
+func writeItems(b *strings.Builder, items []*Item) {
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(it.String())
+	}
+}
+
+// String renders one item: op, width, value and conditions, then the field.
+func (it *Item) String() string {
+	var b strings.Builder
+	b.WriteString(it.Op)
+	if it.Width != 0 {
+		b.WriteString(strconv.Itoa(8 * it.Width))
+	}
+	switch it.Op {
+	case OpTag:
+		fmt.Fprintf(&b, "(%q)", rune(it.Value))
+	case OpFixed:
+		fmt.Fprintf(&b, "(%d)", it.Value)
+	case OpChoice:
+		fmt.Fprintf(&b, "(%q", it.Tags)
+		if it.Optional {
+			b.WriteString("?")
+		}
+		b.WriteString(")")
+	case OpBytes:
+		if it.Nullable {
+			b.WriteString("(null)")
+		}
+	case OpRest:
+		for _, pl := range it.Lengths {
+			fmt.Fprintf(&b, "(3.%d:%d..%d)", pl.Minor, pl.Min, pl.Max)
+		}
+	case OpPart:
+		b.WriteString("(" + it.Part + ")")
+	}
+	if it.Gate != "" {
+		b.WriteString("[" + it.Gate + "]")
+	}
+	if it.When != nil {
+		if it.When.Tags == "" {
+			b.WriteString("[" + it.When.Field + " set]")
+		} else {
+			fmt.Fprintf(&b, "[%s in %q]", it.When.Field, it.When.Tags)
+		}
+	}
+	if it.Field != "" {
+		b.WriteString(":" + it.Field)
+	}
+	if it.Op == OpGroup {
+		if it.Terminated {
+			b.WriteString("/zero")
+		} else {
+			fmt.Fprintf(&b, "/count%d", 8*it.CountWidth)
+		}
+		if it.ElemType != "" {
+			b.WriteString(" " + it.ElemType)
+		}
+		b.WriteString("{")
+		writeItems(&b, it.Elem)
+		b.WriteString("}")
+	}
+	return b.String()
+}
+
+// add records one major's layout, sharing it with the previous major when
+// the wire format is the same.
+func (msg *Message) add(major int, sm *spec.Message, l *Layout) {
+	msg.Majors = append(msg.Majors, major)
+	msg.Name = sm.Name
+	if n := len(msg.Names); n > 0 && msg.Names[n-1].Name == sm.Name {
+		msg.Names[n-1].Majors = append(msg.Names[n-1].Majors, major)
+	} else {
+		msg.Names = append(msg.Names, NameRange{Name: sm.Name, Majors: []int{major}})
+	}
+	msg.Layer, msg.Direction, msg.Part = sm.Layer, sm.Direction, sm.Part
+	if len(l.Items) > 0 && l.Items[0].Op == OpTag {
+		msg.Tag = byte(l.Items[0].Value)
+	}
+	msg.Doc = messageDoc(sm)
+	if n := len(msg.Layouts); n > 0 {
+		prev := msg.Layouts[n-1]
+		if prev.String() == l.String() {
+			prev.Majors = append(prev.Majors, major)
+			return
+		}
+		msg.Changes = append(msg.Changes, fmt.Sprintf("PostgreSQL %d: %s.", major, diffLayouts(prev, l)))
+	}
+	msg.Layouts = append(msg.Layouts, l)
+}
+
+// messageDoc is the manual's text about the message: the description of its
+// first row (which says what the message is) and the notes after its table.
+func messageDoc(sm *spec.Message) []string {
+	var doc []string
+	if rows := sm.Rows(); len(rows) > 0 && rows[0].Type.Tag != "" {
+		doc = append(doc, rows[0].Description.En)
+	}
+	for _, n := range sm.Notes {
+		if t := strings.TrimSpace(n.Text.En); t != "" {
+			doc = append(doc, t)
+		}
+	}
+	return doc
+}
+
+// diffLayouts says in words what changed between two layouts.
+func diffLayouts(a, b *Layout) string {
+	fa, fb := fieldSet(a.Items), fieldSet(b.Items)
+	var parts []string
+	for _, f := range sortedKeys(fb) {
+		if _, ok := fa[f]; !ok {
+			parts = append(parts, "adds "+f)
+		}
+	}
+	for _, f := range sortedKeys(fa) {
+		if _, ok := fb[f]; !ok {
+			parts = append(parts, "removes "+f)
+		}
+	}
+	for _, f := range sortedKeys(fa) {
+		if s, ok := fb[f]; ok && s != fa[f] {
+			parts = append(parts, fmt.Sprintf("changes %s from %s to %s", f, fa[f], s))
+		}
+	}
+	if len(parts) == 0 {
+		return "the wire layout changes (" + b.String() + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fieldSet maps the named fields of items to their rendering.
+func fieldSet(items []*Item) map[string]string {
+	out := map[string]string{}
+	for _, it := range items {
+		if it.Field != "" && it.Op != OpCount {
+			out[it.Field] = it.String()
+		}
+	}
+	return out
+}
+
+// sortedKeys returns a map's keys in increasing order.
+func sortedKeys[K interface{ ~string | ~int | ~uint8 }, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	return keys
+}
+
+// majorList renders majors compactly: "10-13, 15, 18-19".
+func majorList(majors []int) string {
+	var parts []string
+	for i := 0; i < len(majors); {
+		j := i
+		for j+1 < len(majors) && majors[j+1] == majors[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(majors[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d–%d", majors[i], majors[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MajorList renders majors compactly for documentation: "10–13, 15".
+func MajorList(majors []int) string { return majorList(majors) }

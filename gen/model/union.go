@@ -1,0 +1,214 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// resolve builds the message's Go fields as the union of its layouts,
+// newest first, gives every item the union's Go type, and writes the docs.
+func (msg *Message) resolve(ov *Overlay, p *problems) {
+	structs := map[string]*Struct{}
+	for li := len(msg.Layouts) - 1; li >= 0; li-- {
+		l := msg.Layouts[li]
+		msg.union(l.Items, l.Majors, &msg.Fields, structs, ov, p)
+	}
+	for _, l := range msg.Layouts {
+		setTypes(l.Items, msg.Fields, structs)
+	}
+	msg.present(msg.Fields)
+	for _, st := range msg.Structs {
+		msg.present(st.Fields)
+	}
+}
+
+// union adds the named items of one layout to fields.
+func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs map[string]*Struct, ov *Overlay, p *problems) {
+	for _, it := range items {
+		if it.Op == OpPart {
+			if e := ov.Messages[it.Part]; e != nil {
+				it.Part, it.GoType = e.Name, e.Name
+			}
+		}
+		if it.Op == OpGroup && it.ElemType != "" {
+			st := structs[it.ElemType]
+			if st == nil {
+				st = &Struct{Name: it.ElemType, Doc: it.Lead}
+				structs[it.ElemType] = st
+				msg.Structs = append(msg.Structs, st)
+			}
+			msg.union(it.Elem, majors, &st.Fields, structs, ov, p)
+		}
+		if it.Op == OpGroup && it.ElemType == "" && len(it.Elem) > 0 {
+			v := it.Elem[len(it.Elem)-1]
+			msg.union([]*Item{v}, majors, new([]*Field), structs, ov, p)
+			it.GoType = "[]" + v.GoType
+		}
+		if it.Field == "" || it.Op == OpCount {
+			continue
+		}
+		f := findField(*fields, it.Field)
+		if f == nil {
+			*fields = append(*fields, &Field{Name: it.Field, GoType: it.GoType, Doc: itemDoc(it)})
+			f = (*fields)[len(*fields)-1]
+		} else if t, ok := reconcile(f.GoType, it.GoType); ok {
+			f.GoType = t
+		} else {
+			p.addf("%s: field %s is %s in pg%s but %s in pg%s", msg.Slug, f.Name, f.GoType, majorList(f.Majors), it.GoType, majorList(majors))
+		}
+		f.Majors = mergeMajors(f.Majors, majors)
+	}
+}
+
+// reconcile gives two majors' Go types of one field a common type: they must
+// agree, except that an integer the manual annotated in some majors (Int32
+// (Oid)) and not in others keeps its unsigned annotated type.
+func reconcile(a, b string) (string, bool) {
+	if a == b {
+		return a, true
+	}
+	if strings.HasPrefix(a, "[]") && strings.HasPrefix(b, "[]") {
+		t, ok := reconcile(a[2:], b[2:])
+		return "[]" + t, ok
+	}
+	ua, ub := strings.TrimPrefix(a, "u"), strings.TrimPrefix(b, "u")
+	if ua == ub && intTypes[a] && intTypes[b] {
+		return "u" + ua, true
+	}
+	return "", false
+}
+
+// setTypes gives every item the Go type of its union field.
+func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
+	for _, it := range items {
+		if f := findField(fields, it.Field); f != nil && it.Op != OpCount {
+			it.GoType = f.GoType
+		}
+		if it.Op != OpGroup {
+			continue
+		}
+		if st := structs[it.ElemType]; st != nil {
+			setTypes(it.Elem, st.Fields, structs)
+		} else if len(it.Elem) > 0 {
+			it.Elem[len(it.Elem)-1].GoType = strings.TrimPrefix(it.GoType, "[]")
+		}
+	}
+}
+
+// present notes the majors of fields that the message does not always have.
+func (msg *Message) present(fields []*Field) {
+	for _, f := range fields {
+		if len(f.Majors) != len(msg.Majors) {
+			f.Doc = append(f.Doc, "Only in PostgreSQL "+majorList(f.Majors)+".")
+		}
+	}
+}
+
+func findField(fields []*Field, name string) *Field {
+	for _, f := range fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+func mergeMajors(a, b []int) []int {
+	set := map[int]bool{}
+	for _, m := range append(append([]int(nil), a...), b...) {
+		set[m] = true
+	}
+	return sortedKeys(set)
+}
+
+// itemDoc is the manual's description of an item and what decides its
+// presence.
+func itemDoc(it *Item) []string {
+	var doc []string
+	switch {
+	case it.Op == OpChoice:
+		for _, r := range it.Alternatives {
+			doc = append(doc, fmt.Sprintf("%s: %s", r.Format, r.Description.En))
+		}
+		if it.Optional {
+			doc = append(doc, "0 when none of them is present.")
+		}
+	case it.Op == OpGroup && it.Lead != "":
+		doc = append(doc, it.Lead)
+		if it.ElemType == "" {
+			for _, e := range it.Elem {
+				if e.Row != nil && e.Op != OpFixed {
+					doc = append(doc, e.Row.Description.En)
+				}
+			}
+		}
+	case it.Row != nil:
+		doc = append(doc, it.Row.Description.En)
+	}
+	if it.Nullable || it.Op == OpGroup && len(it.Elem) > 0 && it.Elem[len(it.Elem)-1].Nullable {
+		doc = append(doc, "nil stands for the length -1 (NULL).")
+	}
+	for _, pl := range it.Lengths {
+		doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d to %d bytes long.", pl.Minor, pl.Min, pl.Max))
+	}
+	switch it.Gate {
+	case GateStreamed:
+		doc = append(doc, "Present only inside a streamed transaction (Params.Streamed).")
+	case GateParallel:
+		doc = append(doc, "Present only with parallel streaming (Params.ParallelStreaming).")
+	}
+	if it.When != nil {
+		if it.When.Tags == "" {
+			doc = append(doc, "Present only when "+it.When.Field+" is not 0.")
+		} else {
+			doc = append(doc, "Present only when "+it.When.Field+" is one of "+quoteTags(it.When.Tags)+".")
+		}
+	}
+	if it.Reason != "" {
+		doc = append(doc, "Overlay: "+it.Reason)
+	}
+	return doc
+}
+
+func quoteTags(tags string) string {
+	q := make([]string, len(tags))
+	for i := range tags {
+		q[i] = "'" + tags[i:i+1] + "'"
+	}
+	return strings.Join(q, ", ")
+}
+
+// errorFields names the error/notice field codes of every major.
+func errorFields(specs []*spec.Spec, ov *Overlay, p *problems) []*ErrorField {
+	byCode := map[byte]*ErrorField{}
+	for _, s := range specs {
+		for _, t := range s.ErrorFields {
+			if len(t.Term) != 1 {
+				p.addf("pg%d: error field %q is not one byte", s.Major, t.Term)
+				continue
+			}
+			ef := byCode[t.Term[0]]
+			if ef == nil {
+				ef = &ErrorField{Code: t.Term[0], GoName: ov.ErrorFields[t.Term]}
+				byCode[ef.Code] = ef
+				if ef.GoName == "" {
+					p.addf("pg%d: error field %q has no overlay name", s.Major, t.Term)
+				}
+			}
+			ef.Doc = t.Description.En
+			ef.Majors = append(ef.Majors, s.Major)
+		}
+	}
+	for _, code := range sortedKeys(ov.ErrorFields) {
+		if len(code) == 1 && byCode[code[0]] == nil {
+			p.addf("overlay error_fields %q: matches no error field in any major", code)
+		}
+	}
+	var out []*ErrorField
+	for _, c := range sortedKeys(byCode) {
+		out = append(out, byCode[c])
+	}
+	return out
+}
