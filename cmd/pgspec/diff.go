@@ -65,7 +65,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	details := matrix.Diff(specs[0], specs[1], slug, lang)
+	h, err := buildHistory(*dir, specs[:])
+	if err != nil {
+		fmt.Fprintf(stderr, "pgspec diff: %v\n", err)
+		return 1
+	}
+	details := h.Diff(slug, lang)
 	if len(details) == 0 {
 		fmt.Fprintln(stdout, matrix.NoDifferences(specs[0].Major, specs[1].Major, lang))
 		return 0

@@ -39,7 +39,11 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pgspec export: %s: %v\n", *dir, err)
 		return 1
 	}
-	records, err := export.Records(specs, lang)
+	layout, err := modelLayout(*dir)
+	var records []export.Record
+	if err == nil {
+		records, err = export.Records(specs, layout, lang)
+	}
 	if err == nil {
 		err = os.MkdirAll(*out, 0o755)
 	}

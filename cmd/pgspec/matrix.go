@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/pgspec/pgspec/gen/matrix"
+	"github.com/pgspec/pgspec/gen/model"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -38,7 +39,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pgspec matrix: %s: %v\n", *dir, err)
 		return 1
 	}
-	h := matrix.Build(specs)
+	h, err := buildHistory(*dir, specs)
+	if err != nil {
+		fmt.Fprintf(stderr, "pgspec matrix: %v\n", err)
+		return 1
+	}
 	data := h.Markdown(lang)
 	if *format == "json" {
 		if data, err = h.JSON(lang); err != nil {
@@ -47,6 +52,25 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return writeOutput(*out, data, stdout, stderr)
+}
+
+// modelLayout is the generator's layout under the overlay in the spec
+// directory: the notion of wire change matrix, diff and export share.
+func modelLayout(dir string) (matrix.LayoutFunc, error) {
+	ov, err := model.LoadOverlay(os.DirFS(dir))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return matrix.ModelLayout(ov), nil
+}
+
+// buildHistory compares specs with the layout of the spec directory's overlay.
+func buildHistory(dir string, specs []*spec.Spec) (*matrix.History, error) {
+	layout, err := modelLayout(dir)
+	if err != nil {
+		return nil, err
+	}
+	return matrix.Build(specs, layout)
 }
 
 // writeOutput writes data to the file named out, or to stdout when out is empty.

@@ -154,11 +154,15 @@ var labels = map[matrix.Lang]struct{ title, position, format, meaning, layer, fi
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
-// Records builds one record per slug, in the matrix's row order. A slug
-// that could not be a file name is an error, since records are written
-// to <slug>.json.
-func Records(specs []*spec.Spec, lang matrix.Lang) ([]Record, error) {
-	h := matrix.Build(specs)
+// Records builds one record per slug, in the matrix's row order, layout
+// telling wire changes apart for the comparisons' classification. A slug
+// that could not be a file name is an error, since records are written to
+// <slug>.json.
+func Records(specs []*spec.Spec, layout matrix.LayoutFunc, lang matrix.Lang) ([]Record, error) {
+	h, err := matrix.Build(specs, layout)
+	if err != nil {
+		return nil, err
+	}
 	var out []Record
 	for _, row := range h.Rows {
 		if !slugRE.MatchString(row.Slug) {
@@ -180,7 +184,7 @@ func Records(specs []*spec.Spec, lang matrix.Lang) ([]Record, error) {
 				r.Item.Versions[strconv.Itoa(s.Major)] = version(s, m, lang)
 			}
 			if i > 0 && (prev != nil || m != nil) {
-				c, err := compare(specs[i-1].Major, s.Major, prev, m)
+				c, err := compare(specs[i-1].Major, s.Major, prev, m, row.Cells[i].Status)
 				if err != nil {
 					return nil, fmt.Errorf("message %q: %w", row.Slug, err)
 				}
@@ -282,9 +286,9 @@ func channel(label string) string {
 }
 
 // compare diffs the {layer, fields} JSON of two majors; a side without the
-// message reads NotInVersion.
-func compare(left, right int, a, b *spec.Message) (Comparison, error) {
-	c := Comparison{Left: strconv.Itoa(left), Right: strconv.Itoa(right), Classification: matrix.Compare(a, b).Status}
+// message reads NotInVersion. class is the matrix's cell for the step.
+func compare(left, right int, a, b *spec.Message, class matrix.Status) (Comparison, error) {
+	c := Comparison{Left: strconv.Itoa(left), Right: strconv.Itoa(right), Classification: class}
 	sides := [2][]string{}
 	for i, m := range []*spec.Message{a, b} {
 		if m == nil {

@@ -33,8 +33,9 @@ type Change struct {
 	ZhOnly bool
 }
 
-// Compare classifies the step from a to b; either may be nil (not in that major).
-func Compare(a, b *spec.Message) Change {
+// Compare classifies the step from a to b, whose layouts are la and lb;
+// either message may be nil (not in that major).
+func Compare(a, b *spec.Message, la, lb []string) Change {
 	switch {
 	case a == nil && b == nil:
 		return Change{Status: Absent}
@@ -42,7 +43,7 @@ func Compare(a, b *spec.Message) Change {
 		return Change{Status: Added}
 	case b == nil:
 		return Change{Status: Removed}
-	case !slices.Equal(Layout(a), Layout(b)):
+	case !slices.Equal(la, lb):
 		return Change{Status: Wire}
 	case !slices.Equal(formats(a), formats(b)):
 		return Change{Status: Annotation}

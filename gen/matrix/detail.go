@@ -28,9 +28,12 @@ type Detail struct {
 	InEnglish bool `json:"in_english,omitempty"`
 }
 
-// Explain compares the message in majors from and to (either may be nil).
-func Explain(slug string, a, b *spec.Message, from, to int, lang Lang) Detail {
-	c := Compare(a, b)
+// Explain gives the evidence for cell i of row r: the step from Specs[i-1]
+// to Specs[i].
+func (h *History) Explain(r Row, i int, lang Lang) Detail {
+	slug, c := r.Slug, r.Cells[i]
+	a, b := h.Message(slug, i-1), h.Message(slug, i)
+	from, to := h.Specs[i-1].Major, h.Specs[i].Major
 	d := Detail{ID: anchor(detailHeading(slug, from, to)), Slug: slug, From: from, To: to, Status: c.Status, ZhOnly: c.ZhOnly}
 	for _, m := range []*spec.Message{a, b} {
 		if m != nil {
@@ -39,7 +42,7 @@ func Explain(slug string, a, b *spec.Message, from, to int, lang Lang) Detail {
 	}
 	fromLabel, toLabel := fmt.Sprintf("pg%d/%s", from, slug), fmt.Sprintf("pg%d/%s", to, slug)
 	if c.Status == Wire {
-		d.LayoutDiff = lines(Unified(fromLabel, toLabel, Layout(a), Layout(b)))
+		d.LayoutDiff = lines(Unified(fromLabel, toLabel, h.layouts[i-1][slug], h.layouts[i][slug]))
 	}
 	zh := lang == Chinese && (a == nil || translated(a)) && (b == nil || translated(b))
 	if zh {
@@ -62,17 +65,18 @@ func changed(c Change, lang Lang) bool {
 	return c.ZhOnly && lang == Chinese
 }
 
-// Diff explains every message that differs between majors a and b, in
-// document order; with slug set only that message.
-func Diff(a, b *spec.Spec, slug string, lang Lang) []Detail {
+// Diff explains every message whose last cell differs from the one before
+// it, added and removed ones included, in row order; with slug set only
+// that message. On a history of two majors that is pgspec diff.
+func (h *History) Diff(slug string, lang Lang) []Detail {
 	var out []Detail
-	for _, s := range documentOrder([]*spec.Spec{a, b}) {
-		if slug != "" && s != slug {
+	last := len(h.Specs) - 1
+	for _, r := range h.Rows {
+		if slug != "" && r.Slug != slug || last == 0 {
 			continue
 		}
-		c := Compare(a.Find(s), b.Find(s))
-		if changed(c, lang) || c.Status == Added || c.Status == Removed {
-			out = append(out, Explain(s, a.Find(s), b.Find(s), a.Major, b.Major, lang))
+		if c := r.Cells[last]; changed(c, lang) || c.Status == Added || c.Status == Removed {
+			out = append(out, h.Explain(r, last, lang))
 		}
 	}
 	return out

@@ -9,10 +9,13 @@ import (
 	"github.com/pgspec/pgspec/spec"
 )
 
-// History is every message's change across a set of majors.
+// History is every message's change across a list of majors, each compared
+// with the one before it in the list.
 type History struct {
-	Specs []*spec.Spec // sorted by major
-	Rows  []Row        // by layer in spec.Layers order, document order within a layer
+	Specs []*spec.Spec
+	Rows  []Row // by layer in spec.Layers order, document order within a layer
+	// layouts[i][slug] is the layout of slug in Specs[i].
+	layouts []map[string][]string
 }
 
 // Row is one message's history.
@@ -21,25 +24,37 @@ type Row struct {
 	// Latest is the message in the last major that has it; its name, layer
 	// and direction label the row.
 	Latest *spec.Message
-	// Cells hold one change per spec, in the order of History.Specs.
+	// Cells hold one change per spec, in the order of History.Specs; the
+	// first spec's messages are the Baseline.
 	Cells []Change
 }
 
-// Build compares each major with the one before it; the first major's
-// messages are the Baseline.
-func Build(specs []*spec.Spec) *History {
+// Build compares each major with the one before it, layout deciding what
+// is a wire change.
+func Build(specs []*spec.Spec, layout LayoutFunc) (*History, error) {
 	h := &History{Specs: specs}
+	for _, s := range specs {
+		ls := map[string][]string{}
+		for _, m := range s.Messages {
+			l, err := layout(s, m.Slug)
+			if err != nil {
+				return nil, err
+			}
+			ls[m.Slug] = l
+		}
+		h.layouts = append(h.layouts, ls)
+	}
 	for _, slug := range documentOrder(specs) {
 		row := Row{Slug: slug}
-		for i, s := range specs {
-			m := s.Find(slug)
+		for i := range specs {
+			m := h.Message(slug, i)
 			switch {
 			case i == 0 && m != nil:
 				row.Cells = append(row.Cells, Change{Status: Baseline})
 			case i == 0:
 				row.Cells = append(row.Cells, Change{Status: Absent})
 			default:
-				row.Cells = append(row.Cells, Compare(specs[i-1].Find(slug), m))
+				row.Cells = append(row.Cells, Compare(h.Message(slug, i-1), m, h.layouts[i-1][slug], h.layouts[i][slug]))
 			}
 			if m != nil {
 				row.Latest = m
@@ -50,8 +65,11 @@ func Build(specs []*spec.Spec) *History {
 	slices.SortStableFunc(h.Rows, func(a, b Row) int {
 		return slices.Index(spec.Layers, a.Latest.Layer) - slices.Index(spec.Layers, b.Latest.Layer)
 	})
-	return h
+	return h, nil
 }
+
+// Message returns message slug in spec i, or nil.
+func (h *History) Message(slug string, i int) *spec.Message { return h.Specs[i].Find(slug) }
 
 // documentOrder merges the majors' message orders into one: a slug first
 // seen in a later major goes right after the slug that precedes it there,

@@ -5,21 +5,69 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pgspec/pgspec/gen/model"
 	"github.com/pgspec/pgspec/spec"
 )
 
-// Layout describes what a message puts on the wire, one line per block lead,
-// row and trailing note, leaving out everything that is only wording: the
-// format's parenthesised annotation (Int32 (TransactionId)), descriptions,
-// the phrases structure was recognised in, and the values of annotations
-// that are prose (the X of "for each X", the condition of "only present
-// if …"), which minor releases reword while the bytes stay the same.
-// Whether a condition applies at all is kept (the annotation's kind).
-//
-// This is the single seam between the matrix and the notion of layout: when
-// gen/model exports its resolved layout per (major, slug), Layout returns
-// that instead and nothing else changes.
-func Layout(m *spec.Message) []string {
+// LayoutFunc returns the wire layout of message slug in major s, one line
+// per step. Two majors whose lines are equal encode and decode the message
+// alike; anything else about the message is wording. It is the one seam
+// between the matrix and the notion of layout.
+type LayoutFunc func(s *spec.Spec, slug string) ([]string, error)
+
+// ModelLayout is the generator's resolved layout (gen/model with the
+// reviewed overlay): what the codec actually reads and writes. It is the
+// layout pgspec matrix, diff and export use.
+func ModelLayout(ov *model.Overlay) LayoutFunc {
+	return func(s *spec.Spec, slug string) ([]string, error) {
+		l, err := model.LayoutOf(s, slug, ov)
+		if err != nil {
+			return nil, err
+		}
+		return splitItems(l), nil
+	}
+}
+
+// splitItems puts each top-level item of a model layout ("tag('U')
+// int32[streamed]:Xid group:Columns/count16 Column{int8:Flags …}") on its own
+// line; a group stays whole with its elements.
+func splitItems(layout string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range layout {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ' ':
+			if depth == 0 {
+				out = append(out, layout[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, layout[start:])
+}
+
+// SpecLayout reads a layout from the spec alone, for spec sets without an
+// overlay (the hand-written fixtures): each row's parsed type without its
+// Annotation, the block structure, and the structure recognised in prose.
+func SpecLayout(s *spec.Spec, slug string) ([]string, error) {
+	m := s.Find(slug)
+	if m == nil {
+		return nil, fmt.Errorf("pg%d: no message %q", s.Major, slug)
+	}
+	return specLayout(m), nil
+}
+
+// specLayout leaves out everything that is only wording: the format's
+// parenthesised annotation (Int32 (TransactionId)), descriptions, the
+// phrases structure was recognised in, and the values of annotations that
+// are prose (the X of "for each X", the condition of "only present if …"),
+// which minor releases reword while the bytes stay the same. Whether a
+// condition applies at all is kept (the annotation's kind).
+func specLayout(m *spec.Message) []string {
 	repeats := repeats(m)
 	lines := []string{fmt.Sprintf("message direction=%q part=%t", m.Direction, m.Part)}
 	for i, b := range m.Blocks {

@@ -79,9 +79,6 @@ func (h *History) rows(layer string) []Row {
 	return out
 }
 
-// Message returns row r's message in spec i, or nil.
-func (h *History) Message(r Row, i int) *spec.Message { return h.Specs[i].Find(r.Slug) }
-
 // label names a row by its latest name and direction and lists the other
 // names it carried.
 func (h *History) label(r Row, v words) string {
@@ -121,9 +118,9 @@ func (h *History) link(r Row, i int, c Change, lang Lang) string {
 	case changed(c, lang):
 		return "#" + anchor(detailHeading(r.Slug, h.Specs[i-1].Major, h.Specs[i].Major))
 	case c.Status == Added:
-		return docsURL(h.Specs[i].Major, h.Message(r, i))
+		return docsURL(h.Specs[i].Major, h.Message(r.Slug, i))
 	case c.Status == Removed:
-		return docsURL(h.Specs[i-1].Major, h.Message(r, i-1))
+		return docsURL(h.Specs[i-1].Major, h.Message(r.Slug, i-1))
 	}
 	return ""
 }
@@ -134,7 +131,7 @@ func (h *History) details(rows []Row, lang Lang) []Detail {
 	for _, r := range rows {
 		for i, c := range r.Cells {
 			if changed(c, lang) {
-				out = append(out, Explain(r.Slug, h.Message(r, i-1), h.Message(r, i), h.Specs[i-1].Major, h.Specs[i].Major, lang))
+				out = append(out, h.Explain(r, i, lang))
 			}
 		}
 	}

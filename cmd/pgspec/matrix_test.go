@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgspec/pgspec/internal/corpus"
+)
+
+func TestMatrixDiffExportUsageErrorsExit2(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"matrix", "--format", "pdf"}, `unknown format "pdf"`},
+		{[]string{"matrix", "--lang", "fr"}, `unknown language "fr"`},
+		{[]string{"matrix", "extra"}, "want 0 arguments, got 1"},
+		{[]string{"diff"}, "want 2 or 3 arguments, got 0"},
+		{[]string{"diff", "14"}, "want 2 or 3 arguments, got 1"},
+		{[]string{"diff", "14", "15", "logical-update", "more"}, "want 2 or 3 arguments, got 4"},
+		{[]string{"diff", "x", "15"}, `major "x" is not a number`},
+		{[]string{"diff", "14", "1.5"}, `major "1.5" is not a number`},
+		{[]string{"diff", "9", "15"}, "major 9 is not in the spec (no pg9.json in spec)"},
+		{[]string{"diff", "14", "20"}, "major 20 is not in the spec"},
+		{[]string{"diff", "14", "15", "no-such-message"}, `unknown message "no-such-message" in 14 and 15`},
+		{[]string{"diff", "14", "15", "--lang", "fr"}, `unknown language "fr"`},
+		{[]string{"diff", "--bogus", "14", "15"}, "flag provided but not defined: -bogus"},
+		{[]string{"export"}, "--out DIR is required"},
+		{[]string{"export", "--out", "x", "--lang", "de"}, `unknown language "de"`},
+		{[]string{"export", "--out", "x", "y"}, "want 0 arguments, got 1"},
+	}
+	for _, c := range cases {
+		code, _, stderr := pgspec(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("pgspec %q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.msg)
+		}
+	}
+}
+
+func TestMatrixFailsOnMissingSpec(t *testing.T) {
+	code, _, stderr := pgspec(t, "matrix", "--spec", "/nonexistent")
+	if code != 1 || !strings.Contains(stderr, "/nonexistent") {
+		t.Errorf("exit %d, stderr %q; want exit 1 naming the directory", code, stderr)
+	}
+}
+
+func TestDiff(t *testing.T) {
+	// Flags may follow the majors; 14 → 15 only annotates Update's formats.
+	code, out, _ := pgspec(t, "diff", "14", "15", "logical-update", "--lang", "en")
+	if code != 0 || !strings.HasPrefix(out, "# Update (logical-update): annotation change, 14 → 15\nField table:\n--- pg14/logical-update\n+++ pg15/logical-update\n") ||
+		!strings.Contains(out, "\n-Int32\n+Int32 (TransactionId)\n") || strings.Contains(out, "Layout") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	// 17 → 18: the cancel key's layout changes, and the diff shows how.
+	code, out, _ = pgspec(t, "diff", "17", "18", "cancel-request")
+	if code != 0 || !strings.Contains(out, "wire change, 17 → 18\nLayout (what a codec decodes):\n") || !strings.Contains(out, "\n-raw32:SecretKey\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	// Going back, a message is removed; in Chinese the labels are Chinese.
+	code, out, _ = pgspec(t, "diff", "--lang", "zh", "12", "11", "gssenc-request")
+	if code != 0 || !strings.HasPrefix(out, "# GSSENCRequest (gssenc-request): 移除, 12 → 11\n") || !strings.Contains(out, "\n-GSSENCRequest (F)\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	// No differences is not an error.
+	code, out, _ = pgspec(t, "diff", "16", "16")
+	if code != 0 || out != "no differences between 16 and 16\n" {
+		t.Errorf("exit %d: %q", code, out)
+	}
+}
+
+func TestExportWritesARecordPerSlug(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := pgspec(t, "export", "--lang", "zh", "--out", dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if code != 0 || out != fmt.Sprintf("wrote %d records to %s\n", len(files), dir) || len(files) < 80 {
+		t.Fatalf("exit %d, %d files, stdout %q, stderr %q", code, len(files), out, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "logical-stream-abort.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Kind string
+		Item struct {
+			Category string
+			Versions map[string]json.RawMessage
+		}
+		Comparisons []struct{ Left, Right, Status, Classification, Diff string }
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	// protocol-logicalrep-message-formats.html: Stream Abort is first printed in 14.
+	if r.Kind != "protocol" || r.Item.Category != "逻辑复制格式" || len(r.Item.Versions) != 6 || len(r.Comparisons) != 6 {
+		t.Fatalf("record: kind %q category %q %d versions %d comparisons", r.Kind, r.Item.Category, len(r.Item.Versions), len(r.Comparisons))
+	}
+	first, wire := r.Comparisons[0], r.Comparisons[2]
+	if first.Left != "13" || first.Status != "added" || !strings.Contains(first.Diff, "\n-该版未收录\n") {
+		t.Errorf("13 → 14: %+v", first)
+	}
+	if wire.Right != "16" || wire.Status != "changed" || wire.Classification != "wire change" || !strings.Contains(wire.Diff, `+      "format": "Int64 (XLogRecPtr)",`) {
+		t.Errorf("15 → 16: %+v", wire)
+	}
+}
+
+// The committed matrices are what the code produces now from the committed
+// spec; regenerate them with the commands in the Makefile's generate target.
+func TestCommittedMatricesAreCurrent(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		args []string
+	}{
+		{"spec/matrix.md", []string{"matrix", "--format", "md", "--lang", "en"}},
+		{"spec/matrix.zh.md", []string{"matrix", "--format", "md", "--lang", "zh"}},
+		{"spec/matrix.json", []string{"matrix", "--format", "json", "--lang", "en"}},
+	} {
+		code, out, stderr := pgspec(t, c.args...)
+		if code != 0 {
+			t.Fatalf("pgspec %q: exit %d: %s", c.args, code, stderr)
+		}
+		committed, err := os.ReadFile(filepath.Join(corpus.Root(), c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(committed) != out {
+			t.Errorf("%s is stale: run go run ./cmd/pgspec %s --out %s", c.file, strings.Join(c.args, " "), c.file)
+		}
+	}
+	// --out writes the same bytes as standard output.
+	out := filepath.Join(t.TempDir(), "m.md")
+	if code, _, stderr := pgspec(t, "matrix", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	written, _ := os.ReadFile(out)
+	committed, _ := os.ReadFile(filepath.Join(corpus.Root(), "spec/matrix.md"))
+	if string(written) != string(committed) {
+		t.Error("matrix --out differs from the committed spec/matrix.md")
+	}
+}
