@@ -267,7 +267,7 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 		t := n.row.Type
 		switch n.role {
 		case roleTag:
-			out = append(out, &Item{Op: OpTag, Value: int64(t.Tag[0]), Row: n.row})
+			out = append(out, &Item{Op: OpTag, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
 			continue
 		case roleLength:
 			out = append(out, &Item{Op: OpLength, Width: 4, Row: n.row})

@@ -375,11 +375,24 @@ func (msg *Message) add(major int, sm *spec.Message, l *Layout) {
 		prev := msg.Layouts[n-1]
 		if prev.String() == l.String() {
 			prev.Majors = append(prev.Majors, major)
+			mergeTypes(prev.Items, l.Items)
 			return
 		}
 		msg.Changes = append(msg.Changes, fmt.Sprintf("PostgreSQL %d: %s.", major, diffLayouts(prev, l)))
 	}
 	msg.Layouts = append(msg.Layouts, l)
+}
+
+// mergeTypes gives the items of two majors that share a layout the Go types
+// of both: an Int32 the manual annotated (TransactionId) in one major and
+// not in the other keeps the annotated type.
+func mergeTypes(into, from []*Item) {
+	for i, it := range into {
+		if t, ok := reconcile(it.GoType, from[i].GoType); ok {
+			it.GoType = t
+		}
+		mergeTypes(it.Elem, from[i].Elem)
+	}
 }
 
 // messageDoc is the manual's text about the message: the description of its

@@ -151,7 +151,11 @@ func itemDoc(it *Item) []string {
 		doc = append(doc, "nil stands for the length -1 (NULL).")
 	}
 	for _, pl := range it.Lengths {
-		doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d to %d bytes long.", pl.Minor, pl.Min, pl.Max))
+		if pl.Min == pl.Max {
+			doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d bytes long.", pl.Minor, pl.Min))
+		} else {
+			doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d to %d bytes long.", pl.Minor, pl.Min, pl.Max))
+		}
 	}
 	switch it.Gate {
 	case GateStreamed:

@@ -1,0 +1,89 @@
+package codec
+
+import (
+	"errors"
+	"strconv"
+)
+
+// Sentinel causes carried by DecodeError, EncodeError and FrameError; test
+// for them with errors.Is.
+var (
+	ErrTruncated      = errors.New("truncated")
+	ErrTrailingBytes  = errors.New("trailing bytes")
+	ErrBadFixedValue  = errors.New("wrong fixed value")
+	ErrBadLength      = errors.New("bad length")
+	ErrNegativeLength = errors.New("negative length")
+	ErrNegativeCount  = errors.New("negative count")
+	ErrCountTooLarge  = errors.New("count larger than the remaining bytes")
+	ErrUnknownTag     = errors.New("unknown tag")
+	ErrUnterminated   = errors.New("missing zero terminator")
+	ErrZeroByte       = errors.New("zero byte inside a zero-terminated value")
+	ErrTooLarge       = errors.New("value too large for its wire field")
+	ErrTooLong        = errors.New("message longer than the maximum size")
+)
+
+// DecodeError says where decoding failed: the message, the Go field being
+// read, and the byte offset in the input at which it failed.
+type DecodeError struct {
+	Message string
+	Field   string
+	Offset  int
+	Err     error
+}
+
+func (e *DecodeError) Error() string {
+	s := "codec: decode " + e.Message
+	if e.Field != "" {
+		s += "." + e.Field
+	}
+	return s + " at byte " + strconv.Itoa(e.Offset) + ": " + e.Err.Error()
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// EncodeError says which message and field could not be encoded.
+type EncodeError struct {
+	Message string
+	Field   string
+	Err     error
+}
+
+func (e *EncodeError) Error() string {
+	s := "codec: encode " + e.Message
+	if e.Field != "" {
+		s += "." + e.Field
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *EncodeError) Unwrap() error { return e.Err }
+
+// VersionError reports a message used with a PostgreSQL major that does not
+// have it (or a major outside the generated range).
+type VersionError struct {
+	Message string
+	Major   int
+}
+
+func (e *VersionError) Error() string {
+	return "codec: " + e.Message + " does not exist in PostgreSQL " + strconv.Itoa(e.Major)
+}
+
+// FrameError reports a message that framing refused before reading its body.
+type FrameError struct {
+	// Tag is the message's tag byte, 0 for untagged startup-phase messages.
+	Tag byte
+	// Length is the length field as read; Max the configured maximum.
+	Length, Max int
+	Err         error
+}
+
+func (e *FrameError) Error() string {
+	s := "codec: frame"
+	if e.Tag != 0 {
+		s += " '" + string(rune(e.Tag)) + "'"
+	}
+	return s + " length " + strconv.Itoa(e.Length) + " (max " + strconv.Itoa(e.Max) + "): " + e.Err.Error()
+}
+
+func (e *FrameError) Unwrap() error { return e.Err }

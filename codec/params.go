@@ -1,0 +1,61 @@
+package codec
+
+// Params selects the wire layout a message is encoded and decoded with.
+type Params struct {
+	// Major is the PostgreSQL major version, OldestMajor..NewestMajor; 0 means NewestMajor.
+	Major int
+	// ProtocolMinor is the frontend/backend protocol's minor version: 0 for
+	// 3.0, 2 for 3.2. It decides the cancel key length (4 bytes under 3.0).
+	ProtocolMinor int
+	// LogicalVersion is pgoutput's proto_version, 1..4; 0 means 1.
+	LogicalVersion int
+	// Streamed is true inside a streamed transaction (between Stream Start
+	// and Stream Stop): pgoutput messages then carry the transaction's xid.
+	Streamed bool
+	// ParallelStreaming is true when streaming = parallel (protocol version
+	// 4): Stream Abort then carries the abort LSN and timestamp.
+	ParallelStreaming bool
+}
+
+// major is the major the layout is chosen by.
+func (p Params) major() int {
+	if p.Major == 0 {
+		return NewestMajor
+	}
+	return p.Major
+}
+
+// MajorSet is a set of PostgreSQL majors, one bit per major.
+type MajorSet uint64
+
+// Has reports whether major is in the set; 0 means NewestMajor.
+func (s MajorSet) Has(major int) bool {
+	if major == 0 {
+		major = NewestMajor
+	}
+	return major > 0 && major < 64 && s&(1<<major) != 0
+}
+
+// Majors lists the set's majors in increasing order.
+func (s MajorSet) Majors() []int {
+	var out []int
+	for m := 0; m < 64; m++ {
+		if s&(1<<m) != 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Message is what every generated message type implements.
+type Message interface {
+	// Encode appends the message's bytes to dst (see the package comment).
+	Encode(dst []byte, p Params) ([]byte, error)
+	// Decode replaces the message's fields with those read from src, which
+	// must hold exactly one message; fields alias src.
+	Decode(src []byte, p Params) error
+	// Slug is the message's stable identity in the spec, e.g. "bind".
+	Slug() string
+	// Majors is the set of PostgreSQL majors whose manual documents the message.
+	Majors() MajorSet
+}

@@ -1,0 +1,375 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/pgspec/pgspec/gen/model"
+)
+
+// scope is where generated code reads or writes fields: the message (m),
+// a group element (e), or the value of a flattened group (v).
+type scope struct {
+	recv string
+	// value, when set, is the variable holding a flattened group's value.
+	value string
+	// prefix names the enclosing group in error messages ("Fields.").
+	prefix string
+	// items are the scope's items, to find the group a count counts.
+	items []*model.Item
+}
+
+func (sc scope) target(it *model.Item) *jen.Statement {
+	if sc.value != "" {
+		return jen.Id(sc.value)
+	}
+	return jen.Id(sc.recv).Dot(it.Field)
+}
+
+func (sc scope) name(it *model.Item) string {
+	if it.Field == "" {
+		return strings.TrimSuffix(sc.prefix, ".")
+	}
+	return sc.prefix + it.Field
+}
+
+// widthSuffix is the reader/writer method suffix of an integer width.
+func widthSuffix(width int) string { return fmt.Sprint(8 * width) }
+
+// unsigned is the unsigned Go type of a width.
+func unsigned(width int) string { return "uint" + widthSuffix(width) }
+
+// fixedValue renders a fixed value: a tag as a character literal.
+func fixedValue(it *model.Item) *jen.Statement {
+	if it.Width == 1 && it.Value >= ' ' && it.Value < 127 {
+		return jen.LitRune(rune(it.Value))
+	}
+	return jen.Lit(int(it.Value))
+}
+
+// fixedName is how a fixed row is named in errors: its format.
+func fixedName(it *model.Item) string {
+	if it.Op == model.OpTag {
+		return "tag"
+	}
+	return it.Row.Format
+}
+
+// condition is the Go condition under which an item is on the wire, nil
+// when it always is.
+func condition(it *model.Item, sc scope) *jen.Statement {
+	var conds []*jen.Statement
+	switch it.Gate {
+	case model.GateStreamed:
+		conds = append(conds, jen.Id("p").Dot("Streamed"))
+	case model.GateParallel:
+		conds = append(conds, jen.Id("p").Dot("ParallelStreaming"))
+	}
+	if it.When != nil {
+		field := func() *jen.Statement { return jen.Id(sc.recv).Dot(it.When.Field) }
+		if it.When.Tags == "" {
+			conds = append(conds, field().Op("!=").Lit(0))
+		} else {
+			var c *jen.Statement
+			for i := 0; i < len(it.When.Tags); i++ {
+				eq := field().Op("==").LitRune(rune(it.When.Tags[i]))
+				if c == nil {
+					c = eq
+				} else {
+					c = c.Op("||").Add(eq)
+				}
+			}
+			conds = append(conds, jen.Parens(c))
+		}
+	}
+	if len(conds) == 0 {
+		return nil
+	}
+	c := conds[0]
+	for _, o := range conds[1:] {
+		c = c.Op("&&").Add(o)
+	}
+	return c
+}
+
+// readLayout is the body of a layout's read: zero the fields the layout
+// lacks, then read every item in order.
+func (e *emitter) readLayout(l *model.Layout) []jen.Code {
+	present := map[string]bool{}
+	for _, it := range l.Items {
+		if it.Field != "" && it.Op != model.OpCount {
+			present[it.Field] = true
+		}
+	}
+	var out []jen.Code
+	for _, f := range e.msg.Fields {
+		if !present[f.Name] {
+			out = append(out, zero(jen.Id("m").Dot(f.Name), f.GoType, e.isPart(f.GoType))...)
+		}
+	}
+	return append(out, e.readItems(l.Items, scope{recv: "m", items: l.Items})...)
+}
+
+func (e *emitter) readItems(items []*model.Item, sc scope) []jen.Code {
+	var out []jen.Code
+	for _, it := range items {
+		stmts := e.readItem(it, sc)
+		cond := condition(it, sc)
+		if cond == nil {
+			out = append(out, stmts...)
+			continue
+		}
+		if it.Op == model.OpCount {
+			panic("conditional count") // the model never makes one
+		}
+		out = append(out, jen.If(cond).Block(stmts...).Else().Block(zero(sc.target(it), it.GoType, it.Op == model.OpPart)...))
+	}
+	return out
+}
+
+func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
+	r := func() *jen.Statement { return jen.Id("r") }
+	name := sc.name(it)
+	set := func(v jen.Code) []jen.Code { return []jen.Code{sc.target(it).Op("=").Add(v)} }
+	switch it.Op {
+	case model.OpTag, model.OpFixed:
+		return []jen.Code{r().Dot("fixed").Call(jen.Lit(fixedName(it)), jen.Lit(it.Width), fixedValue(it))}
+	case model.OpLength:
+		return []jen.Code{r().Dot("length").Call()}
+	case model.OpCount:
+		g := groupOf(sc.items, it.Field)
+		return []jen.Code{jen.Id("n" + it.Field).Op(":=").Add(r().Dot("count").Call(jen.Lit(name), jen.Lit(it.Width), jen.Lit(e.minElem(g))))}
+	case model.OpBytesN:
+		return []jen.Code{jen.Copy(sc.target(it).Index(jen.Empty(), jen.Empty()), r().Dot("take").Call(jen.Lit(name), jen.Lit(it.Width)))}
+	case model.OpRest:
+		return e.byProtocol(it, func(lo, hi jen.Code) []jen.Code {
+			return set(r().Dot("rest").Call(jen.Lit(name), lo, hi))
+		})
+	case model.OpPart:
+		return []jen.Code{sc.target(it).Dot("read").Call(jen.Id("r"), jen.Id("p"))}
+	case model.OpGroup:
+		return e.readGroup(it, sc)
+	}
+	return set(readExpr(it, name))
+}
+
+// readExpr is the expression reading one scalar value.
+func readExpr(it *model.Item, name string) *jen.Statement {
+	r := jen.Id("r")
+	switch it.Op {
+	case model.OpInt:
+		v := r.Dot("u" + widthSuffix(it.Width)).Call(jen.Lit(name))
+		if it.GoType != unsigned(it.Width) {
+			return jen.Id(it.GoType).Call(v)
+		}
+		return v
+	case model.OpByte:
+		return r.Dot("u8").Call(jen.Lit(name))
+	case model.OpChoice:
+		return r.Dot("choice").Call(jen.Lit(name), jen.Lit(it.Tags), jen.Lit(it.Optional))
+	case model.OpString:
+		return r.Dot("str").Call(jen.Lit(name))
+	case model.OpRaw:
+		return r.Dot("take").Call(jen.Lit(name), jen.Lit(it.Width))
+	case model.OpBytes:
+		return r.Dot("bytes32").Call(jen.Lit(name), jen.Lit(it.Nullable))
+	}
+	panic("emit: no read expression for " + it.String())
+}
+
+func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
+	name := sc.name(it)
+	target := func() *jen.Statement { return sc.target(it) }
+	var body []jen.Code
+	if it.ElemType == "" {
+		v := it.Elem[len(it.Elem)-1]
+		body = append(e.readItems(it.Elem[:len(it.Elem)-1], sc), target().Op("=").Append(target(), readExpr(v, name)))
+	} else {
+		inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
+		body = append(body, jen.Var().Id("e").Id(it.ElemType))
+		body = append(body, e.readItems(it.Elem, inner)...)
+		body = append(body, target().Op("=").Append(target(), jen.Id("e")))
+	}
+	if it.Terminated {
+		return []jen.Code{
+			target().Op("=").Add(target()).Index(jen.Empty(), jen.Lit(0)),
+			jen.For(jen.Op("!").Id("r").Dot("terminator").Call(jen.Lit(name))).Block(body...),
+		}
+	}
+	n := jen.Id("n" + it.Field)
+	return []jen.Code{
+		target().Op("=").Id("grow").Call(target(), n),
+		jen.For(jen.Range().Add(n.Clone())).Block(body...),
+	}
+}
+
+// byProtocol chooses an item's length bounds by Params.ProtocolMinor.
+func (e *emitter) byProtocol(it *model.Item, body func(lo, hi jen.Code) []jen.Code) []jen.Code {
+	if len(it.Lengths) == 0 {
+		return body(jen.Lit(0), jen.Id("anyLength"))
+	}
+	last := it.Lengths[0]
+	stmt := body(jen.Lit(last.Min), jen.Lit(last.Max))
+	for _, pl := range it.Lengths[1:] {
+		stmt = []jen.Code{jen.If(jen.Id("p").Dot("ProtocolMinor").Op(">=").Lit(pl.Minor)).
+			Block(body(jen.Lit(pl.Min), jen.Lit(pl.Max))...).Else().Block(stmt...)}
+	}
+	return stmt
+}
+
+// writeLayout is the body of a layout's write.
+func (e *emitter) writeLayout(l *model.Layout) []jen.Code {
+	out := e.writeItems(l.Items, scope{recv: "m", items: l.Items})
+	for _, it := range l.Items {
+		if it.Op == model.OpLength {
+			out = append(out, jen.Id("w").Dot("finish").Call(jen.Id("start")))
+		}
+	}
+	return out
+}
+
+func (e *emitter) writeItems(items []*model.Item, sc scope) []jen.Code {
+	var out []jen.Code
+	for _, it := range items {
+		stmts := e.writeItem(it, sc)
+		if cond := condition(it, sc); cond != nil {
+			stmts = []jen.Code{jen.If(cond).Block(stmts...)}
+		}
+		out = append(out, stmts...)
+	}
+	return out
+}
+
+func (e *emitter) writeItem(it *model.Item, sc scope) []jen.Code {
+	w := func() *jen.Statement { return jen.Id("w") }
+	name := jen.Lit(sc.name(it))
+	v := func() *jen.Statement { return sc.target(it) }
+	switch it.Op {
+	case model.OpTag, model.OpFixed:
+		return []jen.Code{w().Dot("u" + widthSuffix(it.Width)).Call(fixedValue(it))}
+	case model.OpLength:
+		return []jen.Code{jen.Id("start").Op(":=").Add(w().Dot("begin").Call())}
+	case model.OpCount:
+		return []jen.Code{w().Dot("count").Call(name, jen.Lit(it.Width), jen.Len(jen.Id(sc.recv).Dot(it.Field)))}
+	case model.OpInt:
+		val := v()
+		if it.GoType != unsigned(it.Width) {
+			val = jen.Id(unsigned(it.Width)).Call(v())
+		}
+		return []jen.Code{w().Dot("u" + widthSuffix(it.Width)).Call(val)}
+	case model.OpByte:
+		return []jen.Code{w().Dot("u8").Call(v())}
+	case model.OpChoice:
+		return []jen.Code{w().Dot("choice").Call(name, v(), jen.Lit(it.Tags), jen.Lit(it.Optional))}
+	case model.OpString:
+		return []jen.Code{w().Dot("str").Call(name, v())}
+	case model.OpBytesN:
+		return []jen.Code{w().Dot("bytes").Call(v().Index(jen.Empty(), jen.Empty()))}
+	case model.OpRaw:
+		return []jen.Code{w().Dot("raw").Call(name, v(), jen.Lit(it.Width), jen.Lit(it.Width))}
+	case model.OpRest:
+		return e.byProtocol(it, func(lo, hi jen.Code) []jen.Code {
+			return []jen.Code{w().Dot("raw").Call(name, v(), lo, hi)}
+		})
+	case model.OpBytes:
+		return []jen.Code{w().Dot("bytes32").Call(name, v(), jen.Lit(it.Nullable))}
+	case model.OpPart:
+		return []jen.Code{v().Dot("write").Call(jen.Id("w"), jen.Id("p"))}
+	case model.OpGroup:
+		return e.writeGroup(it, sc)
+	}
+	panic("emit: cannot write " + it.String())
+}
+
+func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
+	name := sc.name(it)
+	inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
+	first := it.Elem[0]
+	var body []jen.Code
+	var loop *jen.Statement
+	if it.ElemType == "" {
+		inner.recv, inner.value, first = sc.recv, "v", it.Elem[len(it.Elem)-1]
+		loop = jen.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(sc.target(it)))
+	} else {
+		loop = jen.For(jen.Id("i").Op(":=").Range().Add(sc.target(it)))
+		body = append(body, jen.Id("e").Op(":=").Op("&").Add(sc.target(it)).Index(jen.Id("i")))
+	}
+	if it.Terminated {
+		empty := inner.target(first).Op("==").Lit(0)
+		if first.Op == model.OpString {
+			empty = inner.target(first).Op("==").Lit("")
+		}
+		body = append(body, jen.Id("w").Dot("nonzero").Call(jen.Lit(inner.name(first)), empty))
+	}
+	body = append(body, e.writeItems(it.Elem, inner)...)
+	out := []jen.Code{loop.Block(body...)}
+	if it.Terminated {
+		out = append(out, jen.Id("w").Dot("u8").Call(jen.Lit(0)))
+	}
+	return out
+}
+
+// groupOf finds the group a count counts.
+func groupOf(items []*model.Item, field string) *model.Item {
+	for _, it := range items {
+		if it.Op == model.OpGroup && it.Field == field {
+			return it
+		}
+	}
+	panic("emit: count of unknown group " + field)
+}
+
+// minElem is the fewest bytes one element of a group takes on the wire;
+// a count is checked against the remaining bytes with it.
+func (e *emitter) minElem(g *model.Item) int {
+	n := minSize(g.Elem, e.mod)
+	if n == 0 {
+		panic("emit: group " + g.Field + " has elements of zero bytes")
+	}
+	return n
+}
+
+func minSize(items []*model.Item, mod *model.Model) int {
+	n := 0
+	for _, it := range items {
+		if it.Gate != "" || it.When != nil {
+			continue
+		}
+		switch it.Op {
+		case model.OpFixed, model.OpInt, model.OpCount, model.OpRaw, model.OpBytesN, model.OpLength:
+			n += it.Width
+		case model.OpTag, model.OpByte, model.OpString:
+			n++
+		case model.OpChoice:
+			if !it.Optional {
+				n++
+			}
+		case model.OpBytes:
+			n += 4
+		case model.OpPart:
+			n += partMin(it.Part, mod)
+		case model.OpGroup:
+			if it.Terminated {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func partMin(goName string, mod *model.Model) int {
+	least := -1
+	for _, m := range mod.Messages {
+		if m.GoName != goName {
+			continue
+		}
+		for _, l := range m.Layouts {
+			if s := minSize(l.Items, mod); least < 0 || s < least {
+				least = s
+			}
+		}
+	}
+	return max(least, 0)
+}

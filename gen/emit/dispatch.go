@@ -1,0 +1,260 @@
+package emit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
+)
+
+// dispatcher decodes one stream's messages by their first bytes into one
+// reused value per message type.
+type dispatcher struct {
+	name, doc, what string
+	tagged          bool
+	members         []*model.Message
+}
+
+// dispatchers groups the model's messages by the stream they travel in.
+func dispatchers(mod *model.Model) []*dispatcher {
+	ds := []*dispatcher{
+		{name: "Backend", what: "backend message", tagged: true,
+			doc: "Backend decodes the tagged messages a PostgreSQL backend sends (what a client reads), resolving 'R' by its Int32 subtype."},
+		{name: "Frontend", what: "frontend message", tagged: true,
+			doc: "Frontend decodes the tagged messages a frontend sends (what a server reads). The four messages tagged 'p' are told apart by Auth, which the caller sets from the state of the authentication exchange."},
+		{name: "Startup", what: "startup message",
+			doc: "Startup decodes the untagged messages a frontend sends first (StartupMessage, SSLRequest, GSSENCRequest, CancelRequest) by their request code."},
+		{name: "Logical", what: "logical replication message", tagged: true,
+			doc: "Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL data), by their tag."},
+		{name: "ReplicationBackend", what: "replication message", tagged: true,
+			doc: "ReplicationBackend decodes the streaming replication messages a server sends inside CopyData (WAL data, keepalives, primary status, base backup archives and progress), by their tag."},
+		{name: "ReplicationFrontend", what: "replication message", tagged: true,
+			doc: "ReplicationFrontend decodes the streaming replication messages a client sends inside CopyData (standby status, hot standby feedback, primary status requests), by their tag."},
+	}
+	for _, m := range mod.Messages {
+		fb := m.Layer == spec.LayerFrontendBackend
+		add := func(d *dispatcher, ok bool) {
+			if ok {
+				d.members = append(d.members, m)
+			}
+		}
+		add(ds[0], fb && m.Tag != 0 && strings.Contains(m.Direction, "B"))
+		add(ds[1], fb && m.Tag != 0 && strings.Contains(m.Direction, "F"))
+		add(ds[2], fb && m.Tag == 0)
+		add(ds[3], m.Layer == spec.LayerLogicalReplication && !m.Part)
+		add(ds[4], m.Layer == spec.LayerStreamingReplication && m.Direction == "B")
+		add(ds[5], m.Layer == spec.LayerStreamingReplication && m.Direction == "F")
+	}
+	return ds
+}
+
+// dispatchFile renders the dispatchers and the AuthState type.
+func dispatchFile(mod *model.Model) (*jen.File, error) {
+	f := newFile()
+	var states []*model.Message
+	for _, m := range mod.Messages {
+		if m.State != "" {
+			states = append(states, m)
+		}
+	}
+	sort.Slice(states, func(i, j int) bool { return states[i].State < states[j].State })
+	f.Comment("AuthState is the state of the authentication exchange, which alone tells the")
+	f.Comment("frontend messages tagged 'p' apart. The zero value is no state: a 'p' then fails.")
+	f.Type().Id("AuthState").Int()
+	f.Line()
+	var consts []jen.Code
+	for i, m := range states {
+		c := jen.Comment(fmt.Sprintf("Auth%s: the frontend answers with %s.", m.State, m.GoName))
+		consts = append(consts, c, jen.Id("Auth"+m.State).Id("AuthState").Op("=").Lit(i+1))
+	}
+	f.Const().Defs(consts...)
+	for _, d := range dispatchers(mod) {
+		if err := d.emit(f); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (d *dispatcher) emit(f *jen.File) error {
+	sort.Slice(d.members, func(i, j int) bool { return d.members[i].GoName < d.members[j].GoName })
+	var fields []jen.Code
+	if d.name == "Frontend" {
+		fields = append(fields, jen.Comment("Auth selects the message a 'p' is."), jen.Id("Auth").Id("AuthState"), jen.Line())
+	}
+	for _, m := range d.members {
+		fields = append(fields, jen.Id(lowerFirst(m.GoName)).Id(m.GoName))
+	}
+	f.Line()
+	docComment(f, []string{d.doc, "Each message decodes into a value the " + d.name + " keeps and reuses: it is valid until the next Decode."})
+	f.Type().Id(d.name).Struct(fields...)
+
+	body, err := d.pick()
+	if err != nil {
+		return err
+	}
+	f.Line()
+	f.Comment("Decode decodes the one message in src, chosen by its first bytes.")
+	f.Func().Params(jen.Id("d").Op("*").Id(d.name)).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Params(jen.Id("Message"), jen.Error()).Block(
+		append(append([]jen.Code{jen.Var().Id("m").Id("Message")}, body...),
+			jen.Return(jen.Id("m"), jen.Id("m").Dot("Decode").Call(jen.Id("src"), jen.Id("p"))))...)
+	return nil
+}
+
+// fail returns a dispatch error naming what was being read.
+func (d *dispatcher) fail(field string, off int, cause string) jen.Code {
+	return jen.Return(jen.Nil(), jen.Id("dispatchError").Call(jen.Lit(d.what), jen.Lit(field), jen.Lit(off), jen.Id(cause)))
+}
+
+// pick is the switch choosing m.
+func (d *dispatcher) pick() ([]jen.Code, error) {
+	assign := func(m *model.Message) jen.Code {
+		return jen.Id("m").Op("=").Op("&").Id("d").Dot(lowerFirst(m.GoName))
+	}
+	if !d.tagged {
+		c, err := d.byCode(d.members, 4, assign)
+		if err != nil {
+			return nil, err
+		}
+		return []jen.Code{
+			jen.If(jen.Len(jen.Id("src")).Op("<").Lit(8)).Block(d.fail("request code", 0, "ErrTruncated")),
+			c,
+		}, nil
+	}
+	byTag := map[byte][]*model.Message{}
+	var tags []byte
+	for _, m := range d.members {
+		if byTag[m.Tag] == nil {
+			tags = append(tags, m.Tag)
+		}
+		byTag[m.Tag] = append(byTag[m.Tag], m)
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i] < tags[j] })
+	var cases []jen.Code
+	for _, t := range tags {
+		ms := byTag[t]
+		var stmt []jen.Code
+		switch {
+		case len(ms) == 1:
+			stmt = []jen.Code{assign(ms[0])}
+		case allStates(ms):
+			var sc []jen.Code
+			for _, m := range ms {
+				sc = append(sc, jen.Case(jen.Id("Auth"+m.State)).Add(assign(m)))
+			}
+			sc = append(sc, jen.Default().Add(d.fail("Auth", 0, "ErrUnknownTag")))
+			stmt = []jen.Code{jen.Switch(jen.Id("d").Dot("Auth")).Block(sc...)}
+		default:
+			c, err := d.byCode(ms, 5, assign)
+			if err != nil {
+				return nil, err
+			}
+			stmt = []jen.Code{jen.If(jen.Len(jen.Id("src")).Op("<").Lit(9)).Block(d.fail("subtype", 0, "ErrTruncated")), c}
+		}
+		cases = append(cases, jen.Case(jen.LitRune(rune(t))).Block(stmt...))
+	}
+	cases = append(cases, jen.Default().Add(d.fail("tag", 0, "ErrUnknownTag")))
+	return []jen.Code{
+		jen.If(jen.Len(jen.Id("src")).Op("==").Lit(0)).Block(d.fail("tag", 0, "ErrTruncated")),
+		jen.Switch(jen.Id("src").Index(jen.Lit(0))).Block(cases...),
+	}, nil
+}
+
+// byCode switches on the Int32 fixed value that follows the length at off
+// (an authentication subtype, a request code); at most one message without
+// one is the default.
+func (d *dispatcher) byCode(ms []*model.Message, off int, assign func(*model.Message) jen.Code) (jen.Code, error) {
+	var cases []jen.Code
+	var dflt *model.Message
+	for _, m := range ms {
+		code, ok, err := fixedAfterLength(m)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if dflt != nil {
+				return nil, fmt.Errorf("%s: %s and %s share a tag and have no code to tell them apart", d.name, dflt.GoName, m.GoName)
+			}
+			dflt = m
+			continue
+		}
+		cases = append(cases, jen.Case(jen.Lit(int(code))).Add(assign(m)))
+	}
+	if dflt != nil {
+		cases = append(cases, jen.Default().Add(assign(dflt)))
+	} else {
+		cases = append(cases, jen.Default().Add(d.fail("subtype", off, "ErrUnknownTag")))
+	}
+	return jen.Switch(jen.Qual("encoding/binary", "BigEndian").Dot("Uint32").Call(jen.Id("src").Index(jen.Lit(off), jen.Empty()))).Block(cases...), nil
+}
+
+// fixedAfterLength is the Int32 fixed value right after a message's length,
+// the same in all its layouts.
+func fixedAfterLength(m *model.Message) (int64, bool, error) {
+	var code int64
+	for i, l := range m.Layouts {
+		j := 0
+		for j < len(l.Items) && (l.Items[j].Op == model.OpTag || l.Items[j].Op == model.OpLength) {
+			j++
+		}
+		ok := j < len(l.Items) && l.Items[j].Op == model.OpFixed && l.Items[j].Width == 4
+		switch {
+		case i > 0 && ok != (code >= 0):
+			return 0, false, fmt.Errorf("%s: layouts disagree on the code after the length", m.GoName)
+		case !ok:
+			code = -1
+		case i > 0 && l.Items[j].Value != code:
+			return 0, false, fmt.Errorf("%s: layouts disagree on the code after the length", m.GoName)
+		default:
+			code = l.Items[j].Value
+		}
+	}
+	return code, code >= 0, nil
+}
+
+func allStates(ms []*model.Message) bool {
+	for _, m := range ms {
+		if m.State == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// constantsFile renders the majors, the error field codes and NewMessages.
+func constantsFile(mod *model.Model) *jen.File {
+	f := newFile()
+	f.Comment("The PostgreSQL majors the codec was generated for.")
+	f.Const().Defs(
+		jen.Id("OldestMajor").Op("=").Lit(mod.Majors[0]),
+		jen.Id("NewestMajor").Op("=").Lit(mod.Newest()),
+	)
+	f.Line()
+	f.Comment("Codes of the fields of ErrorResponse and NoticeResponse (the manual's")
+	f.Comment("\"Error and Notice Message Fields\"), for ErrorField.Code.")
+	var defs []jen.Code
+	for i, ef := range mod.ErrorFields {
+		if i > 0 {
+			defs = append(defs, jen.Line())
+		}
+		doc := ef.Doc
+		if len(ef.Majors) != len(mod.Majors) {
+			doc += " Only in PostgreSQL " + model.MajorList(ef.Majors) + "."
+		}
+		defs = append(defs, comment([]string{"ErrorField" + ef.GoName + ": " + doc})...)
+		defs = append(defs, jen.Id("ErrorField"+ef.GoName).Byte().Op("=").LitRune(rune(ef.Code)))
+	}
+	f.Const().Defs(defs...)
+	f.Line()
+	f.Comment("NewMessages returns a new value of every message type, in slug order.")
+	var vals []jen.Code
+	for _, m := range mod.Messages {
+		vals = append(vals, jen.Op("&").Id(m.GoName).Values())
+	}
+	f.Func().Id("NewMessages").Params().Index().Id("Message").Block(jen.Return(jen.Index().Id("Message").Values(vals...)))
+	return f
+}

@@ -1,0 +1,192 @@
+package emit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/pgspec/pgspec/gen/model"
+)
+
+// emitter writes one message's file.
+type emitter struct {
+	mod *model.Model
+	msg *model.Message
+	f   *jen.File
+}
+
+func (e *emitter) message(owners map[string]string) {
+	msg := e.msg
+	docComment(e.f, e.typeDoc())
+	e.f.Type().Id(msg.GoName).Struct(fieldDecls(msg.Fields)...)
+	for _, st := range msg.Structs {
+		if owners[st.Name] != msg.Slug {
+			continue
+		}
+		e.f.Line()
+		docComment(e.f, []string{st.Name + " is one element of a repeated group: " + st.Doc})
+		e.f.Type().Id(st.Name).Struct(fieldDecls(st.Fields)...)
+	}
+	majors := e.majorsConst()
+	e.f.Line()
+	e.f.Const().Id(majors).Id("MajorSet").Op("=").Op(fmt.Sprintf("%#x", majorSet(msg.Majors))).Comment("PostgreSQL " + model.MajorList(msg.Majors))
+
+	recv := func() *jen.Statement { return jen.Params(jen.Id("m").Op("*").Id(msg.GoName)) }
+	e.f.Line()
+	e.f.Comment(fmt.Sprintf("Slug returns %q, the message's identity in the spec.", msg.Slug))
+	e.f.Func().Params(jen.Op("*").Id(msg.GoName)).Id("Slug").Params().String().Block(jen.Return(jen.Lit(msg.Slug)))
+	e.f.Line()
+	e.f.Comment("Majors returns the PostgreSQL majors whose manual documents the message.")
+	e.f.Func().Params(jen.Op("*").Id(msg.GoName)).Id("Majors").Params().Id("MajorSet").Block(jen.Return(jen.Id(majors)))
+
+	versionErr := jen.Op("&").Id("VersionError").Values(jen.Dict{
+		jen.Id("Message"): jen.Lit(msg.GoName),
+		jen.Id("Major"):   jen.Id("p").Dot("major").Call(),
+	})
+	e.f.Line()
+	e.f.Comment("Decode replaces m's fields with the message in src, which must hold exactly")
+	e.f.Comment("its bytes; strings and byte slices alias src.")
+	e.f.Func().Add(recv()).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Error().Block(
+		jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
+		jen.Id("r").Op(":=").Id("reader").Values(jen.Dict{
+			jen.Id("src"): jen.Id("src"),
+			jen.Id("end"): jen.Len(jen.Id("src")),
+			jen.Id("msg"): jen.Lit(msg.GoName),
+		}),
+		jen.Id("m").Dot("read").Call(jen.Op("&").Id("r"), jen.Id("p")),
+		jen.Return(jen.Id("r").Dot("done").Call()),
+	)
+	e.f.Line()
+	e.f.Comment("Encode appends the message to dst; on error dst is returned unchanged.")
+	e.f.Func().Add(recv()).Id("Encode").Params(jen.Id("dst").Index().Byte(), jen.Id("p").Id("Params")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(jen.Id("dst"), versionErr)),
+		jen.Id("w").Op(":=").Id("newWriter").Call(jen.Id("dst"), jen.Lit(msg.GoName)),
+		jen.Id("m").Dot("write").Call(jen.Op("&").Id("w"), jen.Id("p")),
+		jen.Return(jen.Id("w").Dot("result").Call()),
+	)
+	e.layouts("read", jen.Id("r").Op("*").Id("reader"), e.readLayout)
+	e.layouts("write", jen.Id("w").Op("*").Id("writer"), e.writeLayout)
+	if msg.Part {
+		e.f.Line()
+		e.f.Comment("reset empties m when the part is absent, keeping its slices for reuse.")
+		var body []jen.Code
+		for _, f := range msg.Fields {
+			body = append(body, zero(jen.Id("m").Dot(f.Name), f.GoType, e.isPart(f.GoType))...)
+		}
+		e.f.Func().Add(recv()).Id("reset").Params().Block(body...)
+	}
+}
+
+// layouts emits name (read or write) and, when the message has several
+// layouts, one nameNN per layout chosen by major.
+func (e *emitter) layouts(name string, param *jen.Statement, body func(*model.Layout) []jen.Code) {
+	msg := e.msg
+	recv := jen.Params(jen.Id("m").Op("*").Id(msg.GoName))
+	params := func() []jen.Code { return []jen.Code{param.Clone(), jen.Id("p").Id("Params")} }
+	e.f.Line()
+	if len(msg.Layouts) == 1 {
+		e.f.Func().Add(recv).Id(name).Params(params()...).Block(body(msg.Layouts[0])...)
+		return
+	}
+	var cases []jen.Code
+	for i, l := range msg.Layouts {
+		call := jen.Id("m").Dot(layoutFunc(name, l)).Call(jen.Id(name[:1]), jen.Id("p"))
+		if i == len(msg.Layouts)-1 {
+			cases = append(cases, jen.Default().Add(call))
+			continue
+		}
+		var majors []jen.Code
+		for _, m := range l.Majors {
+			majors = append(majors, jen.Lit(m))
+		}
+		cases = append(cases, jen.Case(majors...).Add(call))
+	}
+	e.f.Func().Add(recv).Id(name).Params(params()...).Block(jen.Switch(jen.Id("p").Dot("major").Call()).Block(cases...))
+	for _, l := range msg.Layouts {
+		e.f.Line()
+		e.f.Comment(fmt.Sprintf("%s is the layout of PostgreSQL %s.", layoutFunc(name, l), model.MajorList(l.Majors)))
+		e.f.Func().Add(recv.Clone()).Id(layoutFunc(name, l)).Params(params()...).Block(body(l)...)
+	}
+}
+
+func layoutFunc(name string, l *model.Layout) string {
+	return name + strconv.Itoa(l.Majors[0])
+}
+
+func (e *emitter) majorsConst() string { return lowerFirst(e.msg.GoName) + "Majors" }
+
+// typeDoc is the message type's comment: what the manual calls it and
+// says about it, where it exists and how it changed.
+func (e *emitter) typeDoc() []string {
+	msg := e.msg
+	kind := map[string]string{
+		"frontend-backend":      "message of the frontend/backend protocol",
+		"logical-replication":   "pgoutput logical replication message",
+		"streaming-replication": "streaming replication message carried in CopyData",
+	}[msg.Layer]
+	if msg.Part {
+		kind = "message part of the pgoutput logical replication messages"
+	}
+	first := fmt.Sprintf("%s is the %s %s", msg.GoName, kind, quoteName(msg.Name))
+	if msg.Direction != "" {
+		first += " (" + msg.Direction + ")"
+	}
+	doc := []string{first + "."}
+	doc = append(doc, msg.Doc...)
+	where := "Documented in PostgreSQL " + model.MajorList(msg.Majors) + "."
+	if len(msg.Names) > 1 {
+		var names []string
+		for _, n := range msg.Names {
+			names = append(names, fmt.Sprintf("%s in %s", quoteName(n.Name), model.MajorList(n.Majors)))
+		}
+		where += " Named " + strings.Join(names, ", ") + "."
+	}
+	doc = append(doc, where)
+	if len(msg.Changes) > 0 {
+		doc = append(doc, "Layout changes: "+strings.Join(msg.Changes, " "))
+	}
+	return doc
+}
+
+func quoteName(n string) string { return "\u201c" + n + "\u201d" }
+
+// fieldDecls declares fields with their comments, a blank line between.
+func fieldDecls(fields []*model.Field) []jen.Code {
+	var out []jen.Code
+	for i, f := range fields {
+		if i > 0 {
+			out = append(out, jen.Line())
+		}
+		out = append(out, comment(f.Doc)...)
+		out = append(out, jen.Id(f.Name).Add(typeCode(f.GoType)))
+	}
+	return out
+}
+
+func (e *emitter) isPart(goType string) bool {
+	for _, m := range e.mod.Messages {
+		if m.Part && m.GoName == goType {
+			return true
+		}
+	}
+	return false
+}
+
+// zero sets a field to its zero value, keeping slices' backing arrays.
+func zero(target *jen.Statement, goType string, part bool) []jen.Code {
+	switch {
+	case part:
+		return []jen.Code{target.Clone().Dot("reset").Call()}
+	case goType == "[]byte":
+		return []jen.Code{target.Clone().Op("=").Nil()}
+	case strings.HasPrefix(goType, "[]"):
+		return []jen.Code{target.Clone().Op("=").Add(target.Clone()).Index(jen.Empty(), jen.Lit(0))}
+	case strings.HasPrefix(goType, "["):
+		return []jen.Code{target.Clone().Op("=").Add(typeCode(goType)).Values()}
+	case goType == "string":
+		return []jen.Code{target.Clone().Op("=").Lit("")}
+	}
+	return []jen.Code{target.Clone().Op("=").Lit(0)}
+}
