@@ -27,10 +27,10 @@ const (
 
 // Change is how one message moved from one major to another.
 type Change struct {
-	Status Status
+	Status Status `json:"status"`
 	// ZhOnly is set when the English is unchanged but the Chinese translation
 	// differs; only compared when both sides have one.
-	ZhOnly bool
+	ZhOnly bool `json:"zh_only,omitempty"`
 }
 
 // Compare classifies the step from a to b, whose layouts are la and lb;

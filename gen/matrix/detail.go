@@ -11,13 +11,12 @@ import (
 // Detail is the evidence behind one changed cell or one message of a diff.
 type Detail struct {
 	// ID is the Markdown anchor of the detail, which matrix cells link to.
-	ID     string `json:"id"`
-	Slug   string `json:"slug"`
-	Name   string `json:"name"`
-	From   int    `json:"from"`
-	To     int    `json:"to"`
-	Status Status `json:"status"`
-	ZhOnly bool   `json:"zh_only,omitempty"`
+	ID   string `json:"id"`
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
+	Change
 	// LayoutDiff is the unified diff of Layout, line by line, set for
 	// wire changes only.
 	LayoutDiff []string `json:"layout_diff,omitempty"`
@@ -34,7 +33,7 @@ func (h *History) Explain(r Row, i int, lang Lang) Detail {
 	slug, c := r.Slug, r.Cells[i]
 	a, b := h.Message(slug, i-1), h.Message(slug, i)
 	from, to := h.Specs[i-1].Major, h.Specs[i].Major
-	d := Detail{ID: anchor(detailHeading(slug, from, to)), Slug: slug, From: from, To: to, Status: c.Status, ZhOnly: c.ZhOnly}
+	d := Detail{ID: anchor(detailHeading(slug, from, to)), Slug: slug, From: from, To: to, Change: c}
 	for _, m := range []*spec.Message{a, b} {
 		if m != nil {
 			d.Name = m.Name
@@ -91,11 +90,7 @@ func WriteDiff(w io.Writer, details []Detail, lang Lang) error {
 	v := vocab[lang]
 	var b strings.Builder
 	for _, d := range details {
-		label := v.status[d.Status]
-		if d.ZhOnly && d.Status == Unchanged {
-			label = v.zhOnly
-		}
-		fmt.Fprintf(&b, "# %s (%s): %s, %d → %d\n", d.Name, d.Slug, label, d.From, d.To)
+		fmt.Fprintf(&b, "# %s (%s): %s, %d → %d\n", d.Name, d.Slug, label(d.Change, lang), d.From, d.To)
 		if d.LayoutDiff != nil {
 			fmt.Fprintf(&b, "%s\n%s", v.layout, text(d.LayoutDiff))
 		}

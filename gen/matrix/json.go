@@ -18,12 +18,7 @@ func (h *History) JSON(lang Lang) ([]byte, error) {
 		for _, r := range rows {
 			jr := jsonRow{Slug: r.Slug, Name: r.Latest.Name, Direction: r.Latest.Direction, Aliases: r.Latest.Aliases}
 			for i, c := range r.Cells {
-				label := v.status[c.Status]
-				if c.ZhOnly && lang == Chinese {
-					label = v.zhOnly
-				}
-				jr.Cells = append(jr.Cells, jsonCell{Major: h.Specs[i].Major, Status: c.Status, ZhOnly: c.ZhOnly,
-					Label: label, Link: h.link(r, i, c, lang)})
+				jr.Cells = append(jr.Cells, jsonCell{Major: h.Specs[i].Major, Change: c, Label: label(c, lang), Link: h.link(r, i, c, lang)})
 			}
 			l.Messages = append(l.Messages, jr)
 		}
@@ -54,10 +49,9 @@ type jsonRow struct {
 }
 
 type jsonCell struct {
-	Major  int    `json:"major"`
-	Status Status `json:"status"`
-	ZhOnly bool   `json:"zh_only,omitempty"`
-	Label  string `json:"label"`
+	Major int `json:"major"`
+	Change
+	Label string `json:"label"`
 	// Link is the detail's Markdown anchor ("#…") or the manual's address.
 	Link string `json:"link,omitempty"`
 }

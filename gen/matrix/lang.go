@@ -128,3 +128,13 @@ var vocab = map[Lang]words{
 		noDifferences:   "%d 与 %d 之间没有差异",
 	},
 }
+
+// label is the text of a change in lang; a translation-only change has a
+// label of its own where the language has one (only Chinese does).
+func label(c Change, lang Lang) string {
+	v := vocab[lang]
+	if c.ZhOnly && v.zhOnly != "" {
+		return v.zhOnly
+	}
+	return v.status[c.Status]
+}

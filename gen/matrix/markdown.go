@@ -51,7 +51,7 @@ func (h *History) Markdown(lang Lang) []byte {
 		fmt.Fprintf(&b, "\n## %s\n\n", v.layer[layer])
 		tableHead(&b, heads)
 		for _, r := range h.rows(layer) {
-			cells := []string{h.label(r, v)}
+			cells := []string{rowLabel(r, v)}
 			for i, c := range r.Cells {
 				cells = append(cells, h.cell(r, i, c, lang))
 			}
@@ -79,9 +79,9 @@ func (h *History) rows(layer string) []Row {
 	return out
 }
 
-// label names a row by its latest name and direction and lists the other
+// rowLabel names a row by its latest name and direction and lists the other
 // names it carried.
-func (h *History) label(r Row, v words) string {
+func rowLabel(r Row, v words) string {
 	s := r.Latest.Name
 	if r.Latest.Direction != "" {
 		s += " (" + r.Latest.Direction + ")"
@@ -100,11 +100,7 @@ func (h *History) label(r Row, v words) string {
 
 // cell is the text of cell i of row r, linked to its detail or the manual.
 func (h *History) cell(r Row, i int, c Change, lang Lang) string {
-	v := vocab[lang]
-	text := v.status[c.Status]
-	if c.ZhOnly && lang == Chinese {
-		text = v.zhOnly
-	}
+	text := label(c, lang)
 	if l := h.link(r, i, c, lang); l != "" {
 		return fmt.Sprintf("[%s](%s)", text, l)
 	}
@@ -140,11 +136,7 @@ func (h *History) details(rows []Row, lang Lang) []Detail {
 
 func writeDetail(b *strings.Builder, d Detail, lang Lang) {
 	v := vocab[lang]
-	label := v.status[d.Status]
-	if d.Status == Unchanged && d.ZhOnly {
-		label = v.zhOnly
-	}
-	fmt.Fprintf(b, "\n#### %s\n\n%s: **%s**\n", detailHeading(d.Slug, d.From, d.To), d.Name, label)
+	fmt.Fprintf(b, "\n#### %s\n\n%s: **%s**\n", detailHeading(d.Slug, d.From, d.To), d.Name, label(d.Change, lang))
 	if d.LayoutDiff != nil {
 		fmt.Fprintf(b, "\n%s\n\n```diff\n%s```\n", v.layout, text(d.LayoutDiff))
 	}
