@@ -108,7 +108,7 @@ func TestExportWritesARecordPerSlug(t *testing.T) {
 }
 
 // The committed matrices are what the code produces now from the committed
-// spec; regenerate them with the commands in the Makefile's generate target.
+// spec; make generate rewrites them (see the go:generate lines in gen/matrix).
 func TestCommittedMatricesAreCurrent(t *testing.T) {
 	for _, c := range []struct {
 		file string
@@ -127,7 +127,7 @@ func TestCommittedMatricesAreCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		if string(committed) != out {
-			t.Errorf("%s is stale: run go run ./cmd/pgspec %s --out %s", c.file, strings.Join(c.args, " "), c.file)
+			t.Errorf("%s is stale: run make generate (go run ./cmd/pgspec %s --out %s)", c.file, strings.Join(c.args, " "), c.file)
 		}
 	}
 	// --out writes the same bytes as standard output.

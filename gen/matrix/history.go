@@ -1,6 +1,13 @@
 // Package matrix tells how every documented message changed from one
 // PostgreSQL major to the next: the version-difference matrix, the
 // per-message diffs behind it, and the protocol facts of each major.
+//
+// make generate (go generate) rewrites the committed matrices beside the
+// spec with the directives below.
+//
+//go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format md --lang en --out ../../spec/matrix.md
+//go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format md --lang zh --out ../../spec/matrix.zh.md
+//go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format json --lang en --out ../../spec/matrix.json
 package matrix
 
 import (
