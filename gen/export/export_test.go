@@ -136,6 +136,17 @@ func TestLogicalUpdateMatchesSeed(t *testing.T) {
 	if compared != 10 {
 		t.Errorf("compared %d majors, want 10..19", compared)
 	}
+	// Our comparisons also say how: 14 adds the xid (a new field), 15 only
+	// annotates Int32 as Int32 (TransactionId) and Int32 (Oid).
+	var classes []string
+	for _, c := range r.Comparisons {
+		if c.Status == "changed" {
+			classes = append(classes, c.Left+"→"+c.Right+" "+string(c.Classification))
+		}
+	}
+	if want := []string{"13→14 wire change", "14→15 annotation change"}; !slices.Equal(classes, want) {
+		t.Errorf("changed comparisons %v, want %v", classes, want)
+	}
 	// The seed's one comparison, 17 → 18.
 	c := r.Comparisons[slices.IndexFunc(r.Comparisons, func(c Comparison) bool { return c.Right == seed.Comparison.Right })]
 	if c.Left != seed.Comparison.Left || c.Status != seed.Comparison.Status || c.Diff != seed.Comparison.Diff {

@@ -68,10 +68,13 @@ func changed(c Change, lang Lang) bool {
 // it, added and removed ones included, in row order; with slug set only
 // that message. On a history of two majors that is pgspec diff.
 func (h *History) Diff(slug string, lang Lang) []Detail {
-	var out []Detail
 	last := len(h.Specs) - 1
+	if last < 1 {
+		return nil
+	}
+	var out []Detail
 	for _, r := range h.Rows {
-		if slug != "" && r.Slug != slug || last == 0 {
+		if slug != "" && r.Slug != slug {
 			continue
 		}
 		if c := r.Cells[last]; changed(c, lang) || c.Status == Added || c.Status == Removed {

@@ -18,7 +18,7 @@ func (h *History) JSON(lang Lang) ([]byte, error) {
 		for _, r := range rows {
 			jr := jsonRow{Slug: r.Slug, Name: r.Latest.Name, Direction: r.Latest.Direction, Aliases: r.Latest.Aliases}
 			for i, c := range r.Cells {
-				jr.Cells = append(jr.Cells, jsonCell{Major: h.Specs[i].Major, Change: c, Label: label(c, lang), Link: h.link(r, i, c, lang)})
+				jr.Cells = append(jr.Cells, jsonCell{Major: h.Specs[i].Major, Change: c, Label: label(c, lang), Link: h.link(r, i, lang)})
 			}
 			l.Messages = append(l.Messages, jr)
 		}

@@ -52,8 +52,8 @@ func (h *History) Markdown(lang Lang) []byte {
 		tableHead(&b, heads)
 		for _, r := range h.rows(layer) {
 			cells := []string{rowLabel(r, v)}
-			for i, c := range r.Cells {
-				cells = append(cells, h.cell(r, i, c, lang))
+			for i := range r.Cells {
+				cells = append(cells, h.cell(r, i, lang))
 			}
 			tableRow(&b, cells...)
 		}
@@ -99,9 +99,9 @@ func rowLabel(r Row, v words) string {
 }
 
 // cell is the text of cell i of row r, linked to its detail or the manual.
-func (h *History) cell(r Row, i int, c Change, lang Lang) string {
-	text := label(c, lang)
-	if l := h.link(r, i, c, lang); l != "" {
+func (h *History) cell(r Row, i int, lang Lang) string {
+	text := label(r.Cells[i], lang)
+	if l := h.link(r, i, lang); l != "" {
 		return fmt.Sprintf("[%s](%s)", text, l)
 	}
 	return text
@@ -109,8 +109,8 @@ func (h *History) cell(r Row, i int, c Change, lang Lang) string {
 
 // link is where cell i of row r points: its detail ("#anchor") when it
 // changed, the manual when the message was added or removed, else nowhere.
-func (h *History) link(r Row, i int, c Change, lang Lang) string {
-	switch {
+func (h *History) link(r Row, i int, lang Lang) string {
+	switch c := r.Cells[i]; {
 	case changed(c, lang):
 		return "#" + anchor(detailHeading(r.Slug, h.Specs[i-1].Major, h.Specs[i].Major))
 	case c.Status == Added:
