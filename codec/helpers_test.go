@@ -36,3 +36,47 @@ func cat(parts ...any) []byte {
 
 // neg1 is the Int32 -1 that marks a NULL value.
 var neg1 = be32(0xFFFFFFFF)
+
+// same compares decoded values: like reflect.DeepEqual, except that a nil
+// and an empty slice of elements other than bytes are the same (decoding
+// into a reused value keeps its emptied slices), while a nil []byte (NULL)
+// and an empty one are not.
+func same(a, b any) bool { return sameValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
+
+func sameValue(a, b reflect.Value) bool {
+	if a.Type() != b.Type() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Pointer:
+		return a.IsNil() == b.IsNil() && (a.IsNil() || sameValue(a.Elem(), b.Elem()))
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !sameValue(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice:
+		if a.Type().Elem().Kind() == reflect.Uint8 && a.IsNil() != b.IsNil() {
+			return false
+		}
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !sameValue(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range a.Len() {
+			if !sameValue(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.Interface() == b.Interface()
+}

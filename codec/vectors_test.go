@@ -221,7 +221,7 @@ func TestVectors(t *testing.T) {
 			if err := got.Decode(v.wire, v.p); err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			if !reflect.DeepEqual(got, v.msg) {
+			if !same(got, v.msg) {
 				t.Errorf("Decode:\n got %+v\nwant %+v", got, v.msg)
 			}
 			prefix := []byte("prefix")

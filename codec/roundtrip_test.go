@@ -1,0 +1,234 @@
+package codec_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
+)
+
+// loadModel resolves the committed spec: the round-trip test walks its
+// layouts to fill every field a major has.
+func loadModel(t testing.TB) *model.Model {
+	t.Helper()
+	fsys := os.DirFS("../spec")
+	specs, err := spec.LoadAll(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := model.LoadOverlay(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := model.Build(specs, ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod
+}
+
+// messagesBySlug maps each slug to a constructor of its codec type.
+func messagesBySlug() map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for _, m := range codec.NewMessages() {
+		out[m.Slug()] = reflect.TypeOf(m).Elem()
+	}
+	return out
+}
+
+// paramSets are the states a layout can be read in.
+func paramSets(major int) []codec.Params {
+	var out []codec.Params
+	for _, minor := range []int{0, 2} {
+		for _, streamed := range []bool{false, true} {
+			for _, parallel := range []bool{false, true} {
+				out = append(out, codec.Params{Major: major, ProtocolMinor: minor, LogicalVersion: 4, Streamed: streamed, ParallelStreaming: parallel})
+			}
+		}
+	}
+	return out
+}
+
+// filler gives every field a layout has in a state a distinct non-zero value.
+type filler struct {
+	n     int
+	p     codec.Params
+	mod   *model.Model
+	major int
+}
+
+func (f *filler) next() int { f.n++; return f.n }
+
+func (f *filler) present(it *model.Item, v reflect.Value) bool {
+	switch it.Gate {
+	case model.GateStreamed:
+		if !f.p.Streamed {
+			return false
+		}
+	case model.GateParallel:
+		if !f.p.ParallelStreaming {
+			return false
+		}
+	}
+	if it.When != nil {
+		k := byte(v.FieldByName(it.When.Field).Uint())
+		if k == 0 || it.When.Tags != "" && !strings.ContainsRune(it.When.Tags, rune(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fill sets the fields of struct v that items put on the wire.
+func (f *filler) fill(v reflect.Value, items []*model.Item) {
+	for _, it := range items {
+		if it.Field == "" || it.Op == model.OpCount || !f.present(it, v) {
+			continue
+		}
+		fv := v.FieldByName(it.Field)
+		if !fv.IsValid() {
+			panic("no field " + it.Field + " in " + v.Type().String())
+		}
+		switch it.Op {
+		case model.OpPart:
+			f.fill(fv, f.layout(it.Part).Items)
+		case model.OpGroup:
+			s := reflect.MakeSlice(fv.Type(), 3, 3)
+			for i := range 3 {
+				if it.ElemType != "" {
+					f.fill(s.Index(i), it.Elem)
+				} else {
+					s.Index(i).Set(f.value(it.Elem[len(it.Elem)-1], fv.Type().Elem(), i))
+				}
+			}
+			fv.Set(s)
+		default:
+			fv.Set(f.value(it, fv.Type(), 0))
+		}
+	}
+}
+
+// value is a non-zero value of one scalar item; the i-th element of a
+// nullable group is nil, empty or three bytes.
+func (f *filler) value(it *model.Item, typ reflect.Type, i int) reflect.Value {
+	v := reflect.New(typ).Elem()
+	n := f.next()
+	switch it.Op {
+	case model.OpInt:
+		if v.CanInt() {
+			v.SetInt(int64(n))
+		} else {
+			v.SetUint(uint64(n))
+		}
+	case model.OpByte:
+		v.SetUint(uint64('a' + n%26))
+	case model.OpChoice:
+		tags := it.Tags
+		if it.Optional {
+			tags = "\x00" + tags
+		}
+		v.SetUint(uint64(tags[n%len(tags)]))
+	case model.OpString:
+		v.SetString(fmt.Sprintf("v%d", n))
+	case model.OpBytesN:
+		for j := range v.Len() {
+			v.Index(j).SetUint(uint64(n + j))
+		}
+	case model.OpRaw:
+		v.SetBytes(bytes.Repeat([]byte{byte(n)}, it.Width))
+	case model.OpRest:
+		size := 6
+		for _, pl := range it.Lengths {
+			if f.p.ProtocolMinor >= pl.Minor {
+				size = min(max(size, pl.Min), pl.Max)
+			}
+		}
+		v.SetBytes(bytes.Repeat([]byte{byte(n)}, size))
+	case model.OpBytes:
+		switch {
+		case it.Nullable && i == 1:
+		case i == 2:
+			v.SetBytes([]byte{})
+		default:
+			v.SetBytes([]byte{byte(n), 1, 2})
+		}
+	default:
+		panic("filler: " + it.String())
+	}
+	return v
+}
+
+// layout is the layout of the message named goName in f's major.
+func (f *filler) layout(goName string) *model.Layout {
+	for _, m := range f.mod.Messages {
+		if m.GoName != goName {
+			continue
+		}
+		for _, l := range m.Layouts {
+			for _, mj := range l.Majors {
+				if mj == f.major {
+					return l
+				}
+			}
+		}
+	}
+	panic("no layout of " + goName)
+}
+
+// TestRoundTrip encodes every message of every major, in every state its
+// layout depends on, with every field set, decodes it into a value that
+// holds other data, and checks that the value and the bytes come back.
+func TestRoundTrip(t *testing.T) {
+	mod := loadModel(t)
+	types := messagesBySlug()
+	runs := 0
+	for _, msg := range mod.Messages {
+		typ := types[msg.Slug]
+		if typ == nil {
+			t.Errorf("%s: no codec type", msg.Slug)
+			continue
+		}
+		newest := msg.Layouts[len(msg.Layouts)-1]
+		for _, l := range msg.Layouts {
+			for _, major := range l.Majors {
+				for _, p := range paramSets(major) {
+					want := reflect.New(typ)
+					(&filler{p: p, mod: mod, major: major}).fill(want.Elem(), l.Items)
+					dirty := reflect.New(typ)
+					all := codec.Params{Major: newest.Majors[0], ProtocolMinor: 2, Streamed: true, ParallelStreaming: true}
+					(&filler{n: 1000, p: all, mod: mod, major: all.Major}).fill(dirty.Elem(), newest.Items)
+
+					name := fmt.Sprintf("%s/%d/%+v", msg.GoName, major, p)
+					wm, got := want.Interface().(codec.Message), dirty.Interface().(codec.Message)
+					enc, err := wm.Encode(nil, p)
+					if err != nil {
+						t.Errorf("%s: Encode: %v", name, err)
+						continue
+					}
+					if err := got.Decode(enc, p); err != nil {
+						t.Errorf("%s: Decode: %v\n% x", name, err, enc)
+						continue
+					}
+					if !same(got, wm) {
+						t.Errorf("%s:\n got %+v\nwant %+v", name, got, wm)
+					}
+					again, err := got.Encode(nil, p)
+					if err != nil || !bytes.Equal(again, enc) {
+						t.Errorf("%s: decode then encode: %v\n got % x\nwant % x", name, err, again, enc)
+					}
+					runs++
+				}
+			}
+		}
+	}
+	if runs < len(mod.Messages)*8 {
+		t.Errorf("only %d round trips", runs)
+	}
+	t.Logf("%d round trips over %d messages", runs, len(mod.Messages))
+}
