@@ -84,6 +84,13 @@ type Message struct {
 	Part   bool   `json:"part,omitempty"`
 	Page   string `json:"page"`
 	Anchor string `json:"anchor"`
+	// Lead is the page paragraph just before the message's entry where one
+	// stands between two message lists ("The following messages (…) are
+	// available since protocol version 3.").
+	Lead *Prose `json:"lead,omitempty"`
+	// Annotations is structure stated about the whole message by such a
+	// paragraph, e.g. since-protocol 3 on each message it names.
+	Annotations []Annotation `json:"annotations,omitempty"`
 	// Context is the term of the enclosing entry on the replication page
 	// (e.g. the START_REPLICATION command a sub-message belongs to).
 	Context string `json:"context,omitempty"`
@@ -168,6 +175,8 @@ const (
 	AnnAnyOrder       = "any-order"       // "Fields can appear in any order"
 	AnnExclusive      = "exclusive"       // "either a 'K' … or an 'O' …, but never both"
 	AnnProtocolChange = "protocol-change" // "Before protocol version 3.2, …": Value is the version
+	AnnMessagesSince  = "messages-since"  // "The following messages (A, B) are available since protocol version N": Value is N
+	AnnSharedParts    = "shared-parts"    // "The following message parts are shared by the above messages."
 )
 
 // Annotation is one piece of structure recognised in prose.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 
 	"github.com/pgspec/pgspec/spec"
@@ -118,6 +119,11 @@ func alignMessages(file string, en, zh []spec.Message, major int, corr *Correcti
 			}
 			e.NameZh = z.Name
 		}
+		if (e.Lead == nil) != (z.Lead == nil) {
+			errs = append(errs, &Error{File: file, Message: e.Name, Err: errors.New("the paragraph before the message stands in one language only")})
+		} else if e.Lead != nil {
+			e.Lead.Text.Zh = z.Lead.Text.En
+		}
 		errs = append(errs, alignRows(file, e, z, major, corr, used)...)
 	}
 	return errs
@@ -191,10 +197,15 @@ func alignRows(file string, e, z *spec.Message, major int, corr *Corrections, us
 	return errs
 }
 
-// annotate recognises the structure carried by the English prose.
+// annotate recognises the structure carried by the English prose. A
+// messages-since paragraph also marks each message it names.
 func annotate(s *spec.Spec) {
 	for mi := range s.Messages {
 		m := &s.Messages[mi]
+		if m.Lead != nil {
+			m.Lead.Annotations = recognise(leadRecognisers, m.Lead.Text.En)
+			markNamedMessages(s, m)
+		}
 		for bi := range m.Blocks {
 			b := &m.Blocks[bi]
 			if b.Lead != nil {
@@ -207,6 +218,27 @@ func annotate(s *spec.Spec) {
 		}
 		for ni := range m.Notes {
 			m.Notes[ni].Annotations = recognise(leadRecognisers, m.Notes[ni].Text.En)
+		}
+	}
+}
+
+// listSepRE splits "A, B, and C" and "A and B".
+var listSepRE = regexp.MustCompile(`,\s*(?:and\s+)?|\s+and\s+`)
+
+// markNamedMessages copies a messages-since annotation of m's lead onto every
+// message of the same layer that the paragraph names.
+func markNamedMessages(s *spec.Spec, m *spec.Message) {
+	for _, a := range m.Lead.Annotations {
+		if a.Kind != spec.AnnMessagesSince {
+			continue
+		}
+		names := sinceNamesRE.FindStringSubmatch(m.Lead.Text.En)[1]
+		for _, name := range listSepRE.Split(names, -1) {
+			for i := range s.Messages {
+				if o := &s.Messages[i]; o.Layer == m.Layer && o.Name == name {
+					o.Annotations = append(o.Annotations, spec.Annotation{Kind: spec.AnnSinceProtocol, Value: a.Value, Phrase: a.Phrase})
+				}
+			}
 		}
 	}
 }
@@ -232,6 +264,7 @@ func coverage(s *spec.Spec, lang string) spec.Coverage {
 	}
 	for _, m := range s.Messages {
 		counted := false
+		prose(m.Lead)
 		for _, b := range m.Blocks {
 			prose(b.Lead)
 			for _, r := range b.Rows {

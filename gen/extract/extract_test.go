@@ -215,6 +215,20 @@ func TestLogicalReplicationTables(t *testing.T) {
 	if specs[10].Find("logical-truncate") != nil || specs[11].Find("logical-truncate") == nil {
 		t.Error("logical Truncate must arrive in 11")
 	}
+	// en/15: "The following messages (Begin Prepare, …, Stream Prepare) are available since protocol version 3."
+	// stands before Begin Prepare's list and marks each message it names.
+	bp, sp := message(t, specs[15], "logical-begin-prepare"), message(t, specs[15], "logical-stream-prepare")
+	if bp.Lead == nil || !hasAnnotation(bp.Lead.Annotations, spec.AnnMessagesSince, "3") ||
+		!hasAnnotation(sp.Annotations, spec.AnnSinceProtocol, "3") || bp.Lead.Text.Zh == "" {
+		t.Errorf("pg15 two-phase messages: lead %+v, Stream Prepare annotations %+v", bp.Lead, sp.Annotations)
+	}
+	// en/14 "(Stream Start, Stream Stop, Stream Commit, and Stream Abort) … since protocol version 2".
+	if !hasAnnotation(message(t, specs[14], "logical-stream-abort").Annotations, spec.AnnSinceProtocol, "2") {
+		t.Error("pg14 Stream Abort not marked since protocol version 2")
+	}
+	if td := message(t, specs[15], "logical-tuple-data"); td.Lead == nil || !hasAnnotation(td.Lead.Annotations, spec.AnnSharedParts, "") {
+		t.Error("pg15 TupleData: 'The following message parts are shared by the above messages.' not recognised")
+	}
 	// en/18 Rollback Prepared (8 rows).
 	if got := formats(message(t, specs[18], "logical-rollback-prepared")); len(got) != 8 || got[2] != "Int64 (XLogRecPtr)" {
 		t.Errorf("pg18 Rollback Prepared %q", got)
@@ -250,6 +264,10 @@ func TestStreamingReplicationTables(t *testing.T) {
 	}
 	if got := formats(message(t, specs[19], "replication-primary-status-update")); len(got) != 5 || got[0] != "Byte1('s')" {
 		t.Errorf("pg19 primary status update %q", got)
+	}
+	// "The number of bytes from the current tablespace…" is a number, not a count of elements.
+	if r := message(t, specs[15], "replication-progress-report").Rows()[1]; len(r.Annotations) != 0 {
+		t.Errorf("pg15 progress report byte count annotated %+v", r.Annotations)
 	}
 	if specs[14].Find("replication-new-archive") != nil || specs[15].Find("replication-new-archive") == nil {
 		t.Error("BASE_BACKUP's CopyData messages must arrive in 15")

@@ -123,6 +123,7 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 			fail(m.Name, 0, fmt.Errorf("message term has no description"))
 			return
 		}
+		m.Lead = pageLead(dt)
 		// Field terms are the dts of the tables directly inside the entry;
 		// term lists inside a row's description belong to that row.
 		terms := dd.ChildrenFiltered("div.variablelist").ChildrenFiltered("dl").ChildrenFiltered("dt").Length()
@@ -149,6 +150,29 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 		fail("", 0, fmt.Errorf("no messages found"))
 	}
 	return p, joinErrs(errs)
+}
+
+// pageLead returns the paragraphs standing between the message list that
+// dt opens and the list before it, or nil. The paragraphs before the first
+// list are the page's introduction, not a lead.
+func pageLead(dt *goquery.Selection) *spec.Prose {
+	if dt.PrevAll().Length() > 0 || dt.ParentsFiltered("dd").Length() > 0 {
+		return nil
+	}
+	list := dt.Parent().Parent()
+	if !list.Is("div.variablelist") || list.PrevAll().Filter("div.variablelist").Length() == 0 {
+		return nil
+	}
+	var paras []string
+	list.PrevUntil("div.variablelist").Each(func(_ int, p *goquery.Selection) {
+		if t := clean(p.Text()); t != "" {
+			paras = append([]string{t}, paras...)
+		}
+	})
+	if len(paras) == 0 {
+		return nil
+	}
+	return &spec.Prose{Text: spec.Text{En: strings.Join(paras, "\n\n")}}
 }
 
 // messageEntry decides whether dt starts a message on a page of the kind.

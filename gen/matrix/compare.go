@@ -78,6 +78,9 @@ func chinese(m *spec.Message) []string {
 
 func texts(m *spec.Message, pick func(spec.Text) string, name string) []string {
 	out := []string{name, m.Context}
+	if m.Lead != nil {
+		out = append(out, pick(m.Lead.Text))
+	}
 	for _, b := range m.Blocks {
 		if b.Lead != nil {
 			out = append(out, pick(b.Lead.Text))
