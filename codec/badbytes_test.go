@@ -1,0 +1,190 @@
+package codec_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/pgspec/pgspec/codec"
+)
+
+// badCase is input that must fail with a DecodeError naming the message,
+// the field and the byte offset.
+type badCase struct {
+	name   string
+	msg    codec.Message
+	p      codec.Params
+	src    []byte
+	err    error
+	field  string
+	offset int
+}
+
+var badCases = []badCase{
+	// truncated
+	{"length beyond input", &codec.DataRow{}, codec.Params{}, cat('D', be32(14), be16(1), be32(4)), codec.ErrTruncated, "length", 1},
+	{"no terminator", &codec.Query{}, codec.Params{}, cat('Q', be32(7), "abc"), codec.ErrUnterminated, "String", 5},
+	{"short integer", &codec.PrimaryKeepalive{}, codec.Params{}, cat('k', be32(1)), codec.ErrTruncated, "ServerWALEnd", 1},
+	{"value shorter than its length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4+1), be16(1), be32(5), "x"), codec.ErrTruncated, "Values", 11},
+	{"empty input", &codec.Sync{}, codec.Params{}, nil, codec.ErrTruncated, "tag", 0},
+	{"tuple cut after kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 't', be16(0)), codec.ErrTruncated, "Columns.Data", 9},
+	// overlong
+	{"body longer than its fields", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(6), 'I', 'x'), codec.ErrTrailingBytes, "", 6},
+	{"input longer than the length", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(5), 'I', 'x'), codec.ErrTrailingBytes, "length", 6},
+	{"logical message with a byte too many", &codec.LogicalBegin{}, codec.Params{Major: 16}, cat('B', be64(1), be64(2), be32(3), byte(9)), codec.ErrTrailingBytes, "", 21},
+	{"secret key too long for 3.0", &codec.BackendKeyData{}, codec.Params{Major: 18}, cat('K', be32(16), be32(1), be64(2)), codec.ErrBadLength, "SecretKey", 9},
+	{"secret key too long for 3.2", &codec.BackendKeyData{}, codec.Params{Major: 18, ProtocolMinor: 2}, cat('K', be32(8+257), be32(1), make([]byte, 257)), codec.ErrBadLength, "SecretKey", 9},
+	// negative lengths
+	{"negative value length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4), be16(1), be32(0xFFFFFFFE)), codec.ErrNegativeLength, "Values", 7},
+	{"-1 where NULL is not allowed", &codec.LogicalMessage{}, codec.Params{Major: 16}, cat('M', byte(0), be64(1), cstr("p"), neg1), codec.ErrNegativeLength, "Content", 12},
+	{"negative message length", &codec.Query{}, codec.Params{}, cat('Q', neg1, byte(0)), codec.ErrBadLength, "length", 1},
+	{"length below 4", &codec.Sync{}, codec.Params{}, cat('S', be32(3)), codec.ErrBadLength, "length", 1},
+	// counts
+	{"count beyond input", &codec.DataRow{}, codec.Params{}, cat('D', be32(6), be16(0xFFFF)), codec.ErrCountTooLarge, "Values", 5},
+	{"2^31-1 relations", &codec.LogicalTruncate{}, codec.Params{Major: 16}, cat('T', be32(math.MaxInt32), byte(0), be32(1)), codec.ErrCountTooLarge, "RelationOIDs", 1},
+	{"negative Int32 count", &codec.NegotiateProtocolVersion{}, codec.Params{}, cat('v', be32(12), be32(0), neg1), codec.ErrNegativeCount, "UnrecognizedOptions", 9},
+	{"columns beyond input", &codec.RowDescription{}, codec.Params{}, cat('T', be32(4+2+2+18), be16(2), cstr("a"), make([]byte, 18)), codec.ErrCountTooLarge, "Fields", 5},
+	// unknown tags
+	{"unknown column kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 'x'), codec.ErrUnknownTag, "Columns.Kind", 8},
+	{"binary column before 14", &codec.LogicalInsert{}, codec.Params{Major: 13}, cat('I', be32(1), 'N', be16(1), 'b', be32(0)), codec.ErrUnknownTag, "Columns.Kind", 8},
+	{"delete without K or O", &codec.LogicalDelete{}, codec.Params{Major: 16}, cat('D', be32(1), 'N', be16(0)), codec.ErrUnknownTag, "OldKind", 5},
+	// wrong fixed values
+	{"wrong tag", &codec.Sync{}, codec.Params{}, cat('X', be32(4)), codec.ErrBadFixedValue, "tag", 0},
+	{"wrong authentication subtype", &codec.AuthenticationOk{}, codec.Params{}, cat('R', be32(8), be32(3)), codec.ErrBadFixedValue, "Int32(0)", 5},
+	{"wrong request code", &codec.SSLRequest{}, codec.Params{}, cat(be32(8), be32(80877104)), codec.ErrBadFixedValue, "Int32(80877103)", 4},
+	{"update without N", &codec.LogicalUpdate{}, codec.Params{Major: 16}, cat('U', be32(1), 'X', be16(0)), codec.ErrBadFixedValue, "Byte1('N')", 5},
+}
+
+func TestBadBytes(t *testing.T) {
+	for _, c := range badCases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.msg.Decode(c.src, c.p)
+			var de *codec.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("got %v (%T), want a *DecodeError", err, err)
+			}
+			if !errors.Is(err, c.err) || de.Field != c.field || de.Offset != c.offset {
+				t.Errorf("got %v\nwant %v at %s, byte %d", err, c.err, c.field, c.offset)
+			}
+		})
+	}
+}
+
+func TestDecodeErrorReadsInOneLine(t *testing.T) {
+	err := (&codec.DataRow{}).Decode(cat('D', be32(4+2+4), be16(1), be32(0xFFFFFFFE)), codec.Params{})
+	const want = "codec: decode DataRow.Values at byte 7: negative length"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+}
+
+// TestHostileCountAllocatesNothingBig: a count of 2^31-1 must fail before
+// anything is reserved for it.
+func TestHostileCountAllocatesNothingBig(t *testing.T) {
+	src := cat('T', be32(math.MaxInt32), byte(0), be32(1))
+	var m codec.LogicalTruncate
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 100 {
+		if err := m.Decode(src, codec.Params{}); !errors.Is(err, codec.ErrCountTooLarge) {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if perRun := (after.TotalAlloc - before.TotalAlloc) / 100; perRun > 256 {
+		t.Errorf("a hostile count costs %d bytes per decode", perRun)
+	}
+}
+
+func TestVersionError(t *testing.T) {
+	for _, c := range []struct {
+		msg   codec.Message
+		major int
+	}{
+		{&codec.LogicalMessage{}, 13},      // 'M' arrives in 14
+		{&codec.GSSEncRequest{}, 11},       // GSSENCRequest arrives in 12
+		{&codec.PrimaryStatusUpdate{}, 18}, // 19 only
+		{&codec.AuthenticationSCMCredential{}, 16},
+		{&codec.Query{}, 9},
+		{&codec.Query{}, 20},
+	} {
+		var ve *codec.VersionError
+		if err := c.msg.Decode([]byte{0}, codec.Params{Major: c.major}); !errors.As(err, &ve) || ve.Major != c.major {
+			t.Errorf("%T decode in %d: got %v", c.msg, c.major, err)
+		}
+		dst := []byte("keep")
+		out, err := c.msg.Encode(dst, codec.Params{Major: c.major})
+		if !errors.As(err, &ve) || string(out) != "keep" {
+			t.Errorf("%T encode in %d: got %v, %q", c.msg, c.major, err, out)
+		}
+	}
+}
+
+func TestEncodeErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		msg   codec.Message
+		p     codec.Params
+		err   error
+		field string
+	}{
+		{"zero byte in a string", &codec.Query{String: "a\x00b"}, codec.Params{}, codec.ErrZeroByte, "String"},
+		{"3-byte key under 3.0", &codec.BackendKeyData{SecretKey: []byte{1, 2, 3}}, codec.Params{Major: 18}, codec.ErrBadLength, "SecretKey"},
+		{"8-byte key under 3.0", &codec.CancelRequest{SecretKey: make([]byte, 8)}, codec.Params{Major: 18}, codec.ErrBadLength, "SecretKey"},
+		{"257-byte key under 3.2", &codec.BackendKeyData{SecretKey: make([]byte, 257)}, codec.Params{Major: 18, ProtocolMinor: 2}, codec.ErrBadLength, "SecretKey"},
+		{"8-byte key before 18", &codec.BackendKeyData{SecretKey: make([]byte, 8)}, codec.Params{Major: 17, ProtocolMinor: 2}, codec.ErrBadLength, "SecretKey"},
+		{"unknown old kind", &codec.LogicalUpdate{OldKind: 'X'}, codec.Params{Major: 16}, codec.ErrUnknownTag, "OldKind"},
+		{"delete needs K or O", &codec.LogicalDelete{}, codec.Params{Major: 16}, codec.ErrUnknownTag, "OldKind"},
+		{"unknown column kind", &codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 'z'}}}, codec.Params{}, codec.ErrUnknownTag, "Columns.Kind"},
+		{"error field code 0", &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 0, Value: "x"}}}, codec.Params{}, codec.ErrZeroByte, "Fields.Code"},
+		{"empty startup parameter name", &codec.StartupMessage{Parameters: []codec.StartupParameter{{Value: "x"}}}, codec.Params{}, codec.ErrZeroByte, "Parameters.Name"},
+		{"more than 65535 values", &codec.DataRow{Values: make([][]byte, 70000)}, codec.Params{}, codec.ErrTooLarge, "Values"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dst := []byte("keep")
+			out, err := c.msg.Encode(dst, c.p)
+			var ee *codec.EncodeError
+			if !errors.As(err, &ee) || !errors.Is(err, c.err) || ee.Field != c.field {
+				t.Fatalf("got %v, want %v at %s", err, c.err, c.field)
+			}
+			if !bytes.Equal(out, []byte("keep")) {
+				t.Errorf("dst changed to %q", out)
+			}
+		})
+	}
+}
+
+// TestPrefixesNeverPanic decodes every prefix and every one-byte extension
+// of every vector: each either decodes or fails with a DecodeError.
+func TestPrefixesNeverPanic(t *testing.T) {
+	for _, v := range vectors {
+		for i := 0; i <= len(v.wire)+1; i++ {
+			src := v.wire[:min(i, len(v.wire))]
+			if i > len(v.wire) {
+				src = append(bytes.Clone(v.wire), 0)
+			}
+			m := reflect.New(reflect.TypeOf(v.msg).Elem()).Interface().(codec.Message)
+			err := m.Decode(src, v.p)
+			var de *codec.DecodeError
+			if i < len(v.wire) && err == nil && !restOfMessage(v.msg) {
+				t.Errorf("%s: prefix of %d bytes decoded", v.name, i)
+			}
+			if err != nil && !errors.As(err, &de) {
+				t.Errorf("%s: %d bytes: %T %v", v.name, i, err, err)
+			}
+		}
+	}
+}
+
+// restOfMessage reports messages whose last field runs to the end of the
+// input, so that a shorter input is a shorter value, not an error.
+func restOfMessage(m codec.Message) bool {
+	switch m.(type) {
+	case *codec.XLogData:
+		return true
+	}
+	return false
+}
