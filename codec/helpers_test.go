@@ -77,6 +77,19 @@ func sameValue(a, b reflect.Value) bool {
 			}
 		}
 		return true
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for _, k := range a.MapKeys() {
+			if bv := b.MapIndex(k); !bv.IsValid() || !sameValue(a.MapIndex(k), bv) {
+				return false
+			}
+		}
+		return true
 	}
 	return a.Interface() == b.Interface()
 }
+
+// reflectNew returns a new zero value of the type v points to.
+func reflectNew(v any) any { return reflect.New(reflect.TypeOf(v).Elem()).Interface() }
