@@ -73,6 +73,9 @@ func dispatchFile(mod *model.Model) (*jen.File, error) {
 	}
 	f.Const().Defs(consts...)
 	for _, d := range dispatchers(mod) {
+		if len(d.members) == 0 {
+			continue // a spec without such messages gets no dispatcher
+		}
 		if err := d.emit(f); err != nil {
 			return nil, err
 		}
