@@ -1,0 +1,176 @@
+package model
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// tiny loads the tiny test spec and its overlay as generic JSON to mutate.
+func tiny(t *testing.T) ([]*spec.Spec, map[string]any) {
+	t.Helper()
+	fsys := os.DirFS("../testdata/spec")
+	specs, err := spec.LoadAll(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../testdata/spec/overlay.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ov map[string]any
+	if err := json.Unmarshal(data, &ov); err != nil {
+		t.Fatal(err)
+	}
+	return specs, ov
+}
+
+// build parses the mutated overlay and builds the model, returning the error text.
+func build(t *testing.T, specs []*spec.Spec, ov map[string]any) string {
+	t.Helper()
+	data, err := json.Marshal(ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := ParseOverlay(data)
+	if err != nil {
+		return err.Error()
+	}
+	if _, err := Build(specs, o); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func messages(ov map[string]any) map[string]any { return ov["messages"].(map[string]any) }
+
+func entry(ov map[string]any, slug string) map[string]any { return messages(ov)[slug].(map[string]any) }
+
+func fields(ov map[string]any, slug string) []any { return entry(ov, slug)["fields"].([]any) }
+
+func TestTinyOverlayBuilds(t *testing.T) {
+	specs, ov := tiny(t)
+	if got := build(t, specs, ov); got != "" {
+		t.Fatal(got)
+	}
+}
+
+func TestOverlayProblems(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		mutate func(map[string]any)
+		want   []string
+	}{
+		{"entry matching nothing", func(ov map[string]any) {
+			e := entry(ov, "bind")
+			e["fields"] = append(fields(ov, "bind"), map[string]any{"match": "no such description", "name": "Ghost"})
+		}, []string{`overlay bind: field 3 ("no such description"): matches no row in any major`}},
+		{"row matched by no entry", func(ov map[string]any) {
+			entry(ov, "bind")["fields"] = fields(ov, "bind")[1:]
+		}, []string{`pg10 bind: row String "The name of the destination portal." is matched by no overlay entry`,
+			`pg11 bind: row String "The name of the destination portal." is matched by no overlay entry`}},
+		{"row matched by two entries", func(ov map[string]any) {
+			entry(ov, "bind")["fields"] = append(fields(ov, "bind"), map[string]any{"match": "portal", "name": "Portal2"})
+		}, []string{`pg10 bind: row String "The name of the destination portal." matched by two entries ("destination portal", "portal")`}},
+		{"field without a name", func(ov map[string]any) {
+			fields(ov, "cancel")[0].(map[string]any)["name"] = ""
+		}, []string{`cancel: field 0 ("process ID"): field without a name`}},
+		{"message with no overlay entry", func(ov map[string]any) {
+			delete(messages(ov), "auth-ok")
+		}, []string{`auth-ok (pg10–11): message has no overlay entry`}},
+		{"overlay message not in any spec", func(ov map[string]any) {
+			messages(ov)["nope"] = map[string]any{"name": "Nope", "reason": "r"}
+		}, []string{`overlay nope: matches no message in any major`}},
+		{"group without an entry", func(ov map[string]any) {
+			delete(entry(ov, "bind"), "groups")
+		}, []string{`pg10 bind: lead "Next, the following pair of fields appear for each parameter:" opens a group that no overlay group entry names`}},
+		{"decision without a reason", func(ov map[string]any) {
+			delete(fields(ov, "logical-update")[0].(map[string]any), "reason")
+		}, []string{`logical-update: field 0 ("only present for streamed"): decides structure but has no reason`}},
+		{"unknown gate", func(ov map[string]any) {
+			fields(ov, "logical-update")[0].(map[string]any)["gate"] = "sometimes"
+		}, []string{`unknown gate "sometimes"`}},
+		{"flattened group with two fields", func(ov map[string]any) {
+			groups := entry(ov, "startup")["groups"].([]any)
+			delete(groups[0].(map[string]any), "type")
+		}, []string{`pg10 startup: group Params has 2 fields per element; give it a type`}},
+		{"field types that disagree", func(ov map[string]any) {
+			fields(ov, "key-data")[0].(map[string]any)["majors"] = "10"
+			fields(ov, "key-data")[0].(map[string]any)["reason"] = "test"
+			entry(ov, "key-data")["fields"] = append(fields(ov, "key-data"), map[string]any{"match": "process ID", "majors": "11", "name": "ProcessID", "type": "int64", "reason": "test"})
+		}, []string{`key-data: field ProcessID is int64 in pg11 but uint32 in pg10`}},
+		{"unknown overlay key", func(ov map[string]any) {
+			entry(ov, "bind")["nmae"] = "typo"
+		}, []string{`unknown field "nmae"`}},
+		{"every problem at once", func(ov map[string]any) {
+			delete(messages(ov), "auth-ok")
+			entry(ov, "bind")["fields"] = append(fields(ov, "bind")[1:], map[string]any{"match": "nothing at all", "name": "Ghost"})
+		}, []string{"message has no overlay entry", "is matched by no overlay entry", "matches no row in any major"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			specs, ov := tiny(t)
+			c.mutate(ov)
+			got := build(t, specs, ov)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("missing %q in:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestNewMajorNeedsTheOverlay: a row PostgreSQL 20 adds that no overlay
+// entry covers is an error, not a silent guess.
+func TestNewMajorNeedsTheOverlay(t *testing.T) {
+	specs, ov := tiny(t)
+	next := *specs[len(specs)-1]
+	next.Major = 12
+	next.Messages = append([]spec.Message(nil), next.Messages...)
+	for i := range next.Messages {
+		if next.Messages[i].Slug == "cancel" {
+			m := next.Messages[i]
+			m.Blocks = []spec.Block{{Rows: append(append([]spec.Row(nil), m.Blocks[0].Rows...),
+				spec.Row{Format: "Int32", Type: spec.Type{Kind: spec.KindInt, Width: 4}, Description: spec.Text{En: "The new cancel flags."}})}}
+			next.Messages[i] = m
+		}
+	}
+	got := build(t, append(specs, &next), ov)
+	if want := `pg12 cancel: row Int32 "The new cancel flags." is matched by no overlay entry`; !strings.Contains(got, want) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestLayoutOf tells wire changes from annotation changes: the tiny spec's
+// Truncate only gains "(Oid)" in 11, its KeyData changes the secret key.
+func TestLayoutOf(t *testing.T) {
+	specs, ovJSON := tiny(t)
+	data, _ := json.Marshal(ovJSON)
+	ov, err := ParseOverlay(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := func(s *spec.Spec, slug string) string {
+		l, err := LayoutOf(s, slug, ov)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if a, b := layout(specs[0], "logical-truncate"), layout(specs[1], "logical-truncate"); a != b {
+		t.Errorf("annotation change reads as a wire change:\n%s\n%s", a, b)
+	}
+	if a, b := layout(specs[0], "key-data"), layout(specs[1], "key-data"); a == b {
+		t.Errorf("secret key change not seen: %s", a)
+	}
+	want := `tag8('K') length32 int32:ProcessID rest(3.0:4..4)(3.2:4..256):SecretKey`
+	if got := layout(specs[1], "key-data"); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if _, err := LayoutOf(specs[0], "logical-stream-abort", ov); err == nil {
+		t.Error("a message the major lacks has a layout")
+	}
+}
