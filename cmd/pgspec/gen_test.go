@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGenCommand(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"unknown flag", []string{"gen", "--nope"}, 2, "flag provided but not defined"},
+		{"extra argument", []string{"gen", "--out", out, "extra"}, 2, `unexpected argument "extra"`},
+		{"out is not a directory", []string{"gen", "--out", filepath.Join(out, "missing")}, 2, "is not a directory"},
+		{"no spec", []string{"gen", "--spec", t.TempDir(), "--out", out}, 1, "no pgNN.json spec files found"},
+		{"tiny spec", []string{"gen", "--spec", "../../gen/testdata/spec", "--out", out}, 0, ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(c.args, &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.stderr) {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", c.name, code, stderr.String(), c.code, c.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "bind_gen.go")); err != nil {
+		t.Errorf("tiny spec not generated: %v", err)
+	}
+}
