@@ -45,3 +45,26 @@ check-generated:
 	@untracked=$$(git ls-files --others --exclude-standard -- codec spec); if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked"; exit 1; fi
 
 check: vet fmt-check check-spec check-generated test
+
+# Benchmarks side by side with pgproto3 and pglogrepl (not in CI): the raw
+# run goes to $(BENCH_OUT), then codec/testdata/benchtable.sh prints the
+# benchstat tables and the ratios the README shows.
+BENCH_OUT ?= /tmp/pgspec-bench.txt
+BENCH_COUNT ?= 6
+
+.PHONY: bench fuzz
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./codec/ > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
+	GO=$(GO) sh codec/testdata/benchtable.sh $(BENCH_OUT)
+
+# Every fuzz target of every package, one after another, FUZZTIME each (not in CI).
+FUZZTIME ?= 10m
+
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$t ($$pkg, $(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done

@@ -1,0 +1,39 @@
+#!/bin/sh
+# benchtable.sh [BENCH_OUT]: turns a `go test -bench` run of codec's
+# benchmarks (make bench) into the README's tables: benchstat with one column
+# per implementation, then the ratios pgspec/other per case and their
+# geometric mean. benchstat comes from the module proxy at a fixed version.
+set -eu
+in=${1:-/tmp/pgspec-bench.txt}
+benchstat="${GO:-go} run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
+
+echo "## pgspec against pgproto3 (frontend/backend messages, 1 MiB stream)"
+$benchstat -filter '.name:(Decode OR Encode OR Stream)' -col '/impl@(pgproto3 pgspec)' "$in"
+echo
+echo "## pgspec against pglogrepl (pgoutput decode)"
+$benchstat -filter '.name:LogicalDecode' -col '/impl@(pglogrepl pgspec)' "$in"
+echo
+
+# Ratios of the median sec/op, from benchstat's CSV: one row per case,
+# columns name, other's sec/op, CI, pgspec's sec/op, CI, delta, p.
+ratios() {
+	$benchstat -format csv -filter "$1" -col "/impl@($2 pgspec)" "$in" 2>/dev/null |
+		awk -F, -v other="$2" '
+			/^$/ { if (n) exit } # the sec/op table ends at the first blank line after its rows
+			$1 ~ /-[0-9]+$/ && $2 + 0 > 0 && $4 + 0 > 0 {
+				r = $4 / $2; n++; logsum += log(r)
+				if (r > worst) { worst = r; worstName = $1 }
+				printf "%-28s %7.2fx\n", $1, r
+			}
+			END {
+				if (n) printf "%-28s %7.2fx  (worst: %s %.2fx; %d cases; pgspec/%s ns/op, lower is better)\n", "geomean", exp(logsum / n), worstName, worst, n, other
+			}'
+}
+echo "## pgspec/pgproto3 ns/op over the shared messages (target: geomean <= 0.80x, every case <= 1.10x)"
+ratios '.name:(Decode OR Encode)' pgproto3
+echo
+echo "## pgspec/pgproto3 ns/op, 1 MiB stream"
+ratios '.name:Stream' pgproto3
+echo
+echo "## pgspec/pglogrepl ns/op, pgoutput decode (target: <= 0.33x, 3x faster)"
+ratios '.name:LogicalDecode' pglogrepl
