@@ -54,7 +54,10 @@ type Conn struct {
 	// layers alike, for the suite's report.
 	Decoded map[string]int
 
-	wbuf []byte
+	rb codec.ReplicationBackend
+	lg codec.Logical
+	// wbuf and subBuf are reused for encoding messages and CopyData payloads.
+	wbuf, subBuf []byte
 }
 
 // Connect opens a session: optional SSLRequest, StartupMessage,

@@ -55,7 +55,7 @@ func connect(t *testing.T, u pgtest.User, mod ...func(*Config)) *Conn {
 		t.Fatalf("connect as %s: %v", u.Name, err)
 	}
 	// No test may hang on a server that stopped answering.
-	c.NetConn().SetDeadline(time.Now().Add(60 * time.Second))
+	c.NetConn().SetDeadline(time.Now().Add(20 * time.Second))
 	t.Cleanup(func() {
 		c.Close()
 		decodedMu.Lock()

@@ -64,6 +64,9 @@ type Server struct {
 	Log string
 
 	cred *syscall.Credential // postgres OS user when running as root, else nil
+
+	logMu    sync.Mutex
+	logShown int64 // how much of Log failures have already shown
 }
 
 // Addr is the server's TCP address, host:port.
@@ -107,7 +110,7 @@ func Get(tb testing.TB) *Server {
 	}
 	tb.Cleanup(func() {
 		if tb.Failed() {
-			tb.Logf("server log %s:\n%s", shared.Log, shared.tailLog(8<<10))
+			tb.Logf("server log %s:\n%s", shared.Log, shared.newLog(8<<10))
 		}
 	})
 	return shared
@@ -319,12 +322,31 @@ func (s *Server) stop() error {
 	return errors.Join(err, os.RemoveAll(s.Dir))
 }
 
+// newLog returns at most the last n bytes of what the server logged since
+// the previous failure showed it, so that failing subtests and their parent
+// do not repeat each other.
+func (s *Server) newLog(n int) string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	b, err := os.ReadFile(s.Log)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	b, s.logShown = b[min(s.logShown, int64(len(b))):], int64(len(b))
+	return lastLines(b, n)
+}
+
 // tailLog returns at most the last n bytes of the server log.
 func (s *Server) tailLog(n int) string {
 	b, err := os.ReadFile(s.Log)
 	if err != nil {
 		return "(no log: " + err.Error() + ")"
 	}
+	return lastLines(b, n)
+}
+
+// lastLines returns the whole lines within the last n bytes of b.
+func lastLines(b []byte, n int) string {
 	if len(b) > n {
 		b = b[len(b)-n:]
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
