@@ -54,7 +54,7 @@ func (m *AuthenticationCleartextPassword) Encode(dst []byte, p Params) ([]byte, 
 }
 
 func (m *AuthenticationCleartextPassword) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(3)", 4, 3)
 }

@@ -57,7 +57,7 @@ func (m *AuthenticationGSSContinue) Encode(dst []byte, p Params) ([]byte, error)
 }
 
 func (m *AuthenticationGSSContinue) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(8)", 4, 8)
 	m.Data = r.rest("Data", 0, anyLength)

@@ -54,7 +54,7 @@ func (m *AuthenticationGSS) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *AuthenticationGSS) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(7)", 4, 7)
 }

@@ -54,7 +54,7 @@ func (m *AuthenticationKerberosV5) Encode(dst []byte, p Params) ([]byte, error) 
 }
 
 func (m *AuthenticationKerberosV5) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(2)", 4, 2)
 }

@@ -57,7 +57,7 @@ func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error)
 }
 
 func (m *AuthenticationMD5Password) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(5)", 4, 5)
 	copy(m.Salt[:], r.take("Salt", 4))

@@ -54,7 +54,7 @@ func (m *AuthenticationOk) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *AuthenticationOk) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(0)", 4, 0)
 }

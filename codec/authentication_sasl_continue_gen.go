@@ -57,7 +57,7 @@ func (m *AuthenticationSASLContinue) Encode(dst []byte, p Params) ([]byte, error
 }
 
 func (m *AuthenticationSASLContinue) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(11)", 4, 11)
 	m.Data = r.rest("Data", 0, anyLength)

@@ -57,7 +57,7 @@ func (m *AuthenticationSASLFinal) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *AuthenticationSASLFinal) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(12)", 4, 12)
 	m.Data = r.rest("Data", 0, anyLength)

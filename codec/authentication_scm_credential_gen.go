@@ -54,7 +54,7 @@ func (m *AuthenticationSCMCredential) Encode(dst []byte, p Params) ([]byte, erro
 }
 
 func (m *AuthenticationSCMCredential) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(6)", 4, 6)
 }

@@ -54,7 +54,7 @@ func (m *AuthenticationSSPI) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *AuthenticationSSPI) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(9)", 4, 9)
 }

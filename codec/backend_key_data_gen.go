@@ -92,7 +92,7 @@ func (m *BackendKeyData) read(r *reader, p Params) {
 
 // read10 is the layout of PostgreSQL 10–17.
 func (m *BackendKeyData) read10(r *reader, p Params) {
-	r.fixed("tag", 1, 'K')
+	r.tag('K')
 	r.length()
 	m.ProcessID = r.u32("ProcessID")
 	m.SecretKey = r.take("SecretKey", 4)
@@ -100,7 +100,7 @@ func (m *BackendKeyData) read10(r *reader, p Params) {
 
 // read18 is the layout of PostgreSQL 18–19.
 func (m *BackendKeyData) read18(r *reader, p Params) {
-	r.fixed("tag", 1, 'K')
+	r.tag('K')
 	r.length()
 	m.ProcessID = r.u32("ProcessID")
 	if p.ProtocolMinor >= 2 {

@@ -53,7 +53,7 @@ func (m *BindComplete) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *BindComplete) read(r *reader, p Params) {
-	r.fixed("tag", 1, '2')
+	r.tag('2')
 	r.length()
 }
 

@@ -74,7 +74,7 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Bind) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'B')
+	r.tag('B')
 	r.length()
 	m.DestinationPortal = r.str("DestinationPortal")
 	m.PreparedStatement = r.str("PreparedStatement")

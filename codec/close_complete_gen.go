@@ -53,7 +53,7 @@ func (m *CloseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *CloseComplete) read(r *reader, p Params) {
-	r.fixed("tag", 1, '3')
+	r.tag('3')
 	r.length()
 }
 

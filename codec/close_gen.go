@@ -60,7 +60,7 @@ func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Close) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'C')
+	r.tag('C')
 	r.length()
 	m.ObjectType = r.u8("ObjectType")
 	m.Name = r.str("Name")

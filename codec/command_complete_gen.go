@@ -66,7 +66,7 @@ func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *CommandComplete) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'C')
+	r.tag('C')
 	r.length()
 	m.CommandTag = r.str("CommandTag")
 }

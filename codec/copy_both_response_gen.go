@@ -64,7 +64,7 @@ func (m *CopyBothResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *CopyBothResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'W')
+	r.tag('W')
 	r.length()
 	m.OverallFormat = r.u8("OverallFormat")
 	nColumnFormatCodes := r.count("ColumnFormatCodes", 2, 2)

@@ -58,7 +58,7 @@ func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *CopyData) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'd')
+	r.tag('d')
 	r.length()
 	m.Data = r.rest("Data", 0, anyLength)
 }

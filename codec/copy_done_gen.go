@@ -53,7 +53,7 @@ func (m *CopyDone) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *CopyDone) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'c')
+	r.tag('c')
 	r.length()
 }
 

@@ -56,7 +56,7 @@ func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *CopyFail) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'f')
+	r.tag('f')
 	r.length()
 	m.Message = r.str("Message")
 }

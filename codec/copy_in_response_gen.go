@@ -63,7 +63,7 @@ func (m *CopyInResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *CopyInResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'G')
+	r.tag('G')
 	r.length()
 	m.OverallFormat = r.u8("OverallFormat")
 	nColumnFormatCodes := r.count("ColumnFormatCodes", 2, 2)

@@ -63,7 +63,7 @@ func (m *CopyOutResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *CopyOutResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'H')
+	r.tag('H')
 	r.length()
 	m.OverallFormat = r.u8("OverallFormat")
 	nColumnFormatCodes := r.count("ColumnFormatCodes", 2, 2)

@@ -61,7 +61,7 @@ func (m *DataRow) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *DataRow) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'D')
+	r.tag('D')
 	r.length()
 	nValues := r.count("Values", 2, 4)
 	m.Values = grow(m.Values, nValues)

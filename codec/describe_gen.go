@@ -60,7 +60,7 @@ func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Describe) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'D')
+	r.tag('D')
 	r.length()
 	m.ObjectType = r.u8("ObjectType")
 	m.Name = r.str("Name")

@@ -55,7 +55,7 @@ func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *EmptyQueryResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'I')
+	r.tag('I')
 	r.length()
 }
 

@@ -74,7 +74,7 @@ func (m *ErrorResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *ErrorResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'E')
+	r.tag('E')
 	r.length()
 	m.Fields = m.Fields[:0]
 	for !r.terminator("Fields") {

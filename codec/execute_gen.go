@@ -60,7 +60,7 @@ func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Execute) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'E')
+	r.tag('E')
 	r.length()
 	m.Portal = r.str("Portal")
 	m.MaxRows = int32(r.u32("MaxRows"))

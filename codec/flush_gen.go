@@ -53,7 +53,7 @@ func (m *Flush) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Flush) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'H')
+	r.tag('H')
 	r.length()
 }
 

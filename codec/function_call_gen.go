@@ -70,7 +70,7 @@ func (m *FunctionCall) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *FunctionCall) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'F')
+	r.tag('F')
 	r.length()
 	m.Function = r.u32("Function")
 	nArgumentFormatCodes := r.count("ArgumentFormatCodes", 2, 2)

@@ -60,7 +60,7 @@ func (m *FunctionCallResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *FunctionCallResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'V')
+	r.tag('V')
 	r.length()
 	m.Result = r.bytes32("Result", true)
 }

@@ -46,7 +46,10 @@ func layer(slugPrefix string, in bool) func(codec.Message) bool {
 }
 
 func FuzzBackend(f *testing.F) {
-	seed(f, func(m codec.Message) bool { _, err := (&codec.Backend{}).Decode(mustEncode(m), codec.Params{Major: 18, ProtocolMinor: 2}); return err == nil })
+	seed(f, func(m codec.Message) bool {
+		_, err := (&codec.Backend{}).Decode(mustEncode(m), codec.Params{Major: 18, ProtocolMinor: 2})
+		return err == nil
+	})
 	var d, again codec.Backend
 	f.Fuzz(func(t *testing.T, data []byte, major, minor, fl uint8) {
 		fixpoint(t, &d, &again, data, params(major, minor, fl))

@@ -57,7 +57,7 @@ func (m *GSSResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *GSSResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'p')
+	r.tag('p')
 	r.length()
 	m.Data = r.rest("Data", 0, anyLength)
 }

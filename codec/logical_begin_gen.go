@@ -63,7 +63,7 @@ func (m *LogicalBegin) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalBegin) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'B')
+	r.tag('B')
 	m.FinalLSN = r.u64("FinalLSN")
 	m.CommitTime = int64(r.u64("CommitTime"))
 	m.Xid = r.u32("Xid")

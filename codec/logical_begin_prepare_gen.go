@@ -69,7 +69,7 @@ func (m *LogicalBeginPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalBeginPrepare) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'b')
+	r.tag('b')
 	m.PrepareLSN = r.u64("PrepareLSN")
 	m.PrepareEndLSN = r.u64("PrepareEndLSN")
 	m.PrepareTime = int64(r.u64("PrepareTime"))

@@ -70,7 +70,7 @@ func (m *LogicalCommit) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalCommit) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'C')
+	r.tag('C')
 	m.Flags = int8(r.u8("Flags"))
 	m.CommitLSN = r.u64("CommitLSN")
 	m.TransactionEndLSN = r.u64("TransactionEndLSN")

@@ -76,7 +76,7 @@ func (m *LogicalCommitPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalCommitPrepared) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'K')
+	r.tag('K')
 	m.Flags = int8(r.u8("Flags"))
 	m.CommitLSN = r.u64("CommitLSN")
 	m.CommitEndLSN = r.u64("CommitEndLSN")

@@ -98,7 +98,7 @@ func (m *LogicalDelete) read(r *reader, p Params) {
 // read10 is the layout of PostgreSQL 10–13.
 func (m *LogicalDelete) read10(r *reader, p Params) {
 	m.Xid = 0
-	r.fixed("tag", 1, 'D')
+	r.tag('D')
 	m.RelationOID = r.u32("RelationOID")
 	m.OldKind = r.choice("OldKind", "KO", false)
 	m.Old.read(r, p)
@@ -106,7 +106,7 @@ func (m *LogicalDelete) read10(r *reader, p Params) {
 
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalDelete) read14(r *reader, p Params) {
-	r.fixed("tag", 1, 'D')
+	r.tag('D')
 	if p.Streamed {
 		m.Xid = r.u32("Xid")
 	} else {

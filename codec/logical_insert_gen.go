@@ -84,7 +84,7 @@ func (m *LogicalInsert) read(r *reader, p Params) {
 // read10 is the layout of PostgreSQL 10–13.
 func (m *LogicalInsert) read10(r *reader, p Params) {
 	m.Xid = 0
-	r.fixed("tag", 1, 'I')
+	r.tag('I')
 	m.RelationOID = r.u32("RelationOID")
 	r.fixed("Byte1('N')", 1, 'N')
 	m.New.read(r, p)
@@ -92,7 +92,7 @@ func (m *LogicalInsert) read10(r *reader, p Params) {
 
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalInsert) read14(r *reader, p Params) {
-	r.fixed("tag", 1, 'I')
+	r.tag('I')
 	if p.Streamed {
 		m.Xid = r.u32("Xid")
 	} else {

@@ -75,7 +75,7 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalMessage) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'M')
+	r.tag('M')
 	if p.Streamed {
 		m.Xid = r.u32("Xid")
 	} else {

@@ -61,7 +61,7 @@ func (m *LogicalOrigin) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalOrigin) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'O')
+	r.tag('O')
 	m.CommitLSN = r.u64("CommitLSN")
 	m.Name = r.str("Name")
 }

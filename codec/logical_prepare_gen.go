@@ -76,7 +76,7 @@ func (m *LogicalPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalPrepare) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'P')
+	r.tag('P')
 	m.Flags = int8(r.u8("Flags"))
 	m.PrepareLSN = r.u64("PrepareLSN")
 	m.PrepareEndLSN = r.u64("PrepareEndLSN")

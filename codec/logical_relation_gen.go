@@ -110,7 +110,7 @@ func (m *LogicalRelation) read(r *reader, p Params) {
 // read10 is the layout of PostgreSQL 10–13.
 func (m *LogicalRelation) read10(r *reader, p Params) {
 	m.Xid = 0
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	m.RelationOID = r.u32("RelationOID")
 	m.Namespace = r.str("Namespace")
 	m.RelationName = r.str("RelationName")
@@ -129,7 +129,7 @@ func (m *LogicalRelation) read10(r *reader, p Params) {
 
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalRelation) read14(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	if p.Streamed {
 		m.Xid = r.u32("Xid")
 	} else {

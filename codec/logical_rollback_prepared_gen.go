@@ -81,7 +81,7 @@ func (m *LogicalRollbackPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalRollbackPrepared) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'r')
+	r.tag('r')
 	m.Flags = int8(r.u8("Flags"))
 	m.PrepareEndLSN = r.u64("PrepareEndLSN")
 	m.RollbackEndLSN = r.u64("RollbackEndLSN")

@@ -97,14 +97,14 @@ func (m *LogicalStreamAbort) read(r *reader, p Params) {
 func (m *LogicalStreamAbort) read14(r *reader, p Params) {
 	m.AbortLSN = 0
 	m.AbortTime = 0
-	r.fixed("tag", 1, 'A')
+	r.tag('A')
 	m.Xid = r.u32("Xid")
 	m.SubXid = r.u32("SubXid")
 }
 
 // read16 is the layout of PostgreSQL 16–19.
 func (m *LogicalStreamAbort) read16(r *reader, p Params) {
-	r.fixed("tag", 1, 'A')
+	r.tag('A')
 	m.Xid = r.u32("Xid")
 	m.SubXid = r.u32("SubXid")
 	if p.ParallelStreaming {

@@ -73,7 +73,7 @@ func (m *LogicalStreamCommit) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalStreamCommit) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'c')
+	r.tag('c')
 	m.Xid = r.u32("Xid")
 	m.Flags = int8(r.u8("Flags"))
 	m.CommitLSN = r.u64("CommitLSN")

@@ -76,7 +76,7 @@ func (m *LogicalStreamPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalStreamPrepare) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'p')
+	r.tag('p')
 	m.Flags = int8(r.u8("Flags"))
 	m.PrepareLSN = r.u64("PrepareLSN")
 	m.PrepareEndLSN = r.u64("PrepareEndLSN")

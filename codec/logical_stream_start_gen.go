@@ -60,7 +60,7 @@ func (m *LogicalStreamStart) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalStreamStart) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'S')
+	r.tag('S')
 	m.Xid = r.u32("Xid")
 	m.FirstSegment = int8(r.u8("FirstSegment"))
 }

@@ -53,7 +53,7 @@ func (m *LogicalStreamStop) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *LogicalStreamStop) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'E')
+	r.tag('E')
 }
 
 func (m *LogicalStreamStop) write(w *writer, p Params) {

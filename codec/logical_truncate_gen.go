@@ -85,7 +85,7 @@ func (m *LogicalTruncate) read(r *reader, p Params) {
 // read11 is the layout of PostgreSQL 11–13.
 func (m *LogicalTruncate) read11(r *reader, p Params) {
 	m.Xid = 0
-	r.fixed("tag", 1, 'T')
+	r.tag('T')
 	nRelationOIDs := r.count("RelationOIDs", 4, 4)
 	m.Options = int8(r.u8("Options"))
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)
@@ -96,7 +96,7 @@ func (m *LogicalTruncate) read11(r *reader, p Params) {
 
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalTruncate) read14(r *reader, p Params) {
-	r.fixed("tag", 1, 'T')
+	r.tag('T')
 	if p.Streamed {
 		m.Xid = r.u32("Xid")
 	} else {

@@ -87,7 +87,7 @@ func (m *LogicalType) read(r *reader, p Params) {
 // read10 is the layout of PostgreSQL 10–13.
 func (m *LogicalType) read10(r *reader, p Params) {
 	m.Xid = 0
-	r.fixed("tag", 1, 'Y')
+	r.tag('Y')
 	m.DataType = r.u32("DataType")
 	m.Namespace = r.str("Namespace")
 	m.Name = r.str("Name")
@@ -95,7 +95,7 @@ func (m *LogicalType) read10(r *reader, p Params) {
 
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalType) read14(r *reader, p Params) {
-	r.fixed("tag", 1, 'Y')
+	r.tag('Y')
 	if p.Streamed {
 		m.Xid = r.u32("Xid")
 	} else {

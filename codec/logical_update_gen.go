@@ -109,7 +109,7 @@ func (m *LogicalUpdate) read(r *reader, p Params) {
 // read10 is the layout of PostgreSQL 10–13.
 func (m *LogicalUpdate) read10(r *reader, p Params) {
 	m.Xid = 0
-	r.fixed("tag", 1, 'U')
+	r.tag('U')
 	m.RelationOID = r.u32("RelationOID")
 	m.OldKind = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
@@ -123,7 +123,7 @@ func (m *LogicalUpdate) read10(r *reader, p Params) {
 
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalUpdate) read14(r *reader, p Params) {
-	r.fixed("tag", 1, 'U')
+	r.tag('U')
 	if p.Streamed {
 		m.Xid = r.u32("Xid")
 	} else {

@@ -63,7 +63,7 @@ func (m *NegotiateProtocolVersion) Encode(dst []byte, p Params) ([]byte, error) 
 }
 
 func (m *NegotiateProtocolVersion) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'v')
+	r.tag('v')
 	r.length()
 	m.NewestMinorProtocol = int32(r.u32("NewestMinorProtocol"))
 	nUnrecognizedOptions := r.count("UnrecognizedOptions", 4, 1)

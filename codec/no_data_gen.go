@@ -53,7 +53,7 @@ func (m *NoData) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *NoData) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'n')
+	r.tag('n')
 	r.length()
 }
 

@@ -60,7 +60,7 @@ func (m *NoticeResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *NoticeResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'N')
+	r.tag('N')
 	r.length()
 	m.Fields = m.Fields[:0]
 	for !r.terminator("Fields") {

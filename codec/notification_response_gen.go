@@ -63,7 +63,7 @@ func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *NotificationResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'A')
+	r.tag('A')
 	r.length()
 	m.ProcessID = r.u32("ProcessID")
 	m.Channel = r.str("Channel")

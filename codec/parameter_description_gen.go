@@ -59,7 +59,7 @@ func (m *ParameterDescription) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *ParameterDescription) read(r *reader, p Params) {
-	r.fixed("tag", 1, 't')
+	r.tag('t')
 	r.length()
 	nParameterOIDs := r.count("ParameterOIDs", 2, 4)
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)

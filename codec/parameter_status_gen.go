@@ -59,7 +59,7 @@ func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *ParameterStatus) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'S')
+	r.tag('S')
 	r.length()
 	m.Name = r.str("Name")
 	m.Value = r.str("Value")

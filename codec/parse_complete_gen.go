@@ -53,7 +53,7 @@ func (m *ParseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *ParseComplete) read(r *reader, p Params) {
-	r.fixed("tag", 1, '1')
+	r.tag('1')
 	r.length()
 }
 

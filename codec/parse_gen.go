@@ -66,7 +66,7 @@ func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Parse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'P')
+	r.tag('P')
 	r.length()
 	m.Name = r.str("Name")
 	m.Query = r.str("Query")

@@ -57,7 +57,7 @@ func (m *PasswordMessage) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *PasswordMessage) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'p')
+	r.tag('p')
 	r.length()
 	m.Password = r.str("Password")
 }

@@ -54,7 +54,7 @@ func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *PortalSuspended) read(r *reader, p Params) {
-	r.fixed("tag", 1, 's')
+	r.tag('s')
 	r.length()
 }
 

@@ -56,7 +56,7 @@ func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Query) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'Q')
+	r.tag('Q')
 	r.length()
 	m.String = r.str("String")
 }

@@ -105,10 +105,28 @@ func (r *reader) fixed(field string, width int, want int64) {
 	}
 }
 
+// tag reads the message's leading tag byte, which must be want.
+func (r *reader) tag(want byte) {
+	if r.pos < r.end && r.src[r.pos] == want {
+		r.pos++
+		return
+	}
+	r.fixed("tag", 1, int64(want))
+}
+
 // length reads the Int32 "length of message contents in bytes, including
 // self" and bounds further reads by it: a length beyond the input is
 // ErrTruncated, one short of it ErrTrailingBytes.
 func (r *reader) length() {
+	if r.end-r.pos >= 4 && int(int32(binary.BigEndian.Uint32(r.src[r.pos:]))) == r.end-r.pos {
+		r.pos += 4
+		return
+	}
+	r.badLength()
+}
+
+// badLength reports why the length does not match the input.
+func (r *reader) badLength() {
 	start := r.pos
 	n := int(int32(r.u32("length")))
 	switch {
@@ -147,6 +165,19 @@ func (r *reader) rest(field string, minLen, maxLen int) []byte {
 // bytes32 reads an Int32 length and that many bytes; -1 gives nil when the
 // manual says -1 means NULL, and is an error otherwise.
 func (r *reader) bytes32(field string, nullable bool) []byte {
+	if r.end-r.pos >= 4 {
+		n := int(int32(binary.BigEndian.Uint32(r.src[r.pos:])))
+		if n >= 0 && n <= r.end-r.pos-4 {
+			start := r.pos + 4
+			r.pos = start + n
+			return r.src[start:r.pos:r.pos]
+		}
+	}
+	return r.bytes32Slow(field, nullable)
+}
+
+// bytes32Slow handles NULL, negative lengths and short input.
+func (r *reader) bytes32Slow(field string, nullable bool) []byte {
 	off := r.pos
 	n := int32(r.u32(field))
 	switch {

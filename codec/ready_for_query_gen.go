@@ -59,7 +59,7 @@ func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *ReadyForQuery) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'Z')
+	r.tag('Z')
 	r.length()
 	m.TxStatus = r.u8("TxStatus")
 }

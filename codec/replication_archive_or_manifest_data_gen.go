@@ -57,7 +57,7 @@ func (m *BackupData) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *BackupData) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'd')
+	r.tag('d')
 	m.Data = r.rest("Data", 0, anyLength)
 }
 

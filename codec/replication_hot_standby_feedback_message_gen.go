@@ -75,7 +75,7 @@ func (m *HotStandbyFeedback) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *HotStandbyFeedback) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'h')
+	r.tag('h')
 	m.ClientTime = int64(r.u64("ClientTime"))
 	m.Xmin = r.u32("Xmin")
 	m.XminEpoch = r.u32("XminEpoch")

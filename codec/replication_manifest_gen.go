@@ -54,7 +54,7 @@ func (m *BackupManifest) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *BackupManifest) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'm')
+	r.tag('m')
 }
 
 func (m *BackupManifest) write(w *writer, p Params) {

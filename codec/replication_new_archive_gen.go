@@ -64,7 +64,7 @@ func (m *BackupNewArchive) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *BackupNewArchive) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'n')
+	r.tag('n')
 	m.FileName = r.str("FileName")
 	m.Location = r.str("Location")
 }

@@ -65,7 +65,7 @@ func (m *PrimaryKeepalive) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *PrimaryKeepalive) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'k')
+	r.tag('k')
 	m.ServerWALEnd = r.u64("ServerWALEnd")
 	m.ServerTime = int64(r.u64("ServerTime"))
 	m.ReplyRequested = r.u8("ReplyRequested")

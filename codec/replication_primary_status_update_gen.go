@@ -71,7 +71,7 @@ func (m *PrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *PrimaryStatusUpdate) read(r *reader, p Params) {
-	r.fixed("tag", 1, 's')
+	r.tag('s')
 	m.InsertLSN = r.u64("InsertLSN")
 	m.OldestCommitFullXid = r.u64("OldestCommitFullXid")
 	m.NextFullXid = r.u64("NextFullXid")

@@ -58,7 +58,7 @@ func (m *BackupProgress) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *BackupProgress) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'p')
+	r.tag('p')
 	m.BytesDone = int64(r.u64("BytesDone"))
 }
 

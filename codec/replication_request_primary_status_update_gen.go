@@ -58,7 +58,7 @@ func (m *RequestPrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error
 }
 
 func (m *RequestPrimaryStatusUpdate) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'p')
+	r.tag('p')
 	m.ClientTime = int64(r.u64("ClientTime"))
 }
 

@@ -71,7 +71,7 @@ func (m *StandbyStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *StandbyStatusUpdate) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'r')
+	r.tag('r')
 	m.WALWritePosition = r.u64("WALWritePosition")
 	m.WALFlushPosition = r.u64("WALFlushPosition")
 	m.WALApplyPosition = r.u64("WALApplyPosition")

@@ -70,7 +70,7 @@ func (m *XLogData) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *XLogData) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'w')
+	r.tag('w')
 	m.WALStart = r.u64("WALStart")
 	m.ServerWALEnd = r.u64("ServerWALEnd")
 	m.ServerTime = int64(r.u64("ServerTime"))

@@ -87,7 +87,7 @@ func (m *RowDescription) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *RowDescription) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'T')
+	r.tag('T')
 	r.length()
 	nFields := r.count("Fields", 2, 19)
 	m.Fields = grow(m.Fields, nFields)

@@ -68,7 +68,7 @@ func (m *SASLInitialResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *SASLInitialResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'p')
+	r.tag('p')
 	r.length()
 	m.AuthMechanism = r.str("AuthMechanism")
 	m.Data = r.bytes32("Data", true)

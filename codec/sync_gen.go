@@ -53,7 +53,7 @@ func (m *Sync) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Sync) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'S')
+	r.tag('S')
 	r.length()
 }
 

@@ -53,7 +53,7 @@ func (m *Terminate) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Terminate) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'X')
+	r.tag('X')
 	r.length()
 }
 

@@ -134,7 +134,9 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 	name := sc.name(it)
 	set := func(v jen.Code) []jen.Code { return []jen.Code{sc.target(it).Op("=").Add(v)} }
 	switch it.Op {
-	case model.OpTag, model.OpFixed:
+	case model.OpTag:
+		return []jen.Code{r().Dot("tag").Call(fixedValue(it))}
+	case model.OpFixed:
 		return []jen.Code{r().Dot("fixed").Call(jen.Lit(fixedName(it)), jen.Lit(it.Width), fixedValue(it))}
 	case model.OpLength:
 		return []jen.Code{r().Dot("length").Call()}

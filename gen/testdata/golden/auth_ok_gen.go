@@ -53,7 +53,7 @@ func (m *AuthOk) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *AuthOk) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(0)", 4, 0)
 }

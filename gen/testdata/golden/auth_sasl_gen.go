@@ -60,7 +60,7 @@ func (m *AuthenticationSASL) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *AuthenticationSASL) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'R')
+	r.tag('R')
 	r.length()
 	r.fixed("Int32(10)", 4, 10)
 	m.Mechanisms = m.Mechanisms[:0]

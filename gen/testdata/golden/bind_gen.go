@@ -69,7 +69,7 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Bind) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'B')
+	r.tag('B')
 	r.length()
 	m.Portal = r.str("Portal")
 	nFormatCodes := r.count("FormatCodes", 2, 2)

@@ -80,7 +80,7 @@ func (m *KeyData) read(r *reader, p Params) {
 
 // read10 is the layout of PostgreSQL 10.
 func (m *KeyData) read10(r *reader, p Params) {
-	r.fixed("tag", 1, 'K')
+	r.tag('K')
 	r.length()
 	m.ProcessID = r.u32("ProcessID")
 	m.SecretKey = r.take("SecretKey", 4)
@@ -88,7 +88,7 @@ func (m *KeyData) read10(r *reader, p Params) {
 
 // read11 is the layout of PostgreSQL 11.
 func (m *KeyData) read11(r *reader, p Params) {
-	r.fixed("tag", 1, 'K')
+	r.tag('K')
 	r.length()
 	m.ProcessID = r.u32("ProcessID")
 	if p.ProtocolMinor >= 2 {

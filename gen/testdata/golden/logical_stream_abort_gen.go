@@ -63,7 +63,7 @@ func (m *StreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *StreamAbort) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'A')
+	r.tag('A')
 	m.Xid = r.u32("Xid")
 	if p.ParallelStreaming {
 		m.AbortLSN = r.u64("AbortLSN")

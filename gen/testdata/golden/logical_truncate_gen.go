@@ -59,7 +59,7 @@ func (m *Truncate) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Truncate) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'T')
+	r.tag('T')
 	nRelations := r.count("Relations", 4, 4)
 	m.Options = int8(r.u8("Options"))
 	m.Relations = grow(m.Relations, nRelations)

@@ -102,7 +102,7 @@ func (m *Update) read(r *reader, p Params) {
 // read10 is the layout of PostgreSQL 10.
 func (m *Update) read10(r *reader, p Params) {
 	m.Xid = 0
-	r.fixed("tag", 1, 'U')
+	r.tag('U')
 	m.Relation = int32(r.u32("Relation"))
 	m.OldKind = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
@@ -116,7 +116,7 @@ func (m *Update) read10(r *reader, p Params) {
 
 // read11 is the layout of PostgreSQL 11.
 func (m *Update) read11(r *reader, p Params) {
-	r.fixed("tag", 1, 'U')
+	r.tag('U')
 	if p.Streamed {
 		m.Xid = r.u32("Xid")
 	} else {

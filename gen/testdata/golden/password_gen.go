@@ -56,7 +56,7 @@ func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Password) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'p')
+	r.tag('p')
 	r.length()
 	m.Password = r.str("Password")
 }

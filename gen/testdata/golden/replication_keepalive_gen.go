@@ -59,7 +59,7 @@ func (m *Keepalive) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *Keepalive) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'k')
+	r.tag('k')
 	m.WALEnd = r.u64("WALEnd")
 	m.Reply = r.u8("Reply")
 }

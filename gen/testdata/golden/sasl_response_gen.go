@@ -56,7 +56,7 @@ func (m *SASLResponse) Encode(dst []byte, p Params) ([]byte, error) {
 }
 
 func (m *SASLResponse) read(r *reader, p Params) {
-	r.fixed("tag", 1, 'p')
+	r.tag('p')
 	r.length()
 	m.Data = r.rest("Data", 0, anyLength)
 }
