@@ -11,7 +11,8 @@ type LogicalMessage struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed).
+	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
+	// (Params.LogicalVersion).
 	//
 	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
 	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
@@ -76,7 +77,7 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 
 func (m *LogicalMessage) read(r *reader, p Params) {
 	r.tag('M')
-	if p.Streamed {
+	if p.Streamed && p.LogicalVersion >= 2 {
 		m.Xid = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -89,7 +90,7 @@ func (m *LogicalMessage) read(r *reader, p Params) {
 
 func (m *LogicalMessage) write(w *writer, p Params) {
 	w.u8('M')
-	if p.Streamed {
+	if p.Streamed && p.LogicalVersion >= 2 {
 		w.u32(m.Xid)
 	}
 	w.u8(uint8(m.Flags))

@@ -13,7 +13,8 @@ type LogicalRelation struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed).
+	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
+	// (Params.LogicalVersion).
 	//
 	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
 	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
@@ -130,7 +131,7 @@ func (m *LogicalRelation) read10(r *reader, p Params) {
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalRelation) read14(r *reader, p Params) {
 	r.tag('R')
-	if p.Streamed {
+	if p.Streamed && p.LogicalVersion >= 2 {
 		m.Xid = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -180,7 +181,7 @@ func (m *LogicalRelation) write10(w *writer, p Params) {
 // write14 is the layout of PostgreSQL 14–19.
 func (m *LogicalRelation) write14(w *writer, p Params) {
 	w.u8('R')
-	if p.Streamed {
+	if p.Streamed && p.LogicalVersion >= 2 {
 		w.u32(m.Xid)
 	}
 	w.u32(m.RelationOID)

@@ -19,7 +19,8 @@ type LogicalStreamAbort struct {
 
 	// The LSN of the abort. This field is available since protocol version 4.
 	//
-	// Present only with parallel streaming (Params.ParallelStreaming).
+	// Present only with parallel streaming (Params.ParallelStreaming), protocol version 4 and
+	// later (Params.LogicalVersion).
 	//
 	// Overlay: 'present only when streaming is set to parallel' (17 on; 16 says only 'available
 	// since protocol version 4'): pgoutput sends the abort LSN and time only to a parallel apply
@@ -31,7 +32,8 @@ type LogicalStreamAbort struct {
 	// Abort timestamp of the transaction. The value is in number of microseconds since
 	// PostgreSQL epoch (2000-01-01). This field is available since protocol version 4.
 	//
-	// Present only with parallel streaming (Params.ParallelStreaming).
+	// Present only with parallel streaming (Params.ParallelStreaming), protocol version 4 and
+	// later (Params.LogicalVersion).
 	//
 	// Overlay: 'present only when streaming is set to parallel' (17 on; 16 says only 'available
 	// since protocol version 4'): pgoutput sends the abort LSN and time only to a parallel apply
@@ -107,12 +109,12 @@ func (m *LogicalStreamAbort) read16(r *reader, p Params) {
 	r.tag('A')
 	m.Xid = r.u32("Xid")
 	m.SubXid = r.u32("SubXid")
-	if p.ParallelStreaming {
+	if p.ParallelStreaming && p.LogicalVersion >= 4 {
 		m.AbortLSN = r.u64("AbortLSN")
 	} else {
 		m.AbortLSN = 0
 	}
-	if p.ParallelStreaming {
+	if p.ParallelStreaming && p.LogicalVersion >= 4 {
 		m.AbortTime = int64(r.u64("AbortTime"))
 	} else {
 		m.AbortTime = 0
@@ -140,10 +142,10 @@ func (m *LogicalStreamAbort) write16(w *writer, p Params) {
 	w.u8('A')
 	w.u32(m.Xid)
 	w.u32(m.SubXid)
-	if p.ParallelStreaming {
+	if p.ParallelStreaming && p.LogicalVersion >= 4 {
 		w.u64(m.AbortLSN)
 	}
-	if p.ParallelStreaming {
+	if p.ParallelStreaming && p.LogicalVersion >= 4 {
 		w.u64(uint64(m.AbortTime))
 	}
 }

@@ -13,7 +13,8 @@ type LogicalType struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed).
+	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
+	// (Params.LogicalVersion).
 	//
 	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
 	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
@@ -96,7 +97,7 @@ func (m *LogicalType) read10(r *reader, p Params) {
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalType) read14(r *reader, p Params) {
 	r.tag('Y')
-	if p.Streamed {
+	if p.Streamed && p.LogicalVersion >= 2 {
 		m.Xid = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -126,7 +127,7 @@ func (m *LogicalType) write10(w *writer, p Params) {
 // write14 is the layout of PostgreSQL 14–19.
 func (m *LogicalType) write14(w *writer, p Params) {
 	w.u8('Y')
-	if p.Streamed {
+	if p.Streamed && p.LogicalVersion >= 2 {
 		w.u32(m.Xid)
 	}
 	w.u32(m.DataType)

@@ -16,7 +16,8 @@ type LogicalUpdate struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed).
+	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
+	// (Params.LogicalVersion).
 	//
 	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
 	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
@@ -124,7 +125,7 @@ func (m *LogicalUpdate) read10(r *reader, p Params) {
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalUpdate) read14(r *reader, p Params) {
 	r.tag('U')
-	if p.Streamed {
+	if p.Streamed && p.LogicalVersion >= 2 {
 		m.Xid = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -164,7 +165,7 @@ func (m *LogicalUpdate) write10(w *writer, p Params) {
 // write14 is the layout of PostgreSQL 14–19.
 func (m *LogicalUpdate) write14(w *writer, p Params) {
 	w.u8('U')
-	if p.Streamed {
+	if p.Streamed && p.LogicalVersion >= 2 {
 		w.u32(m.Xid)
 	}
 	w.u32(m.RelationOID)

@@ -7,10 +7,13 @@ type Params struct {
 	// ProtocolMinor is the frontend/backend protocol's minor version: 0 for
 	// 3.0, 2 for 3.2. It decides the cancel key length (4 bytes under 3.0).
 	ProtocolMinor int
-	// LogicalVersion is pgoutput's proto_version, 1..4; 0 means 1.
+	// LogicalVersion is pgoutput's proto_version, 1..4; 0 means 1. Fields
+	// the manual says are "available since protocol version N" are present
+	// only from N on, whatever Streamed and ParallelStreaming say.
 	LogicalVersion int
 	// Streamed is true inside a streamed transaction (between Stream Start
-	// and Stream Stop): pgoutput messages then carry the transaction's xid.
+	// and Stream Stop, protocol version 2 and later): pgoutput messages then
+	// carry the transaction's xid.
 	Streamed bool
 	// ParallelStreaming is true when streaming = parallel (protocol version
 	// 4): Stream Abort then carries the abort LSN and timestamp.

@@ -46,9 +46,11 @@ func messagesBySlug() map[string]reflect.Type {
 func paramSets(major int) []codec.Params {
 	var out []codec.Params
 	for _, minor := range []int{0, 2} {
-		for _, streamed := range []bool{false, true} {
-			for _, parallel := range []bool{false, true} {
-				out = append(out, codec.Params{Major: major, ProtocolMinor: minor, LogicalVersion: 4, Streamed: streamed, ParallelStreaming: parallel})
+		for _, version := range []int{1, 4} {
+			for _, streamed := range []bool{false, true} {
+				for _, parallel := range []bool{false, true} {
+					out = append(out, codec.Params{Major: major, ProtocolMinor: minor, LogicalVersion: version, Streamed: streamed, ParallelStreaming: parallel})
+				}
 			}
 		}
 	}
@@ -75,6 +77,9 @@ func (f *filler) present(it *model.Item, v reflect.Value) bool {
 		if !f.p.ParallelStreaming {
 			return false
 		}
+	}
+	if f.p.LogicalVersion < it.SinceLogical {
+		return false
 	}
 	if it.When != nil {
 		k := byte(v.FieldByName(it.When.Field).Uint())

@@ -67,6 +67,9 @@ func condition(it *model.Item, sc scope) *jen.Statement {
 	case model.GateParallel:
 		conds = append(conds, jen.Id("p").Dot("ParallelStreaming"))
 	}
+	if it.SinceLogical > 0 {
+		conds = append(conds, jen.Id("p").Dot("LogicalVersion").Op(">=").Lit(it.SinceLogical))
+	}
 	if it.When != nil {
 		field := func() *jen.Statement { return jen.Id(sc.recv).Dot(it.When.Field) }
 		if it.When.Tags == "" {

@@ -300,7 +300,7 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row, Reason: e.Reason})
 			continue
 		}
-		it := &Item{Field: e.Name, Row: n.row, Gate: e.Gate, Reason: e.Reason}
+		it := &Item{Field: e.Name, Row: n.row, Gate: e.Gate, Reason: e.Reason, SinceLogical: b.sinceLogical(n.row, e)}
 		if flat != nil {
 			it.Field = ""
 		}
@@ -326,7 +326,7 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 			it.CountWidth = b.countWidth(scope, n)
 		default:
 			sc := b.scalar(n, e, i > 0 && scope[i-1].role == roleSize && scope[i-1].sizes == n)
-			sc.Field, sc.Gate, sc.When, sc.Reason = it.Field, it.Gate, it.When, it.Reason
+			sc.Field, sc.Gate, sc.When, sc.Reason, sc.SinceLogical = it.Field, it.Gate, it.When, it.Reason, it.SinceLogical
 			it = sc
 			if it.Op == OpBytes {
 				prev := scope[i-1].row
@@ -339,6 +339,29 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 		out = append(out, it)
 	}
 	return out
+}
+
+// sinceLogical is the pgoutput protocol version a gated row needs: the
+// manual's "This field is available since protocol version N". Only a gated
+// row may say so: a gate is what makes the field conditional on the wire,
+// and the version it needs is implied by it (streamed: 2, parallel: 4), so
+// the layout's rendering stays the gate.
+func (b *builder) sinceLogical(row *spec.Row, e *FieldEntry) int {
+	if b.m.Layer != spec.LayerLogicalReplication {
+		return 0
+	}
+	for _, a := range row.Annotations {
+		if a.Kind != spec.AnnSinceProtocol {
+			continue
+		}
+		v, err := strconv.Atoi(a.Value)
+		if err != nil || e.Gate == "" {
+			b.p.addf("%s: %q is available since protocol version %q but has no gate", b.where, short(row), a.Value)
+			return 0
+		}
+		return v
+	}
+	return 0
 }
 
 // scalar is the item of one value row.

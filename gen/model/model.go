@@ -136,9 +136,11 @@ type Item struct {
 	ElemType   string
 	Terminated bool
 	CountWidth int
-	// When and Gate make the item conditional.
-	When *When
-	Gate string
+	// When and Gate make the item conditional; SinceLogical is the pgoutput
+	// protocol version a gated item also needs.
+	When         *When
+	Gate         string
+	SinceLogical int
 	// Row is the manual's row the item comes from (the Byten of OpBytes,
 	// the first tag of OpChoice); nil for a group. Alternatives are the rows
 	// of every tag of OpChoice; Lead is the paragraph that opens a group.

@@ -157,11 +157,15 @@ func itemDoc(it *Item) []string {
 			doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d to %d bytes long.", pl.Minor, pl.Min, pl.Max))
 		}
 	}
+	version := ""
+	if it.SinceLogical > 0 {
+		version = fmt.Sprintf(", protocol version %d and later (Params.LogicalVersion)", it.SinceLogical)
+	}
 	switch it.Gate {
 	case GateStreamed:
-		doc = append(doc, "Present only inside a streamed transaction (Params.Streamed).")
+		doc = append(doc, "Present only inside a streamed transaction (Params.Streamed)"+version+".")
 	case GateParallel:
-		doc = append(doc, "Present only with parallel streaming (Params.ParallelStreaming).")
+		doc = append(doc, "Present only with parallel streaming (Params.ParallelStreaming)"+version+".")
 	}
 	if it.When != nil {
 		if it.When.Tags == "" {

@@ -13,7 +13,8 @@ type StreamAbort struct {
 
 	// The LSN of the abort operation, present only when streaming is set to parallel.
 	//
-	// Present only with parallel streaming (Params.ParallelStreaming).
+	// Present only with parallel streaming (Params.ParallelStreaming), protocol version 4 and
+	// later (Params.LogicalVersion).
 	//
 	// Overlay: only with parallel streaming
 	AbortLSN uint64
@@ -65,7 +66,7 @@ func (m *StreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 func (m *StreamAbort) read(r *reader, p Params) {
 	r.tag('A')
 	m.Xid = r.u32("Xid")
-	if p.ParallelStreaming {
+	if p.ParallelStreaming && p.LogicalVersion >= 4 {
 		m.AbortLSN = r.u64("AbortLSN")
 	} else {
 		m.AbortLSN = 0
@@ -75,7 +76,7 @@ func (m *StreamAbort) read(r *reader, p Params) {
 func (m *StreamAbort) write(w *writer, p Params) {
 	w.u8('A')
 	w.u32(m.Xid)
-	if p.ParallelStreaming {
+	if p.ParallelStreaming && p.LogicalVersion >= 4 {
 		w.u64(m.AbortLSN)
 	}
 }
