@@ -9,13 +9,13 @@ import "encoding/binary"
 type AuthState int
 
 const (
-	// AuthGSS: the frontend answers with GSSResponse.
+	// AuthGSS means a 'p' from the frontend is a GSSResponse.
 	AuthGSS AuthState = 1
-	// AuthPassword: the frontend answers with PasswordMessage.
+	// AuthPassword means a 'p' from the frontend is a PasswordMessage.
 	AuthPassword AuthState = 2
-	// AuthSASL: the frontend answers with SASLResponse.
+	// AuthSASL means a 'p' from the frontend is a SASLResponse.
 	AuthSASL AuthState = 3
-	// AuthSASLInitial: the frontend answers with SASLInitialResponse.
+	// AuthSASLInitial means a 'p' from the frontend is a SASLInitialResponse.
 	AuthSASLInitial AuthState = 4
 )
 

@@ -68,7 +68,7 @@ func dispatchFile(mod *model.Model) (*jen.File, error) {
 	f.Line()
 	var consts []jen.Code
 	for i, m := range states {
-		c := jen.Comment(fmt.Sprintf("Auth%s: the frontend answers with %s.", m.State, m.GoName))
+		c := jen.Comment(fmt.Sprintf("Auth%s means a 'p' from the frontend is a %s.", m.State, m.GoName))
 		consts = append(consts, c, jen.Id("Auth"+m.State).Id("AuthState").Op("=").Lit(i+1))
 	}
 	f.Const().Defs(consts...)
@@ -248,7 +248,7 @@ func constantsFile(mod *model.Model) *jen.File {
 		if len(ef.Majors) != len(mod.Majors) {
 			doc += " Only in PostgreSQL " + model.MajorList(ef.Majors) + "."
 		}
-		defs = append(defs, comment([]string{"ErrorField" + ef.GoName + ": " + doc})...)
+		defs = append(defs, comment([]string{fmt.Sprintf("ErrorField%s is the code %q. %s", ef.GoName, rune(ef.Code), doc)})...)
 		defs = append(defs, jen.Id("ErrorField"+ef.GoName).Byte().Op("=").LitRune(rune(ef.Code)))
 	}
 	f.Const().Defs(defs...)

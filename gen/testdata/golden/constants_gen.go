@@ -11,10 +11,10 @@ const (
 // Codes of the fields of ErrorResponse and NoticeResponse (the manual's
 // "Error and Notice Message Fields"), for ErrorField.Code.
 const (
-	// ErrorFieldMessage: Message.
+	// ErrorFieldMessage is the code 'M'. Message.
 	ErrorFieldMessage byte = 'M'
 
-	// ErrorFieldSeverity: Severity.
+	// ErrorFieldSeverity is the code 'S'. Severity.
 	ErrorFieldSeverity byte = 'S'
 )
 

@@ -9,9 +9,9 @@ import "encoding/binary"
 type AuthState int
 
 const (
-	// AuthPassword: the frontend answers with Password.
+	// AuthPassword means a 'p' from the frontend is a Password.
 	AuthPassword AuthState = 1
-	// AuthSASL: the frontend answers with SASLResponse.
+	// AuthSASL means a 'p' from the frontend is a SASLResponse.
 	AuthSASL AuthState = 2
 )
 
