@@ -31,12 +31,14 @@ func (m *AuthenticationCleartextPassword) Decode(src []byte, p Params) error {
 			Message: "AuthenticationCleartextPassword",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationCleartextPassword",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(3)", 4, 3)
 	return r.done()
 }
 
@@ -48,20 +50,14 @@ func (m *AuthenticationCleartextPassword) Encode(dst []byte, p Params) ([]byte, 
 			Message: "AuthenticationCleartextPassword",
 		}
 	}
-	w := newWriter(dst, "AuthenticationCleartextPassword")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationCleartextPassword) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(3)", 4, 3)
-}
-
-func (m *AuthenticationCleartextPassword) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationCleartextPassword",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(3)
 	w.finish(start)
+	return w.result()
 }

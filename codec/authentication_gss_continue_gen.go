@@ -34,12 +34,15 @@ func (m *AuthenticationGSSContinue) Decode(src []byte, p Params) error {
 			Message: "AuthenticationGSSContinue",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationGSSContinue",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(8)", 4, 8)
+	m.Data = r.rest("Data", 0, anyLength)
 	return r.done()
 }
 
@@ -51,22 +54,15 @@ func (m *AuthenticationGSSContinue) Encode(dst []byte, p Params) ([]byte, error)
 			Message: "AuthenticationGSSContinue",
 		}
 	}
-	w := newWriter(dst, "AuthenticationGSSContinue")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationGSSContinue) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(8)", 4, 8)
-	m.Data = r.rest("Data", 0, anyLength)
-}
-
-func (m *AuthenticationGSSContinue) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationGSSContinue",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(8)
 	w.raw("Data", m.Data, 0, anyLength)
 	w.finish(start)
+	return w.result()
 }

@@ -31,12 +31,14 @@ func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
 			Message: "AuthenticationGSS",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationGSS",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(7)", 4, 7)
 	return r.done()
 }
 
@@ -48,20 +50,14 @@ func (m *AuthenticationGSS) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationGSS",
 		}
 	}
-	w := newWriter(dst, "AuthenticationGSS")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationGSS) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(7)", 4, 7)
-}
-
-func (m *AuthenticationGSS) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationGSS",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(7)
 	w.finish(start)
+	return w.result()
 }

@@ -31,12 +31,14 @@ func (m *AuthenticationKerberosV5) Decode(src []byte, p Params) error {
 			Message: "AuthenticationKerberosV5",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationKerberosV5",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(2)", 4, 2)
 	return r.done()
 }
 
@@ -48,20 +50,14 @@ func (m *AuthenticationKerberosV5) Encode(dst []byte, p Params) ([]byte, error) 
 			Message: "AuthenticationKerberosV5",
 		}
 	}
-	w := newWriter(dst, "AuthenticationKerberosV5")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationKerberosV5) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(2)", 4, 2)
-}
-
-func (m *AuthenticationKerberosV5) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationKerberosV5",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(2)
 	w.finish(start)
+	return w.result()
 }

@@ -34,12 +34,15 @@ func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 			Message: "AuthenticationMD5Password",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationMD5Password",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(5)", 4, 5)
+	copy(m.Salt[:], r.take("Salt", 4))
 	return r.done()
 }
 
@@ -51,22 +54,15 @@ func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error)
 			Message: "AuthenticationMD5Password",
 		}
 	}
-	w := newWriter(dst, "AuthenticationMD5Password")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationMD5Password) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(5)", 4, 5)
-	copy(m.Salt[:], r.take("Salt", 4))
-}
-
-func (m *AuthenticationMD5Password) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationMD5Password",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(5)
 	w.bytes(m.Salt[:])
 	w.finish(start)
+	return w.result()
 }

@@ -31,12 +31,14 @@ func (m *AuthenticationOk) Decode(src []byte, p Params) error {
 			Message: "AuthenticationOk",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationOk",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(0)", 4, 0)
 	return r.done()
 }
 
@@ -48,20 +50,14 @@ func (m *AuthenticationOk) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationOk",
 		}
 	}
-	w := newWriter(dst, "AuthenticationOk")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationOk) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(0)", 4, 0)
-}
-
-func (m *AuthenticationOk) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationOk",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(0)
 	w.finish(start)
+	return w.result()
 }

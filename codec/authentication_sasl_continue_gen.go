@@ -34,12 +34,15 @@ func (m *AuthenticationSASLContinue) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSASLContinue",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationSASLContinue",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(11)", 4, 11)
+	m.Data = r.rest("Data", 0, anyLength)
 	return r.done()
 }
 
@@ -51,22 +54,15 @@ func (m *AuthenticationSASLContinue) Encode(dst []byte, p Params) ([]byte, error
 			Message: "AuthenticationSASLContinue",
 		}
 	}
-	w := newWriter(dst, "AuthenticationSASLContinue")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationSASLContinue) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(11)", 4, 11)
-	m.Data = r.rest("Data", 0, anyLength)
-}
-
-func (m *AuthenticationSASLContinue) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationSASLContinue",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(11)
 	w.raw("Data", m.Data, 0, anyLength)
 	w.finish(start)
+	return w.result()
 }

@@ -34,12 +34,15 @@ func (m *AuthenticationSASLFinal) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSASLFinal",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationSASLFinal",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(12)", 4, 12)
+	m.Data = r.rest("Data", 0, anyLength)
 	return r.done()
 }
 
@@ -51,22 +54,15 @@ func (m *AuthenticationSASLFinal) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationSASLFinal",
 		}
 	}
-	w := newWriter(dst, "AuthenticationSASLFinal")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationSASLFinal) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(12)", 4, 12)
-	m.Data = r.rest("Data", 0, anyLength)
-}
-
-func (m *AuthenticationSASLFinal) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationSASLFinal",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(12)
 	w.raw("Data", m.Data, 0, anyLength)
 	w.finish(start)
+	return w.result()
 }

@@ -38,12 +38,18 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSASL",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationSASL",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(10)", 4, 10)
+	m.AuthMechanisms = m.AuthMechanisms[:0]
+	for !r.terminator("AuthMechanisms") {
+		m.AuthMechanisms = append(m.AuthMechanisms, r.str("AuthMechanisms"))
+	}
 	return r.done()
 }
 
@@ -55,22 +61,11 @@ func (m *AuthenticationSASL) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationSASL",
 		}
 	}
-	w := newWriter(dst, "AuthenticationSASL")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationSASL) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(10)", 4, 10)
-	m.AuthMechanisms = m.AuthMechanisms[:0]
-	for !r.terminator("AuthMechanisms") {
-		m.AuthMechanisms = append(m.AuthMechanisms, r.str("AuthMechanisms"))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationSASL",
 	}
-}
-
-func (m *AuthenticationSASL) write(w *writer, p Params) {
 	w.u8('R')
 	start := w.begin()
 	w.u32(10)
@@ -80,4 +75,5 @@ func (m *AuthenticationSASL) write(w *writer, p Params) {
 	}
 	w.u8(0)
 	w.finish(start)
+	return w.result()
 }

@@ -31,12 +31,14 @@ func (m *AuthenticationSCMCredential) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSCMCredential",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationSCMCredential",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(6)", 4, 6)
 	return r.done()
 }
 
@@ -48,20 +50,14 @@ func (m *AuthenticationSCMCredential) Encode(dst []byte, p Params) ([]byte, erro
 			Message: "AuthenticationSCMCredential",
 		}
 	}
-	w := newWriter(dst, "AuthenticationSCMCredential")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationSCMCredential) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(6)", 4, 6)
-}
-
-func (m *AuthenticationSCMCredential) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationSCMCredential",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(6)
 	w.finish(start)
+	return w.result()
 }

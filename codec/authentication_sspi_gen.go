@@ -31,12 +31,14 @@ func (m *AuthenticationSSPI) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSSPI",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationSSPI",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(9)", 4, 9)
 	return r.done()
 }
 
@@ -48,20 +50,14 @@ func (m *AuthenticationSSPI) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationSSPI",
 		}
 	}
-	w := newWriter(dst, "AuthenticationSSPI")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationSSPI) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(9)", 4, 9)
-}
-
-func (m *AuthenticationSSPI) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationSSPI",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(9)
 	w.finish(start)
+	return w.result()
 }

@@ -59,12 +59,12 @@ func (m *BackendKeyData) Decode(src []byte, p Params) error {
 			Message: "BackendKeyData",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "BackendKeyData",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -76,8 +76,12 @@ func (m *BackendKeyData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackendKeyData",
 		}
 	}
-	w := newWriter(dst, "BackendKeyData")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "BackendKeyData",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

@@ -30,12 +30,13 @@ func (m *BindComplete) Decode(src []byte, p Params) error {
 			Message: "BindComplete",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "BindComplete",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('2')
+	r.length()
 	return r.done()
 }
 
@@ -47,18 +48,13 @@ func (m *BindComplete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BindComplete",
 		}
 	}
-	w := newWriter(dst, "BindComplete")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *BindComplete) read(r *reader, p Params) {
-	r.tag('2')
-	r.length()
-}
-
-func (m *BindComplete) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "BindComplete",
+	}
 	w.u8('2')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

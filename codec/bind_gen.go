@@ -51,29 +51,11 @@ func (m *Bind) Decode(src []byte, p Params) error {
 			Message: "Bind",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Bind",
 		src: src,
 	}
-	m.read(&r, p)
-	return r.done()
-}
-
-// Encode appends the message to dst; on error dst is returned unchanged.
-func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
-	if !bindMajors.Has(p.Major) {
-		return dst, &VersionError{
-			Major:   p.major(),
-			Message: "Bind",
-		}
-	}
-	w := newWriter(dst, "Bind")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Bind) read(r *reader, p Params) {
 	r.tag('B')
 	r.length()
 	m.DestinationPortal = r.str("DestinationPortal")
@@ -93,9 +75,22 @@ func (m *Bind) read(r *reader, p Params) {
 	for range nResultFormatCodes {
 		m.ResultFormatCodes = append(m.ResultFormatCodes, int16(r.u16("ResultFormatCodes")))
 	}
+	return r.done()
 }
 
-func (m *Bind) write(w *writer, p Params) {
+// Encode appends the message to dst; on error dst is returned unchanged.
+func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
+	if !bindMajors.Has(p.Major) {
+		return dst, &VersionError{
+			Major:   p.major(),
+			Message: "Bind",
+		}
+	}
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Bind",
+	}
 	w.u8('B')
 	start := w.begin()
 	w.str("DestinationPortal", m.DestinationPortal)
@@ -113,4 +108,5 @@ func (m *Bind) write(w *writer, p Params) {
 		w.u16(uint16(v))
 	}
 	w.finish(start)
+	return w.result()
 }

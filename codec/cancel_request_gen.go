@@ -50,12 +50,12 @@ func (m *CancelRequest) Decode(src []byte, p Params) error {
 			Message: "CancelRequest",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "CancelRequest",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -67,8 +67,12 @@ func (m *CancelRequest) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CancelRequest",
 		}
 	}
-	w := newWriter(dst, "CancelRequest")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "CancelRequest",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

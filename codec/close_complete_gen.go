@@ -30,12 +30,13 @@ func (m *CloseComplete) Decode(src []byte, p Params) error {
 			Message: "CloseComplete",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "CloseComplete",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('3')
+	r.length()
 	return r.done()
 }
 
@@ -47,18 +48,13 @@ func (m *CloseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CloseComplete",
 		}
 	}
-	w := newWriter(dst, "CloseComplete")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *CloseComplete) read(r *reader, p Params) {
-	r.tag('3')
-	r.length()
-}
-
-func (m *CloseComplete) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "CloseComplete",
+	}
 	w.u8('3')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

@@ -37,12 +37,15 @@ func (m *Close) Decode(src []byte, p Params) error {
 			Message: "Close",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Close",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('C')
+	r.length()
+	m.ObjectType = r.u8("ObjectType")
+	m.Name = r.str("Name")
 	return r.done()
 }
 
@@ -54,22 +57,15 @@ func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Close",
 		}
 	}
-	w := newWriter(dst, "Close")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Close) read(r *reader, p Params) {
-	r.tag('C')
-	r.length()
-	m.ObjectType = r.u8("ObjectType")
-	m.Name = r.str("Name")
-}
-
-func (m *Close) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Close",
+	}
 	w.u8('C')
 	start := w.begin()
 	w.u8(m.ObjectType)
 	w.str("Name", m.Name)
 	w.finish(start)
+	return w.result()
 }

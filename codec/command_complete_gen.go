@@ -43,12 +43,14 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 			Message: "CommandComplete",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "CommandComplete",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('C')
+	r.length()
+	m.CommandTag = r.str("CommandTag")
 	return r.done()
 }
 
@@ -60,20 +62,14 @@ func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CommandComplete",
 		}
 	}
-	w := newWriter(dst, "CommandComplete")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *CommandComplete) read(r *reader, p Params) {
-	r.tag('C')
-	r.length()
-	m.CommandTag = r.str("CommandTag")
-}
-
-func (m *CommandComplete) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "CommandComplete",
+	}
 	w.u8('C')
 	start := w.begin()
 	w.str("CommandTag", m.CommandTag)
 	w.finish(start)
+	return w.result()
 }

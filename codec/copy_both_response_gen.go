@@ -41,12 +41,19 @@ func (m *CopyBothResponse) Decode(src []byte, p Params) error {
 			Message: "CopyBothResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "CopyBothResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('W')
+	r.length()
+	m.OverallFormat = r.u8("OverallFormat")
+	nColumnFormatCodes := r.count("ColumnFormatCodes", 2, 2)
+	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)
+	for range nColumnFormatCodes {
+		m.ColumnFormatCodes = append(m.ColumnFormatCodes, int16(r.u16("ColumnFormatCodes")))
+	}
 	return r.done()
 }
 
@@ -58,23 +65,11 @@ func (m *CopyBothResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyBothResponse",
 		}
 	}
-	w := newWriter(dst, "CopyBothResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *CopyBothResponse) read(r *reader, p Params) {
-	r.tag('W')
-	r.length()
-	m.OverallFormat = r.u8("OverallFormat")
-	nColumnFormatCodes := r.count("ColumnFormatCodes", 2, 2)
-	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)
-	for range nColumnFormatCodes {
-		m.ColumnFormatCodes = append(m.ColumnFormatCodes, int16(r.u16("ColumnFormatCodes")))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "CopyBothResponse",
 	}
-}
-
-func (m *CopyBothResponse) write(w *writer, p Params) {
 	w.u8('W')
 	start := w.begin()
 	w.u8(m.OverallFormat)
@@ -83,4 +78,5 @@ func (m *CopyBothResponse) write(w *writer, p Params) {
 		w.u16(uint16(v))
 	}
 	w.finish(start)
+	return w.result()
 }

@@ -35,12 +35,14 @@ func (m *CopyData) Decode(src []byte, p Params) error {
 			Message: "CopyData",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "CopyData",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('d')
+	r.length()
+	m.Data = r.rest("Data", 0, anyLength)
 	return r.done()
 }
 
@@ -52,20 +54,14 @@ func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyData",
 		}
 	}
-	w := newWriter(dst, "CopyData")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *CopyData) read(r *reader, p Params) {
-	r.tag('d')
-	r.length()
-	m.Data = r.rest("Data", 0, anyLength)
-}
-
-func (m *CopyData) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "CopyData",
+	}
 	w.u8('d')
 	start := w.begin()
 	w.raw("Data", m.Data, 0, anyLength)
 	w.finish(start)
+	return w.result()
 }

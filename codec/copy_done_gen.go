@@ -30,12 +30,13 @@ func (m *CopyDone) Decode(src []byte, p Params) error {
 			Message: "CopyDone",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "CopyDone",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('c')
+	r.length()
 	return r.done()
 }
 
@@ -47,18 +48,13 @@ func (m *CopyDone) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyDone",
 		}
 	}
-	w := newWriter(dst, "CopyDone")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *CopyDone) read(r *reader, p Params) {
-	r.tag('c')
-	r.length()
-}
-
-func (m *CopyDone) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "CopyDone",
+	}
 	w.u8('c')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

@@ -33,12 +33,14 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 			Message: "CopyFail",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "CopyFail",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('f')
+	r.length()
+	m.Message = r.str("Message")
 	return r.done()
 }
 
@@ -50,20 +52,14 @@ func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyFail",
 		}
 	}
-	w := newWriter(dst, "CopyFail")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *CopyFail) read(r *reader, p Params) {
-	r.tag('f')
-	r.length()
-	m.Message = r.str("Message")
-}
-
-func (m *CopyFail) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "CopyFail",
+	}
 	w.u8('f')
 	start := w.begin()
 	w.str("Message", m.Message)
 	w.finish(start)
+	return w.result()
 }

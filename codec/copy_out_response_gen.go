@@ -40,12 +40,19 @@ func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 			Message: "CopyOutResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "CopyOutResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('H')
+	r.length()
+	m.OverallFormat = r.u8("OverallFormat")
+	nColumnFormatCodes := r.count("ColumnFormatCodes", 2, 2)
+	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)
+	for range nColumnFormatCodes {
+		m.ColumnFormatCodes = append(m.ColumnFormatCodes, int16(r.u16("ColumnFormatCodes")))
+	}
 	return r.done()
 }
 
@@ -57,23 +64,11 @@ func (m *CopyOutResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyOutResponse",
 		}
 	}
-	w := newWriter(dst, "CopyOutResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *CopyOutResponse) read(r *reader, p Params) {
-	r.tag('H')
-	r.length()
-	m.OverallFormat = r.u8("OverallFormat")
-	nColumnFormatCodes := r.count("ColumnFormatCodes", 2, 2)
-	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)
-	for range nColumnFormatCodes {
-		m.ColumnFormatCodes = append(m.ColumnFormatCodes, int16(r.u16("ColumnFormatCodes")))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "CopyOutResponse",
 	}
-}
-
-func (m *CopyOutResponse) write(w *writer, p Params) {
 	w.u8('H')
 	start := w.begin()
 	w.u8(m.OverallFormat)
@@ -82,4 +77,5 @@ func (m *CopyOutResponse) write(w *writer, p Params) {
 		w.u16(uint16(v))
 	}
 	w.finish(start)
+	return w.result()
 }

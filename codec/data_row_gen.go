@@ -38,12 +38,18 @@ func (m *DataRow) Decode(src []byte, p Params) error {
 			Message: "DataRow",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "DataRow",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('D')
+	r.length()
+	nValues := r.count("Values", 2, 4)
+	m.Values = grow(m.Values, nValues)
+	for range nValues {
+		m.Values = append(m.Values, r.bytes32("Values", true))
+	}
 	return r.done()
 }
 
@@ -55,22 +61,11 @@ func (m *DataRow) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "DataRow",
 		}
 	}
-	w := newWriter(dst, "DataRow")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *DataRow) read(r *reader, p Params) {
-	r.tag('D')
-	r.length()
-	nValues := r.count("Values", 2, 4)
-	m.Values = grow(m.Values, nValues)
-	for range nValues {
-		m.Values = append(m.Values, r.bytes32("Values", true))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "DataRow",
 	}
-}
-
-func (m *DataRow) write(w *writer, p Params) {
 	w.u8('D')
 	start := w.begin()
 	w.count("Values", 2, len(m.Values))
@@ -78,4 +73,5 @@ func (m *DataRow) write(w *writer, p Params) {
 		w.bytes32("Values", v, true)
 	}
 	w.finish(start)
+	return w.result()
 }

@@ -37,12 +37,15 @@ func (m *Describe) Decode(src []byte, p Params) error {
 			Message: "Describe",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Describe",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('D')
+	r.length()
+	m.ObjectType = r.u8("ObjectType")
+	m.Name = r.str("Name")
 	return r.done()
 }
 
@@ -54,22 +57,15 @@ func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Describe",
 		}
 	}
-	w := newWriter(dst, "Describe")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Describe) read(r *reader, p Params) {
-	r.tag('D')
-	r.length()
-	m.ObjectType = r.u8("ObjectType")
-	m.Name = r.str("Name")
-}
-
-func (m *Describe) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Describe",
+	}
 	w.u8('D')
 	start := w.begin()
 	w.u8(m.ObjectType)
 	w.str("Name", m.Name)
 	w.finish(start)
+	return w.result()
 }

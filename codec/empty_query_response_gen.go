@@ -32,12 +32,13 @@ func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
 			Message: "EmptyQueryResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "EmptyQueryResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('I')
+	r.length()
 	return r.done()
 }
 
@@ -49,18 +50,13 @@ func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "EmptyQueryResponse",
 		}
 	}
-	w := newWriter(dst, "EmptyQueryResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *EmptyQueryResponse) read(r *reader, p Params) {
-	r.tag('I')
-	r.length()
-}
-
-func (m *EmptyQueryResponse) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "EmptyQueryResponse",
+	}
 	w.u8('I')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

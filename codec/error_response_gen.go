@@ -51,12 +51,20 @@ func (m *ErrorResponse) Decode(src []byte, p Params) error {
 			Message: "ErrorResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "ErrorResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('E')
+	r.length()
+	m.Fields = m.Fields[:0]
+	for !r.terminator("Fields") {
+		var e ErrorField
+		e.Code = r.u8("Fields.Code")
+		e.Value = r.str("Fields.Value")
+		m.Fields = append(m.Fields, e)
+	}
 	return r.done()
 }
 
@@ -68,24 +76,11 @@ func (m *ErrorResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ErrorResponse",
 		}
 	}
-	w := newWriter(dst, "ErrorResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *ErrorResponse) read(r *reader, p Params) {
-	r.tag('E')
-	r.length()
-	m.Fields = m.Fields[:0]
-	for !r.terminator("Fields") {
-		var e ErrorField
-		e.Code = r.u8("Fields.Code")
-		e.Value = r.str("Fields.Value")
-		m.Fields = append(m.Fields, e)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "ErrorResponse",
 	}
-}
-
-func (m *ErrorResponse) write(w *writer, p Params) {
 	w.u8('E')
 	start := w.begin()
 	for i := range m.Fields {
@@ -96,4 +91,5 @@ func (m *ErrorResponse) write(w *writer, p Params) {
 	}
 	w.u8(0)
 	w.finish(start)
+	return w.result()
 }

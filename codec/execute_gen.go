@@ -37,12 +37,15 @@ func (m *Execute) Decode(src []byte, p Params) error {
 			Message: "Execute",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Execute",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('E')
+	r.length()
+	m.Portal = r.str("Portal")
+	m.MaxRows = int32(r.u32("MaxRows"))
 	return r.done()
 }
 
@@ -54,22 +57,15 @@ func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Execute",
 		}
 	}
-	w := newWriter(dst, "Execute")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Execute) read(r *reader, p Params) {
-	r.tag('E')
-	r.length()
-	m.Portal = r.str("Portal")
-	m.MaxRows = int32(r.u32("MaxRows"))
-}
-
-func (m *Execute) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Execute",
+	}
 	w.u8('E')
 	start := w.begin()
 	w.str("Portal", m.Portal)
 	w.u32(uint32(m.MaxRows))
 	w.finish(start)
+	return w.result()
 }

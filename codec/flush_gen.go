@@ -30,12 +30,13 @@ func (m *Flush) Decode(src []byte, p Params) error {
 			Message: "Flush",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Flush",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('H')
+	r.length()
 	return r.done()
 }
 
@@ -47,18 +48,13 @@ func (m *Flush) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Flush",
 		}
 	}
-	w := newWriter(dst, "Flush")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Flush) read(r *reader, p Params) {
-	r.tag('H')
-	r.length()
-}
-
-func (m *Flush) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Flush",
+	}
 	w.u8('H')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

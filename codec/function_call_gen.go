@@ -47,29 +47,11 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 			Message: "FunctionCall",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "FunctionCall",
 		src: src,
 	}
-	m.read(&r, p)
-	return r.done()
-}
-
-// Encode appends the message to dst; on error dst is returned unchanged.
-func (m *FunctionCall) Encode(dst []byte, p Params) ([]byte, error) {
-	if !functionCallMajors.Has(p.Major) {
-		return dst, &VersionError{
-			Major:   p.major(),
-			Message: "FunctionCall",
-		}
-	}
-	w := newWriter(dst, "FunctionCall")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *FunctionCall) read(r *reader, p Params) {
 	r.tag('F')
 	r.length()
 	m.Function = r.u32("Function")
@@ -84,9 +66,22 @@ func (m *FunctionCall) read(r *reader, p Params) {
 		m.Arguments = append(m.Arguments, r.bytes32("Arguments", true))
 	}
 	m.ResultFormatCode = int16(r.u16("ResultFormatCode"))
+	return r.done()
 }
 
-func (m *FunctionCall) write(w *writer, p Params) {
+// Encode appends the message to dst; on error dst is returned unchanged.
+func (m *FunctionCall) Encode(dst []byte, p Params) ([]byte, error) {
+	if !functionCallMajors.Has(p.Major) {
+		return dst, &VersionError{
+			Major:   p.major(),
+			Message: "FunctionCall",
+		}
+	}
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "FunctionCall",
+	}
 	w.u8('F')
 	start := w.begin()
 	w.u32(m.Function)
@@ -100,4 +95,5 @@ func (m *FunctionCall) write(w *writer, p Params) {
 	}
 	w.u16(uint16(m.ResultFormatCode))
 	w.finish(start)
+	return w.result()
 }

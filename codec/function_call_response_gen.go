@@ -37,12 +37,14 @@ func (m *FunctionCallResponse) Decode(src []byte, p Params) error {
 			Message: "FunctionCallResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "FunctionCallResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('V')
+	r.length()
+	m.Result = r.bytes32("Result", true)
 	return r.done()
 }
 
@@ -54,20 +56,14 @@ func (m *FunctionCallResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "FunctionCallResponse",
 		}
 	}
-	w := newWriter(dst, "FunctionCallResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *FunctionCallResponse) read(r *reader, p Params) {
-	r.tag('V')
-	r.length()
-	m.Result = r.bytes32("Result", true)
-}
-
-func (m *FunctionCallResponse) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "FunctionCallResponse",
+	}
 	w.u8('V')
 	start := w.begin()
 	w.bytes32("Result", m.Result, true)
 	w.finish(start)
+	return w.result()
 }

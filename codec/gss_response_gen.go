@@ -34,12 +34,14 @@ func (m *GSSResponse) Decode(src []byte, p Params) error {
 			Message: "GSSResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "GSSResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('p')
+	r.length()
+	m.Data = r.rest("Data", 0, anyLength)
 	return r.done()
 }
 
@@ -51,20 +53,14 @@ func (m *GSSResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "GSSResponse",
 		}
 	}
-	w := newWriter(dst, "GSSResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *GSSResponse) read(r *reader, p Params) {
-	r.tag('p')
-	r.length()
-	m.Data = r.rest("Data", 0, anyLength)
-}
-
-func (m *GSSResponse) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "GSSResponse",
+	}
 	w.u8('p')
 	start := w.begin()
 	w.raw("Data", m.Data, 0, anyLength)
 	w.finish(start)
+	return w.result()
 }

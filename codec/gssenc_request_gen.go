@@ -28,12 +28,13 @@ func (m *GSSEncRequest) Decode(src []byte, p Params) error {
 			Message: "GSSEncRequest",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "GSSEncRequest",
 		src: src,
 	}
-	m.read(&r, p)
+	r.length()
+	r.fixed("Int32(80877104)", 4, 80877104)
 	return r.done()
 }
 
@@ -45,18 +46,13 @@ func (m *GSSEncRequest) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "GSSEncRequest",
 		}
 	}
-	w := newWriter(dst, "GSSEncRequest")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *GSSEncRequest) read(r *reader, p Params) {
-	r.length()
-	r.fixed("Int32(80877104)", 4, 80877104)
-}
-
-func (m *GSSEncRequest) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "GSSEncRequest",
+	}
 	start := w.begin()
 	w.u32(80877104)
 	w.finish(start)
+	return w.result()
 }

@@ -40,12 +40,15 @@ func (m *LogicalBegin) Decode(src []byte, p Params) error {
 			Message: "LogicalBegin",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalBegin",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('B')
+	m.FinalLSN = r.u64("FinalLSN")
+	m.CommitTime = int64(r.u64("CommitTime"))
+	m.Xid = r.u32("Xid")
 	return r.done()
 }
 
@@ -57,21 +60,14 @@ func (m *LogicalBegin) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalBegin",
 		}
 	}
-	w := newWriter(dst, "LogicalBegin")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalBegin) read(r *reader, p Params) {
-	r.tag('B')
-	m.FinalLSN = r.u64("FinalLSN")
-	m.CommitTime = int64(r.u64("CommitTime"))
-	m.Xid = r.u32("Xid")
-}
-
-func (m *LogicalBegin) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalBegin",
+	}
 	w.u8('B')
 	w.u64(m.FinalLSN)
 	w.u64(uint64(m.CommitTime))
 	w.u32(m.Xid)
+	return w.result()
 }

@@ -46,12 +46,17 @@ func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 			Message: "LogicalBeginPrepare",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalBeginPrepare",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('b')
+	m.PrepareLSN = r.u64("PrepareLSN")
+	m.PrepareEndLSN = r.u64("PrepareEndLSN")
+	m.PrepareTime = int64(r.u64("PrepareTime"))
+	m.Xid = r.u32("Xid")
+	m.GID = r.str("GID")
 	return r.done()
 }
 
@@ -63,25 +68,16 @@ func (m *LogicalBeginPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalBeginPrepare",
 		}
 	}
-	w := newWriter(dst, "LogicalBeginPrepare")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalBeginPrepare) read(r *reader, p Params) {
-	r.tag('b')
-	m.PrepareLSN = r.u64("PrepareLSN")
-	m.PrepareEndLSN = r.u64("PrepareEndLSN")
-	m.PrepareTime = int64(r.u64("PrepareTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-}
-
-func (m *LogicalBeginPrepare) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalBeginPrepare",
+	}
 	w.u8('b')
 	w.u64(m.PrepareLSN)
 	w.u64(m.PrepareEndLSN)
 	w.u64(uint64(m.PrepareTime))
 	w.u32(m.Xid)
 	w.str("GID", m.GID)
+	return w.result()
 }

@@ -47,12 +47,16 @@ func (m *LogicalCommit) Decode(src []byte, p Params) error {
 			Message: "LogicalCommit",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalCommit",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('C')
+	m.Flags = int8(r.u8("Flags"))
+	m.CommitLSN = r.u64("CommitLSN")
+	m.TransactionEndLSN = r.u64("TransactionEndLSN")
+	m.CommitTime = int64(r.u64("CommitTime"))
 	return r.done()
 }
 
@@ -64,23 +68,15 @@ func (m *LogicalCommit) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalCommit",
 		}
 	}
-	w := newWriter(dst, "LogicalCommit")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalCommit) read(r *reader, p Params) {
-	r.tag('C')
-	m.Flags = int8(r.u8("Flags"))
-	m.CommitLSN = r.u64("CommitLSN")
-	m.TransactionEndLSN = r.u64("TransactionEndLSN")
-	m.CommitTime = int64(r.u64("CommitTime"))
-}
-
-func (m *LogicalCommit) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalCommit",
+	}
 	w.u8('C')
 	w.u8(uint8(m.Flags))
 	w.u64(m.CommitLSN)
 	w.u64(m.TransactionEndLSN)
 	w.u64(uint64(m.CommitTime))
+	return w.result()
 }

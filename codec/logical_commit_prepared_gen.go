@@ -53,12 +53,18 @@ func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 			Message: "LogicalCommitPrepared",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalCommitPrepared",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('K')
+	m.Flags = int8(r.u8("Flags"))
+	m.CommitLSN = r.u64("CommitLSN")
+	m.CommitEndLSN = r.u64("CommitEndLSN")
+	m.CommitTime = int64(r.u64("CommitTime"))
+	m.Xid = r.u32("Xid")
+	m.GID = r.str("GID")
 	return r.done()
 }
 
@@ -70,22 +76,11 @@ func (m *LogicalCommitPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalCommitPrepared",
 		}
 	}
-	w := newWriter(dst, "LogicalCommitPrepared")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalCommitPrepared) read(r *reader, p Params) {
-	r.tag('K')
-	m.Flags = int8(r.u8("Flags"))
-	m.CommitLSN = r.u64("CommitLSN")
-	m.CommitEndLSN = r.u64("CommitEndLSN")
-	m.CommitTime = int64(r.u64("CommitTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-}
-
-func (m *LogicalCommitPrepared) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalCommitPrepared",
+	}
 	w.u8('K')
 	w.u8(uint8(m.Flags))
 	w.u64(m.CommitLSN)
@@ -93,4 +88,5 @@ func (m *LogicalCommitPrepared) write(w *writer, p Params) {
 	w.u64(uint64(m.CommitTime))
 	w.u32(m.Xid)
 	w.str("GID", m.GID)
+	return w.result()
 }

@@ -65,12 +65,12 @@ func (m *LogicalDelete) Decode(src []byte, p Params) error {
 			Message: "LogicalDelete",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalDelete",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -82,8 +82,12 @@ func (m *LogicalDelete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalDelete",
 		}
 	}
-	w := newWriter(dst, "LogicalDelete")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalDelete",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

@@ -51,12 +51,12 @@ func (m *LogicalInsert) Decode(src []byte, p Params) error {
 			Message: "LogicalInsert",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalInsert",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -68,8 +68,12 @@ func (m *LogicalInsert) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalInsert",
 		}
 	}
-	w := newWriter(dst, "LogicalInsert")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalInsert",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

@@ -53,12 +53,21 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 			Message: "LogicalMessage",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalMessage",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('M')
+	if p.Streamed && p.LogicalVersion >= 2 {
+		m.Xid = r.u32("Xid")
+	} else {
+		m.Xid = 0
+	}
+	m.Flags = int8(r.u8("Flags"))
+	m.LSN = r.u64("LSN")
+	m.Prefix = r.str("Prefix")
+	m.Content = r.bytes32("Content", false)
 	return r.done()
 }
 
@@ -70,25 +79,11 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalMessage",
 		}
 	}
-	w := newWriter(dst, "LogicalMessage")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalMessage) read(r *reader, p Params) {
-	r.tag('M')
-	if p.Streamed && p.LogicalVersion >= 2 {
-		m.Xid = r.u32("Xid")
-	} else {
-		m.Xid = 0
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalMessage",
 	}
-	m.Flags = int8(r.u8("Flags"))
-	m.LSN = r.u64("LSN")
-	m.Prefix = r.str("Prefix")
-	m.Content = r.bytes32("Content", false)
-}
-
-func (m *LogicalMessage) write(w *writer, p Params) {
 	w.u8('M')
 	if p.Streamed && p.LogicalVersion >= 2 {
 		w.u32(m.Xid)
@@ -97,4 +92,5 @@ func (m *LogicalMessage) write(w *writer, p Params) {
 	w.u64(m.LSN)
 	w.str("Prefix", m.Prefix)
 	w.bytes32("Content", m.Content, false)
+	return w.result()
 }

@@ -38,12 +38,14 @@ func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 			Message: "LogicalOrigin",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalOrigin",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('O')
+	m.CommitLSN = r.u64("CommitLSN")
+	m.Name = r.str("Name")
 	return r.done()
 }
 
@@ -55,19 +57,13 @@ func (m *LogicalOrigin) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalOrigin",
 		}
 	}
-	w := newWriter(dst, "LogicalOrigin")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalOrigin) read(r *reader, p Params) {
-	r.tag('O')
-	m.CommitLSN = r.u64("CommitLSN")
-	m.Name = r.str("Name")
-}
-
-func (m *LogicalOrigin) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalOrigin",
+	}
 	w.u8('O')
 	w.u64(m.CommitLSN)
 	w.str("Name", m.Name)
+	return w.result()
 }

@@ -53,12 +53,18 @@ func (m *LogicalPrepare) Decode(src []byte, p Params) error {
 			Message: "LogicalPrepare",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalPrepare",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('P')
+	m.Flags = int8(r.u8("Flags"))
+	m.PrepareLSN = r.u64("PrepareLSN")
+	m.PrepareEndLSN = r.u64("PrepareEndLSN")
+	m.PrepareTime = int64(r.u64("PrepareTime"))
+	m.Xid = r.u32("Xid")
+	m.GID = r.str("GID")
 	return r.done()
 }
 
@@ -70,22 +76,11 @@ func (m *LogicalPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalPrepare",
 		}
 	}
-	w := newWriter(dst, "LogicalPrepare")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalPrepare) read(r *reader, p Params) {
-	r.tag('P')
-	m.Flags = int8(r.u8("Flags"))
-	m.PrepareLSN = r.u64("PrepareLSN")
-	m.PrepareEndLSN = r.u64("PrepareEndLSN")
-	m.PrepareTime = int64(r.u64("PrepareTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-}
-
-func (m *LogicalPrepare) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalPrepare",
+	}
 	w.u8('P')
 	w.u8(uint8(m.Flags))
 	w.u64(m.PrepareLSN)
@@ -93,4 +88,5 @@ func (m *LogicalPrepare) write(w *writer, p Params) {
 	w.u64(uint64(m.PrepareTime))
 	w.u32(m.Xid)
 	w.str("GID", m.GID)
+	return w.result()
 }

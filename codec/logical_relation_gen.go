@@ -77,12 +77,12 @@ func (m *LogicalRelation) Decode(src []byte, p Params) error {
 			Message: "LogicalRelation",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalRelation",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -94,8 +94,12 @@ func (m *LogicalRelation) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalRelation",
 		}
 	}
-	w := newWriter(dst, "LogicalRelation")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalRelation",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

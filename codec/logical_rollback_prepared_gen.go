@@ -58,12 +58,19 @@ func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 			Message: "LogicalRollbackPrepared",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalRollbackPrepared",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('r')
+	m.Flags = int8(r.u8("Flags"))
+	m.PrepareEndLSN = r.u64("PrepareEndLSN")
+	m.RollbackEndLSN = r.u64("RollbackEndLSN")
+	m.PrepareTime = int64(r.u64("PrepareTime"))
+	m.RollbackTime = int64(r.u64("RollbackTime"))
+	m.Xid = r.u32("Xid")
+	m.GID = r.str("GID")
 	return r.done()
 }
 
@@ -75,23 +82,11 @@ func (m *LogicalRollbackPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalRollbackPrepared",
 		}
 	}
-	w := newWriter(dst, "LogicalRollbackPrepared")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalRollbackPrepared) read(r *reader, p Params) {
-	r.tag('r')
-	m.Flags = int8(r.u8("Flags"))
-	m.PrepareEndLSN = r.u64("PrepareEndLSN")
-	m.RollbackEndLSN = r.u64("RollbackEndLSN")
-	m.PrepareTime = int64(r.u64("PrepareTime"))
-	m.RollbackTime = int64(r.u64("RollbackTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-}
-
-func (m *LogicalRollbackPrepared) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalRollbackPrepared",
+	}
 	w.u8('r')
 	w.u8(uint8(m.Flags))
 	w.u64(m.PrepareEndLSN)
@@ -100,4 +95,5 @@ func (m *LogicalRollbackPrepared) write(w *writer, p Params) {
 	w.u64(uint64(m.RollbackTime))
 	w.u32(m.Xid)
 	w.str("GID", m.GID)
+	return w.result()
 }

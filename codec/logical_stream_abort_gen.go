@@ -64,12 +64,12 @@ func (m *LogicalStreamAbort) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamAbort",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalStreamAbort",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -81,8 +81,12 @@ func (m *LogicalStreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamAbort",
 		}
 	}
-	w := newWriter(dst, "LogicalStreamAbort")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalStreamAbort",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

@@ -50,12 +50,17 @@ func (m *LogicalStreamCommit) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamCommit",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalStreamCommit",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('c')
+	m.Xid = r.u32("Xid")
+	m.Flags = int8(r.u8("Flags"))
+	m.CommitLSN = r.u64("CommitLSN")
+	m.TransactionEndLSN = r.u64("TransactionEndLSN")
+	m.CommitTime = int64(r.u64("CommitTime"))
 	return r.done()
 }
 
@@ -67,25 +72,16 @@ func (m *LogicalStreamCommit) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamCommit",
 		}
 	}
-	w := newWriter(dst, "LogicalStreamCommit")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalStreamCommit) read(r *reader, p Params) {
-	r.tag('c')
-	m.Xid = r.u32("Xid")
-	m.Flags = int8(r.u8("Flags"))
-	m.CommitLSN = r.u64("CommitLSN")
-	m.TransactionEndLSN = r.u64("TransactionEndLSN")
-	m.CommitTime = int64(r.u64("CommitTime"))
-}
-
-func (m *LogicalStreamCommit) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalStreamCommit",
+	}
 	w.u8('c')
 	w.u32(m.Xid)
 	w.u8(uint8(m.Flags))
 	w.u64(m.CommitLSN)
 	w.u64(m.TransactionEndLSN)
 	w.u64(uint64(m.CommitTime))
+	return w.result()
 }

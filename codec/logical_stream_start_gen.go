@@ -37,12 +37,14 @@ func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamStart",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalStreamStart",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('S')
+	m.Xid = r.u32("Xid")
+	m.FirstSegment = int8(r.u8("FirstSegment"))
 	return r.done()
 }
 
@@ -54,19 +56,13 @@ func (m *LogicalStreamStart) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamStart",
 		}
 	}
-	w := newWriter(dst, "LogicalStreamStart")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalStreamStart) read(r *reader, p Params) {
-	r.tag('S')
-	m.Xid = r.u32("Xid")
-	m.FirstSegment = int8(r.u8("FirstSegment"))
-}
-
-func (m *LogicalStreamStart) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalStreamStart",
+	}
 	w.u8('S')
 	w.u32(m.Xid)
 	w.u8(uint8(m.FirstSegment))
+	return w.result()
 }

@@ -30,12 +30,12 @@ func (m *LogicalStreamStop) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamStop",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalStreamStop",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('E')
 	return r.done()
 }
 
@@ -47,15 +47,11 @@ func (m *LogicalStreamStop) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamStop",
 		}
 	}
-	w := newWriter(dst, "LogicalStreamStop")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *LogicalStreamStop) read(r *reader, p Params) {
-	r.tag('E')
-}
-
-func (m *LogicalStreamStop) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalStreamStop",
+	}
 	w.u8('E')
+	return w.result()
 }

@@ -52,12 +52,12 @@ func (m *LogicalTruncate) Decode(src []byte, p Params) error {
 			Message: "LogicalTruncate",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalTruncate",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -69,8 +69,12 @@ func (m *LogicalTruncate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalTruncate",
 		}
 	}
-	w := newWriter(dst, "LogicalTruncate")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalTruncate",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

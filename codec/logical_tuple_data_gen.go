@@ -62,12 +62,12 @@ func (m *TupleData) Decode(src []byte, p Params) error {
 			Message: "TupleData",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "TupleData",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -79,8 +79,12 @@ func (m *TupleData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "TupleData",
 		}
 	}
-	w := newWriter(dst, "TupleData")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "TupleData",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

@@ -54,12 +54,12 @@ func (m *LogicalType) Decode(src []byte, p Params) error {
 			Message: "LogicalType",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalType",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -71,8 +71,12 @@ func (m *LogicalType) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalType",
 		}
 	}
-	w := newWriter(dst, "LogicalType")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalType",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

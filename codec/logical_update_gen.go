@@ -76,12 +76,12 @@ func (m *LogicalUpdate) Decode(src []byte, p Params) error {
 			Message: "LogicalUpdate",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "LogicalUpdate",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -93,8 +93,12 @@ func (m *LogicalUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalUpdate",
 		}
 	}
-	w := newWriter(dst, "LogicalUpdate")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "LogicalUpdate",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

@@ -40,12 +40,19 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 			Message: "NegotiateProtocolVersion",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "NegotiateProtocolVersion",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('v')
+	r.length()
+	m.NewestMinorProtocol = int32(r.u32("NewestMinorProtocol"))
+	nUnrecognizedOptions := r.count("UnrecognizedOptions", 4, 1)
+	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)
+	for range nUnrecognizedOptions {
+		m.UnrecognizedOptions = append(m.UnrecognizedOptions, r.str("UnrecognizedOptions"))
+	}
 	return r.done()
 }
 
@@ -57,23 +64,11 @@ func (m *NegotiateProtocolVersion) Encode(dst []byte, p Params) ([]byte, error) 
 			Message: "NegotiateProtocolVersion",
 		}
 	}
-	w := newWriter(dst, "NegotiateProtocolVersion")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *NegotiateProtocolVersion) read(r *reader, p Params) {
-	r.tag('v')
-	r.length()
-	m.NewestMinorProtocol = int32(r.u32("NewestMinorProtocol"))
-	nUnrecognizedOptions := r.count("UnrecognizedOptions", 4, 1)
-	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)
-	for range nUnrecognizedOptions {
-		m.UnrecognizedOptions = append(m.UnrecognizedOptions, r.str("UnrecognizedOptions"))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "NegotiateProtocolVersion",
 	}
-}
-
-func (m *NegotiateProtocolVersion) write(w *writer, p Params) {
 	w.u8('v')
 	start := w.begin()
 	w.u32(uint32(m.NewestMinorProtocol))
@@ -82,4 +77,5 @@ func (m *NegotiateProtocolVersion) write(w *writer, p Params) {
 		w.str("UnrecognizedOptions", v)
 	}
 	w.finish(start)
+	return w.result()
 }

@@ -30,12 +30,13 @@ func (m *NoData) Decode(src []byte, p Params) error {
 			Message: "NoData",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "NoData",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('n')
+	r.length()
 	return r.done()
 }
 
@@ -47,18 +48,13 @@ func (m *NoData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "NoData",
 		}
 	}
-	w := newWriter(dst, "NoData")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *NoData) read(r *reader, p Params) {
-	r.tag('n')
-	r.length()
-}
-
-func (m *NoData) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "NoData",
+	}
 	w.u8('n')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

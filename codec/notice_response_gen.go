@@ -37,12 +37,20 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 			Message: "NoticeResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "NoticeResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('N')
+	r.length()
+	m.Fields = m.Fields[:0]
+	for !r.terminator("Fields") {
+		var e ErrorField
+		e.Code = r.u8("Fields.Code")
+		e.Value = r.str("Fields.Value")
+		m.Fields = append(m.Fields, e)
+	}
 	return r.done()
 }
 
@@ -54,24 +62,11 @@ func (m *NoticeResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "NoticeResponse",
 		}
 	}
-	w := newWriter(dst, "NoticeResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *NoticeResponse) read(r *reader, p Params) {
-	r.tag('N')
-	r.length()
-	m.Fields = m.Fields[:0]
-	for !r.terminator("Fields") {
-		var e ErrorField
-		e.Code = r.u8("Fields.Code")
-		e.Value = r.str("Fields.Value")
-		m.Fields = append(m.Fields, e)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "NoticeResponse",
 	}
-}
-
-func (m *NoticeResponse) write(w *writer, p Params) {
 	w.u8('N')
 	start := w.begin()
 	for i := range m.Fields {
@@ -82,4 +77,5 @@ func (m *NoticeResponse) write(w *writer, p Params) {
 	}
 	w.u8(0)
 	w.finish(start)
+	return w.result()
 }

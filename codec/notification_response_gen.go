@@ -40,12 +40,16 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 			Message: "NotificationResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "NotificationResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('A')
+	r.length()
+	m.ProcessID = r.u32("ProcessID")
+	m.Channel = r.str("Channel")
+	m.Payload = r.str("Payload")
 	return r.done()
 }
 
@@ -57,24 +61,16 @@ func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "NotificationResponse",
 		}
 	}
-	w := newWriter(dst, "NotificationResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *NotificationResponse) read(r *reader, p Params) {
-	r.tag('A')
-	r.length()
-	m.ProcessID = r.u32("ProcessID")
-	m.Channel = r.str("Channel")
-	m.Payload = r.str("Payload")
-}
-
-func (m *NotificationResponse) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "NotificationResponse",
+	}
 	w.u8('A')
 	start := w.begin()
 	w.u32(m.ProcessID)
 	w.str("Channel", m.Channel)
 	w.str("Payload", m.Payload)
 	w.finish(start)
+	return w.result()
 }

@@ -36,12 +36,18 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 			Message: "ParameterDescription",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "ParameterDescription",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('t')
+	r.length()
+	nParameterOIDs := r.count("ParameterOIDs", 2, 4)
+	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)
+	for range nParameterOIDs {
+		m.ParameterOIDs = append(m.ParameterOIDs, r.u32("ParameterOIDs"))
+	}
 	return r.done()
 }
 
@@ -53,22 +59,11 @@ func (m *ParameterDescription) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ParameterDescription",
 		}
 	}
-	w := newWriter(dst, "ParameterDescription")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *ParameterDescription) read(r *reader, p Params) {
-	r.tag('t')
-	r.length()
-	nParameterOIDs := r.count("ParameterOIDs", 2, 4)
-	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)
-	for range nParameterOIDs {
-		m.ParameterOIDs = append(m.ParameterOIDs, r.u32("ParameterOIDs"))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "ParameterDescription",
 	}
-}
-
-func (m *ParameterDescription) write(w *writer, p Params) {
 	w.u8('t')
 	start := w.begin()
 	w.count("ParameterOIDs", 2, len(m.ParameterOIDs))
@@ -76,4 +71,5 @@ func (m *ParameterDescription) write(w *writer, p Params) {
 		w.u32(v)
 	}
 	w.finish(start)
+	return w.result()
 }

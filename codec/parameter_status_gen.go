@@ -36,12 +36,15 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 			Message: "ParameterStatus",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "ParameterStatus",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('S')
+	r.length()
+	m.Name = r.str("Name")
+	m.Value = r.str("Value")
 	return r.done()
 }
 
@@ -53,22 +56,15 @@ func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ParameterStatus",
 		}
 	}
-	w := newWriter(dst, "ParameterStatus")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *ParameterStatus) read(r *reader, p Params) {
-	r.tag('S')
-	r.length()
-	m.Name = r.str("Name")
-	m.Value = r.str("Value")
-}
-
-func (m *ParameterStatus) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "ParameterStatus",
+	}
 	w.u8('S')
 	start := w.begin()
 	w.str("Name", m.Name)
 	w.str("Value", m.Value)
 	w.finish(start)
+	return w.result()
 }

@@ -30,12 +30,13 @@ func (m *ParseComplete) Decode(src []byte, p Params) error {
 			Message: "ParseComplete",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "ParseComplete",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('1')
+	r.length()
 	return r.done()
 }
 
@@ -47,18 +48,13 @@ func (m *ParseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ParseComplete",
 		}
 	}
-	w := newWriter(dst, "ParseComplete")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *ParseComplete) read(r *reader, p Params) {
-	r.tag('1')
-	r.length()
-}
-
-func (m *ParseComplete) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "ParseComplete",
+	}
 	w.u8('1')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

@@ -43,12 +43,20 @@ func (m *Parse) Decode(src []byte, p Params) error {
 			Message: "Parse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Parse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('P')
+	r.length()
+	m.Name = r.str("Name")
+	m.Query = r.str("Query")
+	nParameterOIDs := r.count("ParameterOIDs", 2, 4)
+	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)
+	for range nParameterOIDs {
+		m.ParameterOIDs = append(m.ParameterOIDs, r.u32("ParameterOIDs"))
+	}
 	return r.done()
 }
 
@@ -60,24 +68,11 @@ func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Parse",
 		}
 	}
-	w := newWriter(dst, "Parse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Parse) read(r *reader, p Params) {
-	r.tag('P')
-	r.length()
-	m.Name = r.str("Name")
-	m.Query = r.str("Query")
-	nParameterOIDs := r.count("ParameterOIDs", 2, 4)
-	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)
-	for range nParameterOIDs {
-		m.ParameterOIDs = append(m.ParameterOIDs, r.u32("ParameterOIDs"))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Parse",
 	}
-}
-
-func (m *Parse) write(w *writer, p Params) {
 	w.u8('P')
 	start := w.begin()
 	w.str("Name", m.Name)
@@ -87,4 +82,5 @@ func (m *Parse) write(w *writer, p Params) {
 		w.u32(v)
 	}
 	w.finish(start)
+	return w.result()
 }

@@ -34,12 +34,14 @@ func (m *PasswordMessage) Decode(src []byte, p Params) error {
 			Message: "PasswordMessage",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "PasswordMessage",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('p')
+	r.length()
+	m.Password = r.str("Password")
 	return r.done()
 }
 
@@ -51,20 +53,14 @@ func (m *PasswordMessage) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "PasswordMessage",
 		}
 	}
-	w := newWriter(dst, "PasswordMessage")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *PasswordMessage) read(r *reader, p Params) {
-	r.tag('p')
-	r.length()
-	m.Password = r.str("Password")
-}
-
-func (m *PasswordMessage) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "PasswordMessage",
+	}
 	w.u8('p')
 	start := w.begin()
 	w.str("Password", m.Password)
 	w.finish(start)
+	return w.result()
 }

@@ -31,12 +31,13 @@ func (m *PortalSuspended) Decode(src []byte, p Params) error {
 			Message: "PortalSuspended",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "PortalSuspended",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('s')
+	r.length()
 	return r.done()
 }
 
@@ -48,18 +49,13 @@ func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "PortalSuspended",
 		}
 	}
-	w := newWriter(dst, "PortalSuspended")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *PortalSuspended) read(r *reader, p Params) {
-	r.tag('s')
-	r.length()
-}
-
-func (m *PortalSuspended) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "PortalSuspended",
+	}
 	w.u8('s')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

@@ -33,12 +33,14 @@ func (m *Query) Decode(src []byte, p Params) error {
 			Message: "Query",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Query",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('Q')
+	r.length()
+	m.String = r.str("String")
 	return r.done()
 }
 
@@ -50,20 +52,14 @@ func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Query",
 		}
 	}
-	w := newWriter(dst, "Query")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Query) read(r *reader, p Params) {
-	r.tag('Q')
-	r.length()
-	m.String = r.str("String")
-}
-
-func (m *Query) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Query",
+	}
 	w.u8('Q')
 	start := w.begin()
 	w.str("String", m.String)
 	w.finish(start)
+	return w.result()
 }

@@ -36,12 +36,14 @@ func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 			Message: "ReadyForQuery",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "ReadyForQuery",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('Z')
+	r.length()
+	m.TxStatus = r.u8("TxStatus")
 	return r.done()
 }
 
@@ -53,20 +55,14 @@ func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ReadyForQuery",
 		}
 	}
-	w := newWriter(dst, "ReadyForQuery")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *ReadyForQuery) read(r *reader, p Params) {
-	r.tag('Z')
-	r.length()
-	m.TxStatus = r.u8("TxStatus")
-}
-
-func (m *ReadyForQuery) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "ReadyForQuery",
+	}
 	w.u8('Z')
 	start := w.begin()
 	w.u8(m.TxStatus)
 	w.finish(start)
+	return w.result()
 }

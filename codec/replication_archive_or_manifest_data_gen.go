@@ -34,12 +34,13 @@ func (m *BackupData) Decode(src []byte, p Params) error {
 			Message: "BackupData",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "BackupData",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('d')
+	m.Data = r.rest("Data", 0, anyLength)
 	return r.done()
 }
 
@@ -51,17 +52,12 @@ func (m *BackupData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackupData",
 		}
 	}
-	w := newWriter(dst, "BackupData")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *BackupData) read(r *reader, p Params) {
-	r.tag('d')
-	m.Data = r.rest("Data", 0, anyLength)
-}
-
-func (m *BackupData) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "BackupData",
+	}
 	w.u8('d')
 	w.raw("Data", m.Data, 0, anyLength)
+	return w.result()
 }

@@ -52,12 +52,17 @@ func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
 			Message: "HotStandbyFeedback",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "HotStandbyFeedback",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('h')
+	m.ClientTime = int64(r.u64("ClientTime"))
+	m.Xmin = r.u32("Xmin")
+	m.XminEpoch = r.u32("XminEpoch")
+	m.CatalogXmin = r.u32("CatalogXmin")
+	m.CatalogXminEpoch = r.u32("CatalogXminEpoch")
 	return r.done()
 }
 
@@ -69,25 +74,16 @@ func (m *HotStandbyFeedback) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "HotStandbyFeedback",
 		}
 	}
-	w := newWriter(dst, "HotStandbyFeedback")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *HotStandbyFeedback) read(r *reader, p Params) {
-	r.tag('h')
-	m.ClientTime = int64(r.u64("ClientTime"))
-	m.Xmin = r.u32("Xmin")
-	m.XminEpoch = r.u32("XminEpoch")
-	m.CatalogXmin = r.u32("CatalogXmin")
-	m.CatalogXminEpoch = r.u32("CatalogXminEpoch")
-}
-
-func (m *HotStandbyFeedback) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "HotStandbyFeedback",
+	}
 	w.u8('h')
 	w.u64(uint64(m.ClientTime))
 	w.u32(m.Xmin)
 	w.u32(m.XminEpoch)
 	w.u32(m.CatalogXmin)
 	w.u32(m.CatalogXminEpoch)
+	return w.result()
 }

@@ -31,12 +31,12 @@ func (m *BackupManifest) Decode(src []byte, p Params) error {
 			Message: "BackupManifest",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "BackupManifest",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('m')
 	return r.done()
 }
 
@@ -48,15 +48,11 @@ func (m *BackupManifest) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackupManifest",
 		}
 	}
-	w := newWriter(dst, "BackupManifest")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *BackupManifest) read(r *reader, p Params) {
-	r.tag('m')
-}
-
-func (m *BackupManifest) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "BackupManifest",
+	}
 	w.u8('m')
+	return w.result()
 }

@@ -41,12 +41,14 @@ func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 			Message: "BackupNewArchive",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "BackupNewArchive",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('n')
+	m.FileName = r.str("FileName")
+	m.Location = r.str("Location")
 	return r.done()
 }
 
@@ -58,19 +60,13 @@ func (m *BackupNewArchive) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackupNewArchive",
 		}
 	}
-	w := newWriter(dst, "BackupNewArchive")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *BackupNewArchive) read(r *reader, p Params) {
-	r.tag('n')
-	m.FileName = r.str("FileName")
-	m.Location = r.str("Location")
-}
-
-func (m *BackupNewArchive) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "BackupNewArchive",
+	}
 	w.u8('n')
 	w.str("FileName", m.FileName)
 	w.str("Location", m.Location)
+	return w.result()
 }

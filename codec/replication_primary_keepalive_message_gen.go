@@ -42,12 +42,15 @@ func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
 			Message: "PrimaryKeepalive",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "PrimaryKeepalive",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('k')
+	m.ServerWALEnd = r.u64("ServerWALEnd")
+	m.ServerTime = int64(r.u64("ServerTime"))
+	m.ReplyRequested = r.u8("ReplyRequested")
 	return r.done()
 }
 
@@ -59,21 +62,14 @@ func (m *PrimaryKeepalive) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "PrimaryKeepalive",
 		}
 	}
-	w := newWriter(dst, "PrimaryKeepalive")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *PrimaryKeepalive) read(r *reader, p Params) {
-	r.tag('k')
-	m.ServerWALEnd = r.u64("ServerWALEnd")
-	m.ServerTime = int64(r.u64("ServerTime"))
-	m.ReplyRequested = r.u8("ReplyRequested")
-}
-
-func (m *PrimaryKeepalive) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "PrimaryKeepalive",
+	}
 	w.u8('k')
 	w.u64(m.ServerWALEnd)
 	w.u64(uint64(m.ServerTime))
 	w.u8(m.ReplyRequested)
+	return w.result()
 }

@@ -48,12 +48,16 @@ func (m *PrimaryStatusUpdate) Decode(src []byte, p Params) error {
 			Message: "PrimaryStatusUpdate",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "PrimaryStatusUpdate",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('s')
+	m.InsertLSN = r.u64("InsertLSN")
+	m.OldestCommitFullXid = r.u64("OldestCommitFullXid")
+	m.NextFullXid = r.u64("NextFullXid")
+	m.ServerTime = int64(r.u64("ServerTime"))
 	return r.done()
 }
 
@@ -65,23 +69,15 @@ func (m *PrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "PrimaryStatusUpdate",
 		}
 	}
-	w := newWriter(dst, "PrimaryStatusUpdate")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *PrimaryStatusUpdate) read(r *reader, p Params) {
-	r.tag('s')
-	m.InsertLSN = r.u64("InsertLSN")
-	m.OldestCommitFullXid = r.u64("OldestCommitFullXid")
-	m.NextFullXid = r.u64("NextFullXid")
-	m.ServerTime = int64(r.u64("ServerTime"))
-}
-
-func (m *PrimaryStatusUpdate) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "PrimaryStatusUpdate",
+	}
 	w.u8('s')
 	w.u64(m.InsertLSN)
 	w.u64(m.OldestCommitFullXid)
 	w.u64(m.NextFullXid)
 	w.u64(uint64(m.ServerTime))
+	return w.result()
 }

@@ -35,12 +35,13 @@ func (m *BackupProgress) Decode(src []byte, p Params) error {
 			Message: "BackupProgress",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "BackupProgress",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('p')
+	m.BytesDone = int64(r.u64("BytesDone"))
 	return r.done()
 }
 
@@ -52,17 +53,12 @@ func (m *BackupProgress) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackupProgress",
 		}
 	}
-	w := newWriter(dst, "BackupProgress")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *BackupProgress) read(r *reader, p Params) {
-	r.tag('p')
-	m.BytesDone = int64(r.u64("BytesDone"))
-}
-
-func (m *BackupProgress) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "BackupProgress",
+	}
 	w.u8('p')
 	w.u64(uint64(m.BytesDone))
+	return w.result()
 }

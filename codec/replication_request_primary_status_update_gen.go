@@ -35,12 +35,13 @@ func (m *RequestPrimaryStatusUpdate) Decode(src []byte, p Params) error {
 			Message: "RequestPrimaryStatusUpdate",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "RequestPrimaryStatusUpdate",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('p')
+	m.ClientTime = int64(r.u64("ClientTime"))
 	return r.done()
 }
 
@@ -52,17 +53,12 @@ func (m *RequestPrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error
 			Message: "RequestPrimaryStatusUpdate",
 		}
 	}
-	w := newWriter(dst, "RequestPrimaryStatusUpdate")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *RequestPrimaryStatusUpdate) read(r *reader, p Params) {
-	r.tag('p')
-	m.ClientTime = int64(r.u64("ClientTime"))
-}
-
-func (m *RequestPrimaryStatusUpdate) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "RequestPrimaryStatusUpdate",
+	}
 	w.u8('p')
 	w.u64(uint64(m.ClientTime))
+	return w.result()
 }

@@ -48,12 +48,17 @@ func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
 			Message: "StandbyStatusUpdate",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "StandbyStatusUpdate",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('r')
+	m.WALWritePosition = r.u64("WALWritePosition")
+	m.WALFlushPosition = r.u64("WALFlushPosition")
+	m.WALApplyPosition = r.u64("WALApplyPosition")
+	m.ClientTime = int64(r.u64("ClientTime"))
+	m.ReplyRequested = r.u8("ReplyRequested")
 	return r.done()
 }
 
@@ -65,25 +70,16 @@ func (m *StandbyStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "StandbyStatusUpdate",
 		}
 	}
-	w := newWriter(dst, "StandbyStatusUpdate")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *StandbyStatusUpdate) read(r *reader, p Params) {
-	r.tag('r')
-	m.WALWritePosition = r.u64("WALWritePosition")
-	m.WALFlushPosition = r.u64("WALFlushPosition")
-	m.WALApplyPosition = r.u64("WALApplyPosition")
-	m.ClientTime = int64(r.u64("ClientTime"))
-	m.ReplyRequested = r.u8("ReplyRequested")
-}
-
-func (m *StandbyStatusUpdate) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "StandbyStatusUpdate",
+	}
 	w.u8('r')
 	w.u64(m.WALWritePosition)
 	w.u64(m.WALFlushPosition)
 	w.u64(m.WALApplyPosition)
 	w.u64(uint64(m.ClientTime))
 	w.u8(m.ReplyRequested)
+	return w.result()
 }

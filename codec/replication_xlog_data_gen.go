@@ -47,12 +47,16 @@ func (m *XLogData) Decode(src []byte, p Params) error {
 			Message: "XLogData",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "XLogData",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('w')
+	m.WALStart = r.u64("WALStart")
+	m.ServerWALEnd = r.u64("ServerWALEnd")
+	m.ServerTime = int64(r.u64("ServerTime"))
+	m.WALData = r.rest("WALData", 0, anyLength)
 	return r.done()
 }
 
@@ -64,23 +68,15 @@ func (m *XLogData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "XLogData",
 		}
 	}
-	w := newWriter(dst, "XLogData")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *XLogData) read(r *reader, p Params) {
-	r.tag('w')
-	m.WALStart = r.u64("WALStart")
-	m.ServerWALEnd = r.u64("ServerWALEnd")
-	m.ServerTime = int64(r.u64("ServerTime"))
-	m.WALData = r.rest("WALData", 0, anyLength)
-}
-
-func (m *XLogData) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "XLogData",
+	}
 	w.u8('w')
 	w.u64(m.WALStart)
 	w.u64(m.ServerWALEnd)
 	w.u64(uint64(m.ServerTime))
 	w.raw("WALData", m.WALData, 0, anyLength)
+	return w.result()
 }

@@ -64,29 +64,11 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 			Message: "RowDescription",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "RowDescription",
 		src: src,
 	}
-	m.read(&r, p)
-	return r.done()
-}
-
-// Encode appends the message to dst; on error dst is returned unchanged.
-func (m *RowDescription) Encode(dst []byte, p Params) ([]byte, error) {
-	if !rowDescriptionMajors.Has(p.Major) {
-		return dst, &VersionError{
-			Major:   p.major(),
-			Message: "RowDescription",
-		}
-	}
-	w := newWriter(dst, "RowDescription")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *RowDescription) read(r *reader, p Params) {
 	r.tag('T')
 	r.length()
 	nFields := r.count("Fields", 2, 19)
@@ -102,9 +84,22 @@ func (m *RowDescription) read(r *reader, p Params) {
 		e.Format = int16(r.u16("Fields.Format"))
 		m.Fields = append(m.Fields, e)
 	}
+	return r.done()
 }
 
-func (m *RowDescription) write(w *writer, p Params) {
+// Encode appends the message to dst; on error dst is returned unchanged.
+func (m *RowDescription) Encode(dst []byte, p Params) ([]byte, error) {
+	if !rowDescriptionMajors.Has(p.Major) {
+		return dst, &VersionError{
+			Major:   p.major(),
+			Message: "RowDescription",
+		}
+	}
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "RowDescription",
+	}
 	w.u8('T')
 	start := w.begin()
 	w.count("Fields", 2, len(m.Fields))
@@ -119,4 +114,5 @@ func (m *RowDescription) write(w *writer, p Params) {
 		w.u16(uint16(e.Format))
 	}
 	w.finish(start)
+	return w.result()
 }

@@ -45,12 +45,15 @@ func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 			Message: "SASLInitialResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "SASLInitialResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('p')
+	r.length()
+	m.AuthMechanism = r.str("AuthMechanism")
+	m.Data = r.bytes32("Data", true)
 	return r.done()
 }
 
@@ -62,22 +65,15 @@ func (m *SASLInitialResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "SASLInitialResponse",
 		}
 	}
-	w := newWriter(dst, "SASLInitialResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *SASLInitialResponse) read(r *reader, p Params) {
-	r.tag('p')
-	r.length()
-	m.AuthMechanism = r.str("AuthMechanism")
-	m.Data = r.bytes32("Data", true)
-}
-
-func (m *SASLInitialResponse) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "SASLInitialResponse",
+	}
 	w.u8('p')
 	start := w.begin()
 	w.str("AuthMechanism", m.AuthMechanism)
 	w.bytes32("Data", m.Data, true)
 	w.finish(start)
+	return w.result()
 }

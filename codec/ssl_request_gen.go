@@ -28,12 +28,13 @@ func (m *SSLRequest) Decode(src []byte, p Params) error {
 			Message: "SSLRequest",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "SSLRequest",
 		src: src,
 	}
-	m.read(&r, p)
+	r.length()
+	r.fixed("Int32(80877103)", 4, 80877103)
 	return r.done()
 }
 
@@ -45,18 +46,13 @@ func (m *SSLRequest) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "SSLRequest",
 		}
 	}
-	w := newWriter(dst, "SSLRequest")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *SSLRequest) read(r *reader, p Params) {
-	r.length()
-	r.fixed("Int32(80877103)", 4, 80877103)
-}
-
-func (m *SSLRequest) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "SSLRequest",
+	}
 	start := w.begin()
 	w.u32(80877103)
 	w.finish(start)
+	return w.result()
 }

@@ -65,12 +65,20 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 			Message: "StartupMessage",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "StartupMessage",
 		src: src,
 	}
-	m.read(&r, p)
+	r.length()
+	m.ProtocolVersion = r.u32("ProtocolVersion")
+	m.Parameters = m.Parameters[:0]
+	for !r.terminator("Parameters") {
+		var e StartupParameter
+		e.Name = r.str("Parameters.Name")
+		e.Value = r.str("Parameters.Value")
+		m.Parameters = append(m.Parameters, e)
+	}
 	return r.done()
 }
 
@@ -82,24 +90,11 @@ func (m *StartupMessage) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "StartupMessage",
 		}
 	}
-	w := newWriter(dst, "StartupMessage")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *StartupMessage) read(r *reader, p Params) {
-	r.length()
-	m.ProtocolVersion = r.u32("ProtocolVersion")
-	m.Parameters = m.Parameters[:0]
-	for !r.terminator("Parameters") {
-		var e StartupParameter
-		e.Name = r.str("Parameters.Name")
-		e.Value = r.str("Parameters.Value")
-		m.Parameters = append(m.Parameters, e)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "StartupMessage",
 	}
-}
-
-func (m *StartupMessage) write(w *writer, p Params) {
 	start := w.begin()
 	w.u32(m.ProtocolVersion)
 	for i := range m.Parameters {
@@ -110,4 +105,5 @@ func (m *StartupMessage) write(w *writer, p Params) {
 	}
 	w.u8(0)
 	w.finish(start)
+	return w.result()
 }

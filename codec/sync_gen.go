@@ -30,12 +30,13 @@ func (m *Sync) Decode(src []byte, p Params) error {
 			Message: "Sync",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Sync",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('S')
+	r.length()
 	return r.done()
 }
 
@@ -47,18 +48,13 @@ func (m *Sync) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Sync",
 		}
 	}
-	w := newWriter(dst, "Sync")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Sync) read(r *reader, p Params) {
-	r.tag('S')
-	r.length()
-}
-
-func (m *Sync) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Sync",
+	}
 	w.u8('S')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

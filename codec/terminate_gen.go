@@ -30,12 +30,13 @@ func (m *Terminate) Decode(src []byte, p Params) error {
 			Message: "Terminate",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Terminate",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('X')
+	r.length()
 	return r.done()
 }
 
@@ -47,18 +48,13 @@ func (m *Terminate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Terminate",
 		}
 	}
-	w := newWriter(dst, "Terminate")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Terminate) read(r *reader, p Params) {
-	r.tag('X')
-	r.length()
-}
-
-func (m *Terminate) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Terminate",
+	}
 	w.u8('X')
 	start := w.begin()
 	w.finish(start)
+	return w.result()
 }

@@ -15,10 +15,6 @@ type writer struct {
 	err  error
 }
 
-func newWriter(dst []byte, msg string) writer {
-	return writer{buf: dst, base: len(dst), msg: msg}
-}
-
 func (w *writer) fail(field string, cause error) {
 	if w.err == nil {
 		w.err = &EncodeError{Message: w.msg, Field: field, Err: cause}

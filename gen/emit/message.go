@@ -45,29 +45,44 @@ func (e *emitter) message(owners map[string]string) {
 		jen.Id("Message"): jen.Lit(msg.GoName),
 		jen.Id("Major"):   jen.Id("p").Dot("major").Call(),
 	})
+	// A message part is read and written inside other messages, and a message
+	// with several layouts chooses one by major: both get read/write methods.
+	// A message with one layout has its body right in Decode and Encode.
+	inline := len(msg.Layouts) == 1 && !msg.Part
+	readBody := []jen.Code{jen.Id("m").Dot("read").Call(jen.Id("r"), jen.Id("p"))}
+	writeBody := []jen.Code{jen.Id("m").Dot("write").Call(jen.Id("w"), jen.Id("p"))}
+	if inline {
+		readBody, writeBody = e.readLayout(msg.Layouts[0]), e.writeLayout(msg.Layouts[0])
+	}
 	e.f.Line()
 	e.f.Comment("Decode replaces m's fields with the message in src, which must hold exactly")
 	e.f.Comment("its bytes; strings and byte slices alias src.")
 	e.f.Func().Add(recv()).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Error().Block(
-		jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
-		jen.Id("r").Op(":=").Id("reader").Values(jen.Dict{
-			jen.Id("src"): jen.Id("src"),
-			jen.Id("end"): jen.Len(jen.Id("src")),
-			jen.Id("msg"): jen.Lit(msg.GoName),
-		}),
-		jen.Id("m").Dot("read").Call(jen.Op("&").Id("r"), jen.Id("p")),
-		jen.Return(jen.Id("r").Dot("done").Call()),
+		append(append([]jen.Code{
+			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
+			jen.Id("r").Op(":=").Op("&").Id("reader").Values(jen.Dict{
+				jen.Id("src"): jen.Id("src"),
+				jen.Id("end"): jen.Len(jen.Id("src")),
+				jen.Id("msg"): jen.Lit(msg.GoName),
+			}),
+		}, readBody...), jen.Return(jen.Id("r").Dot("done").Call()))...,
 	)
 	e.f.Line()
 	e.f.Comment("Encode appends the message to dst; on error dst is returned unchanged.")
 	e.f.Func().Add(recv()).Id("Encode").Params(jen.Id("dst").Index().Byte(), jen.Id("p").Id("Params")).Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(jen.Id("dst"), versionErr)),
-		jen.Id("w").Op(":=").Id("newWriter").Call(jen.Id("dst"), jen.Lit(msg.GoName)),
-		jen.Id("m").Dot("write").Call(jen.Op("&").Id("w"), jen.Id("p")),
-		jen.Return(jen.Id("w").Dot("result").Call()),
+		append(append([]jen.Code{
+			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(jen.Id("dst"), versionErr)),
+			jen.Id("w").Op(":=").Op("&").Id("writer").Values(jen.Dict{
+				jen.Id("buf"):  jen.Id("dst"),
+				jen.Id("base"): jen.Len(jen.Id("dst")),
+				jen.Id("msg"):  jen.Lit(msg.GoName),
+			}),
+		}, writeBody...), jen.Return(jen.Id("w").Dot("result").Call()))...,
 	)
-	e.layouts("read", jen.Id("r").Op("*").Id("reader"), e.readLayout)
-	e.layouts("write", jen.Id("w").Op("*").Id("writer"), e.writeLayout)
+	if !inline {
+		e.layouts("read", jen.Id("r").Op("*").Id("reader"), e.readLayout)
+		e.layouts("write", jen.Id("w").Op("*").Id("writer"), e.writeLayout)
+	}
 	if msg.Part {
 		e.f.Line()
 		e.f.Comment("reset empties m when the part is absent, keeping its slices for reuse.")

@@ -30,12 +30,14 @@ func (m *AuthOk) Decode(src []byte, p Params) error {
 			Message: "AuthOk",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthOk",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(0)", 4, 0)
 	return r.done()
 }
 
@@ -47,20 +49,14 @@ func (m *AuthOk) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthOk",
 		}
 	}
-	w := newWriter(dst, "AuthOk")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthOk) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(0)", 4, 0)
-}
-
-func (m *AuthOk) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthOk",
+	}
 	w.u8('R')
 	start := w.begin()
 	w.u32(0)
 	w.finish(start)
+	return w.result()
 }

@@ -37,12 +37,18 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSASL",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "AuthenticationSASL",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('R')
+	r.length()
+	r.fixed("Int32(10)", 4, 10)
+	m.Mechanisms = m.Mechanisms[:0]
+	for !r.terminator("Mechanisms") {
+		m.Mechanisms = append(m.Mechanisms, r.str("Mechanisms"))
+	}
 	return r.done()
 }
 
@@ -54,22 +60,11 @@ func (m *AuthenticationSASL) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationSASL",
 		}
 	}
-	w := newWriter(dst, "AuthenticationSASL")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *AuthenticationSASL) read(r *reader, p Params) {
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(10)", 4, 10)
-	m.Mechanisms = m.Mechanisms[:0]
-	for !r.terminator("Mechanisms") {
-		m.Mechanisms = append(m.Mechanisms, r.str("Mechanisms"))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "AuthenticationSASL",
 	}
-}
-
-func (m *AuthenticationSASL) write(w *writer, p Params) {
 	w.u8('R')
 	start := w.begin()
 	w.u32(10)
@@ -79,4 +74,5 @@ func (m *AuthenticationSASL) write(w *writer, p Params) {
 	}
 	w.u8(0)
 	w.finish(start)
+	return w.result()
 }

@@ -31,12 +31,14 @@ func (m *Cancel) Decode(src []byte, p Params) error {
 			Message: "Cancel",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Cancel",
 		src: src,
 	}
-	m.read(&r, p)
+	r.length()
+	r.fixed("Int32(80877102)", 4, 80877102)
+	m.ProcessID = int32(r.u32("ProcessID"))
 	return r.done()
 }
 
@@ -48,20 +50,14 @@ func (m *Cancel) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Cancel",
 		}
 	}
-	w := newWriter(dst, "Cancel")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Cancel) read(r *reader, p Params) {
-	r.length()
-	r.fixed("Int32(80877102)", 4, 80877102)
-	m.ProcessID = int32(r.u32("ProcessID"))
-}
-
-func (m *Cancel) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Cancel",
+	}
 	start := w.begin()
 	w.u32(80877102)
 	w.u32(uint32(m.ProcessID))
 	w.finish(start)
+	return w.result()
 }

@@ -47,12 +47,12 @@ func (m *KeyData) Decode(src []byte, p Params) error {
 			Message: "KeyData",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "KeyData",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -64,8 +64,12 @@ func (m *KeyData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "KeyData",
 		}
 	}
-	w := newWriter(dst, "KeyData")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "KeyData",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

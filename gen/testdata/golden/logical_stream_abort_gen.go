@@ -41,12 +41,18 @@ func (m *StreamAbort) Decode(src []byte, p Params) error {
 			Message: "StreamAbort",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "StreamAbort",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('A')
+	m.Xid = r.u32("Xid")
+	if p.ParallelStreaming && p.LogicalVersion >= 4 {
+		m.AbortLSN = r.u64("AbortLSN")
+	} else {
+		m.AbortLSN = 0
+	}
 	return r.done()
 }
 
@@ -58,25 +64,15 @@ func (m *StreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "StreamAbort",
 		}
 	}
-	w := newWriter(dst, "StreamAbort")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *StreamAbort) read(r *reader, p Params) {
-	r.tag('A')
-	m.Xid = r.u32("Xid")
-	if p.ParallelStreaming && p.LogicalVersion >= 4 {
-		m.AbortLSN = r.u64("AbortLSN")
-	} else {
-		m.AbortLSN = 0
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "StreamAbort",
 	}
-}
-
-func (m *StreamAbort) write(w *writer, p Params) {
 	w.u8('A')
 	w.u32(m.Xid)
 	if p.ParallelStreaming && p.LogicalVersion >= 4 {
 		w.u64(m.AbortLSN)
 	}
+	return w.result()
 }

@@ -36,12 +36,18 @@ func (m *Truncate) Decode(src []byte, p Params) error {
 			Message: "Truncate",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Truncate",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('T')
+	nRelations := r.count("Relations", 4, 4)
+	m.Options = int8(r.u8("Options"))
+	m.Relations = grow(m.Relations, nRelations)
+	for range nRelations {
+		m.Relations = append(m.Relations, r.u32("Relations"))
+	}
 	return r.done()
 }
 
@@ -53,26 +59,16 @@ func (m *Truncate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Truncate",
 		}
 	}
-	w := newWriter(dst, "Truncate")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Truncate) read(r *reader, p Params) {
-	r.tag('T')
-	nRelations := r.count("Relations", 4, 4)
-	m.Options = int8(r.u8("Options"))
-	m.Relations = grow(m.Relations, nRelations)
-	for range nRelations {
-		m.Relations = append(m.Relations, r.u32("Relations"))
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Truncate",
 	}
-}
-
-func (m *Truncate) write(w *writer, p Params) {
 	w.u8('T')
 	w.count("Relations", 4, len(m.Relations))
 	w.u8(uint8(m.Options))
 	for _, v := range m.Relations {
 		w.u32(v)
 	}
+	return w.result()
 }

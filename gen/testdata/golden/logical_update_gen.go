@@ -68,12 +68,12 @@ func (m *Update) Decode(src []byte, p Params) error {
 			Message: "Update",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Update",
 		src: src,
 	}
-	m.read(&r, p)
+	m.read(r, p)
 	return r.done()
 }
 
@@ -85,8 +85,12 @@ func (m *Update) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Update",
 		}
 	}
-	w := newWriter(dst, "Update")
-	m.write(&w, p)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Update",
+	}
+	m.write(w, p)
 	return w.result()
 }
 

@@ -33,12 +33,14 @@ func (m *Password) Decode(src []byte, p Params) error {
 			Message: "Password",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Password",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('p')
+	r.length()
+	m.Password = r.str("Password")
 	return r.done()
 }
 
@@ -50,20 +52,14 @@ func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Password",
 		}
 	}
-	w := newWriter(dst, "Password")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Password) read(r *reader, p Params) {
-	r.tag('p')
-	r.length()
-	m.Password = r.str("Password")
-}
-
-func (m *Password) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Password",
+	}
 	w.u8('p')
 	start := w.begin()
 	w.str("Password", m.Password)
 	w.finish(start)
+	return w.result()
 }

@@ -36,12 +36,14 @@ func (m *Keepalive) Decode(src []byte, p Params) error {
 			Message: "Keepalive",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "Keepalive",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('k')
+	m.WALEnd = r.u64("WALEnd")
+	m.Reply = r.u8("Reply")
 	return r.done()
 }
 
@@ -53,19 +55,13 @@ func (m *Keepalive) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Keepalive",
 		}
 	}
-	w := newWriter(dst, "Keepalive")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *Keepalive) read(r *reader, p Params) {
-	r.tag('k')
-	m.WALEnd = r.u64("WALEnd")
-	m.Reply = r.u8("Reply")
-}
-
-func (m *Keepalive) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "Keepalive",
+	}
 	w.u8('k')
 	w.u64(m.WALEnd)
 	w.u8(m.Reply)
+	return w.result()
 }

@@ -33,12 +33,14 @@ func (m *SASLResponse) Decode(src []byte, p Params) error {
 			Message: "SASLResponse",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "SASLResponse",
 		src: src,
 	}
-	m.read(&r, p)
+	r.tag('p')
+	r.length()
+	m.Data = r.rest("Data", 0, anyLength)
 	return r.done()
 }
 
@@ -50,20 +52,14 @@ func (m *SASLResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "SASLResponse",
 		}
 	}
-	w := newWriter(dst, "SASLResponse")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *SASLResponse) read(r *reader, p Params) {
-	r.tag('p')
-	r.length()
-	m.Data = r.rest("Data", 0, anyLength)
-}
-
-func (m *SASLResponse) write(w *writer, p Params) {
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "SASLResponse",
+	}
 	w.u8('p')
 	start := w.begin()
 	w.raw("Data", m.Data, 0, anyLength)
 	w.finish(start)
+	return w.result()
 }

@@ -48,12 +48,20 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 			Message: "StartupMessage",
 		}
 	}
-	r := reader{
+	r := &reader{
 		end: len(src),
 		msg: "StartupMessage",
 		src: src,
 	}
-	m.read(&r, p)
+	r.length()
+	m.Version = r.u32("Version")
+	m.Params = m.Params[:0]
+	for !r.terminator("Params") {
+		var e Param
+		e.Name = r.str("Params.Name")
+		e.Value = r.str("Params.Value")
+		m.Params = append(m.Params, e)
+	}
 	return r.done()
 }
 
@@ -65,24 +73,11 @@ func (m *StartupMessage) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "StartupMessage",
 		}
 	}
-	w := newWriter(dst, "StartupMessage")
-	m.write(&w, p)
-	return w.result()
-}
-
-func (m *StartupMessage) read(r *reader, p Params) {
-	r.length()
-	m.Version = r.u32("Version")
-	m.Params = m.Params[:0]
-	for !r.terminator("Params") {
-		var e Param
-		e.Name = r.str("Params.Name")
-		e.Value = r.str("Params.Value")
-		m.Params = append(m.Params, e)
+	w := &writer{
+		base: len(dst),
+		buf:  dst,
+		msg:  "StartupMessage",
 	}
-}
-
-func (m *StartupMessage) write(w *writer, p Params) {
 	start := w.begin()
 	w.u32(m.Version)
 	for i := range m.Params {
@@ -93,4 +88,5 @@ func (m *StartupMessage) write(w *writer, p Params) {
 	}
 	w.u8(0)
 	w.finish(start)
+	return w.result()
 }
