@@ -292,6 +292,7 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 		if e == nil {
 			e = &FieldEntry{}
 		}
+		b.agree(n.row, e)
 		if e.Fixed {
 			if t.Kind != spec.KindByte || t.Tag == "" {
 				b.p.addf("%s: fixed entry %q matches %s, not a Byte1('x')", b.where, e.Match, n.row.Format)
@@ -339,6 +340,18 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 		out = append(out, it)
 	}
 	return out
+}
+
+// agree checks that the overlay entry of a row honours what the extractor
+// recognised in its description, so that a condition a new major writes
+// into the manual cannot go unnoticed.
+func (b *builder) agree(row *spec.Row, e *FieldEntry) {
+	if hasAnn(row.Annotations, spec.AnnStreamedOnly) && e.Gate != GateStreamed {
+		b.p.addf("%s: %q is only present for streamed transactions but its entry has no streamed gate", b.where, short(row))
+	}
+	if hasAnn(row.Annotations, spec.AnnOptional) && row.Type.Tag != "" && e.Choice != "optional" {
+		b.p.addf("%s: %q is optional but its entry is not an optional choice", b.where, short(row))
+	}
 }
 
 // sinceLogical is the pgoutput protocol version a gated row needs: the

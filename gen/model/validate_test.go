@@ -90,6 +90,11 @@ func TestOverlayProblems(t *testing.T) {
 		{"decision without a reason", func(ov map[string]any) {
 			delete(fields(ov, "logical-update")[0].(map[string]any), "reason")
 		}, []string{`logical-update: field 0 ("only present for streamed"): decides structure but has no reason`}},
+		{"annotation the overlay ignores", func(ov map[string]any) {
+			delete(fields(ov, "logical-update")[0].(map[string]any), "gate")
+			fields(ov, "logical-update")[2].(map[string]any)["choice"] = "required"
+		}, []string{`pg11 logical-update: "Xid of the transaction (only present for streamed transactio…" is only present for streamed transactions but its entry has no streamed gate`,
+			`pg10 logical-update: "Identifies the following TupleData submessage as a key. This…" is optional but its entry is not an optional choice`}},
 		{"unknown gate", func(ov map[string]any) {
 			fields(ov, "logical-update")[0].(map[string]any)["gate"] = "sometimes"
 		}, []string{`unknown gate "sometimes"`}},
