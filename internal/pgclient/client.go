@@ -198,7 +198,7 @@ func (c *Conn) Receive() (codec.Message, error) {
 	case *codec.ParameterStatus:
 		c.ServerParams[m.Name] = m.Value
 		if m.Name == "server_version" {
-			c.P.Major = majorOf(m.Value)
+			c.P.Major = MajorOf(m.Value)
 		}
 	case *codec.BackendKeyData:
 		c.ProcessID, c.SecretKey = m.ProcessID, bytes.Clone(m.SecretKey)
@@ -213,8 +213,10 @@ func (c *Conn) Receive() (codec.Message, error) {
 // CountDecoded records one decoded sub-message (replication, pgoutput) in Decoded.
 func (c *Conn) CountDecoded(m codec.Message) { c.Decoded[m.Slug()]++ }
 
-// majorOf reads the major from server_version ("15.18 (Debian 15.18-0+deb12u1)", "10.23").
-func majorOf(version string) int {
+// MajorOf reads the major from a server_version parameter ("15.18 (Debian
+// 15.18-0+deb12u1)", "10.23", "19beta1"); 0 (the codec's newest layout) when
+// it is outside the majors the codec was generated for.
+func MajorOf(version string) int {
 	end := strings.IndexFunc(version, func(r rune) bool { return r < '0' || r > '9' })
 	if end < 0 {
 		end = len(version)

@@ -208,7 +208,6 @@ func (s *Server) config() string {
 		"logical_decoding_work_mem = 64kB",
 		"max_connections = 50",
 		"fsync = off",
-		"synchronous_commit = off",
 		"full_page_writes = off",
 		"ssl = off",
 		"log_min_messages = warning",

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestTraceArguments(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace"}, "--listen and --upstream are required"},
+		{[]string{"trace", "--listen", "127.0.0.1:0"}, "--listen and --upstream are required"},
+		{[]string{"trace", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5432", "--format", "xml"}, `--format "xml": want text or json`},
+		{[]string{"trace", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5432", "extra"}, `unexpected argument "extra"`},
+		{[]string{"trace", "--bogus"}, "flag provided but not defined: -bogus"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(c.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, stderr.String(), c.want)
+		}
+	}
+}
+
+func TestTraceUnreachableUpstream(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"trace", "--listen", "127.0.0.1:0", "--upstream", closed}, &stdout, &stderr)
+	if want := "pgspec trace: upstream " + closed + " unreachable: dial tcp " + closed + ": connect: connection refused"; code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), want)
+	}
+}
+
+// TestTraceSignalSummary runs the command against an upstream that accepts
+// and hangs up, stops it with SIGINT and checks the summary it prints.
+func TestTraceSignalSummary(t *testing.T) {
+	upstream, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upstream.Close()
+	go func() {
+		for {
+			c, err := upstream.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := probe.Addr().String()
+	probe.Close()
+
+	var stdout, stderr bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run([]string{"trace", "--listen", addr, "--upstream", upstream.Addr().String()}, &stdout, &stderr) }()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("trace never listened")
+		}
+	}
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		want := "frontend: 0 decoded, 0 re-encoded identically, 0 mismatched, 0 undecodable\nbackend: 0 decoded"
+		if code != 0 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("exit %d, stderr %q; want 0 and %q", code, stderr.String(), want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGINT did not stop trace")
+	}
+}

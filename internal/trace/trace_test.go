@@ -1,0 +1,403 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/internal/pgclient"
+	"github.com/pgspec/pgspec/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// syncBuffer is a bytes.Buffer several sessions may write to.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tracer is a proxy in front of the test server, run in-process.
+type tracer struct {
+	*Proxy
+	addr string
+	out  *syncBuffer // decoded lines; nil when discarded
+	log  *syncBuffer
+}
+
+// startTrace runs a --strict proxy to the shared server until the test ends.
+// keepLines keeps the decoded lines (tests of heavy traffic discard them,
+// though every line is still formatted).
+func startTrace(t *testing.T, upstream string, keepLines, asJSON bool) *tracer {
+	t.Helper()
+	tr := &tracer{log: &syncBuffer{}}
+	opts := Options{Upstream: upstream, Strict: true, JSON: asJSON, Log: tr.log}
+	if keepLines {
+		tr.out = &syncBuffer{}
+		opts.Out = tr.out
+	}
+	tr.Proxy = New(opts)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.addr = l.Addr().String()
+	done := make(chan error, 1)
+	go func() { done <- tr.Serve(l) }()
+	t.Cleanup(func() {
+		l.Close()
+		tr.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		if t.Failed() {
+			var sum bytes.Buffer
+			tr.Summary(&sum)
+			t.Logf("proxy log:\n%s\nsummary:\n%s", tr.log, &sum)
+		}
+	})
+	return tr
+}
+
+// requireClean fails unless every message was decoded and re-encoded
+// identically and the proxy logged nothing.
+func (tr *tracer) requireClean(t *testing.T) {
+	t.Helper()
+	if !tr.Clean() || tr.log.String() != "" {
+		var sum bytes.Buffer
+		tr.Summary(&sum)
+		t.Errorf("proxy not clean:\n%s%s", tr.log, &sum)
+	}
+}
+
+// layer returns how many messages of a layer one direction decoded.
+func (tr *tracer) layer(d Direction, name string) int64 { return tr.Stats(d).Layers[name] }
+
+func (tr *tracer) message(d Direction, slug string) int64 { return tr.Stats(d).Messages[slug] }
+
+// runClient runs one of PostgreSQL's client programs against addr as u and
+// fails the test when it does not exit 0.
+func runClient(t *testing.T, addr string, u pgtest.User, stdin string, prog string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, pgtest.Bin(prog), args...)
+	cmd.Env = pgtest.Env(addr, u)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", prog, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// superuser runs SQL directly on the server, not through a proxy.
+func superuser(t *testing.T, sql string) string {
+	t.Helper()
+	s := pgtest.Get(t)
+	return strings.TrimSpace(runClient(t, s.Addr(), pgtest.Superuser, "", "psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql))
+}
+
+// TestPsql drives psql through the proxy with every authentication method,
+// an SSLRequest the server declines, queries, an error, COPY both ways in
+// text and binary, large objects (fastpath FunctionCall) and NOTIFY.
+func TestPsql(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, s.Addr(), true, false)
+	for _, u := range []pgtest.User{pgtest.MD5User, pgtest.PlainUser} {
+		if out := runClient(t, tr.addr, u, "", "psql", "-X", "-A", "-t", "-c", "select current_user"); strings.TrimSpace(out) != u.Name {
+			t.Errorf("psql as %s printed %q", u.Name, out)
+		}
+	}
+	lo := filepath.Join(t.TempDir(), "lo.bin")
+	if err := os.WriteFile(lo, bytes.Repeat([]byte{0, 1, 2, 0xff}, 5000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `create temp table pt(id int, name text);
+copy pt from stdin;
+1	one
+2	\N
+\.
+select id, coalesce(name, 'NULL') from pt order by id;
+select 1/0;
+copy pt to stdout;
+copy pt to stdout (format binary);
+\lo_import ` + lo + `
+select length(lo_get(:LASTOID));
+\lo_unlink :LASTOID
+listen chan;
+notify chan, 'hello';
+select 'done';
+`
+	out := runClient(t, tr.addr, pgtest.SCRAMUser, script, "psql", "-X", "-A", "-t", "-v", "ON_ERROR_STOP=0", "-f", "-", "sslmode=prefer dbname="+pgtest.Database)
+	for _, want := range []string{"1|one\n2|NULL", "division by zero", "1\tone\n2\t\\N", "PGCOPY\n\xff\r\n", "lo_import ", "20000",
+		`Asynchronous notification "chan" with payload "hello" received`, "done"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("psql output lacks %q:\n%s", want, out)
+		}
+	}
+	tr.requireClean(t)
+	lines := tr.out.String()
+	for _, want := range []string{"F @0 SSLRequest", "B @0 EncryptionResponse Answer='N'", "SASLInitialResponse AuthMechanism=\"SCRAM-SHA-256\"",
+		"AuthenticationSASLFinal", "PasswordMessage", "AuthenticationMD5Password", "CopyInResponse", "CopyOutResponse",
+		"ErrorResponse", "FunctionCall", "FunctionCallResponse", `NotificationResponse`, `Query String="select 'done';"`} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("trace lacks %q", want)
+		}
+	}
+}
+
+// TestPgbench initialises pgbench's tables (COPY of 100000 rows) and runs
+// its transactions in the simple, extended and prepared query modes.
+func TestPgbench(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, s.Addr(), false, false)
+	runClient(t, tr.addr, pgtest.SCRAMUser, "", "pgbench", "-i", "-q", "-s", "1")
+	for _, mode := range []string{"simple", "extended", "prepared"} {
+		before := tr.message(Frontend, "parse")
+		out := runClient(t, tr.addr, pgtest.SCRAMUser, "", "pgbench", "-n", "-M", mode, "-c", "2", "-j", "2", "-t", "30")
+		if !strings.Contains(out, "number of transactions actually processed: 60/60") {
+			t.Errorf("pgbench -M %s:\n%s", mode, out)
+		}
+		parses := tr.message(Frontend, "parse") - before
+		// simple sends no Parse; extended one per statement; prepared one per statement and client.
+		if (mode == "simple") != (parses == 0) || (mode == "prepared" && parses > 20) {
+			t.Errorf("pgbench -M %s sent %d Parse messages", mode, parses)
+		}
+	}
+	if n := tr.message(Frontend, "copy-data"); n < 100000 {
+		t.Errorf("pgbench -i sent %d CopyData, want its 100000 rows", n)
+	}
+	tr.requireClean(t)
+}
+
+var publication sync.Once
+
+// TestPgRecvlogical streams pgoutput through the proxy with protocol
+// versions 1 (binary), 2 (streaming a large transaction and a rolled back
+// one) and 3 (two-phase), as pg_recvlogical does.
+func TestPgRecvlogical(t *testing.T) {
+	s := pgtest.Get(t)
+	publication.Do(func() {
+		superuser(t, "create table recv(id int primary key, pad text); create publication recv_pub for table recv")
+	})
+	for _, c := range []struct {
+		proto   int
+		options []string
+		work    []string
+		want    []string // slugs that must have been decoded
+	}{
+		{1, []string{"binary=true"},
+			[]string{"insert into recv values (1, 'a'), (2, 'b')", "update recv set pad = 'c' where id = 1", "delete from recv", "select pg_logical_emit_message(true, 'p', 'm')"},
+			[]string{"logical-relation", "logical-insert", "logical-update", "logical-delete", "logical-message", "logical-commit"}},
+		{2, []string{"streaming=on"},
+			[]string{"insert into recv select g, repeat('s', 200) from generate_series(1, 1000) g",
+				"begin; insert into recv select g, repeat('s', 200) from generate_series(1001, 2000) g; rollback", "truncate recv"},
+			[]string{"logical-stream-start", "logical-stream-stop", "logical-stream-commit", "logical-stream-abort", "logical-truncate"}},
+		{3, []string{"two_phase=on", "streaming=on"},
+			[]string{"begin; insert into recv values (3, 'p'); prepare transaction 'recv1'", "commit prepared 'recv1'",
+				"begin; insert into recv values (4, 'p'); prepare transaction 'recv2'", "rollback prepared 'recv2'",
+				"begin; insert into recv select g, repeat('s', 200) from generate_series(5000, 6000) g; prepare transaction 'recv3'", "commit prepared 'recv3'"},
+			[]string{"logical-begin-prepare", "logical-prepare", "logical-commit-prepared", "logical-rollback-prepared", "logical-stream-prepare"}},
+	} {
+		t.Run(fmt.Sprintf("v%d", c.proto), func(t *testing.T) {
+			tr := startTrace(t, s.Addr(), false, false)
+			slot := fmt.Sprintf("recv_v%d", c.proto)
+			db := "dbname=" + pgtest.Database
+			create := []string{"-d", db, "--slot", slot, "--create-slot", "-P", "pgoutput"}
+			if c.proto == 3 {
+				create = append(create, "--two-phase")
+			}
+			runClient(t, tr.addr, pgtest.Replication, "", "pg_recvlogical", create...)
+			defer runClient(t, tr.addr, pgtest.Replication, "", "pg_recvlogical", "-d", db, "--slot", slot, "--drop-slot")
+			for _, sql := range c.work {
+				superuser(t, sql)
+			}
+			end := superuser(t, "select pg_current_wal_lsn()")
+			// pg_recvlogical stops at the first message past -E; without one it waits for a keepalive.
+			superuser(t, "select pg_logical_emit_message(false, 'p', 'past the end')")
+			args := []string{"-d", db, "--slot", slot, "--start", "--no-loop", "-E", end, "-f", filepath.Join(t.TempDir(), "out"),
+				"-o", fmt.Sprintf("proto_version=%d", c.proto), "-o", "publication_names=recv_pub", "-o", "messages=true"}
+			for _, o := range c.options {
+				args = append(args, "-o", o)
+			}
+			runClient(t, tr.addr, pgtest.Replication, "", "pg_recvlogical", args...)
+			for _, slug := range c.want {
+				if tr.message(Backend, slug) == 0 {
+					t.Errorf("no %s decoded", slug)
+				}
+			}
+			if tr.message(Frontend, "replication-standby-status-update") == 0 {
+				t.Error("no standby status update decoded")
+			}
+			tr.requireClean(t)
+		})
+	}
+}
+
+// TestPgReceivewal streams physical WAL through the proxy up to a position
+// past a row the test inserted.
+func TestPgReceivewal(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, s.Addr(), false, false)
+	superuser(t, "create table if not exists wal(v text); insert into wal values ('through the proxy')")
+	end := superuser(t, "select pg_current_wal_lsn()")
+	dir := t.TempDir()
+	runClient(t, tr.addr, pgtest.Replication, "", "pg_receivewal", "-D", dir, "-E", end, "-n", "--no-sync")
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) == 0 {
+		t.Error("pg_receivewal wrote no WAL file")
+	}
+	if tr.message(Backend, "replication-xlog-data") == 0 || tr.message(Frontend, "replication-standby-status-update") == 0 {
+		t.Errorf("decoded %v / %v", tr.Stats(Backend).Messages, tr.Stats(Frontend).Messages)
+	}
+	tr.requireClean(t)
+}
+
+// TestJSONFormat checks that every line is a JSON object naming the
+// session, direction, offset and the decoded messages with their fields.
+func TestJSONFormat(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, s.Addr(), true, true)
+	runClient(t, tr.addr, pgtest.SCRAMUser, "", "psql", "-X", "-c", `select 'ü', '\x00ff'::bytea, null`)
+	tr.requireClean(t)
+	type line struct {
+		Session  int64
+		Dir      string
+		Offset   int64
+		Messages []map[string]any
+	}
+	var query, row bool
+	for _, text := range strings.Split(strings.TrimSpace(tr.out.String()), "\n") {
+		var l line
+		if err := json.Unmarshal([]byte(text), &l); err != nil || l.Session != 1 || (l.Dir != "F" && l.Dir != "B") || len(l.Messages) == 0 {
+			t.Fatalf("line %s: %v", text, err)
+		}
+		switch m := l.Messages[0]; m["type"] {
+		case "Query":
+			query = m["String"] == `select 'ü', '\x00ff'::bytea, null`
+		case "DataRow":
+			row = fmt.Sprint(m["Values"]) == `[ü \x00ff <nil>]`
+		}
+	}
+	if !query || !row {
+		t.Errorf("Query found %v, DataRow found %v in\n%s", query, row, tr.out)
+	}
+}
+
+// TestGarbageClient: a client sending garbage is cut off with an error
+// naming the byte offset, while another session through the same proxy goes on.
+func TestGarbageClient(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, s.Addr(), false, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	good, err := pgclient.Connect(ctx, pgclient.Config{Addr: tr.addr, User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password, Database: pgtest.Database})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer good.Close()
+
+	// Garbage as the very first bytes: no startup message is that long.
+	bad := dial(t, tr.addr)
+	bad.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	expectClosed(t, bad)
+	if want := "frontend byte offset 0: codec: frame length 1195725856 (max 10000)"; !strings.Contains(tr.log.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, tr.log)
+	}
+
+	// Garbage after a valid startup: an unknown tag at the offset right after it.
+	bad = dial(t, tr.addr)
+	startup, _ := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{
+		{Name: "user", Value: pgtest.Superuser.Name}, {Name: "database", Value: pgtest.Database}}}).Encode(nil, codec.Params{})
+	bad.Write(startup)
+	fr := codec.NewFrameReader(bad)
+	for { // up to ReadyForQuery
+		frame, err := fr.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if frame[0] == 'Z' {
+			break
+		}
+	}
+	bad.Write([]byte{'!', 0, 0, 0, 4})
+	expectClosed(t, bad)
+	if want := fmt.Sprintf("error: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag; closing the session (--strict)", len(startup)); !strings.Contains(tr.log.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, tr.log)
+	}
+
+	if res, err := good.SimpleQuery("select 'still here'"); err != nil || string(res[0].Rows[0][0]) != "still here" {
+		t.Errorf("the good session after the garbage: %v %v", res, err)
+	}
+	if st := tr.Stats(Frontend); st.Undecodable != 2 || st.Mismatched != 0 {
+		t.Errorf("frontend counts %+v, want 2 undecodable", st)
+	}
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// expectClosed reads until the proxy closes the connection.
+func expectClosed(t *testing.T, c net.Conn) {
+	t.Helper()
+	buf := make([]byte, 1024)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("the proxy kept a garbage client's connection open")
+			}
+			return
+		}
+	}
+}
+
+// TestUnreachableUpstream: the check at start names the address, and a
+// client of a proxy whose upstream went away is disconnected with a log line.
+func TestUnreachableUpstream(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	tr := startTrace(t, closed, false, false)
+	if err := tr.CheckUpstream(); err == nil || !strings.Contains(err.Error(), "upstream "+closed+" unreachable") {
+		t.Errorf("CheckUpstream: %v", err)
+	}
+	c := dial(t, tr.addr)
+	expectClosed(t, c)
+	if want := "session #1: upstream " + closed + " unreachable"; !strings.Contains(tr.log.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, tr.log)
+	}
+}
