@@ -67,7 +67,9 @@ func TestTraceSignalSummary(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	done := make(chan int)
-	go func() { done <- run([]string{"trace", "--listen", addr, "--upstream", upstream.Addr().String()}, &stdout, &stderr) }()
+	go func() {
+		done <- run([]string{"trace", "--listen", addr, "--upstream", upstream.Addr().String()}, &stdout, &stderr)
+	}()
 	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
