@@ -25,9 +25,16 @@ type Config struct {
 	Database string
 	// Params are extra startup parameters (application_name, replication, options …).
 	Params map[string]string
-	// SSLRequest makes the client ask for TLS first; the server must decline
-	// ('N'), since this client speaks only plaintext.
-	SSLRequest bool
+	// GSSEncRequest and SSLRequest make the client ask for GSSAPI encryption
+	// and TLS first (in that order, as libpq does); any answer but 'N' is an
+	// error, since this client speaks only plaintext.
+	GSSEncRequest, SSLRequest bool
+	// ProtocolMinor is the minor protocol version to ask for: 0 (3.0) or 2
+	// (3.2). A server that lacks it answers NegotiateProtocolVersion.
+	ProtocolMinor int
+	// ProtocolOptions are "_pq_." startup parameters, which a server that
+	// does not know them lists in NegotiateProtocolVersion.
+	ProtocolOptions map[string]string
 }
 
 // Conn is one session. It is not safe for concurrent use.
@@ -45,8 +52,10 @@ type Conn struct {
 	SecretKey []byte
 	// AuthMethod names how the server authenticated us: "ok", "cleartext", "md5" or "SCRAM-SHA-256".
 	AuthMethod string
-	// SSLAnswer is the server's one-byte answer to SSLRequest, 0 when none was sent.
-	SSLAnswer byte
+	// GSSEncAnswer and SSLAnswer are the server's one-byte answers, 0 when not asked.
+	GSSEncAnswer, SSLAnswer byte
+	// Negotiated is the server's NegotiateProtocolVersion, nil when it took the version asked for.
+	Negotiated *codec.NegotiateProtocolVersion
 	// Notices and Notifications collect the asynchronous messages as they arrive.
 	Notices       []*Error
 	Notifications []Notification
@@ -81,25 +90,23 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 }
 
 func (c *Conn) startup(cfg Config) error {
-	if cfg.SSLRequest {
-		if err := c.Send(&codec.SSLRequest{}); err != nil {
+	var err error
+	if cfg.GSSEncRequest {
+		if c.GSSEncAnswer, err = c.requestEncryption(&codec.GSSEncRequest{}); err != nil {
 			return err
 		}
-		// The answer is a single byte, not a message: read it before framing starts.
-		var b [1]byte
-		if _, err := io.ReadFull(c.nc, b[:]); err != nil {
-			return fmt.Errorf("SSLRequest answer: %w", err)
-		}
-		if c.SSLAnswer = b[0]; b[0] != 'N' {
-			return fmt.Errorf("SSLRequest answered %q; this client speaks only plaintext", b[0])
+	}
+	if cfg.SSLRequest {
+		if c.SSLAnswer, err = c.requestEncryption(&codec.SSLRequest{}); err != nil {
+			return err
 		}
 	}
 	c.fr = codec.NewFrameReader(c.nc)
-	startup := &codec.StartupMessage{ProtocolVersion: 3 << 16}
+	c.P.ProtocolMinor = cfg.ProtocolMinor
+	startup := &codec.StartupMessage{ProtocolVersion: 3<<16 | uint32(cfg.ProtocolMinor)}
 	params := map[string]string{"user": cfg.User, "database": cfg.Database}
-	for k, v := range cfg.Params {
-		params[k] = v
-	}
+	maps.Copy(params, cfg.Params)
+	maps.Copy(params, cfg.ProtocolOptions)
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		startup.Parameters = append(startup.Parameters, codec.StartupParameter{Name: k, Value: params[k]})
 	}
@@ -109,8 +116,24 @@ func (c *Conn) startup(cfg Config) error {
 	if err := c.authenticate(cfg); err != nil {
 		return err
 	}
-	_, err := c.ReadUntilReady(nil)
+	_, err = c.ReadUntilReady(nil)
 	return err
+}
+
+// requestEncryption sends SSLRequest or GSSENCRequest and reads the answer,
+// a single byte rather than a message, before framing starts.
+func (c *Conn) requestEncryption(req codec.Message) (byte, error) {
+	if err := c.Send(req); err != nil {
+		return 0, err
+	}
+	var b [1]byte
+	if _, err := io.ReadFull(c.nc, b[:]); err != nil {
+		return 0, fmt.Errorf("%s answer: %w", req.Slug(), err)
+	}
+	if b[0] != 'N' {
+		return b[0], fmt.Errorf("%s answered %q; this client speaks only plaintext", req.Slug(), b[0])
+	}
+	return b[0], nil
 }
 
 // authenticate answers the server's authentication requests until AuthenticationOk.
@@ -157,7 +180,14 @@ func (c *Conn) authenticate(cfg Config) error {
 		case *codec.ErrorResponse:
 			return NewError(m.Fields)
 		case *codec.NegotiateProtocolVersion:
-			// The server speaks an older minor; we asked for 3.0, which every server has.
+			// The server speaks an older minor (or ignores options): use its
+			// version from now on. PostgreSQL sends the whole version number
+			// (PG_PROTOCOL_LATEST, 3<<16 | minor), not the bare minor the manual describes.
+			c.P.ProtocolMinor = int(m.NewestMinorProtocol & 0xffff)
+			c.Negotiated = &codec.NegotiateProtocolVersion{NewestMinorProtocol: m.NewestMinorProtocol}
+			for _, o := range m.UnrecognizedOptions {
+				c.Negotiated.UnrecognizedOptions = append(c.Negotiated.UnrecognizedOptions, strings.Clone(o))
+			}
 		default:
 			return fmt.Errorf("unexpected %s during authentication", m.Slug())
 		}

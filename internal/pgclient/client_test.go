@@ -29,7 +29,7 @@ func TestStartupAndAuthentication(t *testing.T) {
 		{pgtest.SCRAMUser, "SCRAM-SHA-256", false},
 		{pgtest.MD5User, "md5", true},
 		{pgtest.PlainUser, "cleartext", false},
-		{pgtest.Superuser, "ok", false},
+		{pgtest.Superuser, "ok", true},
 	} {
 		t.Run(c.user.Name, func(t *testing.T) {
 			conn := connect(t, c.user, func(cfg *Config) {
@@ -41,6 +41,9 @@ func TestStartupAndAuthentication(t *testing.T) {
 			}
 			if c.ssl && conn.SSLAnswer != 'N' {
 				t.Errorf("SSLRequest answer %q, want 'N'", conn.SSLAnswer)
+			}
+			if conn.Negotiated != nil {
+				t.Errorf("NegotiateProtocolVersion %+v for protocol 3.0", conn.Negotiated)
 			}
 			if got := conn.ServerParams["application_name"]; got != "e2e-"+c.user.Name {
 				t.Errorf("ParameterStatus application_name = %q", got)
@@ -62,6 +65,39 @@ func TestStartupAndAuthentication(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProtocolNegotiation asks a PostgreSQL 15 server for protocol 3.2 with
+// an unknown protocol option: it answers NegotiateProtocolVersion (3.0, the
+// option listed) and then speaks 3.0, with a 4-byte cancel key.
+func TestProtocolNegotiation(t *testing.T) {
+	c := connect(t, pgtest.SCRAMUser, func(cfg *Config) {
+		cfg.ProtocolMinor = 2
+		cfg.ProtocolOptions = map[string]string{"_pq_.pgspec_test": "on"}
+	})
+	// The manual calls the field the "newest minor protocol version"; the
+	// server sends the whole version number, 3<<16 | 0.
+	if n := c.Negotiated; n == nil || n.NewestMinorProtocol != 3<<16 || fmt.Sprint(n.UnrecognizedOptions) != "[_pq_.pgspec_test]" {
+		t.Fatalf("NegotiateProtocolVersion %+v, want version 196608 (3.0) and the unknown option", n)
+	}
+	if c.P.ProtocolMinor != 0 || len(c.SecretKey) != 4 {
+		t.Errorf("after negotiation: minor %d, cancel key %x", c.P.ProtocolMinor, c.SecretKey)
+	}
+	if got := scalar(t, c, "select 'negotiated'"); got != "negotiated" {
+		t.Error(got)
+	}
+}
+
+// TestGSSEncRequest: a server built with GSSAPI (Debian's is) answers 'G'
+// to GSSENCRequest over TCP whatever pg_hba says; libpq sends the request
+// only when it holds Kerberos credentials. This client cannot go on.
+func TestGSSEncRequest(t *testing.T) {
+	s := pgtest.Get(t)
+	_, err := Connect(context.Background(), Config{Addr: s.Addr(), User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password,
+		Database: pgtest.Database, GSSEncRequest: true})
+	if err == nil || !strings.Contains(err.Error(), "gssenc-request answered 'G'") {
+		t.Errorf("GSSENCRequest: %v, want the answer 'G'", err)
 	}
 }
 

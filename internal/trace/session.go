@@ -373,7 +373,8 @@ func (s *session) backendSent(m codec.Message) {
 	case *codec.AuthenticationGSS, *codec.AuthenticationSSPI, *codec.AuthenticationGSSContinue:
 		s.auth = codec.AuthGSS
 	case *codec.NegotiateProtocolVersion:
-		s.params.ProtocolMinor = int(m.NewestMinorProtocol)
+		// The server sends its whole version number, 3<<16 | minor.
+		s.params.ProtocolMinor = int(m.NewestMinorProtocol & 0xffff)
 	case *codec.ParameterStatus:
 		if m.Name == "server_version" {
 			s.params.Major = pgclient.MajorOf(m.Value)

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +21,51 @@ import (
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	if testing.Verbose() {
+		printTotals()
+	}
+	os.Exit(code)
+}
+
+// totals sums every test proxy's counts, for the suite's report (printed with -v).
+var (
+	totalsMu sync.Mutex
+	totals   [2]Counts
+)
+
+func addTotals(p *Proxy) {
+	totalsMu.Lock()
+	defer totalsMu.Unlock()
+	for d := range totals {
+		c, t := p.Stats(Direction(d)), &totals[d]
+		t.Decoded += c.Decoded
+		t.Identical += c.Identical
+		t.Mismatched += c.Mismatched
+		t.Undecodable += c.Undecodable
+		for _, m := range []struct{ from, to *map[string]int64 }{{&c.Layers, &t.Layers}, {&c.Messages, &t.Messages}} {
+			if *m.to == nil {
+				*m.to = map[string]int64{}
+			}
+			for k, v := range *m.from {
+				(*m.to)[k] += v
+			}
+		}
+	}
+}
+
+func printTotals() {
+	for d, c := range totals {
+		fmt.Printf("%s: %d decoded, %d identical, %d mismatched, %d undecodable\n", Direction(d), c.Decoded, c.Identical, c.Mismatched, c.Undecodable)
+		for _, k := range slices.Sorted(maps.Keys(c.Layers)) {
+			fmt.Printf("  layer %-22s %d\n", k, c.Layers[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(c.Messages)) {
+			fmt.Printf("  %-40s %d\n", k, c.Messages[k])
+		}
+	}
+}
 
 // syncBuffer is a bytes.Buffer several sessions may write to.
 type syncBuffer struct {
@@ -72,6 +118,7 @@ func startTrace(t *testing.T, upstream string, keepLines, asJSON bool) *tracer {
 		if err := <-done; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
+		addTotals(tr.Proxy)
 		if t.Failed() {
 			var sum bytes.Buffer
 			tr.Summary(&sum)
@@ -95,7 +142,8 @@ func (tr *tracer) requireClean(t *testing.T) {
 // layer returns how many messages of a layer one direction decoded.
 func (tr *tracer) layer(d Direction, name string) int64 { return tr.Stats(d).Layers[name] }
 
-func (tr *tracer) message(d Direction, slug string) int64 { return tr.Stats(d).Messages[slug] }
+// message returns how many messages of m's type one direction decoded.
+func (tr *tracer) message(d Direction, m codec.Message) int64 { return tr.Stats(d).Messages[m.Slug()] }
 
 // runClient runs one of PostgreSQL's client programs against addr as u and
 // fails the test when it does not exit 0.
@@ -176,18 +224,18 @@ func TestPgbench(t *testing.T) {
 	tr := startTrace(t, s.Addr(), false, false)
 	runClient(t, tr.addr, pgtest.SCRAMUser, "", "pgbench", "-i", "-q", "-s", "1")
 	for _, mode := range []string{"simple", "extended", "prepared"} {
-		before := tr.message(Frontend, "parse")
+		before := tr.message(Frontend, &codec.Parse{})
 		out := runClient(t, tr.addr, pgtest.SCRAMUser, "", "pgbench", "-n", "-M", mode, "-c", "2", "-j", "2", "-t", "30")
 		if !strings.Contains(out, "number of transactions actually processed: 60/60") {
 			t.Errorf("pgbench -M %s:\n%s", mode, out)
 		}
-		parses := tr.message(Frontend, "parse") - before
+		parses := tr.message(Frontend, &codec.Parse{}) - before
 		// simple sends no Parse; extended one per statement; prepared one per statement and client.
 		if (mode == "simple") != (parses == 0) || (mode == "prepared" && parses > 20) {
 			t.Errorf("pgbench -M %s sent %d Parse messages", mode, parses)
 		}
 	}
-	if n := tr.message(Frontend, "copy-data"); n < 100000 {
+	if n := tr.message(Frontend, &codec.CopyData{}); n < 100000 {
 		t.Errorf("pgbench -i sent %d CopyData, want its 100000 rows", n)
 	}
 	tr.requireClean(t)
@@ -207,20 +255,20 @@ func TestPgRecvlogical(t *testing.T) {
 		proto   int
 		options []string
 		work    []string
-		want    []string // slugs that must have been decoded
+		want    []codec.Message // types that must have been decoded
 	}{
 		{1, []string{"binary=true"},
 			[]string{"insert into recv values (1, 'a'), (2, 'b')", "update recv set pad = 'c' where id = 1", "delete from recv", "select pg_logical_emit_message(true, 'p', 'm')"},
-			[]string{"logical-relation", "logical-insert", "logical-update", "logical-delete", "logical-message", "logical-commit"}},
+			[]codec.Message{&codec.LogicalRelation{}, &codec.LogicalInsert{}, &codec.LogicalUpdate{}, &codec.LogicalDelete{}, &codec.LogicalMessage{}, &codec.LogicalCommit{}}},
 		{2, []string{"streaming=on"},
 			[]string{"insert into recv select g, repeat('s', 200) from generate_series(1, 1000) g",
 				"begin; insert into recv select g, repeat('s', 200) from generate_series(1001, 2000) g; rollback", "truncate recv"},
-			[]string{"logical-stream-start", "logical-stream-stop", "logical-stream-commit", "logical-stream-abort", "logical-truncate"}},
+			[]codec.Message{&codec.LogicalStreamStart{}, &codec.LogicalStreamStop{}, &codec.LogicalStreamCommit{}, &codec.LogicalStreamAbort{}, &codec.LogicalTruncate{}}},
 		{3, []string{"two_phase=on", "streaming=on"},
 			[]string{"begin; insert into recv values (3, 'p'); prepare transaction 'recv1'", "commit prepared 'recv1'",
 				"begin; insert into recv values (4, 'p'); prepare transaction 'recv2'", "rollback prepared 'recv2'",
 				"begin; insert into recv select g, repeat('s', 200) from generate_series(5000, 6000) g; prepare transaction 'recv3'", "commit prepared 'recv3'"},
-			[]string{"logical-begin-prepare", "logical-prepare", "logical-commit-prepared", "logical-rollback-prepared", "logical-stream-prepare"}},
+			[]codec.Message{&codec.LogicalBeginPrepare{}, &codec.LogicalPrepare{}, &codec.LogicalCommitPrepared{}, &codec.LogicalRollbackPrepared{}, &codec.LogicalStreamPrepare{}}},
 	} {
 		t.Run(fmt.Sprintf("v%d", c.proto), func(t *testing.T) {
 			tr := startTrace(t, s.Addr(), false, false)
@@ -244,12 +292,12 @@ func TestPgRecvlogical(t *testing.T) {
 				args = append(args, "-o", o)
 			}
 			runClient(t, tr.addr, pgtest.Replication, "", "pg_recvlogical", args...)
-			for _, slug := range c.want {
-				if tr.message(Backend, slug) == 0 {
-					t.Errorf("no %s decoded", slug)
+			for _, m := range c.want {
+				if tr.message(Backend, m) == 0 {
+					t.Errorf("no %s decoded", m.Slug())
 				}
 			}
-			if tr.message(Frontend, "replication-standby-status-update") == 0 {
+			if tr.message(Frontend, &codec.StandbyStatusUpdate{}) == 0 {
 				t.Error("no standby status update decoded")
 			}
 			tr.requireClean(t)
@@ -264,13 +312,15 @@ func TestPgReceivewal(t *testing.T) {
 	tr := startTrace(t, s.Addr(), false, false)
 	superuser(t, "create table if not exists wal(v text); insert into wal values ('through the proxy')")
 	end := superuser(t, "select pg_current_wal_lsn()")
+	// pg_receivewal stops once WAL past -E arrives; without more it waits for a keepalive.
+	superuser(t, "insert into wal values ('past the end')")
 	dir := t.TempDir()
 	runClient(t, tr.addr, pgtest.Replication, "", "pg_receivewal", "-D", dir, "-E", end, "-n", "--no-sync")
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(files) == 0 {
 		t.Error("pg_receivewal wrote no WAL file")
 	}
-	if tr.message(Backend, "replication-xlog-data") == 0 || tr.message(Frontend, "replication-standby-status-update") == 0 {
+	if tr.message(Backend, &codec.XLogData{}) == 0 || tr.message(Frontend, &codec.StandbyStatusUpdate{}) == 0 {
 		t.Errorf("decoded %v / %v", tr.Stats(Backend).Messages, tr.Stats(Frontend).Messages)
 	}
 	tr.requireClean(t)
@@ -400,4 +450,52 @@ func TestUnreachableUpstream(t *testing.T) {
 	if want := "session #1: upstream " + closed + " unreachable"; !strings.Contains(tr.log.String(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
 	}
+}
+
+// TestProtocolNegotiation: a client asking for protocol 3.2 with an unknown
+// option gets NegotiateProtocolVersion from PostgreSQL 15; the proxy follows
+// it, and under --strict the GSSAPI encryption a server accepts ('G') ends
+// the session with an error naming the offset.
+func TestProtocolNegotiation(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, s.Addr(), false, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cfg := pgclient.Config{Addr: tr.addr, User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password, Database: pgtest.Database,
+		ProtocolMinor: 2, ProtocolOptions: map[string]string{"_pq_.pgspec": "1"}}
+	c, err := pgclient.Connect(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SimpleQuery("select 1"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if tr.message(Backend, &codec.NegotiateProtocolVersion{}) != 1 || tr.message(Backend, &codec.BackendKeyData{}) != 1 {
+		t.Errorf("decoded %v", tr.Stats(Backend).Messages)
+	}
+	tr.requireClean(t)
+
+	cfg.GSSEncRequest = true
+	if _, err := pgclient.Connect(ctx, cfg); err == nil || !strings.Contains(err.Error(), "answered 'G'") {
+		t.Errorf("GSSENCRequest through the proxy: %v", err)
+	}
+	if want := "server accepted encryption ('G') at backend offset 0; cannot decode, closing (--strict)"; !strings.Contains(tr.log.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, tr.log)
+	}
+}
+
+// TestPgBasebackup takes a base backup with a manifest and progress
+// reports through the proxy: the CopyData of BASE_BACKUP carry new-archive,
+// data, progress and manifest messages.
+func TestPgBasebackup(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, s.Addr(), false, false)
+	runClient(t, tr.addr, pgtest.Replication, "", "pg_basebackup", "-D", filepath.Join(t.TempDir(), "backup"), "-X", "none", "--no-sync", "-P", "-c", "fast")
+	for _, m := range []codec.Message{&codec.BackupNewArchive{}, &codec.BackupData{}, &codec.BackupProgress{}, &codec.BackupManifest{}} {
+		if tr.message(Backend, m) == 0 {
+			t.Errorf("no %s decoded: %v", m.Slug(), tr.Stats(Backend).Messages)
+		}
+	}
+	tr.requireClean(t)
 }
