@@ -19,17 +19,17 @@ type recogniser struct {
 var rowRecognisers = []recogniser{
 	{spec.AnnCountName, regexp.MustCompile(`\(denoted ([A-Z]) below\)`), nil},
 	// A byte count (BASE_BACKUP's progress report) counts no elements.
-	{spec.AnnCount, regexp.MustCompile(`(?i)^(?:the )?number of [^.]*`), regexp.MustCompile(`(?i)^(?:the )?number of bytes`)},
+	{spec.AnnCount, regexp.MustCompile(`(?i)^(?:specifies the |the )?number of [^.]*`), regexp.MustCompile(`(?i)^(?:the )?number of bytes`)},
 	{spec.AnnRepeatField, regexp.MustCompile(`This field is repeated for each ([a-z ]+?)\.`), nil},
 	{spec.AnnTerminated, regexp.MustCompile(`(?i)(?:terminated by a zero byte|zero byte is required as (?:a )?terminator)`), nil},
 	{spec.AnnZeroTerminator, regexp.MustCompile(`^(?:A zero byte|Zero), as (?:a )?terminator`), nil},
 	{spec.AnnOptional, regexp.MustCompile(`This field is optional`), nil},
 	{spec.AnnStreamedOnly, regexp.MustCompile(`only present for (streamed transactions)`), nil},
-	{spec.AnnPresentIf, regexp.MustCompile(`(?i)only present (?:if|when) ([^.]+)`), nil},
+	{spec.AnnPresentIf, regexp.MustCompile(`(?i)(?:only present|present only) (?:if|when) ([^.]+)`), nil},
 	{spec.AnnSinceProtocol, regexp.MustCompile(`available since protocol version (\d+)`), nil},
 	{spec.AnnLengthOfSelf, regexp.MustCompile(`^Length of message contents in bytes, including self`), nil},
 	{spec.AnnLengthFrom, regexp.MustCompile(`\b([a-z]) is the above length`), nil},
-	{spec.AnnNullMinusOne, regexp.MustCompile(`-1 indicates a NULL`), nil},
+	{spec.AnnNullMinusOne, regexp.MustCompile(`-1 indicates a NULL|or -1 if there is no`), nil},
 	{spec.AnnRest, regexp.MustCompile(`extends to the end of the message`), nil},
 }
 
@@ -38,6 +38,8 @@ var rowRecognisers = []recogniser{
 var leadRecognisers = []recogniser{
 	{spec.AnnRepeatEach, regexp.MustCompile(`^Next, (?:the following [a-z ]+|one of the following [a-z ]+) appears? for each ([^:]+):?$`), nil},
 	{spec.AnnRepeatEach, regexp.MustCompile(`^Then, for (?:each )?([^,]+), there is the following:?$`), nil},
+	{spec.AnnRepeatEach, regexp.MustCompile(`(?:^|\. )For each ([a-z ]+?),? there is the following:?$`), nil},
+	{spec.AnnRepeatEach, regexp.MustCompile(`(?:^|\. )Each ([a-z ]+?) is specified as:?$`), nil},
 	{spec.AnnAlternative, regexp.MustCompile(`^Or$`), nil},
 	{spec.AnnAfterGroup, regexp.MustCompile(`^After the last ([a-z]+), the following fields? appears?:?$`), nil},
 	{spec.AnnTerminated, regexp.MustCompile(`followed by a zero byte as a terminator|(?i:zero byte is required as (?:a )?terminator)`), nil},
