@@ -6,18 +6,16 @@ import (
 )
 
 // stream is what a forwarded START_REPLICATION command says about the
-// CopyBoth stream the server answers with: which sub-messages its CopyData
-// carry and, for pgoutput, the options that change their layout.
+// CopyBoth stream the server answers with: for pgoutput, the options that
+// change the layout of the messages inside XLogData. (binary, messages and
+// two_phase change which messages come, not how they are laid out.)
 type stream struct {
-	logical bool
-	// protoVersion is pgoutput's proto_version; 0 means the plugin is not
-	// pgoutput (e.g. test_decoding) and XLogData payloads stay opaque.
+	// protoVersion is pgoutput's proto_version; 0 means a physical stream or
+	// a plugin other than pgoutput (test_decoding …): XLogData stays opaque.
 	protoVersion int
-	// streaming is pgoutput's streaming option; parallel is its 'parallel' value (PG 16+).
-	streaming, parallel bool
-	twoPhase            bool
-	binary              bool
-	messages            bool
+	// parallel is streaming = 'parallel' (PG 16+): Stream Abort then carries
+	// the abort LSN and time.
+	parallel bool
 }
 
 // parseStartReplication recognises a START_REPLICATION command:
@@ -25,21 +23,15 @@ type stream struct {
 //	START_REPLICATION [SLOT name] [PHYSICAL] X/X [TIMELINE n]
 //	START_REPLICATION SLOT name LOGICAL X/X [(option ['value'] [, ...])]
 //
-// ok is false for any other command. Option values follow PostgreSQL's
-// boolean spellings; an option without a value is true.
+// ok is false for any other command. Physical streams have no options.
 func parseStartReplication(cmd string) (s stream, ok bool) {
 	toks := replTokens(cmd)
 	if len(toks) == 0 || !strings.EqualFold(toks[0], "START_REPLICATION") {
 		return stream{}, false
 	}
 	i := 1
-	for ; i < len(toks) && toks[i] != "("; i++ {
-		if strings.EqualFold(toks[i], "LOGICAL") {
-			s.logical = true
-		}
-	}
-	if !s.logical || i == len(toks) {
-		return s, true
+	for i < len(toks) && toks[i] != "(" {
+		i++
 	}
 	// Options: name [value] separated by commas inside parentheses.
 	for i++; i < len(toks) && toks[i] != ")"; i++ {
@@ -56,25 +48,9 @@ func parseStartReplication(cmd string) (s stream, ok bool) {
 			s.protoVersion, _ = strconv.Atoi(value)
 		case "streaming":
 			s.parallel = strings.EqualFold(value, "parallel")
-			s.streaming = s.parallel || isTrue(value)
-		case "two_phase":
-			s.twoPhase = isTrue(value)
-		case "binary":
-			s.binary = isTrue(value)
-		case "messages":
-			s.messages = isTrue(value)
 		}
 	}
 	return s, true
-}
-
-// isTrue accepts the spellings of PostgreSQL's parse_bool (unique prefixes aside).
-func isTrue(v string) bool {
-	switch strings.ToLower(v) {
-	case "true", "on", "yes", "1", "t", "y":
-		return true
-	}
-	return false
 }
 
 // replTokens splits a replication command into words, 'literals',

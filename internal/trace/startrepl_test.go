@@ -12,16 +12,18 @@ func TestParseStartReplication(t *testing.T) {
 		{"START_REPLICATION 0/3000000 TIMELINE 1", true, stream{}},
 		{`START_REPLICATION SLOT "phys" PHYSICAL 0/3000000`, true, stream{}},
 		// pg_recvlogical's spelling: quoted identifiers and literals.
-		{`START_REPLICATION SLOT "s" LOGICAL 0/0 ("proto_version" '1', "publication_names" 'p')`, true,
-			stream{logical: true, protoVersion: 1}},
-		{`start_replication slot s logical 0/16B3748 (proto_version '2', streaming 'on', publication_names '"a,b"', binary 'true', messages)`, true,
-			stream{logical: true, protoVersion: 2, streaming: true, binary: true, messages: true}},
+		{`START_REPLICATION SLOT "s" LOGICAL 0/0 ("proto_version" '1', "publication_names" 'p')`, true, stream{protoVersion: 1}},
+		// a quoted comma and an option without a value do not shift the others.
+		{`start_replication slot s logical 0/16B3748 (publication_names '"a,b"', messages, proto_version '2', streaming 'on')`, true,
+			stream{protoVersion: 2}},
 		{`START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '4', streaming 'parallel', two_phase 'on', binary 'off')`, true,
-			stream{logical: true, protoVersion: 4, streaming: true, parallel: true, twoPhase: true}},
+			stream{protoVersion: 4, parallel: true}},
+		{`START_REPLICATION SLOT s LOGICAL 0/0 ("streaming" 'PARALLEL', 'it''s' 'x', proto_version '4')`, true,
+			stream{protoVersion: 4, parallel: true}},
 		// test_decoding: no proto_version, payloads stay opaque.
-		{`START_REPLICATION SLOT "t" LOGICAL 0/0 ("include-xids" '0')`, true, stream{logical: true}},
+		{`START_REPLICATION SLOT "t" LOGICAL 0/0 ("include-xids" '0')`, true, stream{}},
 		// an unterminated literal must not run away.
-		{`START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '3`, true, stream{logical: true}},
+		{`START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '3`, true, stream{}},
 	} {
 		got, ok := parseStartReplication(c.cmd)
 		if ok != c.ok || got != c.want {

@@ -93,17 +93,14 @@ type tracer struct {
 	log  *syncBuffer
 }
 
-// startTrace runs a --strict proxy to the shared server until the test ends.
-// keepLines keeps the decoded lines (tests of heavy traffic discard them,
-// though every line is still formatted).
-func startTrace(t *testing.T, upstream string, keepLines, asJSON bool) *tracer {
+// startTrace runs a proxy in-process until the test ends. Its log is kept;
+// its decoded lines only when opts.Out is a *syncBuffer (tests of heavy
+// traffic discard them, though every line is still formatted).
+func startTrace(t *testing.T, opts Options) *tracer {
 	t.Helper()
 	tr := &tracer{log: &syncBuffer{}}
-	opts := Options{Upstream: upstream, Strict: true, JSON: asJSON, Log: tr.log}
-	if keepLines {
-		tr.out = &syncBuffer{}
-		opts.Out = tr.out
-	}
+	tr.out, _ = opts.Out.(*syncBuffer)
+	opts.Log = tr.log
 	tr.Proxy = New(opts)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -173,7 +170,7 @@ func superuser(t *testing.T, sql string) string {
 // text and binary, large objects (fastpath FunctionCall) and NOTIFY.
 func TestPsql(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, s.Addr(), true, false)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true, Out: &syncBuffer{}})
 	for _, u := range []pgtest.User{pgtest.MD5User, pgtest.PlainUser} {
 		if out := runClient(t, tr.addr, u, "", "psql", "-X", "-A", "-t", "-c", "select current_user"); strings.TrimSpace(out) != u.Name {
 			t.Errorf("psql as %s printed %q", u.Name, out)
@@ -221,7 +218,7 @@ select 'done';
 // its transactions in the simple, extended and prepared query modes.
 func TestPgbench(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, s.Addr(), false, false)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
 	runClient(t, tr.addr, pgtest.SCRAMUser, "", "pgbench", "-i", "-q", "-s", "1")
 	for _, mode := range []string{"simple", "extended", "prepared"} {
 		before := tr.message(Frontend, &codec.Parse{})
@@ -271,7 +268,7 @@ func TestPgRecvlogical(t *testing.T) {
 			[]codec.Message{&codec.LogicalBeginPrepare{}, &codec.LogicalPrepare{}, &codec.LogicalCommitPrepared{}, &codec.LogicalRollbackPrepared{}, &codec.LogicalStreamPrepare{}}},
 	} {
 		t.Run(fmt.Sprintf("v%d", c.proto), func(t *testing.T) {
-			tr := startTrace(t, s.Addr(), false, false)
+			tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
 			slot := fmt.Sprintf("recv_v%d", c.proto)
 			db := "dbname=" + pgtest.Database
 			create := []string{"-d", db, "--slot", slot, "--create-slot", "-P", "pgoutput"}
@@ -309,7 +306,7 @@ func TestPgRecvlogical(t *testing.T) {
 // past a row the test inserted.
 func TestPgReceivewal(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, s.Addr(), false, false)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
 	superuser(t, "create table if not exists wal(v text); insert into wal values ('through the proxy')")
 	end := superuser(t, "select pg_current_wal_lsn()")
 	// pg_receivewal stops once WAL past -E arrives; without more it waits for a keepalive.
@@ -330,7 +327,7 @@ func TestPgReceivewal(t *testing.T) {
 // session, direction, offset and the decoded messages with their fields.
 func TestJSONFormat(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, s.Addr(), true, true)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true, Out: &syncBuffer{}, JSON: true})
 	runClient(t, tr.addr, pgtest.SCRAMUser, "", "psql", "-X", "-c", `select 'ü', '\x00ff'::bytea, null`)
 	tr.requireClean(t)
 	type line struct {
@@ -361,7 +358,7 @@ func TestJSONFormat(t *testing.T) {
 // naming the byte offset, while another session through the same proxy goes on.
 func TestGarbageClient(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, s.Addr(), false, false)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	good, err := pgclient.Connect(ctx, pgclient.Config{Addr: tr.addr, User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password, Database: pgtest.Database})
@@ -407,6 +404,45 @@ func TestGarbageClient(t *testing.T) {
 	}
 }
 
+// TestDefaultForwardsUndecodable: without --strict a message the codec
+// cannot decode is forwarded as received with a warning naming its offset,
+// and the server's answer comes back through the proxy.
+func TestDefaultForwardsUndecodable(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, Options{Upstream: s.Addr()})
+	c := dial(t, tr.addr)
+	startup, _ := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{
+		{Name: "user", Value: pgtest.Superuser.Name}, {Name: "database", Value: pgtest.Database}}}).Encode(nil, codec.Params{})
+	c.Write(startup)
+	fr := codec.NewFrameReader(c)
+	var be codec.Backend
+	for { // up to ReadyForQuery
+		frame, err := fr.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if frame[0] == 'Z' {
+			break
+		}
+	}
+	c.Write([]byte{'!', 0, 0, 0, 4})
+	frame, err := fr.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := be.Decode(frame, codec.Params{})
+	e, ok := m.(*codec.ErrorResponse)
+	if err != nil || !ok || pgclient.NewError(e.Fields).SQLState() != "08P01" {
+		t.Fatalf("server answered %v %v, want its protocol violation error", m, err)
+	}
+	if msg := pgclient.NewError(e.Fields).Fields[codec.ErrorFieldMessage]; msg != "invalid frontend message type 33" {
+		t.Errorf("server saw %q", msg)
+	}
+	if want := fmt.Sprintf("warning: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag; forwarded as received", len(startup)); !strings.Contains(tr.log.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, tr.log)
+	}
+}
+
 func dial(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
@@ -441,7 +477,7 @@ func TestUnreachableUpstream(t *testing.T) {
 	}
 	closed := l.Addr().String()
 	l.Close()
-	tr := startTrace(t, closed, false, false)
+	tr := startTrace(t, Options{Upstream: closed, Strict: true})
 	if err := tr.CheckUpstream(); err == nil || !strings.Contains(err.Error(), "upstream "+closed+" unreachable") {
 		t.Errorf("CheckUpstream: %v", err)
 	}
@@ -458,7 +494,7 @@ func TestUnreachableUpstream(t *testing.T) {
 // the session with an error naming the offset.
 func TestProtocolNegotiation(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, s.Addr(), false, false)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cfg := pgclient.Config{Addr: tr.addr, User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password, Database: pgtest.Database,
@@ -490,7 +526,7 @@ func TestProtocolNegotiation(t *testing.T) {
 // data, progress and manifest messages.
 func TestPgBasebackup(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, s.Addr(), false, false)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
 	runClient(t, tr.addr, pgtest.Replication, "", "pg_basebackup", "-D", filepath.Join(t.TempDir(), "backup"), "-X", "none", "--no-sync", "-P", "-c", "fast")
 	for _, m := range []codec.Message{&codec.BackupNewArchive{}, &codec.BackupData{}, &codec.BackupProgress{}, &codec.BackupManifest{}} {
 		if tr.message(Backend, m) == 0 {
