@@ -292,18 +292,17 @@ func (s *Server) run(prog string, args ...string) error {
 	return nil
 }
 
+// appendFile and writeFile change a file initdb wrote, keeping its owner and mode.
 func (s *Server) appendFile(name, text string) error {
-	f, err := os.OpenFile(filepath.Join(s.data(), name), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(text)
-	return errors.Join(err, f.Close())
+	return s.editFile(name, text, os.O_APPEND|os.O_WRONLY)
 }
 
-// writeFile replaces a file in the data directory, keeping its owner and mode.
 func (s *Server) writeFile(name, text string) error {
-	f, err := os.OpenFile(filepath.Join(s.data(), name), os.O_TRUNC|os.O_WRONLY, 0)
+	return s.editFile(name, text, os.O_TRUNC|os.O_WRONLY)
+}
+
+func (s *Server) editFile(name, text string, flag int) error {
+	f, err := os.OpenFile(filepath.Join(s.data(), name), flag, 0)
 	if err != nil {
 		return err
 	}

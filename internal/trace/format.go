@@ -13,7 +13,7 @@ import (
 // layer is one decoded level of a wire message: the message itself, or a
 // sub-message inside a CopyData or an XLogData.
 type layer struct {
-	name string // "frontend-backend", "replication", "logical-replication"
+	name string // "startup", "frontend-backend", "replication", "logical-replication"
 	msg  codec.Message
 	p    codec.Params
 }
@@ -30,50 +30,96 @@ func payloadField(m codec.Message) string {
 	return ""
 }
 
-// appendText renders a message chain as one text line:
+// maxShown bounds how many bytes of one value a text line shows.
+const maxShown = 64
+
+// style is how a line is written: text for people, JSON lines for tools.
+type style struct {
+	json bool
+}
+
+// appendLine renders a message chain as one line. Text:
 //
 //	#3 B @1234 CopyData > XLogData WALStart=… > LogicalInsert RelationOID=16390 …
-func appendText(b []byte, id int64, d Direction, off int64, chain []layer) []byte {
-	b = append(b, '#')
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, ' ')
-	b = append(b, d.String()...)
-	b = append(b, " @"...)
-	b = strconv.AppendInt(b, off, 10)
-	for i, l := range chain {
-		if i > 0 {
-			b = append(b, " >"...)
-		}
-		v := reflect.Indirect(reflect.ValueOf(l.msg))
+//
+// JSON:
+//
+//	{"session":3,"dir":"B","offset":1234,"messages":[{"type":"CopyData"},{"type":"XLogData","WALStart":…},…]}
+//
+// In text, byte values are quoted when printable and hex otherwise, cut at
+// maxShown bytes; in JSON they are strings when valid UTF-8 and {"hex":"…"}
+// otherwise, never cut. NULL is NULL or null.
+func (st style) appendLine(b []byte, id int64, d Direction, off int64, chain []layer) []byte {
+	if st.json {
+		b = append(b, `{"session":`...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, `,"dir":"`...)
+		b = append(b, d.String()...)
+		b = append(b, `","offset":`...)
+		b = strconv.AppendInt(b, off, 10)
+		b = append(b, `,"messages":[`...)
+	} else {
+		b = append(b, '#')
+		b = strconv.AppendInt(b, id, 10)
 		b = append(b, ' ')
-		b = append(b, v.Type().Name()...)
+		b = append(b, d.String()...)
+		b = append(b, " @"...)
+		b = strconv.AppendInt(b, off, 10)
+	}
+	for i, l := range chain {
+		v := reflect.Indirect(reflect.ValueOf(l.msg))
+		if st.json {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":`...)
+			b = strconv.AppendQuote(b, v.Type().Name())
+		} else {
+			if i > 0 {
+				b = append(b, " >"...)
+			}
+			b = append(b, ' ')
+			b = append(b, v.Type().Name()...)
+		}
 		skip := ""
 		if i < len(chain)-1 {
 			skip = payloadField(l.msg)
 		}
 		for j := range v.NumField() {
-			f := v.Type().Field(j)
-			if !f.IsExported() || f.Name == skip {
-				continue
+			if f := v.Type().Field(j); f.IsExported() && f.Name != skip {
+				b = st.appendField(b, f.Name, v.Field(j))
 			}
-			b = append(b, ' ')
-			b = append(b, f.Name...)
-			b = append(b, '=')
-			b = appendTextValue(b, v.Field(j))
 		}
+		if st.json {
+			b = append(b, '}')
+		}
+	}
+	if st.json {
+		b = append(b, ']', '}')
 	}
 	return append(b, '\n')
 }
 
-// maxShown bounds how many bytes of one value a line shows.
-const maxShown = 64
+// appendField writes a separator, the field's name and its value.
+func (st style) appendField(b []byte, name string, v reflect.Value) []byte {
+	if st.json {
+		b = append(b, ',')
+		b = st.appendString(b, name)
+		b = append(b, ':')
+	} else {
+		b = append(b, ' ')
+		b = append(b, name...)
+		b = append(b, '=')
+	}
+	return st.appendValue(b, v)
+}
 
-func appendTextValue(b []byte, v reflect.Value) []byte {
+func (st style) appendValue(b []byte, v reflect.Value) []byte {
 	switch v.Kind() {
 	case reflect.String:
-		return strconv.AppendQuote(b, v.String())
+		return st.appendString(b, v.String())
 	case reflect.Uint8:
-		if c := v.Uint(); c >= 0x20 && c < 0x7f {
+		if c := v.Uint(); !st.json && c >= 0x20 && c < 0x7f { // tags and kinds read better as characters
 			return strconv.AppendQuoteRune(b, rune(c))
 		}
 		return strconv.AppendUint(b, v.Uint(), 10)
@@ -81,41 +127,71 @@ func appendTextValue(b []byte, v reflect.Value) []byte {
 		return strconv.AppendUint(b, v.Uint(), 10)
 	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int:
 		return strconv.AppendInt(b, v.Int(), 10)
-	case reflect.Array:
-		return appendBytes(b, bytesOf(v))
+	case reflect.Array: // a fixed byte array such as the MD5 salt
+		data := make([]byte, v.Len())
+		for i := range data {
+			data[i] = byte(v.Index(i).Uint())
+		}
+		return st.appendBytes(b, data)
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			if v.IsNil() {
+				if st.json {
+					return append(b, "null"...)
+				}
 				return append(b, "NULL"...)
 			}
-			return appendBytes(b, v.Bytes())
+			return st.appendBytes(b, v.Bytes())
 		}
 		b = append(b, '[')
 		for i := range v.Len() {
 			if i > 0 {
-				b = append(b, ' ')
+				b = append(b, st.sep())
 			}
-			b = appendTextValue(b, v.Index(i))
+			b = st.appendValue(b, v.Index(i))
 		}
 		return append(b, ']')
 	case reflect.Struct:
 		b = append(b, '{')
+		mark := len(b)
 		for i := range v.NumField() {
-			if i > 0 {
-				b = append(b, ' ')
-			}
-			b = append(b, v.Type().Field(i).Name...)
-			b = append(b, '=')
-			b = appendTextValue(b, v.Field(i))
+			b = st.appendField(b, v.Type().Field(i).Name, v.Field(i))
+		}
+		if len(b) > mark { // appendField put a separator before the first field too: drop it
+			b = append(b[:mark], b[mark+1:]...)
 		}
 		return append(b, '}')
+	}
+	if st.json {
+		return append(b, "null"...)
 	}
 	return append(b, '?')
 }
 
-// appendBytes shows printable UTF-8 quoted, anything else as hex, both cut
-// at maxShown bytes with the full length noted.
-func appendBytes(b, data []byte) []byte {
+func (st style) sep() byte {
+	if st.json {
+		return ','
+	}
+	return ' '
+}
+
+func (st style) appendString(b []byte, s string) []byte {
+	if st.json {
+		q, _ := json.Marshal(s) // a string always marshals
+		return append(b, q...)
+	}
+	return strconv.AppendQuote(b, s)
+}
+
+func (st style) appendBytes(b, data []byte) []byte {
+	if st.json {
+		if utf8.Valid(data) {
+			return st.appendString(b, string(data))
+		}
+		b = append(b, `{"hex":"`...)
+		b = hex.AppendEncode(b, data)
+		return append(b, `"}`...)
+	}
 	shown := data[:min(len(data), maxShown)]
 	if utf8.Valid(shown) && printable(shown) {
 		b = strconv.AppendQuote(b, string(shown))
@@ -138,106 +214,4 @@ func printable(data []byte) bool {
 		}
 	}
 	return true
-}
-
-func bytesOf(v reflect.Value) []byte {
-	out := make([]byte, v.Len())
-	for i := range out {
-		out[i] = byte(v.Index(i).Uint())
-	}
-	return out
-}
-
-// appendJSON renders a message chain as one JSON object:
-//
-//	{"session":3,"dir":"B","offset":1234,"messages":[{"type":"CopyData"},{"type":"XLogData","WALStart":…},…]}
-//
-// Byte values are JSON strings when they are valid UTF-8 and {"hex":"…"}
-// otherwise; NULL is null. Nothing is cut.
-func appendJSON(b []byte, id int64, d Direction, off int64, chain []layer) []byte {
-	b = append(b, `{"session":`...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, `,"dir":"`...)
-	b = append(b, d.String()...)
-	b = append(b, `","offset":`...)
-	b = strconv.AppendInt(b, off, 10)
-	b = append(b, `,"messages":[`...)
-	for i, l := range chain {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		v := reflect.Indirect(reflect.ValueOf(l.msg))
-		b = append(b, `{"type":`...)
-		b = strconv.AppendQuote(b, v.Type().Name())
-		skip := ""
-		if i < len(chain)-1 {
-			skip = payloadField(l.msg)
-		}
-		for j := range v.NumField() {
-			f := v.Type().Field(j)
-			if !f.IsExported() || f.Name == skip {
-				continue
-			}
-			b = append(b, ',')
-			b = appendJSONString(b, f.Name)
-			b = append(b, ':')
-			b = appendJSONValue(b, v.Field(j))
-		}
-		b = append(b, '}')
-	}
-	return append(b, "]}\n"...)
-}
-
-func appendJSONValue(b []byte, v reflect.Value) []byte {
-	switch v.Kind() {
-	case reflect.String:
-		return appendJSONString(b, v.String())
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.AppendUint(b, v.Uint(), 10)
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int:
-		return strconv.AppendInt(b, v.Int(), 10)
-	case reflect.Array:
-		return appendJSONBytes(b, bytesOf(v))
-	case reflect.Slice:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			if v.IsNil() {
-				return append(b, "null"...)
-			}
-			return appendJSONBytes(b, v.Bytes())
-		}
-		b = append(b, '[')
-		for i := range v.Len() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONValue(b, v.Index(i))
-		}
-		return append(b, ']')
-	case reflect.Struct:
-		b = append(b, '{')
-		for i := range v.NumField() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, v.Type().Field(i).Name)
-			b = append(b, ':')
-			b = appendJSONValue(b, v.Field(i))
-		}
-		return append(b, '}')
-	}
-	return append(b, "null"...)
-}
-
-func appendJSONBytes(b, data []byte) []byte {
-	if utf8.Valid(data) {
-		return appendJSONString(b, string(data))
-	}
-	b = append(b, `{"hex":"`...)
-	b = hex.AppendEncode(b, data)
-	return append(b, `"}`...)
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
 }

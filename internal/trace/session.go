@@ -262,11 +262,7 @@ func (p *pump) problem(frame []byte, off int64, what string) error {
 
 // format renders the message at byte offset off of this direction.
 func (p *pump) format(off int64, chain []layer) []byte {
-	if p.s.p.opts.JSON {
-		p.line = appendJSON(p.line[:0], p.s.id, p.dir, off, chain)
-	} else {
-		p.line = appendText(p.line[:0], p.s.id, p.dir, off, chain)
-	}
+	p.line = style{json: p.s.p.opts.JSON}.appendLine(p.line[:0], p.s.id, p.dir, off, chain)
 	return p.line
 }
 

@@ -376,23 +376,10 @@ func TestGarbageClient(t *testing.T) {
 	}
 
 	// Garbage after a valid startup: an unknown tag at the offset right after it.
-	bad = dial(t, tr.addr)
-	startup, _ := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{
-		{Name: "user", Value: pgtest.Superuser.Name}, {Name: "database", Value: pgtest.Database}}}).Encode(nil, codec.Params{})
-	bad.Write(startup)
-	fr := codec.NewFrameReader(bad)
-	for { // up to ReadyForQuery
-		frame, err := fr.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if frame[0] == 'Z' {
-			break
-		}
-	}
+	bad, _, sent := startRaw(t, tr.addr)
 	bad.Write([]byte{'!', 0, 0, 0, 4})
 	expectClosed(t, bad)
-	if want := fmt.Sprintf("error: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag; closing the session (--strict)", len(startup)); !strings.Contains(tr.log.String(), want) {
+	if want := fmt.Sprintf("error: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag; closing the session (--strict)", sent); !strings.Contains(tr.log.String(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
 	}
 
@@ -410,21 +397,8 @@ func TestGarbageClient(t *testing.T) {
 func TestDefaultForwardsUndecodable(t *testing.T) {
 	s := pgtest.Get(t)
 	tr := startTrace(t, Options{Upstream: s.Addr()})
-	c := dial(t, tr.addr)
-	startup, _ := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{
-		{Name: "user", Value: pgtest.Superuser.Name}, {Name: "database", Value: pgtest.Database}}}).Encode(nil, codec.Params{})
-	c.Write(startup)
-	fr := codec.NewFrameReader(c)
+	c, fr, sent := startRaw(t, tr.addr)
 	var be codec.Backend
-	for { // up to ReadyForQuery
-		frame, err := fr.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if frame[0] == 'Z' {
-			break
-		}
-	}
 	c.Write([]byte{'!', 0, 0, 0, 4})
 	frame, err := fr.Next()
 	if err != nil {
@@ -438,8 +412,31 @@ func TestDefaultForwardsUndecodable(t *testing.T) {
 	if msg := pgclient.NewError(e.Fields).Fields[codec.ErrorFieldMessage]; msg != "invalid frontend message type 33" {
 		t.Errorf("server saw %q", msg)
 	}
-	if want := fmt.Sprintf("warning: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag; forwarded as received", len(startup)); !strings.Contains(tr.log.String(), want) {
+	if want := fmt.Sprintf("warning: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag; forwarded as received", sent); !strings.Contains(tr.log.String(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
+	}
+}
+
+// startRaw logs in as the superuser on a bare connection, reads up to the
+// first ReadyForQuery and returns how many bytes the client sent.
+func startRaw(t *testing.T, addr string) (net.Conn, *codec.FrameReader, int) {
+	t.Helper()
+	c := dial(t, addr)
+	startup, err := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{
+		{Name: "user", Value: pgtest.Superuser.Name}, {Name: "database", Value: pgtest.Database}}}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write(startup)
+	fr := codec.NewFrameReader(c)
+	for {
+		frame, err := fr.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if frame[0] == 'Z' {
+			return c, fr, len(startup)
+		}
 	}
 }
 
