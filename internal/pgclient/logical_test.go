@@ -114,11 +114,12 @@ func testLogical(t *testing.T, v variant) {
 	if v.streaming {
 		// Each is far above logical_decoding_work_mem (64kB), so the server streams it.
 		work = append(work,
-			fmt.Sprintf(rows, 1, 1000),
+			// The logical message inside the streamed transaction carries its xid.
+			"begin; "+fmt.Sprintf(rows, 1, 1000)+"; select pg_logical_emit_message(true, 'pgspec', 'in stream'); commit",
 			"begin; "+fmt.Sprintf(rows, 1, 1000)+"; rollback",
 			"begin; "+fmt.Sprintf(rows, 1, 1000)+"; savepoint s; "+fmt.Sprintf(rows, 2001, 3000)+"; rollback to s; "+fmt.Sprintf(rows, 5000, 5000)+"; commit")
 		want = append(want,
-			"STREAM COMMIT rows=1000 ids=1..1000",
+			"STREAM COMMIT rows=1000 ids=1..1000 messages=1",
 			"STREAM ABORT streamed",
 			"STREAM ABORT SUBXACT streamed", "STREAM COMMIT rows=1001 ids=1..5000")
 	}
@@ -222,9 +223,11 @@ type logicalLog struct {
 	stream uint32
 	// topOf maps a streamed (sub)transaction to its top-level xid; ids holds
 	// the first column of the rows each inserted.
-	topOf  map[uint32]uint32
-	ids    map[uint32][]int64
-	endLSN uint64
+	topOf map[uint32]uint32
+	ids   map[uint32][]int64
+	// messages counts the logical messages streamed per top-level xid.
+	messages map[uint32]int
+	endLSN   uint64
 }
 
 type relation struct {
@@ -233,7 +236,7 @@ type relation struct {
 }
 
 func newLogicalLog(t *testing.T, binary bool) *logicalLog {
-	return &logicalLog{t: t, binary: binary, rels: map[uint32]relation{}, topOf: map[uint32]uint32{}, ids: map[uint32][]int64{}}
+	return &logicalLog{t: t, binary: binary, rels: map[uint32]relation{}, topOf: map[uint32]uint32{}, ids: map[uint32][]int64{}, messages: map[uint32]int{}}
 }
 
 // sawEnd reports whether the workload's last transaction has been committed.
@@ -296,6 +299,9 @@ func (l *logicalLog) add(m codec.Message) {
 		}
 	case *codec.LogicalMessage:
 		l.checkXid(m.Xid)
+		if inStream {
+			l.messages[l.topOf[m.Xid]]++
+		}
 		line = fmt.Sprintf("MESSAGE %d %s %q", m.Flags, m.Prefix, m.Content)
 	case *codec.LogicalStreamStart:
 		if inStream || (m.FirstSegment == 1) == (l.topOf[m.Xid] == m.Xid) {
@@ -309,6 +315,10 @@ func (l *logicalLog) add(m codec.Message) {
 		l.stream = 0
 	case *codec.LogicalStreamCommit:
 		line = "STREAM COMMIT " + l.summary(l.take(m.Xid, true))
+		if n := l.messages[m.Xid]; n > 0 {
+			line += fmt.Sprintf(" messages=%d", n)
+			delete(l.messages, m.Xid)
+		}
 	case *codec.LogicalStreamAbort:
 		// What was still in memory at the abort is dropped unsent, so only
 		// some of the aborted rows were streamed.
