@@ -285,6 +285,30 @@ func (c *Conn) ReadUntilReady(each func(codec.Message) error) (txStatus byte, er
 	}
 }
 
+// Cancel asks the server at addr to cancel this session's running query:
+// a CancelRequest with the session's key on a connection of its own, which
+// the server closes without an answer. A cancel that arrives while nothing
+// runs is ignored.
+func (c *Conn) Cancel(addr string) error {
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	msg, err := (&codec.CancelRequest{ProcessID: c.ProcessID, SecretKey: c.SecretKey}).Encode(nil, c.P)
+	if err != nil {
+		return err
+	}
+	if _, err := nc.Write(msg); err != nil {
+		return err
+	}
+	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := nc.Read(make([]byte, 1)); err != io.EOF {
+		return fmt.Errorf("server answered a CancelRequest with %d bytes (%v) instead of closing", n, err)
+	}
+	return nil
+}
+
 // Close sends Terminate and closes the connection.
 func (c *Conn) Close() error {
 	err := c.Send(&codec.Terminate{})

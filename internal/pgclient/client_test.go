@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -510,7 +509,7 @@ func TestCancelRequest(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		for {
-			cancel(s.Addr(), c.ProcessID, c.SecretKey, c.P)
+			c.Cancel(s.Addr())
 			select {
 			case <-done:
 				return
@@ -531,28 +530,6 @@ func TestCancelRequest(t *testing.T) {
 	if got := scalar(t, c, "select 'still usable'"); got != "still usable" {
 		t.Error(got)
 	}
-}
-
-// cancel sends one CancelRequest on a fresh connection; the server answers by closing it.
-func cancel(addr string, pid uint32, key []byte, p codec.Params) error {
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	msg, err := (&codec.CancelRequest{ProcessID: pid, SecretKey: key}).Encode(nil, p)
-	if err != nil {
-		return err
-	}
-	if _, err := nc.Write(msg); err != nil {
-		return err
-	}
-	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, err = nc.Read(make([]byte, 1))
-	if err != io.EOF {
-		return fmt.Errorf("server answered a CancelRequest with more than a close: %v", err)
-	}
-	return nil
 }
 
 // TestTerminate: after Terminate the server closes the connection and the backend ends.

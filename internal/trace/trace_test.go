@@ -532,3 +532,72 @@ func TestPgBasebackup(t *testing.T) {
 	}
 	tr.requireClean(t)
 }
+
+// TestCancelAndFeedback sends what no PostgreSQL client program sends
+// through the proxy: a CancelRequest (decoded in the startup phase of its own
+// session) and hot standby feedback on a physical stream.
+func TestCancelAndFeedback(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := pgclient.Connect(ctx, pgclient.Config{Addr: tr.addr, User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password, Database: pgtest.Database})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Send(&codec.Query{String: "select pg_sleep(30)"}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	go func() { // a cancel that arrives before the query runs is ignored: repeat
+		for {
+			c.Cancel(tr.addr)
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	_, err = c.ReadUntilReady(nil)
+	close(stop)
+	if e, ok := err.(*pgclient.Error); !ok || e.SQLState() != "57014" {
+		t.Errorf("query cancelled through the proxy: %v", err)
+	}
+
+	repl, err := pgclient.Connect(ctx, pgclient.Config{Addr: tr.addr, User: pgtest.Replication.Name, Password: pgtest.Replication.Password,
+		Params: map[string]string{"replication": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repl.Close()
+	sys, err := repl.SimpleQuery("IDENTIFY_SYSTEM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repl.StartReplication("START_REPLICATION PHYSICAL " + string(sys[0].Rows[0][2])); err != nil {
+		t.Fatal(err)
+	}
+	if err := repl.SendReplication(&codec.HotStandbyFeedback{ClientTime: 1}); err != nil { // 0 xmins: feedback off
+		t.Fatal(err)
+	}
+	if err := repl.SendReplication(&codec.StandbyStatusUpdate{ClientTime: 1, ReplyRequested: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		rm, err := repl.ReceiveReplication(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := rm.Msg.(*codec.PrimaryKeepalive); ok {
+			break
+		}
+	}
+	for _, m := range []codec.Message{&codec.CancelRequest{}, &codec.HotStandbyFeedback{}, &codec.StandbyStatusUpdate{}} {
+		if tr.message(Frontend, m) == 0 {
+			t.Errorf("no %s decoded: %v", m.Slug(), tr.Stats(Frontend).Messages)
+		}
+	}
+	tr.requireClean(t)
+}
