@@ -1,6 +1,8 @@
 package pgtest
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +19,25 @@ func psqlAs(t *testing.T, s *Server, u User, password, sql string) (string, erro
 	cmd.Env = Env(s.Addr(), u)
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
+}
+
+func TestMaySkip(t *testing.T) {
+	other := errors.New("initdb failed")
+	for _, c := range []struct {
+		err  error
+		ci   string
+		want bool
+	}{
+		{errNoBinaries, "", true},
+		{errNoBinaries, "true", false},
+		{fmt.Errorf("start: %w", errNoBinaries), "", true},
+		{other, "", false},
+		{other, "true", false},
+	} {
+		if got := mayskip(c.err, c.ci); got != c.want {
+			t.Errorf("mayskip(%v, CI=%q) = %v, want %v", c.err, c.ci, got, c.want)
+		}
+	}
 }
 
 func TestServerSettings(t *testing.T) {
