@@ -35,6 +35,10 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
 		return 1
 	}
+	if err := emit.Check(*out, files); err != nil {
+		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
+		return 1
+	}
 	if err := emit.Write(*out, files); err != nil {
 		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
 		return 1
