@@ -11,7 +11,13 @@ package codec
 type NegotiateProtocolVersion struct {
 	// Newest minor protocol version supported by the server for the major protocol version
 	// requested by the client.
-	NewestMinorProtocol int32
+	//
+	// Overlay: Real traffic contradicts the manual's 'Newest minor protocol version': a
+	// PostgreSQL 15.18 server asked for 3.2 sent 76 00 00 00 1d 00 03 00 00 …, the whole
+	// version number (3<<16 | minor), which is what the server code writes (PG_PROTOCOL_LATEST)
+	// and libpq compares. Named for what is on the wire; the minor is the low 16 bits. Evidence:
+	// TestProtocolNegotiation in internal/pgclient.
+	NewestProtocolVersion int32
 
 	// Then, for protocol option not recognized by the server, there is the following:
 	//
@@ -47,7 +53,7 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	}
 	r.tag('v')
 	r.length()
-	m.NewestMinorProtocol = int32(r.u32("NewestMinorProtocol"))
+	m.NewestProtocolVersion = int32(r.u32("NewestProtocolVersion"))
 	nUnrecognizedOptions := r.count("UnrecognizedOptions", 4, 1)
 	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)
 	for range nUnrecognizedOptions {
@@ -71,7 +77,7 @@ func (m *NegotiateProtocolVersion) Encode(dst []byte, p Params) ([]byte, error) 
 	}
 	w.u8('v')
 	start := w.begin()
-	w.u32(uint32(m.NewestMinorProtocol))
+	w.u32(uint32(m.NewestProtocolVersion))
 	w.count("UnrecognizedOptions", 4, len(m.UnrecognizedOptions))
 	for _, v := range m.UnrecognizedOptions {
 		w.str("UnrecognizedOptions", v)

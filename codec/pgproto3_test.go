@@ -56,7 +56,7 @@ var pgproto3Pairs = []pgproto3Pair{
 	{&codec.FunctionCallResponse{}, &pgproto3.FunctionCallResponse{}, codec.Params{}},
 	{&codec.GSSEncRequest{}, &pgproto3.GSSEncRequest{}, codec.Params{}},
 	{&codec.GSSResponse{Data: []byte("gss")}, &pgproto3.GSSResponse{Data: []byte("gss")}, codec.Params{}},
-	{&codec.NegotiateProtocolVersion{NewestMinorProtocol: 2, UnrecognizedOptions: []string{"_pq_.a", "_pq_.b"}}, &pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: 2, UnrecognizedOptions: []string{"_pq_.a", "_pq_.b"}}, codec.Params{}},
+	{&codec.NegotiateProtocolVersion{NewestProtocolVersion: 2, UnrecognizedOptions: []string{"_pq_.a", "_pq_.b"}}, &pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: 2, UnrecognizedOptions: []string{"_pq_.a", "_pq_.b"}}, codec.Params{}},
 	{&codec.NoData{}, &pgproto3.NoData{}, codec.Params{}},
 	{&codec.NoticeResponse{Fields: []codec.ErrorField{{Code: 'S', Value: "NOTICE"}, {Code: 'C', Value: "00000"}, {Code: 'M', Value: "hi"}}},
 		&pgproto3.NoticeResponse{Severity: "NOTICE", Code: "00000", Message: "hi"}, codec.Params{}},

@@ -172,7 +172,7 @@ var vectors = []vector{
 		&codec.SASLInitialResponse{AuthMechanism: "SCRAM-SHA-256"},
 		cat('p', be32(4+14+4), cstr("SCRAM-SHA-256"), neg1)},
 	{"NegotiateProtocolVersion", codec.Params{},
-		&codec.NegotiateProtocolVersion{NewestMinorProtocol: 0, UnrecognizedOptions: []string{"_pq_.x"}},
+		&codec.NegotiateProtocolVersion{NewestProtocolVersion: 0, UnrecognizedOptions: []string{"_pq_.x"}},
 		cat('v', be32(4+4+4+7), be32(0), be32(1), cstr("_pq_.x"))},
 
 	// pgoutput messages.

@@ -183,8 +183,8 @@ func (c *Conn) authenticate(cfg Config) error {
 			// The server speaks an older minor (or ignores options): use its
 			// version from now on. PostgreSQL sends the whole version number
 			// (PG_PROTOCOL_LATEST, 3<<16 | minor), not the bare minor the manual describes.
-			c.P.ProtocolMinor = int(m.NewestMinorProtocol & 0xffff)
-			c.Negotiated = &codec.NegotiateProtocolVersion{NewestMinorProtocol: m.NewestMinorProtocol}
+			c.P.ProtocolMinor = int(m.NewestProtocolVersion & 0xffff)
+			c.Negotiated = &codec.NegotiateProtocolVersion{NewestProtocolVersion: m.NewestProtocolVersion}
 			for _, o := range m.UnrecognizedOptions {
 				c.Negotiated.UnrecognizedOptions = append(c.Negotiated.UnrecognizedOptions, strings.Clone(o))
 			}

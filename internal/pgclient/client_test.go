@@ -77,7 +77,7 @@ func TestProtocolNegotiation(t *testing.T) {
 	})
 	// The manual calls the field the "newest minor protocol version"; the
 	// server sends the whole version number, 3<<16 | 0.
-	if n := c.Negotiated; n == nil || n.NewestMinorProtocol != 3<<16 || fmt.Sprint(n.UnrecognizedOptions) != "[_pq_.pgspec_test]" {
+	if n := c.Negotiated; n == nil || n.NewestProtocolVersion != 3<<16 || fmt.Sprint(n.UnrecognizedOptions) != "[_pq_.pgspec_test]" {
 		t.Fatalf("NegotiateProtocolVersion %+v, want version 196608 (3.0) and the unknown option", n)
 	}
 	if c.P.ProtocolMinor != 0 || len(c.SecretKey) != 4 {

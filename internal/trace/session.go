@@ -370,7 +370,7 @@ func (s *session) backendSent(m codec.Message) {
 		s.auth = codec.AuthGSS
 	case *codec.NegotiateProtocolVersion:
 		// The server sends its whole version number, 3<<16 | minor.
-		s.params.ProtocolMinor = int(m.NewestMinorProtocol & 0xffff)
+		s.params.ProtocolMinor = int(m.NewestProtocolVersion & 0xffff)
 	case *codec.ParameterStatus:
 		if m.Name == "server_version" {
 			s.params.Major = pgclient.MajorOf(m.Value)
