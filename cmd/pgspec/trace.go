@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/pgspec/pgspec/internal/trace"
+	"github.com/pgspec/pgspec/cmd/pgspec/internal/trace"
 )
 
 func init() {
