@@ -18,13 +18,12 @@ func init() {
 }
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("diff", stderr)
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: pgspec diff A B [SLUG] [--lang en|zh] [--spec DIR]")
 		fl.PrintDefaults()
 	}
-	dir := fl.String("spec", "spec", "spec directory (pgNN.json)")
+	dir := specDirFlag(fl)
 	langFlag := fl.String("lang", "en", "language: en or zh")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,9 +16,8 @@ func init() {
 }
 
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("export", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	dir := fl.String("spec", "spec", "spec directory (pgNN.json)")
+	fl := newFlags("export", stderr)
+	dir := specDirFlag(fl)
 	langFlag := fl.String("lang", "en", "language of tables and facts: en or zh (tables_zh and facts_zh are always Chinese)")
 	out := fl.String("out", "", "directory to write <slug>.json into (required)")
 	if err := parseFlags(fl, args, 0); err != nil {

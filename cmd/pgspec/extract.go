@@ -16,8 +16,7 @@ func init() {
 }
 
 func runExtract(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("extract", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("extract", stderr)
 	docs := fl.String("docs", "../shared/docs", "corpus directory (en/, zh/, MANIFEST.md)")
 	out := fl.String("out", "spec", "directory to write pgNN.json into")
 	corrPath := fl.String("corrections", "spec/corrections.json", "reviewed translation corrections")

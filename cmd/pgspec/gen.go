@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +14,7 @@ func init() {
 
 // runGen renders the codec from --spec and writes it to --out.
 func runGen(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("gen", stderr)
 	specDir := fl.String("spec", "spec", "directory holding pgNN.json and overlay.json")
 	out := fl.String("out", "codec", "directory of the codec package to write *_gen.go into")
 	if err := fl.Parse(args); err != nil {

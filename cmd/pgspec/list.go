@@ -24,7 +24,7 @@ type specFlags struct {
 
 func addSpecFlags(fl *flag.FlagSet) specFlags {
 	return specFlags{
-		dir:     fl.String("spec", "spec", "spec directory (pgNN.json)"),
+		dir:     specDirFlag(fl),
 		version: fl.Int("version", 0, "PostgreSQL major (default: newest in the spec)"),
 	}
 }
@@ -50,8 +50,7 @@ func (f specFlags) load(stderr io.Writer) ([]*spec.Spec, *spec.Spec, int) {
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("list", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("list", stderr)
 	sf := addSpecFlags(fl)
 	layer := fl.String("layer", "", "only this layer: "+strings.Join(spec.Layers, ", "))
 	if err := parseFlags(fl, args, 0); err != nil {
@@ -79,8 +78,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 }
 
 func runShow(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("show", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("show", stderr)
 	sf := addSpecFlags(fl)
 	lang := fl.String("lang", "en", "language: en or zh")
 	if err := parseFlags(fl, args, 1); err != nil {

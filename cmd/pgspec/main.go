@@ -6,6 +6,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +38,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+// newFlags is a subcommand's flag set: errors are returned, not fatal, and
+// usage goes to stderr.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fl := flag.NewFlagSet(name, flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	return fl
+}
+
+// specDirFlag is the --spec flag the commands reading the spec share.
+func specDirFlag(fl *flag.FlagSet) *string {
+	return fl.String("spec", "spec", "spec directory (pgNN.json)")
 }
 
 func usage(w io.Writer) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,9 +15,8 @@ func init() {
 }
 
 func runMatrix(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("matrix", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	dir := fl.String("spec", "spec", "spec directory (pgNN.json)")
+	fl := newFlags("matrix", stderr)
+	dir := specDirFlag(fl)
 	langFlag := fl.String("lang", "en", "language: en or zh")
 	format := fl.String("format", "md", "output format: md or json")
 	out := fl.String("out", "", "write to this file instead of standard output")

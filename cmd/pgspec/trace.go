@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -20,8 +19,7 @@ func init() {
 // runTrace listens until SIGINT or SIGTERM, then prints the summary. It
 // exits 1 when any message could not be decoded or re-encoded identically.
 func runTrace(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("trace", stderr)
 	listen := fs.String("listen", "", "address to accept clients on, host:port (required)")
 	upstream := fs.String("upstream", "", "PostgreSQL server address, host:port (required)")
 	format := fs.String("format", "text", "decoded message lines: text or json")
