@@ -66,10 +66,7 @@ func (m *Bind) Decode(src []byte, p Params) error {
 		m.ParameterFormatCodes = append(m.ParameterFormatCodes, int16(r.u16("ParameterFormatCodes")))
 	}
 	nParameters := r.count("Parameters", 2, 4)
-	m.Parameters = grow(m.Parameters, nParameters)
-	for range nParameters {
-		m.Parameters = append(m.Parameters, r.bytes32("Parameters", true))
-	}
+	m.Parameters = r.bytes32s("Parameters", m.Parameters, nParameters, true)
 	nResultFormatCodes := r.count("ResultFormatCodes", 2, 2)
 	m.ResultFormatCodes = grow(m.ResultFormatCodes, nResultFormatCodes)
 	for range nResultFormatCodes {
@@ -100,9 +97,7 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 		w.u16(uint16(v))
 	}
 	w.count("Parameters", 2, len(m.Parameters))
-	for _, v := range m.Parameters {
-		w.bytes32("Parameters", v, true)
-	}
+	w.bytes32s("Parameters", m.Parameters, true)
 	w.count("ResultFormatCodes", 2, len(m.ResultFormatCodes))
 	for _, v := range m.ResultFormatCodes {
 		w.u16(uint16(v))

@@ -46,10 +46,7 @@ func (m *DataRow) Decode(src []byte, p Params) error {
 	r.tag('D')
 	r.length()
 	nValues := r.count("Values", 2, 4)
-	m.Values = grow(m.Values, nValues)
-	for range nValues {
-		m.Values = append(m.Values, r.bytes32("Values", true))
-	}
+	m.Values = r.bytes32s("Values", m.Values, nValues, true)
 	return r.done()
 }
 
@@ -69,9 +66,7 @@ func (m *DataRow) Encode(dst []byte, p Params) ([]byte, error) {
 	w.u8('D')
 	start := w.begin()
 	w.count("Values", 2, len(m.Values))
-	for _, v := range m.Values {
-		w.bytes32("Values", v, true)
-	}
+	w.bytes32s("Values", m.Values, true)
 	w.finish(start)
 	return w.result()
 }

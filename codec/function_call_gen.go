@@ -61,10 +61,7 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 		m.ArgumentFormatCodes = append(m.ArgumentFormatCodes, int16(r.u16("ArgumentFormatCodes")))
 	}
 	nArguments := r.count("Arguments", 2, 4)
-	m.Arguments = grow(m.Arguments, nArguments)
-	for range nArguments {
-		m.Arguments = append(m.Arguments, r.bytes32("Arguments", true))
-	}
+	m.Arguments = r.bytes32s("Arguments", m.Arguments, nArguments, true)
 	m.ResultFormatCode = int16(r.u16("ResultFormatCode"))
 	return r.done()
 }
@@ -90,9 +87,7 @@ func (m *FunctionCall) Encode(dst []byte, p Params) ([]byte, error) {
 		w.u16(uint16(v))
 	}
 	w.count("Arguments", 2, len(m.Arguments))
-	for _, v := range m.Arguments {
-		w.bytes32("Arguments", v, true)
-	}
+	w.bytes32s("Arguments", m.Arguments, true)
 	w.u16(uint16(m.ResultFormatCode))
 	w.finish(start)
 	return w.result()

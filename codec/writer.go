@@ -89,6 +89,24 @@ func (w *writer) bytes32(field string, b []byte, nullable bool) {
 	w.buf = append(w.buf, b...)
 }
 
+// bytes32s appends each value like bytes32, on a local buffer: the loop
+// over DataRow's columns or Bind's parameters.
+func (w *writer) bytes32s(field string, vals [][]byte, nullable bool) {
+	buf := w.buf
+	for _, v := range vals {
+		switch {
+		case v == nil && nullable:
+			buf = append(buf, 0xff, 0xff, 0xff, 0xff)
+			continue
+		case len(v) > math.MaxInt32:
+			w.fail(field, ErrTooLarge)
+		}
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(v)))
+		buf = append(buf, v...)
+	}
+	w.buf = buf
+}
+
 // count appends the count of an array or group: 16-bit counts are unsigned.
 func (w *writer) count(field string, width, n int) {
 	if width == 2 {

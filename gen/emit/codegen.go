@@ -184,9 +184,20 @@ func readExpr(it *model.Item, name string) *jen.Statement {
 	panic("emit: no read expression for " + it.String())
 }
 
+// bulkBytes reports a counted group of nothing but Int32-length-prefixed
+// values (DataRow's columns, Bind's parameters): the runtime reads and
+// writes those in one loop (bytes32s) rather than one call per value.
+func bulkBytes(it *model.Item) bool {
+	return it.ElemType == "" && !it.Terminated && len(it.Elem) == 1 &&
+		it.Elem[0].Op == model.OpBytes && it.Elem[0].Gate == "" && it.Elem[0].When == nil
+}
+
 func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 	name := sc.name(it)
 	target := func() *jen.Statement { return sc.target(it) }
+	if bulkBytes(it) {
+		return []jen.Code{target().Op("=").Id("r").Dot("bytes32s").Call(jen.Lit(name), target(), jen.Id("n"+it.Field), jen.Lit(it.Elem[0].Nullable))}
+	}
 	var body []jen.Code
 	if it.ElemType == "" {
 		v := it.Elem[len(it.Elem)-1]
@@ -290,6 +301,9 @@ func (e *emitter) writeItem(it *model.Item, sc scope) []jen.Code {
 
 func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 	name := sc.name(it)
+	if bulkBytes(it) {
+		return []jen.Code{jen.Id("w").Dot("bytes32s").Call(jen.Lit(name), sc.target(it), jen.Lit(it.Elem[0].Nullable))}
+	}
 	inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
 	first := it.Elem[0]
 	var body []jen.Code

@@ -60,10 +60,7 @@ func (m *Bind) Decode(src []byte, p Params) error {
 		m.FormatCodes = append(m.FormatCodes, int16(r.u16("FormatCodes")))
 	}
 	nParams := r.count("Params", 2, 4)
-	m.Params = grow(m.Params, nParams)
-	for range nParams {
-		m.Params = append(m.Params, r.bytes32("Params", true))
-	}
+	m.Params = r.bytes32s("Params", m.Params, nParams, true)
 	m.ResultFormat = int16(r.u16("ResultFormat"))
 	return r.done()
 }
@@ -89,9 +86,7 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 		w.u16(uint16(v))
 	}
 	w.count("Params", 2, len(m.Params))
-	for _, v := range m.Params {
-		w.bytes32("Params", v, true)
-	}
+	w.bytes32s("Params", m.Params, true)
 	w.u16(uint16(m.ResultFormat))
 	w.finish(start)
 	return w.result()
