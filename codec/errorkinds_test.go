@@ -57,11 +57,17 @@ var decodeKinds = []errorKind{
 var dispatchKinds = []errorKind{
 	{"unknown backend tag", func() error { _, err := (&codec.Backend{}).Decode(msg('Q', "x"), codec.Params{}); return err }, codec.ErrUnknownTag,
 		"backend message", "tag", 0, ""},
-	{"unknown authentication subtype", func() error { _, err := (&codec.Backend{}).Decode(cat('R', be32(8), be32(99)), codec.Params{}); return err }, codec.ErrUnknownTag,
+	{"unknown authentication subtype", func() error {
+		_, err := (&codec.Backend{}).Decode(cat('R', be32(8), be32(99)), codec.Params{})
+		return err
+	}, codec.ErrUnknownTag,
 		"backend message", "subtype", 5, ""},
 	{"'p' without an authentication state", func() error { _, err := (&codec.Frontend{}).Decode(msg('p', cstr("pw")), codec.Params{}); return err }, codec.ErrUnknownTag,
 		"frontend message", "Auth", 0, ""},
-	{"unknown replication tag", func() error { _, err := (&codec.ReplicationFrontend{}).Decode(cat('w', be64(1)), codec.Params{}); return err }, codec.ErrUnknownTag,
+	{"unknown replication tag", func() error {
+		_, err := (&codec.ReplicationFrontend{}).Decode(cat('w', be64(1)), codec.Params{})
+		return err
+	}, codec.ErrUnknownTag,
 		"replication message", "tag", 0, ""},
 	{"startup request cut short", func() error { _, err := (&codec.Startup{}).Decode(be32(8), codec.Params{}); return err }, codec.ErrTruncated,
 		"startup message", "request code", 0, ""},
