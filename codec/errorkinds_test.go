@@ -25,6 +25,10 @@ func decodeErr(m codec.Message, p codec.Params, src []byte) func() error {
 	return func() error { return m.Decode(src, p) }
 }
 
+func dispatchErr(d decoder, src []byte) func() error {
+	return func() error { _, err := d.Decode(src, codec.Params{}); return err }
+}
+
 func encodeErr(m codec.Message, p codec.Params) func() error {
 	return func() error { _, err := m.Encode(nil, p); return err }
 }
@@ -55,22 +59,11 @@ var decodeKinds = []errorKind{
 // dispatchKinds are the dispatchers' own failures; their text is checked
 // for shape only (see the error-quality finding in team/perf-findings.md).
 var dispatchKinds = []errorKind{
-	{"unknown backend tag", func() error { _, err := (&codec.Backend{}).Decode(msg('Q', "x"), codec.Params{}); return err }, codec.ErrUnknownTag,
-		"backend message", "tag", 0, ""},
-	{"unknown authentication subtype", func() error {
-		_, err := (&codec.Backend{}).Decode(cat('R', be32(8), be32(99)), codec.Params{})
-		return err
-	}, codec.ErrUnknownTag,
-		"backend message", "subtype", 5, ""},
-	{"'p' without an authentication state", func() error { _, err := (&codec.Frontend{}).Decode(msg('p', cstr("pw")), codec.Params{}); return err }, codec.ErrUnknownTag,
-		"frontend message", "Auth", 0, ""},
-	{"unknown replication tag", func() error {
-		_, err := (&codec.ReplicationFrontend{}).Decode(cat('w', be64(1)), codec.Params{})
-		return err
-	}, codec.ErrUnknownTag,
-		"replication message", "tag", 0, ""},
-	{"startup request cut short", func() error { _, err := (&codec.Startup{}).Decode(be32(8), codec.Params{}); return err }, codec.ErrTruncated,
-		"startup message", "request code", 0, ""},
+	{"unknown backend tag", dispatchErr(&codec.Backend{}, msg('Q', "x")), codec.ErrUnknownTag, "backend message", "tag", 0, ""},
+	{"unknown authentication subtype", dispatchErr(&codec.Backend{}, cat('R', be32(8), be32(99))), codec.ErrUnknownTag, "backend message", "subtype", 5, ""},
+	{"'p' without an authentication state", dispatchErr(&codec.Frontend{}, msg('p', cstr("pw"))), codec.ErrUnknownTag, "frontend message", "Auth", 0, ""},
+	{"unknown replication tag", dispatchErr(&codec.ReplicationFrontend{}, cat('w', be64(1))), codec.ErrUnknownTag, "replication message", "tag", 0, ""},
+	{"startup request cut short", dispatchErr(&codec.Startup{}, be32(8)), codec.ErrTruncated, "startup message", "request code", 0, ""},
 }
 
 var encodeKinds = []errorKind{
