@@ -33,7 +33,9 @@ func (m *AuthenticationCleartextPassword) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationCleartextPassword",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -50,14 +52,10 @@ func (m *AuthenticationCleartextPassword) Encode(dst []byte, p Params) ([]byte, 
 			Message: "AuthenticationCleartextPassword",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationCleartextPassword",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(3)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(3)
+	w = w.finish(start)
+	return w.result("AuthenticationCleartextPassword", len(dst))
 }

@@ -36,7 +36,9 @@ func (m *AuthenticationGSSContinue) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationGSSContinue",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -54,15 +56,11 @@ func (m *AuthenticationGSSContinue) Encode(dst []byte, p Params) ([]byte, error)
 			Message: "AuthenticationGSSContinue",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationGSSContinue",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(8)
-	w.raw("Data", m.Data, 0, anyLength)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(8)
+	w = w.raw("Data", m.Data, 0, anyLength)
+	w = w.finish(start)
+	return w.result("AuthenticationGSSContinue", len(dst))
 }

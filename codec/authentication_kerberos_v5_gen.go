@@ -33,7 +33,9 @@ func (m *AuthenticationKerberosV5) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationKerberosV5",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -50,14 +52,10 @@ func (m *AuthenticationKerberosV5) Encode(dst []byte, p Params) ([]byte, error) 
 			Message: "AuthenticationKerberosV5",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationKerberosV5",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(2)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(2)
+	w = w.finish(start)
+	return w.result("AuthenticationKerberosV5", len(dst))
 }

@@ -36,7 +36,9 @@ func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationMD5Password",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -54,15 +56,11 @@ func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error)
 			Message: "AuthenticationMD5Password",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationMD5Password",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(5)
-	w.bytes(m.Salt[:])
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(5)
+	w = w.bytes(m.Salt[:])
+	w = w.finish(start)
+	return w.result("AuthenticationMD5Password", len(dst))
 }

@@ -33,7 +33,9 @@ func (m *AuthenticationOk) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationOk",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -50,14 +52,10 @@ func (m *AuthenticationOk) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationOk",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationOk",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(0)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(0)
+	w = w.finish(start)
+	return w.result("AuthenticationOk", len(dst))
 }

@@ -36,7 +36,9 @@ func (m *AuthenticationSASLContinue) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationSASLContinue",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -54,15 +56,11 @@ func (m *AuthenticationSASLContinue) Encode(dst []byte, p Params) ([]byte, error
 			Message: "AuthenticationSASLContinue",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationSASLContinue",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(11)
-	w.raw("Data", m.Data, 0, anyLength)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(11)
+	w = w.raw("Data", m.Data, 0, anyLength)
+	w = w.finish(start)
+	return w.result("AuthenticationSASLContinue", len(dst))
 }

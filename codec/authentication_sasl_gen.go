@@ -40,7 +40,9 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationSASL",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -61,19 +63,15 @@ func (m *AuthenticationSASL) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationSASL",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationSASL",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(10)
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(10)
 	for _, v := range m.AuthMechanisms {
-		w.nonzero("AuthMechanisms", v == "")
-		w.str("AuthMechanisms", v)
+		w = w.nonzero("AuthMechanisms", v == "")
+		w = w.str("AuthMechanisms", v)
 	}
-	w.u8(0)
-	w.finish(start)
-	return w.result()
+	w = w.u8(0)
+	w = w.finish(start)
+	return w.result("AuthenticationSASL", len(dst))
 }

@@ -33,7 +33,9 @@ func (m *AuthenticationSCMCredential) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationSCMCredential",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -50,14 +52,10 @@ func (m *AuthenticationSCMCredential) Encode(dst []byte, p Params) ([]byte, erro
 			Message: "AuthenticationSCMCredential",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationSCMCredential",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(6)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(6)
+	w = w.finish(start)
+	return w.result("AuthenticationSCMCredential", len(dst))
 }

@@ -33,7 +33,9 @@ func (m *AuthenticationSSPI) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthenticationSSPI",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -50,14 +52,10 @@ func (m *AuthenticationSSPI) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthenticationSSPI",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthenticationSSPI",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(9)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(9)
+	w = w.finish(start)
+	return w.result("AuthenticationSSPI", len(dst))
 }

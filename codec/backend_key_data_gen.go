@@ -61,7 +61,9 @@ func (m *BackendKeyData) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "BackendKeyData",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -76,13 +78,9 @@ func (m *BackendKeyData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackendKeyData",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "BackendKeyData",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("BackendKeyData", len(dst))
 }
 
 func (m *BackendKeyData) read(r *reader, p Params) {
@@ -114,33 +112,35 @@ func (m *BackendKeyData) read18(r *reader, p Params) {
 	}
 }
 
-func (m *BackendKeyData) write(w *writer, p Params) {
+func (m *BackendKeyData) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10, 11, 12, 13, 14, 15, 16, 17:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write18(w, p)
+		return m.write18(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10–17.
-func (m *BackendKeyData) write10(w *writer, p Params) {
-	w.u8('K')
-	start := w.begin()
-	w.u32(m.ProcessID)
-	w.raw("SecretKey", m.SecretKey, 4, 4)
-	w.finish(start)
+func (m *BackendKeyData) write10(w writer, p Params) writer {
+	w = w.u8('K')
+	w, start := w.begin()
+	w = w.u32(m.ProcessID)
+	w = w.raw("SecretKey", m.SecretKey, 4, 4)
+	w = w.finish(start)
+	return w
 }
 
 // write18 is the layout of PostgreSQL 18–19.
-func (m *BackendKeyData) write18(w *writer, p Params) {
-	w.u8('K')
-	start := w.begin()
-	w.u32(m.ProcessID)
+func (m *BackendKeyData) write18(w writer, p Params) writer {
+	w = w.u8('K')
+	w, start := w.begin()
+	w = w.u32(m.ProcessID)
 	if p.ProtocolMinor >= 2 {
-		w.raw("SecretKey", m.SecretKey, 4, 256)
+		w = w.raw("SecretKey", m.SecretKey, 4, 256)
 	} else {
-		w.raw("SecretKey", m.SecretKey, 4, 4)
+		w = w.raw("SecretKey", m.SecretKey, 4, 4)
 	}
-	w.finish(start)
+	w = w.finish(start)
+	return w
 }

@@ -32,7 +32,9 @@ func (m *BindComplete) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "BindComplete",
+		pos: 0,
 		src: src,
 	}
 	r.tag('2')
@@ -48,13 +50,9 @@ func (m *BindComplete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BindComplete",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "BindComplete",
-	}
-	w.u8('2')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('2')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("BindComplete", len(dst))
 }

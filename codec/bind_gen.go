@@ -53,7 +53,9 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Bind",
+		pos: 0,
 		src: src,
 	}
 	r.tag('B')
@@ -83,25 +85,21 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Bind",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Bind",
-	}
-	w.u8('B')
-	start := w.begin()
-	w.str("DestinationPortal", m.DestinationPortal)
-	w.str("PreparedStatement", m.PreparedStatement)
-	w.count("ParameterFormatCodes", 2, len(m.ParameterFormatCodes))
+	w := writer{buf: dst}
+	w = w.u8('B')
+	w, start := w.begin()
+	w = w.str("DestinationPortal", m.DestinationPortal)
+	w = w.str("PreparedStatement", m.PreparedStatement)
+	w = w.count16("ParameterFormatCodes", len(m.ParameterFormatCodes))
 	for _, v := range m.ParameterFormatCodes {
-		w.u16(uint16(v))
+		w = w.u16(uint16(v))
 	}
-	w.count("Parameters", 2, len(m.Parameters))
-	w.bytes32s("Parameters", m.Parameters, true)
-	w.count("ResultFormatCodes", 2, len(m.ResultFormatCodes))
+	w = w.count16("Parameters", len(m.Parameters))
+	w = w.bytes32s("Parameters", m.Parameters, true)
+	w = w.count16("ResultFormatCodes", len(m.ResultFormatCodes))
 	for _, v := range m.ResultFormatCodes {
-		w.u16(uint16(v))
+		w = w.u16(uint16(v))
 	}
-	w.finish(start)
-	return w.result()
+	w = w.finish(start)
+	return w.result("Bind", len(dst))
 }

@@ -52,7 +52,9 @@ func (m *CancelRequest) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "CancelRequest",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -67,13 +69,9 @@ func (m *CancelRequest) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CancelRequest",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "CancelRequest",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("CancelRequest", len(dst))
 }
 
 func (m *CancelRequest) read(r *reader, p Params) {
@@ -105,33 +103,35 @@ func (m *CancelRequest) read18(r *reader, p Params) {
 	}
 }
 
-func (m *CancelRequest) write(w *writer, p Params) {
+func (m *CancelRequest) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10, 11, 12, 13, 14, 15, 16, 17:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write18(w, p)
+		return m.write18(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10–17.
-func (m *CancelRequest) write10(w *writer, p Params) {
-	start := w.begin()
-	w.u32(80877102)
-	w.u32(m.ProcessID)
-	w.raw("SecretKey", m.SecretKey, 4, 4)
-	w.finish(start)
+func (m *CancelRequest) write10(w writer, p Params) writer {
+	w, start := w.begin()
+	w = w.u32(80877102)
+	w = w.u32(m.ProcessID)
+	w = w.raw("SecretKey", m.SecretKey, 4, 4)
+	w = w.finish(start)
+	return w
 }
 
 // write18 is the layout of PostgreSQL 18–19.
-func (m *CancelRequest) write18(w *writer, p Params) {
-	start := w.begin()
-	w.u32(80877102)
-	w.u32(m.ProcessID)
+func (m *CancelRequest) write18(w writer, p Params) writer {
+	w, start := w.begin()
+	w = w.u32(80877102)
+	w = w.u32(m.ProcessID)
 	if p.ProtocolMinor >= 2 {
-		w.raw("SecretKey", m.SecretKey, 4, 256)
+		w = w.raw("SecretKey", m.SecretKey, 4, 256)
 	} else {
-		w.raw("SecretKey", m.SecretKey, 4, 4)
+		w = w.raw("SecretKey", m.SecretKey, 4, 4)
 	}
-	w.finish(start)
+	w = w.finish(start)
+	return w
 }

@@ -32,7 +32,9 @@ func (m *CloseComplete) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "CloseComplete",
+		pos: 0,
 		src: src,
 	}
 	r.tag('3')
@@ -48,13 +50,9 @@ func (m *CloseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CloseComplete",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "CloseComplete",
-	}
-	w.u8('3')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('3')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("CloseComplete", len(dst))
 }

@@ -39,7 +39,9 @@ func (m *Close) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Close",
+		pos: 0,
 		src: src,
 	}
 	r.tag('C')
@@ -57,15 +59,11 @@ func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Close",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Close",
-	}
-	w.u8('C')
-	start := w.begin()
-	w.u8(m.ObjectType)
-	w.str("Name", m.Name)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('C')
+	w, start := w.begin()
+	w = w.u8(m.ObjectType)
+	w = w.str("Name", m.Name)
+	w = w.finish(start)
+	return w.result("Close", len(dst))
 }

@@ -45,7 +45,9 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "CommandComplete",
+		pos: 0,
 		src: src,
 	}
 	r.tag('C')
@@ -62,14 +64,10 @@ func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CommandComplete",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "CommandComplete",
-	}
-	w.u8('C')
-	start := w.begin()
-	w.str("CommandTag", m.CommandTag)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('C')
+	w, start := w.begin()
+	w = w.str("CommandTag", m.CommandTag)
+	w = w.finish(start)
+	return w.result("CommandComplete", len(dst))
 }

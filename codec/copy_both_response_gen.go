@@ -43,7 +43,9 @@ func (m *CopyBothResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "CopyBothResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('W')
@@ -65,18 +67,14 @@ func (m *CopyBothResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyBothResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "CopyBothResponse",
-	}
-	w.u8('W')
-	start := w.begin()
-	w.u8(m.OverallFormat)
-	w.count("ColumnFormatCodes", 2, len(m.ColumnFormatCodes))
+	w := writer{buf: dst}
+	w = w.u8('W')
+	w, start := w.begin()
+	w = w.u8(m.OverallFormat)
+	w = w.count16("ColumnFormatCodes", len(m.ColumnFormatCodes))
 	for _, v := range m.ColumnFormatCodes {
-		w.u16(uint16(v))
+		w = w.u16(uint16(v))
 	}
-	w.finish(start)
-	return w.result()
+	w = w.finish(start)
+	return w.result("CopyBothResponse", len(dst))
 }

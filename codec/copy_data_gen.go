@@ -37,7 +37,9 @@ func (m *CopyData) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "CopyData",
+		pos: 0,
 		src: src,
 	}
 	r.tag('d')
@@ -54,14 +56,10 @@ func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyData",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "CopyData",
-	}
-	w.u8('d')
-	start := w.begin()
-	w.raw("Data", m.Data, 0, anyLength)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('d')
+	w, start := w.begin()
+	w = w.raw("Data", m.Data, 0, anyLength)
+	w = w.finish(start)
+	return w.result("CopyData", len(dst))
 }

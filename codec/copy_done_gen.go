@@ -32,7 +32,9 @@ func (m *CopyDone) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "CopyDone",
+		pos: 0,
 		src: src,
 	}
 	r.tag('c')
@@ -48,13 +50,9 @@ func (m *CopyDone) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyDone",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "CopyDone",
-	}
-	w.u8('c')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('c')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("CopyDone", len(dst))
 }

@@ -35,7 +35,9 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "CopyFail",
+		pos: 0,
 		src: src,
 	}
 	r.tag('f')
@@ -52,14 +54,10 @@ func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyFail",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "CopyFail",
-	}
-	w.u8('f')
-	start := w.begin()
-	w.str("Message", m.Message)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('f')
+	w, start := w.begin()
+	w = w.str("Message", m.Message)
+	w = w.finish(start)
+	return w.result("CopyFail", len(dst))
 }

@@ -42,7 +42,9 @@ func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "CopyOutResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('H')
@@ -64,18 +66,14 @@ func (m *CopyOutResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "CopyOutResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "CopyOutResponse",
-	}
-	w.u8('H')
-	start := w.begin()
-	w.u8(m.OverallFormat)
-	w.count("ColumnFormatCodes", 2, len(m.ColumnFormatCodes))
+	w := writer{buf: dst}
+	w = w.u8('H')
+	w, start := w.begin()
+	w = w.u8(m.OverallFormat)
+	w = w.count16("ColumnFormatCodes", len(m.ColumnFormatCodes))
 	for _, v := range m.ColumnFormatCodes {
-		w.u16(uint16(v))
+		w = w.u16(uint16(v))
 	}
-	w.finish(start)
-	return w.result()
+	w = w.finish(start)
+	return w.result("CopyOutResponse", len(dst))
 }

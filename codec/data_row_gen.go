@@ -40,7 +40,9 @@ func (m *DataRow) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "DataRow",
+		pos: 0,
 		src: src,
 	}
 	r.tag('D')
@@ -58,15 +60,11 @@ func (m *DataRow) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "DataRow",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "DataRow",
-	}
-	w.u8('D')
-	start := w.begin()
-	w.count("Values", 2, len(m.Values))
-	w.bytes32s("Values", m.Values, true)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('D')
+	w, start := w.begin()
+	w = w.count16("Values", len(m.Values))
+	w = w.bytes32s("Values", m.Values, true)
+	w = w.finish(start)
+	return w.result("DataRow", len(dst))
 }

@@ -39,7 +39,9 @@ func (m *Describe) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Describe",
+		pos: 0,
 		src: src,
 	}
 	r.tag('D')
@@ -57,15 +59,11 @@ func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Describe",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Describe",
-	}
-	w.u8('D')
-	start := w.begin()
-	w.u8(m.ObjectType)
-	w.str("Name", m.Name)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('D')
+	w, start := w.begin()
+	w = w.u8(m.ObjectType)
+	w = w.str("Name", m.Name)
+	w = w.finish(start)
+	return w.result("Describe", len(dst))
 }

@@ -34,7 +34,9 @@ func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "EmptyQueryResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('I')
@@ -50,13 +52,9 @@ func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "EmptyQueryResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "EmptyQueryResponse",
-	}
-	w.u8('I')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('I')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("EmptyQueryResponse", len(dst))
 }

@@ -53,7 +53,9 @@ func (m *ErrorResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "ErrorResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('E')
@@ -76,20 +78,16 @@ func (m *ErrorResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ErrorResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "ErrorResponse",
-	}
-	w.u8('E')
-	start := w.begin()
+	w := writer{buf: dst}
+	w = w.u8('E')
+	w, start := w.begin()
 	for i := range m.Fields {
 		e := &m.Fields[i]
-		w.nonzero("Fields.Code", e.Code == 0)
-		w.u8(e.Code)
-		w.str("Fields.Value", e.Value)
+		w = w.nonzero("Fields.Code", e.Code == 0)
+		w = w.u8(e.Code)
+		w = w.str("Fields.Value", e.Value)
 	}
-	w.u8(0)
-	w.finish(start)
-	return w.result()
+	w = w.u8(0)
+	w = w.finish(start)
+	return w.result("ErrorResponse", len(dst))
 }

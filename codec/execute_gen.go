@@ -39,7 +39,9 @@ func (m *Execute) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Execute",
+		pos: 0,
 		src: src,
 	}
 	r.tag('E')
@@ -57,15 +59,11 @@ func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Execute",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Execute",
-	}
-	w.u8('E')
-	start := w.begin()
-	w.str("Portal", m.Portal)
-	w.u32(uint32(m.MaxRows))
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('E')
+	w, start := w.begin()
+	w = w.str("Portal", m.Portal)
+	w = w.u32(uint32(m.MaxRows))
+	w = w.finish(start)
+	return w.result("Execute", len(dst))
 }

@@ -32,7 +32,9 @@ func (m *Flush) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Flush",
+		pos: 0,
 		src: src,
 	}
 	r.tag('H')
@@ -48,13 +50,9 @@ func (m *Flush) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Flush",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Flush",
-	}
-	w.u8('H')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('H')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("Flush", len(dst))
 }

@@ -49,7 +49,9 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "FunctionCall",
+		pos: 0,
 		src: src,
 	}
 	r.tag('F')
@@ -74,21 +76,17 @@ func (m *FunctionCall) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "FunctionCall",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "FunctionCall",
-	}
-	w.u8('F')
-	start := w.begin()
-	w.u32(m.Function)
-	w.count("ArgumentFormatCodes", 2, len(m.ArgumentFormatCodes))
+	w := writer{buf: dst}
+	w = w.u8('F')
+	w, start := w.begin()
+	w = w.u32(m.Function)
+	w = w.count16("ArgumentFormatCodes", len(m.ArgumentFormatCodes))
 	for _, v := range m.ArgumentFormatCodes {
-		w.u16(uint16(v))
+		w = w.u16(uint16(v))
 	}
-	w.count("Arguments", 2, len(m.Arguments))
-	w.bytes32s("Arguments", m.Arguments, true)
-	w.u16(uint16(m.ResultFormatCode))
-	w.finish(start)
-	return w.result()
+	w = w.count16("Arguments", len(m.Arguments))
+	w = w.bytes32s("Arguments", m.Arguments, true)
+	w = w.u16(uint16(m.ResultFormatCode))
+	w = w.finish(start)
+	return w.result("FunctionCall", len(dst))
 }

@@ -39,7 +39,9 @@ func (m *FunctionCallResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "FunctionCallResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('V')
@@ -56,14 +58,10 @@ func (m *FunctionCallResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "FunctionCallResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "FunctionCallResponse",
-	}
-	w.u8('V')
-	start := w.begin()
-	w.bytes32("Result", m.Result, true)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('V')
+	w, start := w.begin()
+	w = w.bytes32("Result", m.Result, true)
+	w = w.finish(start)
+	return w.result("FunctionCallResponse", len(dst))
 }

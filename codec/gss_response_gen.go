@@ -36,7 +36,9 @@ func (m *GSSResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "GSSResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('p')
@@ -53,14 +55,10 @@ func (m *GSSResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "GSSResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "GSSResponse",
-	}
-	w.u8('p')
-	start := w.begin()
-	w.raw("Data", m.Data, 0, anyLength)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('p')
+	w, start := w.begin()
+	w = w.raw("Data", m.Data, 0, anyLength)
+	w = w.finish(start)
+	return w.result("GSSResponse", len(dst))
 }

@@ -30,7 +30,9 @@ func (m *GSSEncRequest) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "GSSEncRequest",
+		pos: 0,
 		src: src,
 	}
 	r.length()
@@ -46,13 +48,9 @@ func (m *GSSEncRequest) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "GSSEncRequest",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "GSSEncRequest",
-	}
-	start := w.begin()
-	w.u32(80877104)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w, start := w.begin()
+	w = w.u32(80877104)
+	w = w.finish(start)
+	return w.result("GSSEncRequest", len(dst))
 }

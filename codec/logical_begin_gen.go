@@ -42,7 +42,9 @@ func (m *LogicalBegin) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalBegin",
+		pos: 0,
 		src: src,
 	}
 	r.tag('B')
@@ -60,14 +62,10 @@ func (m *LogicalBegin) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalBegin",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalBegin",
-	}
-	w.u8('B')
-	w.u64(m.FinalLSN)
-	w.u64(uint64(m.CommitTime))
-	w.u32(m.Xid)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('B')
+	w = w.u64(m.FinalLSN)
+	w = w.u64(uint64(m.CommitTime))
+	w = w.u32(m.Xid)
+	return w.result("LogicalBegin", len(dst))
 }

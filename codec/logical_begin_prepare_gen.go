@@ -48,7 +48,9 @@ func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalBeginPrepare",
+		pos: 0,
 		src: src,
 	}
 	r.tag('b')
@@ -68,16 +70,12 @@ func (m *LogicalBeginPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalBeginPrepare",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalBeginPrepare",
-	}
-	w.u8('b')
-	w.u64(m.PrepareLSN)
-	w.u64(m.PrepareEndLSN)
-	w.u64(uint64(m.PrepareTime))
-	w.u32(m.Xid)
-	w.str("GID", m.GID)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('b')
+	w = w.u64(m.PrepareLSN)
+	w = w.u64(m.PrepareEndLSN)
+	w = w.u64(uint64(m.PrepareTime))
+	w = w.u32(m.Xid)
+	w = w.str("GID", m.GID)
+	return w.result("LogicalBeginPrepare", len(dst))
 }

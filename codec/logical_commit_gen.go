@@ -49,7 +49,9 @@ func (m *LogicalCommit) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalCommit",
+		pos: 0,
 		src: src,
 	}
 	r.tag('C')
@@ -68,15 +70,11 @@ func (m *LogicalCommit) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalCommit",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalCommit",
-	}
-	w.u8('C')
-	w.u8(uint8(m.Flags))
-	w.u64(m.CommitLSN)
-	w.u64(m.TransactionEndLSN)
-	w.u64(uint64(m.CommitTime))
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('C')
+	w = w.u8(uint8(m.Flags))
+	w = w.u64(m.CommitLSN)
+	w = w.u64(m.TransactionEndLSN)
+	w = w.u64(uint64(m.CommitTime))
+	return w.result("LogicalCommit", len(dst))
 }

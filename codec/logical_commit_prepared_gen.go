@@ -55,7 +55,9 @@ func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalCommitPrepared",
+		pos: 0,
 		src: src,
 	}
 	r.tag('K')
@@ -76,17 +78,13 @@ func (m *LogicalCommitPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalCommitPrepared",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalCommitPrepared",
-	}
-	w.u8('K')
-	w.u8(uint8(m.Flags))
-	w.u64(m.CommitLSN)
-	w.u64(m.CommitEndLSN)
-	w.u64(uint64(m.CommitTime))
-	w.u32(m.Xid)
-	w.str("GID", m.GID)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('K')
+	w = w.u8(uint8(m.Flags))
+	w = w.u64(m.CommitLSN)
+	w = w.u64(m.CommitEndLSN)
+	w = w.u64(uint64(m.CommitTime))
+	w = w.u32(m.Xid)
+	w = w.str("GID", m.GID)
+	return w.result("LogicalCommitPrepared", len(dst))
 }

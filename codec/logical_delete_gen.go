@@ -67,7 +67,9 @@ func (m *LogicalDelete) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalDelete",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -82,13 +84,9 @@ func (m *LogicalDelete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalDelete",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalDelete",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("LogicalDelete", len(dst))
 }
 
 func (m *LogicalDelete) read(r *reader, p Params) {
@@ -122,30 +120,32 @@ func (m *LogicalDelete) read14(r *reader, p Params) {
 	m.Old.read(r, p)
 }
 
-func (m *LogicalDelete) write(w *writer, p Params) {
+func (m *LogicalDelete) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write14(w, p)
+		return m.write14(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10–13.
-func (m *LogicalDelete) write10(w *writer, p Params) {
-	w.u8('D')
-	w.u32(m.RelationOID)
-	w.choice("OldKind", m.OldKind, "KO", false)
-	m.Old.write(w, p)
+func (m *LogicalDelete) write10(w writer, p Params) writer {
+	w = w.u8('D')
+	w = w.u32(m.RelationOID)
+	w = w.choice("OldKind", m.OldKind, "KO", false)
+	w = m.Old.write(w, p)
+	return w
 }
 
 // write14 is the layout of PostgreSQL 14–19.
-func (m *LogicalDelete) write14(w *writer, p Params) {
-	w.u8('D')
+func (m *LogicalDelete) write14(w writer, p Params) writer {
+	w = w.u8('D')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		w.u32(m.Xid)
+		w = w.u32(m.Xid)
 	}
-	w.u32(m.RelationOID)
-	w.choice("OldKind", m.OldKind, "KO", false)
-	m.Old.write(w, p)
+	w = w.u32(m.RelationOID)
+	w = w.choice("OldKind", m.OldKind, "KO", false)
+	w = m.Old.write(w, p)
+	return w
 }

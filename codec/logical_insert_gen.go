@@ -53,7 +53,9 @@ func (m *LogicalInsert) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalInsert",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -68,13 +70,9 @@ func (m *LogicalInsert) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalInsert",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalInsert",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("LogicalInsert", len(dst))
 }
 
 func (m *LogicalInsert) read(r *reader, p Params) {
@@ -108,30 +106,32 @@ func (m *LogicalInsert) read14(r *reader, p Params) {
 	m.New.read(r, p)
 }
 
-func (m *LogicalInsert) write(w *writer, p Params) {
+func (m *LogicalInsert) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write14(w, p)
+		return m.write14(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10–13.
-func (m *LogicalInsert) write10(w *writer, p Params) {
-	w.u8('I')
-	w.u32(m.RelationOID)
-	w.u8('N')
-	m.New.write(w, p)
+func (m *LogicalInsert) write10(w writer, p Params) writer {
+	w = w.u8('I')
+	w = w.u32(m.RelationOID)
+	w = w.u8('N')
+	w = m.New.write(w, p)
+	return w
 }
 
 // write14 is the layout of PostgreSQL 14–19.
-func (m *LogicalInsert) write14(w *writer, p Params) {
-	w.u8('I')
+func (m *LogicalInsert) write14(w writer, p Params) writer {
+	w = w.u8('I')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		w.u32(m.Xid)
+		w = w.u32(m.Xid)
 	}
-	w.u32(m.RelationOID)
-	w.u8('N')
-	m.New.write(w, p)
+	w = w.u32(m.RelationOID)
+	w = w.u8('N')
+	w = m.New.write(w, p)
+	return w
 }

@@ -55,7 +55,9 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalMessage",
+		pos: 0,
 		src: src,
 	}
 	r.tag('M')
@@ -79,18 +81,14 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalMessage",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalMessage",
-	}
-	w.u8('M')
+	w := writer{buf: dst}
+	w = w.u8('M')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		w.u32(m.Xid)
+		w = w.u32(m.Xid)
 	}
-	w.u8(uint8(m.Flags))
-	w.u64(m.LSN)
-	w.str("Prefix", m.Prefix)
-	w.bytes32("Content", m.Content, false)
-	return w.result()
+	w = w.u8(uint8(m.Flags))
+	w = w.u64(m.LSN)
+	w = w.str("Prefix", m.Prefix)
+	w = w.bytes32("Content", m.Content, false)
+	return w.result("LogicalMessage", len(dst))
 }

@@ -40,7 +40,9 @@ func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalOrigin",
+		pos: 0,
 		src: src,
 	}
 	r.tag('O')
@@ -57,13 +59,9 @@ func (m *LogicalOrigin) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalOrigin",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalOrigin",
-	}
-	w.u8('O')
-	w.u64(m.CommitLSN)
-	w.str("Name", m.Name)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('O')
+	w = w.u64(m.CommitLSN)
+	w = w.str("Name", m.Name)
+	return w.result("LogicalOrigin", len(dst))
 }

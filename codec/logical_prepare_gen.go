@@ -55,7 +55,9 @@ func (m *LogicalPrepare) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalPrepare",
+		pos: 0,
 		src: src,
 	}
 	r.tag('P')
@@ -76,17 +78,13 @@ func (m *LogicalPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalPrepare",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalPrepare",
-	}
-	w.u8('P')
-	w.u8(uint8(m.Flags))
-	w.u64(m.PrepareLSN)
-	w.u64(m.PrepareEndLSN)
-	w.u64(uint64(m.PrepareTime))
-	w.u32(m.Xid)
-	w.str("GID", m.GID)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('P')
+	w = w.u8(uint8(m.Flags))
+	w = w.u64(m.PrepareLSN)
+	w = w.u64(m.PrepareEndLSN)
+	w = w.u64(uint64(m.PrepareTime))
+	w = w.u32(m.Xid)
+	w = w.str("GID", m.GID)
+	return w.result("LogicalPrepare", len(dst))
 }

@@ -79,7 +79,9 @@ func (m *LogicalRelation) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalRelation",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -94,13 +96,9 @@ func (m *LogicalRelation) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalRelation",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalRelation",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("LogicalRelation", len(dst))
 }
 
 func (m *LogicalRelation) read(r *reader, p Params) {
@@ -156,48 +154,50 @@ func (m *LogicalRelation) read14(r *reader, p Params) {
 	}
 }
 
-func (m *LogicalRelation) write(w *writer, p Params) {
+func (m *LogicalRelation) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write14(w, p)
+		return m.write14(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10–13.
-func (m *LogicalRelation) write10(w *writer, p Params) {
-	w.u8('R')
-	w.u32(m.RelationOID)
-	w.str("Namespace", m.Namespace)
-	w.str("RelationName", m.RelationName)
-	w.u8(uint8(m.ReplicaIdentity))
-	w.count("Columns", 2, len(m.Columns))
+func (m *LogicalRelation) write10(w writer, p Params) writer {
+	w = w.u8('R')
+	w = w.u32(m.RelationOID)
+	w = w.str("Namespace", m.Namespace)
+	w = w.str("RelationName", m.RelationName)
+	w = w.u8(uint8(m.ReplicaIdentity))
+	w = w.count16("Columns", len(m.Columns))
 	for i := range m.Columns {
 		e := &m.Columns[i]
-		w.u8(uint8(e.Flags))
-		w.str("Columns.Name", e.Name)
-		w.u32(e.DataType)
-		w.u32(uint32(e.TypeModifier))
+		w = w.u8(uint8(e.Flags))
+		w = w.str("Columns.Name", e.Name)
+		w = w.u32(e.DataType)
+		w = w.u32(uint32(e.TypeModifier))
 	}
+	return w
 }
 
 // write14 is the layout of PostgreSQL 14–19.
-func (m *LogicalRelation) write14(w *writer, p Params) {
-	w.u8('R')
+func (m *LogicalRelation) write14(w writer, p Params) writer {
+	w = w.u8('R')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		w.u32(m.Xid)
+		w = w.u32(m.Xid)
 	}
-	w.u32(m.RelationOID)
-	w.str("Namespace", m.Namespace)
-	w.str("RelationName", m.RelationName)
-	w.u8(uint8(m.ReplicaIdentity))
-	w.count("Columns", 2, len(m.Columns))
+	w = w.u32(m.RelationOID)
+	w = w.str("Namespace", m.Namespace)
+	w = w.str("RelationName", m.RelationName)
+	w = w.u8(uint8(m.ReplicaIdentity))
+	w = w.count16("Columns", len(m.Columns))
 	for i := range m.Columns {
 		e := &m.Columns[i]
-		w.u8(uint8(e.Flags))
-		w.str("Columns.Name", e.Name)
-		w.u32(e.DataType)
-		w.u32(uint32(e.TypeModifier))
+		w = w.u8(uint8(e.Flags))
+		w = w.str("Columns.Name", e.Name)
+		w = w.u32(e.DataType)
+		w = w.u32(uint32(e.TypeModifier))
 	}
+	return w
 }

@@ -60,7 +60,9 @@ func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalRollbackPrepared",
+		pos: 0,
 		src: src,
 	}
 	r.tag('r')
@@ -82,18 +84,14 @@ func (m *LogicalRollbackPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalRollbackPrepared",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalRollbackPrepared",
-	}
-	w.u8('r')
-	w.u8(uint8(m.Flags))
-	w.u64(m.PrepareEndLSN)
-	w.u64(m.RollbackEndLSN)
-	w.u64(uint64(m.PrepareTime))
-	w.u64(uint64(m.RollbackTime))
-	w.u32(m.Xid)
-	w.str("GID", m.GID)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('r')
+	w = w.u8(uint8(m.Flags))
+	w = w.u64(m.PrepareEndLSN)
+	w = w.u64(m.RollbackEndLSN)
+	w = w.u64(uint64(m.PrepareTime))
+	w = w.u64(uint64(m.RollbackTime))
+	w = w.u32(m.Xid)
+	w = w.str("GID", m.GID)
+	return w.result("LogicalRollbackPrepared", len(dst))
 }

@@ -66,7 +66,9 @@ func (m *LogicalStreamAbort) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalStreamAbort",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -81,13 +83,9 @@ func (m *LogicalStreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamAbort",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalStreamAbort",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("LogicalStreamAbort", len(dst))
 }
 
 func (m *LogicalStreamAbort) read(r *reader, p Params) {
@@ -125,31 +123,33 @@ func (m *LogicalStreamAbort) read16(r *reader, p Params) {
 	}
 }
 
-func (m *LogicalStreamAbort) write(w *writer, p Params) {
+func (m *LogicalStreamAbort) write(w writer, p Params) writer {
 	switch p.major() {
 	case 14, 15:
-		m.write14(w, p)
+		return m.write14(w, p)
 	default:
-		m.write16(w, p)
+		return m.write16(w, p)
 	}
 }
 
 // write14 is the layout of PostgreSQL 14–15.
-func (m *LogicalStreamAbort) write14(w *writer, p Params) {
-	w.u8('A')
-	w.u32(m.Xid)
-	w.u32(m.SubXid)
+func (m *LogicalStreamAbort) write14(w writer, p Params) writer {
+	w = w.u8('A')
+	w = w.u32(m.Xid)
+	w = w.u32(m.SubXid)
+	return w
 }
 
 // write16 is the layout of PostgreSQL 16–19.
-func (m *LogicalStreamAbort) write16(w *writer, p Params) {
-	w.u8('A')
-	w.u32(m.Xid)
-	w.u32(m.SubXid)
+func (m *LogicalStreamAbort) write16(w writer, p Params) writer {
+	w = w.u8('A')
+	w = w.u32(m.Xid)
+	w = w.u32(m.SubXid)
 	if p.ParallelStreaming && p.LogicalVersion >= 4 {
-		w.u64(m.AbortLSN)
+		w = w.u64(m.AbortLSN)
 	}
 	if p.ParallelStreaming && p.LogicalVersion >= 4 {
-		w.u64(uint64(m.AbortTime))
+		w = w.u64(uint64(m.AbortTime))
 	}
+	return w
 }

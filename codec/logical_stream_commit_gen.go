@@ -52,7 +52,9 @@ func (m *LogicalStreamCommit) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalStreamCommit",
+		pos: 0,
 		src: src,
 	}
 	r.tag('c')
@@ -72,16 +74,12 @@ func (m *LogicalStreamCommit) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamCommit",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalStreamCommit",
-	}
-	w.u8('c')
-	w.u32(m.Xid)
-	w.u8(uint8(m.Flags))
-	w.u64(m.CommitLSN)
-	w.u64(m.TransactionEndLSN)
-	w.u64(uint64(m.CommitTime))
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('c')
+	w = w.u32(m.Xid)
+	w = w.u8(uint8(m.Flags))
+	w = w.u64(m.CommitLSN)
+	w = w.u64(m.TransactionEndLSN)
+	w = w.u64(uint64(m.CommitTime))
+	return w.result("LogicalStreamCommit", len(dst))
 }

@@ -55,7 +55,9 @@ func (m *LogicalStreamPrepare) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalStreamPrepare",
+		pos: 0,
 		src: src,
 	}
 	r.tag('p')
@@ -76,17 +78,13 @@ func (m *LogicalStreamPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamPrepare",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalStreamPrepare",
-	}
-	w.u8('p')
-	w.u8(uint8(m.Flags))
-	w.u64(m.PrepareLSN)
-	w.u64(m.PrepareEndLSN)
-	w.u64(uint64(m.PrepareTime))
-	w.u32(m.Xid)
-	w.str("GID", m.GID)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('p')
+	w = w.u8(uint8(m.Flags))
+	w = w.u64(m.PrepareLSN)
+	w = w.u64(m.PrepareEndLSN)
+	w = w.u64(uint64(m.PrepareTime))
+	w = w.u32(m.Xid)
+	w = w.str("GID", m.GID)
+	return w.result("LogicalStreamPrepare", len(dst))
 }

@@ -39,7 +39,9 @@ func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalStreamStart",
+		pos: 0,
 		src: src,
 	}
 	r.tag('S')
@@ -56,13 +58,9 @@ func (m *LogicalStreamStart) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamStart",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalStreamStart",
-	}
-	w.u8('S')
-	w.u32(m.Xid)
-	w.u8(uint8(m.FirstSegment))
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('S')
+	w = w.u32(m.Xid)
+	w = w.u8(uint8(m.FirstSegment))
+	return w.result("LogicalStreamStart", len(dst))
 }

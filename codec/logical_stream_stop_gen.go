@@ -32,7 +32,9 @@ func (m *LogicalStreamStop) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalStreamStop",
+		pos: 0,
 		src: src,
 	}
 	r.tag('E')
@@ -47,11 +49,7 @@ func (m *LogicalStreamStop) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalStreamStop",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalStreamStop",
-	}
-	w.u8('E')
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('E')
+	return w.result("LogicalStreamStop", len(dst))
 }

@@ -54,7 +54,9 @@ func (m *LogicalTruncate) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalTruncate",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -69,13 +71,9 @@ func (m *LogicalTruncate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalTruncate",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalTruncate",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("LogicalTruncate", len(dst))
 }
 
 func (m *LogicalTruncate) read(r *reader, p Params) {
@@ -115,34 +113,36 @@ func (m *LogicalTruncate) read14(r *reader, p Params) {
 	}
 }
 
-func (m *LogicalTruncate) write(w *writer, p Params) {
+func (m *LogicalTruncate) write(w writer, p Params) writer {
 	switch p.major() {
 	case 11, 12, 13:
-		m.write11(w, p)
+		return m.write11(w, p)
 	default:
-		m.write14(w, p)
+		return m.write14(w, p)
 	}
 }
 
 // write11 is the layout of PostgreSQL 11–13.
-func (m *LogicalTruncate) write11(w *writer, p Params) {
-	w.u8('T')
-	w.count("RelationOIDs", 4, len(m.RelationOIDs))
-	w.u8(uint8(m.Options))
+func (m *LogicalTruncate) write11(w writer, p Params) writer {
+	w = w.u8('T')
+	w = w.count32("RelationOIDs", len(m.RelationOIDs))
+	w = w.u8(uint8(m.Options))
 	for _, v := range m.RelationOIDs {
-		w.u32(v)
+		w = w.u32(v)
 	}
+	return w
 }
 
 // write14 is the layout of PostgreSQL 14–19.
-func (m *LogicalTruncate) write14(w *writer, p Params) {
-	w.u8('T')
+func (m *LogicalTruncate) write14(w writer, p Params) writer {
+	w = w.u8('T')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		w.u32(m.Xid)
+		w = w.u32(m.Xid)
 	}
-	w.count("RelationOIDs", 4, len(m.RelationOIDs))
-	w.u8(uint8(m.Options))
+	w = w.count32("RelationOIDs", len(m.RelationOIDs))
+	w = w.u8(uint8(m.Options))
 	for _, v := range m.RelationOIDs {
-		w.u32(v)
+		w = w.u32(v)
 	}
+	return w
 }

@@ -56,7 +56,9 @@ func (m *LogicalType) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalType",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -71,13 +73,9 @@ func (m *LogicalType) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalType",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalType",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("LogicalType", len(dst))
 }
 
 func (m *LogicalType) read(r *reader, p Params) {
@@ -111,30 +109,32 @@ func (m *LogicalType) read14(r *reader, p Params) {
 	m.Name = r.str("Name")
 }
 
-func (m *LogicalType) write(w *writer, p Params) {
+func (m *LogicalType) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write14(w, p)
+		return m.write14(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10–13.
-func (m *LogicalType) write10(w *writer, p Params) {
-	w.u8('Y')
-	w.u32(m.DataType)
-	w.str("Namespace", m.Namespace)
-	w.str("Name", m.Name)
+func (m *LogicalType) write10(w writer, p Params) writer {
+	w = w.u8('Y')
+	w = w.u32(m.DataType)
+	w = w.str("Namespace", m.Namespace)
+	w = w.str("Name", m.Name)
+	return w
 }
 
 // write14 is the layout of PostgreSQL 14–19.
-func (m *LogicalType) write14(w *writer, p Params) {
-	w.u8('Y')
+func (m *LogicalType) write14(w writer, p Params) writer {
+	w = w.u8('Y')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		w.u32(m.Xid)
+		w = w.u32(m.Xid)
 	}
-	w.u32(m.DataType)
-	w.str("Namespace", m.Namespace)
-	w.str("Name", m.Name)
+	w = w.u32(m.DataType)
+	w = w.str("Namespace", m.Namespace)
+	w = w.str("Name", m.Name)
+	return w
 }

@@ -78,7 +78,9 @@ func (m *LogicalUpdate) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "LogicalUpdate",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -93,13 +95,9 @@ func (m *LogicalUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "LogicalUpdate",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "LogicalUpdate",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("LogicalUpdate", len(dst))
 }
 
 func (m *LogicalUpdate) read(r *reader, p Params) {
@@ -145,38 +143,40 @@ func (m *LogicalUpdate) read14(r *reader, p Params) {
 	m.New.read(r, p)
 }
 
-func (m *LogicalUpdate) write(w *writer, p Params) {
+func (m *LogicalUpdate) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write14(w, p)
+		return m.write14(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10–13.
-func (m *LogicalUpdate) write10(w *writer, p Params) {
-	w.u8('U')
-	w.u32(m.RelationOID)
-	w.choice("OldKind", m.OldKind, "KO", true)
+func (m *LogicalUpdate) write10(w writer, p Params) writer {
+	w = w.u8('U')
+	w = w.u32(m.RelationOID)
+	w = w.choice("OldKind", m.OldKind, "KO", true)
 	if m.OldKind != 0 {
-		m.Old.write(w, p)
+		w = m.Old.write(w, p)
 	}
-	w.u8('N')
-	m.New.write(w, p)
+	w = w.u8('N')
+	w = m.New.write(w, p)
+	return w
 }
 
 // write14 is the layout of PostgreSQL 14–19.
-func (m *LogicalUpdate) write14(w *writer, p Params) {
-	w.u8('U')
+func (m *LogicalUpdate) write14(w writer, p Params) writer {
+	w = w.u8('U')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		w.u32(m.Xid)
+		w = w.u32(m.Xid)
 	}
-	w.u32(m.RelationOID)
-	w.choice("OldKind", m.OldKind, "KO", true)
+	w = w.u32(m.RelationOID)
+	w = w.choice("OldKind", m.OldKind, "KO", true)
 	if m.OldKind != 0 {
-		m.Old.write(w, p)
+		w = m.Old.write(w, p)
 	}
-	w.u8('N')
-	m.New.write(w, p)
+	w = w.u8('N')
+	w = m.New.write(w, p)
+	return w
 }

@@ -48,7 +48,9 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "NegotiateProtocolVersion",
+		pos: 0,
 		src: src,
 	}
 	r.tag('v')
@@ -70,18 +72,14 @@ func (m *NegotiateProtocolVersion) Encode(dst []byte, p Params) ([]byte, error) 
 			Message: "NegotiateProtocolVersion",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "NegotiateProtocolVersion",
-	}
-	w.u8('v')
-	start := w.begin()
-	w.u32(uint32(m.NewestProtocolVersion))
-	w.count("UnrecognizedOptions", 4, len(m.UnrecognizedOptions))
+	w := writer{buf: dst}
+	w = w.u8('v')
+	w, start := w.begin()
+	w = w.u32(uint32(m.NewestProtocolVersion))
+	w = w.count32("UnrecognizedOptions", len(m.UnrecognizedOptions))
 	for _, v := range m.UnrecognizedOptions {
-		w.str("UnrecognizedOptions", v)
+		w = w.str("UnrecognizedOptions", v)
 	}
-	w.finish(start)
-	return w.result()
+	w = w.finish(start)
+	return w.result("NegotiateProtocolVersion", len(dst))
 }

@@ -32,7 +32,9 @@ func (m *NoData) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "NoData",
+		pos: 0,
 		src: src,
 	}
 	r.tag('n')
@@ -48,13 +50,9 @@ func (m *NoData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "NoData",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "NoData",
-	}
-	w.u8('n')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('n')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("NoData", len(dst))
 }

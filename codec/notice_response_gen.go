@@ -39,7 +39,9 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "NoticeResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('N')
@@ -62,20 +64,16 @@ func (m *NoticeResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "NoticeResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "NoticeResponse",
-	}
-	w.u8('N')
-	start := w.begin()
+	w := writer{buf: dst}
+	w = w.u8('N')
+	w, start := w.begin()
 	for i := range m.Fields {
 		e := &m.Fields[i]
-		w.nonzero("Fields.Code", e.Code == 0)
-		w.u8(e.Code)
-		w.str("Fields.Value", e.Value)
+		w = w.nonzero("Fields.Code", e.Code == 0)
+		w = w.u8(e.Code)
+		w = w.str("Fields.Value", e.Value)
 	}
-	w.u8(0)
-	w.finish(start)
-	return w.result()
+	w = w.u8(0)
+	w = w.finish(start)
+	return w.result("NoticeResponse", len(dst))
 }

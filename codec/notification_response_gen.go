@@ -42,7 +42,9 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "NotificationResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('A')
@@ -61,16 +63,12 @@ func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "NotificationResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "NotificationResponse",
-	}
-	w.u8('A')
-	start := w.begin()
-	w.u32(m.ProcessID)
-	w.str("Channel", m.Channel)
-	w.str("Payload", m.Payload)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('A')
+	w, start := w.begin()
+	w = w.u32(m.ProcessID)
+	w = w.str("Channel", m.Channel)
+	w = w.str("Payload", m.Payload)
+	w = w.finish(start)
+	return w.result("NotificationResponse", len(dst))
 }

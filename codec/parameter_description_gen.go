@@ -38,7 +38,9 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "ParameterDescription",
+		pos: 0,
 		src: src,
 	}
 	r.tag('t')
@@ -59,17 +61,13 @@ func (m *ParameterDescription) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ParameterDescription",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "ParameterDescription",
-	}
-	w.u8('t')
-	start := w.begin()
-	w.count("ParameterOIDs", 2, len(m.ParameterOIDs))
+	w := writer{buf: dst}
+	w = w.u8('t')
+	w, start := w.begin()
+	w = w.count16("ParameterOIDs", len(m.ParameterOIDs))
 	for _, v := range m.ParameterOIDs {
-		w.u32(v)
+		w = w.u32(v)
 	}
-	w.finish(start)
-	return w.result()
+	w = w.finish(start)
+	return w.result("ParameterDescription", len(dst))
 }

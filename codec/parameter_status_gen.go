@@ -38,7 +38,9 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "ParameterStatus",
+		pos: 0,
 		src: src,
 	}
 	r.tag('S')
@@ -56,15 +58,11 @@ func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ParameterStatus",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "ParameterStatus",
-	}
-	w.u8('S')
-	start := w.begin()
-	w.str("Name", m.Name)
-	w.str("Value", m.Value)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('S')
+	w, start := w.begin()
+	w = w.str("Name", m.Name)
+	w = w.str("Value", m.Value)
+	w = w.finish(start)
+	return w.result("ParameterStatus", len(dst))
 }

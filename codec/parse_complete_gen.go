@@ -32,7 +32,9 @@ func (m *ParseComplete) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "ParseComplete",
+		pos: 0,
 		src: src,
 	}
 	r.tag('1')
@@ -48,13 +50,9 @@ func (m *ParseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ParseComplete",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "ParseComplete",
-	}
-	w.u8('1')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('1')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("ParseComplete", len(dst))
 }

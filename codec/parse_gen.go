@@ -45,7 +45,9 @@ func (m *Parse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Parse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('P')
@@ -68,19 +70,15 @@ func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Parse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Parse",
-	}
-	w.u8('P')
-	start := w.begin()
-	w.str("Name", m.Name)
-	w.str("Query", m.Query)
-	w.count("ParameterOIDs", 2, len(m.ParameterOIDs))
+	w := writer{buf: dst}
+	w = w.u8('P')
+	w, start := w.begin()
+	w = w.str("Name", m.Name)
+	w = w.str("Query", m.Query)
+	w = w.count16("ParameterOIDs", len(m.ParameterOIDs))
 	for _, v := range m.ParameterOIDs {
-		w.u32(v)
+		w = w.u32(v)
 	}
-	w.finish(start)
-	return w.result()
+	w = w.finish(start)
+	return w.result("Parse", len(dst))
 }

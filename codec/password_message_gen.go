@@ -36,7 +36,9 @@ func (m *PasswordMessage) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "PasswordMessage",
+		pos: 0,
 		src: src,
 	}
 	r.tag('p')
@@ -53,14 +55,10 @@ func (m *PasswordMessage) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "PasswordMessage",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "PasswordMessage",
-	}
-	w.u8('p')
-	start := w.begin()
-	w.str("Password", m.Password)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('p')
+	w, start := w.begin()
+	w = w.str("Password", m.Password)
+	w = w.finish(start)
+	return w.result("PasswordMessage", len(dst))
 }

@@ -33,7 +33,9 @@ func (m *PortalSuspended) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "PortalSuspended",
+		pos: 0,
 		src: src,
 	}
 	r.tag('s')
@@ -49,13 +51,9 @@ func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "PortalSuspended",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "PortalSuspended",
-	}
-	w.u8('s')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('s')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("PortalSuspended", len(dst))
 }

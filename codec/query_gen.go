@@ -35,7 +35,9 @@ func (m *Query) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Query",
+		pos: 0,
 		src: src,
 	}
 	r.tag('Q')
@@ -52,14 +54,10 @@ func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Query",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Query",
-	}
-	w.u8('Q')
-	start := w.begin()
-	w.str("String", m.String)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('Q')
+	w, start := w.begin()
+	w = w.str("String", m.String)
+	w = w.finish(start)
+	return w.result("Query", len(dst))
 }

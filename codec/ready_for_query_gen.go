@@ -38,7 +38,9 @@ func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "ReadyForQuery",
+		pos: 0,
 		src: src,
 	}
 	r.tag('Z')
@@ -55,14 +57,10 @@ func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "ReadyForQuery",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "ReadyForQuery",
-	}
-	w.u8('Z')
-	start := w.begin()
-	w.u8(m.TxStatus)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('Z')
+	w, start := w.begin()
+	w = w.u8(m.TxStatus)
+	w = w.finish(start)
+	return w.result("ReadyForQuery", len(dst))
 }

@@ -36,7 +36,9 @@ func (m *BackupData) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "BackupData",
+		pos: 0,
 		src: src,
 	}
 	r.tag('d')
@@ -52,12 +54,8 @@ func (m *BackupData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackupData",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "BackupData",
-	}
-	w.u8('d')
-	w.raw("Data", m.Data, 0, anyLength)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('d')
+	w = w.raw("Data", m.Data, 0, anyLength)
+	return w.result("BackupData", len(dst))
 }

@@ -54,7 +54,9 @@ func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "HotStandbyFeedback",
+		pos: 0,
 		src: src,
 	}
 	r.tag('h')
@@ -74,16 +76,12 @@ func (m *HotStandbyFeedback) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "HotStandbyFeedback",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "HotStandbyFeedback",
-	}
-	w.u8('h')
-	w.u64(uint64(m.ClientTime))
-	w.u32(m.Xmin)
-	w.u32(m.XminEpoch)
-	w.u32(m.CatalogXmin)
-	w.u32(m.CatalogXminEpoch)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('h')
+	w = w.u64(uint64(m.ClientTime))
+	w = w.u32(m.Xmin)
+	w = w.u32(m.XminEpoch)
+	w = w.u32(m.CatalogXmin)
+	w = w.u32(m.CatalogXminEpoch)
+	return w.result("HotStandbyFeedback", len(dst))
 }

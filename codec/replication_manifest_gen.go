@@ -33,7 +33,9 @@ func (m *BackupManifest) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "BackupManifest",
+		pos: 0,
 		src: src,
 	}
 	r.tag('m')
@@ -48,11 +50,7 @@ func (m *BackupManifest) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackupManifest",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "BackupManifest",
-	}
-	w.u8('m')
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('m')
+	return w.result("BackupManifest", len(dst))
 }

@@ -43,7 +43,9 @@ func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "BackupNewArchive",
+		pos: 0,
 		src: src,
 	}
 	r.tag('n')
@@ -60,13 +62,9 @@ func (m *BackupNewArchive) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackupNewArchive",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "BackupNewArchive",
-	}
-	w.u8('n')
-	w.str("FileName", m.FileName)
-	w.str("Location", m.Location)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('n')
+	w = w.str("FileName", m.FileName)
+	w = w.str("Location", m.Location)
+	return w.result("BackupNewArchive", len(dst))
 }

@@ -44,7 +44,9 @@ func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "PrimaryKeepalive",
+		pos: 0,
 		src: src,
 	}
 	r.tag('k')
@@ -62,14 +64,10 @@ func (m *PrimaryKeepalive) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "PrimaryKeepalive",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "PrimaryKeepalive",
-	}
-	w.u8('k')
-	w.u64(m.ServerWALEnd)
-	w.u64(uint64(m.ServerTime))
-	w.u8(m.ReplyRequested)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('k')
+	w = w.u64(m.ServerWALEnd)
+	w = w.u64(uint64(m.ServerTime))
+	w = w.u8(m.ReplyRequested)
+	return w.result("PrimaryKeepalive", len(dst))
 }

@@ -50,7 +50,9 @@ func (m *PrimaryStatusUpdate) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "PrimaryStatusUpdate",
+		pos: 0,
 		src: src,
 	}
 	r.tag('s')
@@ -69,15 +71,11 @@ func (m *PrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "PrimaryStatusUpdate",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "PrimaryStatusUpdate",
-	}
-	w.u8('s')
-	w.u64(m.InsertLSN)
-	w.u64(m.OldestCommitFullXid)
-	w.u64(m.NextFullXid)
-	w.u64(uint64(m.ServerTime))
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('s')
+	w = w.u64(m.InsertLSN)
+	w = w.u64(m.OldestCommitFullXid)
+	w = w.u64(m.NextFullXid)
+	w = w.u64(uint64(m.ServerTime))
+	return w.result("PrimaryStatusUpdate", len(dst))
 }

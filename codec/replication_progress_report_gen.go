@@ -37,7 +37,9 @@ func (m *BackupProgress) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "BackupProgress",
+		pos: 0,
 		src: src,
 	}
 	r.tag('p')
@@ -53,12 +55,8 @@ func (m *BackupProgress) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "BackupProgress",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "BackupProgress",
-	}
-	w.u8('p')
-	w.u64(uint64(m.BytesDone))
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('p')
+	w = w.u64(uint64(m.BytesDone))
+	return w.result("BackupProgress", len(dst))
 }

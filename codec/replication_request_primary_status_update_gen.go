@@ -37,7 +37,9 @@ func (m *RequestPrimaryStatusUpdate) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "RequestPrimaryStatusUpdate",
+		pos: 0,
 		src: src,
 	}
 	r.tag('p')
@@ -53,12 +55,8 @@ func (m *RequestPrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error
 			Message: "RequestPrimaryStatusUpdate",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "RequestPrimaryStatusUpdate",
-	}
-	w.u8('p')
-	w.u64(uint64(m.ClientTime))
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('p')
+	w = w.u64(uint64(m.ClientTime))
+	return w.result("RequestPrimaryStatusUpdate", len(dst))
 }

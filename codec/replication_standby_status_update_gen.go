@@ -50,7 +50,9 @@ func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "StandbyStatusUpdate",
+		pos: 0,
 		src: src,
 	}
 	r.tag('r')
@@ -70,16 +72,12 @@ func (m *StandbyStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "StandbyStatusUpdate",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "StandbyStatusUpdate",
-	}
-	w.u8('r')
-	w.u64(m.WALWritePosition)
-	w.u64(m.WALFlushPosition)
-	w.u64(m.WALApplyPosition)
-	w.u64(uint64(m.ClientTime))
-	w.u8(m.ReplyRequested)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('r')
+	w = w.u64(m.WALWritePosition)
+	w = w.u64(m.WALFlushPosition)
+	w = w.u64(m.WALApplyPosition)
+	w = w.u64(uint64(m.ClientTime))
+	w = w.u8(m.ReplyRequested)
+	return w.result("StandbyStatusUpdate", len(dst))
 }

@@ -49,7 +49,9 @@ func (m *XLogData) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "XLogData",
+		pos: 0,
 		src: src,
 	}
 	r.tag('w')
@@ -68,15 +70,11 @@ func (m *XLogData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "XLogData",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "XLogData",
-	}
-	w.u8('w')
-	w.u64(m.WALStart)
-	w.u64(m.ServerWALEnd)
-	w.u64(uint64(m.ServerTime))
-	w.raw("WALData", m.WALData, 0, anyLength)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('w')
+	w = w.u64(m.WALStart)
+	w = w.u64(m.ServerWALEnd)
+	w = w.u64(uint64(m.ServerTime))
+	w = w.raw("WALData", m.WALData, 0, anyLength)
+	return w.result("XLogData", len(dst))
 }

@@ -66,7 +66,9 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "RowDescription",
+		pos: 0,
 		src: src,
 	}
 	r.tag('T')
@@ -95,24 +97,20 @@ func (m *RowDescription) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "RowDescription",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "RowDescription",
-	}
-	w.u8('T')
-	start := w.begin()
-	w.count("Fields", 2, len(m.Fields))
+	w := writer{buf: dst}
+	w = w.u8('T')
+	w, start := w.begin()
+	w = w.count16("Fields", len(m.Fields))
 	for i := range m.Fields {
 		e := &m.Fields[i]
-		w.str("Fields.Name", e.Name)
-		w.u32(e.TableOID)
-		w.u16(uint16(e.TableAttributeNumber))
-		w.u32(e.DataTypeOID)
-		w.u16(uint16(e.DataTypeSize))
-		w.u32(uint32(e.TypeModifier))
-		w.u16(uint16(e.Format))
+		w = w.str("Fields.Name", e.Name)
+		w = w.u32(e.TableOID)
+		w = w.u16(uint16(e.TableAttributeNumber))
+		w = w.u32(e.DataTypeOID)
+		w = w.u16(uint16(e.DataTypeSize))
+		w = w.u32(uint32(e.TypeModifier))
+		w = w.u16(uint16(e.Format))
 	}
-	w.finish(start)
-	return w.result()
+	w = w.finish(start)
+	return w.result("RowDescription", len(dst))
 }

@@ -47,7 +47,9 @@ func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "SASLInitialResponse",
+		pos: 0,
 		src: src,
 	}
 	r.tag('p')
@@ -65,15 +67,11 @@ func (m *SASLInitialResponse) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "SASLInitialResponse",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "SASLInitialResponse",
-	}
-	w.u8('p')
-	start := w.begin()
-	w.str("AuthMechanism", m.AuthMechanism)
-	w.bytes32("Data", m.Data, true)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('p')
+	w, start := w.begin()
+	w = w.str("AuthMechanism", m.AuthMechanism)
+	w = w.bytes32("Data", m.Data, true)
+	w = w.finish(start)
+	return w.result("SASLInitialResponse", len(dst))
 }

@@ -30,7 +30,9 @@ func (m *SSLRequest) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "SSLRequest",
+		pos: 0,
 		src: src,
 	}
 	r.length()
@@ -46,13 +48,9 @@ func (m *SSLRequest) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "SSLRequest",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "SSLRequest",
-	}
-	start := w.begin()
-	w.u32(80877103)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w, start := w.begin()
+	w = w.u32(80877103)
+	w = w.finish(start)
+	return w.result("SSLRequest", len(dst))
 }

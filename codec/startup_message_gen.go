@@ -67,7 +67,9 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "StartupMessage",
+		pos: 0,
 		src: src,
 	}
 	r.length()
@@ -90,20 +92,16 @@ func (m *StartupMessage) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "StartupMessage",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "StartupMessage",
-	}
-	start := w.begin()
-	w.u32(m.ProtocolVersion)
+	w := writer{buf: dst}
+	w, start := w.begin()
+	w = w.u32(m.ProtocolVersion)
 	for i := range m.Parameters {
 		e := &m.Parameters[i]
-		w.nonzero("Parameters.Name", e.Name == "")
-		w.str("Parameters.Name", e.Name)
-		w.str("Parameters.Value", e.Value)
+		w = w.nonzero("Parameters.Name", e.Name == "")
+		w = w.str("Parameters.Name", e.Name)
+		w = w.str("Parameters.Value", e.Value)
 	}
-	w.u8(0)
-	w.finish(start)
-	return w.result()
+	w = w.u8(0)
+	w = w.finish(start)
+	return w.result("StartupMessage", len(dst))
 }

@@ -32,7 +32,9 @@ func (m *Sync) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Sync",
+		pos: 0,
 		src: src,
 	}
 	r.tag('S')
@@ -48,13 +50,9 @@ func (m *Sync) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Sync",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Sync",
-	}
-	w.u8('S')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('S')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("Sync", len(dst))
 }

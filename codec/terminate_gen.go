@@ -32,7 +32,9 @@ func (m *Terminate) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Terminate",
+		pos: 0,
 		src: src,
 	}
 	r.tag('X')
@@ -48,13 +50,9 @@ func (m *Terminate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Terminate",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Terminate",
-	}
-	w.u8('X')
-	start := w.begin()
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('X')
+	w, start := w.begin()
+	w = w.finish(start)
+	return w.result("Terminate", len(dst))
 }

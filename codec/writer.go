@@ -7,150 +7,143 @@ import (
 )
 
 // writer appends a message to buf; like reader, its first error sticks and
-// result reports it once.
+// result reports it once. It is two words passed and returned by value
+// (w = w.u8(…)), so that once its methods are inlined Encode keeps the
+// buffer in registers, as a hand-written append would; a pointer receiver
+// would pin it in memory and cost a load and a store per field written.
 type writer struct {
-	buf  []byte
-	base int // len(buf) before the message: result truncates back to it on error
-	msg  string
-	err  error
+	buf []byte
+	err *EncodeError
 }
 
-func (w *writer) fail(field string, cause error) {
+func (w writer) fail(field string, cause error) writer {
 	if w.err == nil {
-		w.err = &EncodeError{Message: w.msg, Field: field, Err: cause}
+		w.err = &EncodeError{Field: field, Err: cause}
 	}
+	return w
 }
 
-func (w *writer) u8(v uint8)   { w.buf = append(w.buf, v) }
-func (w *writer) u16(v uint16) { w.buf = binary.BigEndian.AppendUint16(w.buf, v) }
-func (w *writer) u32(v uint32) { w.buf = binary.BigEndian.AppendUint32(w.buf, v) }
-func (w *writer) u64(v uint64) { w.buf = binary.BigEndian.AppendUint64(w.buf, v) }
-
-// uint appends the low width bytes of v, big-endian.
-func (w *writer) uint(width int, v uint64) {
-	switch width {
-	case 1:
-		w.u8(uint8(v))
-	case 2:
-		w.u16(uint16(v))
-	case 4:
-		w.u32(uint32(v))
-	default:
-		w.u64(v)
-	}
-}
+func (w writer) u8(v uint8) writer   { w.buf = append(w.buf, v); return w }
+func (w writer) u16(v uint16) writer { w.buf = binary.BigEndian.AppendUint16(w.buf, v); return w }
+func (w writer) u32(v uint32) writer { w.buf = binary.BigEndian.AppendUint32(w.buf, v); return w }
+func (w writer) u64(v uint64) writer { w.buf = binary.BigEndian.AppendUint64(w.buf, v); return w }
 
 // begin appends a placeholder for the Int32 self-inclusive length and
 // returns where it starts; finish back-patches it.
-func (w *writer) begin() int {
+func (w writer) begin() (writer, int) {
 	start := len(w.buf)
 	w.buf = append(w.buf, 0, 0, 0, 0)
-	return start
+	return w, start
 }
 
-func (w *writer) finish(start int) {
+func (w writer) finish(start int) writer {
 	n := len(w.buf) - start
 	if n > math.MaxInt32 {
-		w.fail("length", ErrTooLarge)
-		return
+		return w.fail("length", ErrTooLarge)
 	}
 	binary.BigEndian.PutUint32(w.buf[start:], uint32(n))
+	return w
 }
 
 // str appends a zero-terminated string; a zero byte inside would end it early.
-func (w *writer) str(field, s string) {
-	if strings.IndexByte(s, 0) >= 0 {
-		w.fail(field, ErrZeroByte)
+func (w writer) str(field, s string) writer {
+	w.buf, w.err = appendStr(w.buf, w.err, field, s)
+	return w
+}
+
+// appendStr is str's work, a function of the buffer (not of the writer) so
+// that str stays small enough to inline.
+func appendStr(buf []byte, err *EncodeError, field, s string) ([]byte, *EncodeError) {
+	if err == nil && strings.IndexByte(s, 0) >= 0 {
+		err = &EncodeError{Field: field, Err: ErrZeroByte}
 	}
-	w.buf = append(w.buf, s...)
-	w.buf = append(w.buf, 0)
+	buf = append(buf, s...)
+	return append(buf, 0), err
 }
 
 // raw appends bytes whose length the message's length field or the layout
 // implies, within the lengths the layout allows.
-func (w *writer) raw(field string, b []byte, minLen, maxLen int) {
+func (w writer) raw(field string, b []byte, minLen, maxLen int) writer {
 	if len(b) < minLen || len(b) > maxLen {
-		w.fail(field, ErrBadLength)
+		w = w.fail(field, ErrBadLength)
 	}
 	w.buf = append(w.buf, b...)
+	return w
 }
 
 // bytes32 appends an Int32 length and b; nil is -1 when the manual says -1
 // means NULL.
-func (w *writer) bytes32(field string, b []byte, nullable bool) {
+func (w writer) bytes32(field string, b []byte, nullable bool) writer {
+	w.buf, w.err = appendBytes32(w.buf, w.err, field, b, nullable)
+	return w
+}
+
+func appendBytes32(buf []byte, err *EncodeError, field string, b []byte, nullable bool) ([]byte, *EncodeError) {
 	switch {
 	case b == nil && nullable:
-		w.u32(math.MaxUint32)
-		return
-	case len(b) > math.MaxInt32:
-		w.fail(field, ErrTooLarge)
+		return append(buf, 0xff, 0xff, 0xff, 0xff), err
+	case len(b) > math.MaxInt32 && err == nil:
+		err = &EncodeError{Field: field, Err: ErrTooLarge}
 	}
-	w.u32(uint32(len(b)))
-	w.buf = append(w.buf, b...)
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(b)))
+	return append(buf, b...), err
 }
 
-// bytes32s appends each value like bytes32, on a local buffer: the loop
-// over DataRow's columns or Bind's parameters.
-func (w *writer) bytes32s(field string, vals [][]byte, nullable bool) {
-	buf := w.buf
+// bytes32s appends each value like bytes32, in one loop: DataRow's columns,
+// Bind's parameters.
+func (w writer) bytes32s(field string, vals [][]byte, nullable bool) writer {
 	for _, v := range vals {
-		switch {
-		case v == nil && nullable:
-			buf = append(buf, 0xff, 0xff, 0xff, 0xff)
-			continue
-		case len(v) > math.MaxInt32:
-			w.fail(field, ErrTooLarge)
-		}
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(v)))
-		buf = append(buf, v...)
+		w.buf, w.err = appendBytes32(w.buf, w.err, field, v, nullable)
 	}
-	w.buf = buf
+	return w
 }
 
-// count appends the count of an array or group: 16-bit counts are unsigned.
-func (w *writer) count(field string, width, n int) {
-	if width == 2 {
-		if n > math.MaxUint16 {
-			w.fail(field, ErrTooLarge)
-		}
-		w.u16(uint16(n))
-		return
+// count16 and count32 append the count of an array or group: 16-bit counts
+// are unsigned.
+func (w writer) count16(field string, n int) writer {
+	if n > math.MaxUint16 {
+		w = w.fail(field, ErrTooLarge)
 	}
+	return w.u16(uint16(n))
+}
+
+func (w writer) count32(field string, n int) writer {
 	if n > math.MaxInt32 {
-		w.fail(field, ErrTooLarge)
+		w = w.fail(field, ErrTooLarge)
 	}
-	w.u32(uint32(n))
+	return w.u32(uint32(n))
 }
 
 // choice appends v, which must be one of tags (or 0, meaning absent, when
-// optional); it reports whether something was written.
-func (w *writer) choice(field string, v byte, tags string, optional bool) bool {
+// optional).
+func (w writer) choice(field string, v byte, tags string, optional bool) writer {
 	if v == 0 && optional {
-		return false
+		return w
 	}
 	if strings.IndexByte(tags, v) < 0 || v == 0 {
-		w.fail(field, ErrUnknownTag)
-		return false
+		return w.fail(field, ErrUnknownTag)
 	}
-	w.u8(v)
-	return true
+	return w.u8(v)
 }
 
 // nonzero fails when the first value of an element of a zero-terminated list
 // is empty: its first byte would read as the list's terminator.
-func (w *writer) nonzero(field string, empty bool) {
+func (w writer) nonzero(field string, empty bool) writer {
 	if empty {
-		w.fail(field, ErrZeroByte)
+		return w.fail(field, ErrZeroByte)
 	}
+	return w
 }
 
-// result returns the appended message, or dst unchanged and the first error.
-func (w *writer) result() ([]byte, error) {
+// result returns the message appended to dst, or dst unchanged (its first
+// base bytes) and the first error, naming msg.
+func (w writer) result(msg string, base int) ([]byte, error) {
 	if w.err != nil {
-		return w.buf[:w.base], w.err
+		w.err.Message = msg
+		return w.buf[:base], w.err
 	}
 	return w.buf, nil
 }
 
 // bytes appends b as it is.
-func (w *writer) bytes(b []byte) { w.buf = append(w.buf, b...) }
+func (w writer) bytes(b []byte) writer { w.buf = append(w.buf, b...); return w }

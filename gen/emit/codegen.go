@@ -240,7 +240,7 @@ func (e *emitter) writeLayout(l *model.Layout) []jen.Code {
 	out := e.writeItems(l.Items, scope{recv: "m", items: l.Items})
 	for _, it := range l.Items {
 		if it.Op == model.OpLength {
-			out = append(out, jen.Id("w").Dot("finish").Call(jen.Id("start")))
+			out = append(out, wcall("finish", jen.Id("start")))
 		}
 	}
 	return out
@@ -258,41 +258,45 @@ func (e *emitter) writeItems(items []*model.Item, sc scope) []jen.Code {
 	return out
 }
 
+// wcall is a writer call: the writer is a value, so each call returns it.
+func wcall(method string, args ...jen.Code) *jen.Statement {
+	return jen.Id("w").Op("=").Id("w").Dot(method).Call(args...)
+}
+
 func (e *emitter) writeItem(it *model.Item, sc scope) []jen.Code {
-	w := func() *jen.Statement { return jen.Id("w") }
 	name := jen.Lit(sc.name(it))
 	v := func() *jen.Statement { return sc.target(it) }
 	switch it.Op {
 	case model.OpTag, model.OpFixed:
-		return []jen.Code{w().Dot("u" + widthSuffix(it.Width)).Call(fixedValue(it))}
+		return []jen.Code{wcall("u"+widthSuffix(it.Width), fixedValue(it))}
 	case model.OpLength:
-		return []jen.Code{jen.Id("start").Op(":=").Add(w().Dot("begin").Call())}
+		return []jen.Code{jen.List(jen.Id("w"), jen.Id("start")).Op(":=").Id("w").Dot("begin").Call()}
 	case model.OpCount:
-		return []jen.Code{w().Dot("count").Call(name, jen.Lit(it.Width), jen.Len(jen.Id(sc.recv).Dot(it.Field)))}
+		return []jen.Code{wcall("count"+widthSuffix(it.Width), name, jen.Len(jen.Id(sc.recv).Dot(it.Field)))}
 	case model.OpInt:
 		val := v()
 		if it.GoType != unsigned(it.Width) {
 			val = jen.Id(unsigned(it.Width)).Call(v())
 		}
-		return []jen.Code{w().Dot("u" + widthSuffix(it.Width)).Call(val)}
+		return []jen.Code{wcall("u"+widthSuffix(it.Width), val)}
 	case model.OpByte:
-		return []jen.Code{w().Dot("u8").Call(v())}
+		return []jen.Code{wcall("u8", v())}
 	case model.OpChoice:
-		return []jen.Code{w().Dot("choice").Call(name, v(), jen.Lit(it.Tags), jen.Lit(it.Optional))}
+		return []jen.Code{wcall("choice", name, v(), jen.Lit(it.Tags), jen.Lit(it.Optional))}
 	case model.OpString:
-		return []jen.Code{w().Dot("str").Call(name, v())}
+		return []jen.Code{wcall("str", name, v())}
 	case model.OpBytesN:
-		return []jen.Code{w().Dot("bytes").Call(v().Index(jen.Empty(), jen.Empty()))}
+		return []jen.Code{wcall("bytes", v().Index(jen.Empty(), jen.Empty()))}
 	case model.OpRaw:
-		return []jen.Code{w().Dot("raw").Call(name, v(), jen.Lit(it.Width), jen.Lit(it.Width))}
+		return []jen.Code{wcall("raw", name, v(), jen.Lit(it.Width), jen.Lit(it.Width))}
 	case model.OpRest:
 		return e.byProtocol(it, func(lo, hi jen.Code) []jen.Code {
-			return []jen.Code{w().Dot("raw").Call(name, v(), lo, hi)}
+			return []jen.Code{wcall("raw", name, v(), lo, hi)}
 		})
 	case model.OpBytes:
-		return []jen.Code{w().Dot("bytes32").Call(name, v(), jen.Lit(it.Nullable))}
+		return []jen.Code{wcall("bytes32", name, v(), jen.Lit(it.Nullable))}
 	case model.OpPart:
-		return []jen.Code{v().Dot("write").Call(jen.Id("w"), jen.Id("p"))}
+		return []jen.Code{jen.Id("w").Op("=").Add(v()).Dot("write").Call(jen.Id("w"), jen.Id("p"))}
 	case model.OpGroup:
 		return e.writeGroup(it, sc)
 	}
@@ -302,7 +306,7 @@ func (e *emitter) writeItem(it *model.Item, sc scope) []jen.Code {
 func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 	name := sc.name(it)
 	if bulkBytes(it) {
-		return []jen.Code{jen.Id("w").Dot("bytes32s").Call(jen.Lit(name), sc.target(it), jen.Lit(it.Elem[0].Nullable))}
+		return []jen.Code{wcall("bytes32s", jen.Lit(name), sc.target(it), jen.Lit(it.Elem[0].Nullable))}
 	}
 	inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
 	first := it.Elem[0]
@@ -320,12 +324,12 @@ func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 		if first.Op == model.OpString {
 			empty = inner.target(first).Op("==").Lit("")
 		}
-		body = append(body, jen.Id("w").Dot("nonzero").Call(jen.Lit(inner.name(first)), empty))
+		body = append(body, wcall("nonzero", jen.Lit(inner.name(first)), empty))
 	}
 	body = append(body, e.writeItems(it.Elem, inner)...)
 	out := []jen.Code{loop.Block(body...)}
 	if it.Terminated {
-		out = append(out, jen.Id("w").Dot("u8").Call(jen.Lit(0)))
+		out = append(out, wcall("u8", jen.Lit(0)))
 	}
 	return out
 }

@@ -50,7 +50,7 @@ func (e *emitter) message(owners map[string]string) {
 	// A message with one layout has its body right in Decode and Encode.
 	inline := len(msg.Layouts) == 1 && !msg.Part
 	readBody := []jen.Code{jen.Id("m").Dot("read").Call(jen.Id("r"), jen.Id("p"))}
-	writeBody := []jen.Code{jen.Id("m").Dot("write").Call(jen.Id("w"), jen.Id("p"))}
+	writeBody := []jen.Code{jen.Id("w").Op("=").Id("m").Dot("write").Call(jen.Id("w"), jen.Id("p"))}
 	if inline {
 		readBody, writeBody = e.readLayout(msg.Layouts[0]), e.writeLayout(msg.Layouts[0])
 	}
@@ -60,10 +60,15 @@ func (e *emitter) message(owners map[string]string) {
 	e.f.Func().Add(recv()).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Error().Block(
 		append(append([]jen.Code{
 			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
+			// Every field is given, zero ones too: the compiler then stores each
+			// in place instead of first clearing the reader with vector stores
+			// that the reads right after cannot forward from.
 			jen.Id("r").Op(":=").Op("&").Id("reader").Values(jen.Dict{
 				jen.Id("src"): jen.Id("src"),
+				jen.Id("pos"): jen.Lit(0),
 				jen.Id("end"): jen.Len(jen.Id("src")),
 				jen.Id("msg"): jen.Lit(msg.GoName),
+				jen.Id("err"): jen.Nil(),
 			}),
 		}, readBody...), jen.Return(jen.Id("r").Dot("done").Call()))...,
 	)
@@ -72,16 +77,12 @@ func (e *emitter) message(owners map[string]string) {
 	e.f.Func().Add(recv()).Id("Encode").Params(jen.Id("dst").Index().Byte(), jen.Id("p").Id("Params")).Params(jen.Index().Byte(), jen.Error()).Block(
 		append(append([]jen.Code{
 			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(jen.Id("dst"), versionErr)),
-			jen.Id("w").Op(":=").Op("&").Id("writer").Values(jen.Dict{
-				jen.Id("buf"):  jen.Id("dst"),
-				jen.Id("base"): jen.Len(jen.Id("dst")),
-				jen.Id("msg"):  jen.Lit(msg.GoName),
-			}),
-		}, writeBody...), jen.Return(jen.Id("w").Dot("result").Call()))...,
+			jen.Id("w").Op(":=").Id("writer").Values(jen.Dict{jen.Id("buf"): jen.Id("dst")}),
+		}, writeBody...), jen.Return(jen.Id("w").Dot("result").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("dst")))))...,
 	)
 	if !inline {
-		e.layouts("read", jen.Id("r").Op("*").Id("reader"), e.readLayout)
-		e.layouts("write", jen.Id("w").Op("*").Id("writer"), e.writeLayout)
+		e.layouts("read", jen.Id("r").Op("*").Id("reader"), nil, e.readLayout)
+		e.layouts("write", jen.Id("w").Id("writer"), jen.Id("writer"), e.writeLayout)
 	}
 	if msg.Part {
 		e.f.Line()
@@ -95,19 +96,36 @@ func (e *emitter) message(owners map[string]string) {
 }
 
 // layouts emits name (read or write) and, when the message has several
-// layouts, one nameNN per layout chosen by major.
-func (e *emitter) layouts(name string, param *jen.Statement, body func(*model.Layout) []jen.Code) {
+// layouts, one nameNN per layout chosen by major. A writer is a value: when
+// result is not nil the functions return it.
+func (e *emitter) layouts(name string, param, result *jen.Statement, layoutBody func(*model.Layout) []jen.Code) {
 	msg := e.msg
 	recv := jen.Params(jen.Id("m").Op("*").Id(msg.GoName))
 	params := func() []jen.Code { return []jen.Code{param.Clone(), jen.Id("p").Id("Params")} }
+	sig := func(fn string) *jen.Statement {
+		s := jen.Func().Add(recv.Clone()).Id(fn).Params(params()...)
+		if result != nil {
+			s.Add(result.Clone())
+		}
+		return s
+	}
+	body := func(l *model.Layout) []jen.Code {
+		if result != nil {
+			return append(layoutBody(l), jen.Return(jen.Id(name[:1])))
+		}
+		return layoutBody(l)
+	}
 	e.f.Line()
 	if len(msg.Layouts) == 1 {
-		e.f.Func().Add(recv).Id(name).Params(params()...).Block(body(msg.Layouts[0])...)
+		e.f.Add(sig(name).Block(body(msg.Layouts[0])...))
 		return
 	}
 	var cases []jen.Code
 	for i, l := range msg.Layouts {
 		call := jen.Id("m").Dot(layoutFunc(name, l)).Call(jen.Id(name[:1]), jen.Id("p"))
+		if result != nil {
+			call = jen.Return(call)
+		}
 		if i == len(msg.Layouts)-1 {
 			cases = append(cases, jen.Default().Add(call))
 			continue
@@ -118,11 +136,11 @@ func (e *emitter) layouts(name string, param *jen.Statement, body func(*model.La
 		}
 		cases = append(cases, jen.Case(majors...).Add(call))
 	}
-	e.f.Func().Add(recv).Id(name).Params(params()...).Block(jen.Switch(jen.Id("p").Dot("major").Call()).Block(cases...))
+	e.f.Add(sig(name).Block(jen.Switch(jen.Id("p").Dot("major").Call()).Block(cases...)))
 	for _, l := range msg.Layouts {
 		e.f.Line()
 		e.f.Comment(fmt.Sprintf("%s is the layout of PostgreSQL %s.", layoutFunc(name, l), model.MajorList(l.Majors)))
-		e.f.Func().Add(recv.Clone()).Id(layoutFunc(name, l)).Params(params()...).Block(body(l)...)
+		e.f.Add(sig(layoutFunc(name, l)).Block(body(l)...))
 	}
 }
 

@@ -32,7 +32,9 @@ func (m *AuthOk) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "AuthOk",
+		pos: 0,
 		src: src,
 	}
 	r.tag('R')
@@ -49,14 +51,10 @@ func (m *AuthOk) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "AuthOk",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "AuthOk",
-	}
-	w.u8('R')
-	start := w.begin()
-	w.u32(0)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('R')
+	w, start := w.begin()
+	w = w.u32(0)
+	w = w.finish(start)
+	return w.result("AuthOk", len(dst))
 }

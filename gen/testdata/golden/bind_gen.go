@@ -48,7 +48,9 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Bind",
+		pos: 0,
 		src: src,
 	}
 	r.tag('B')
@@ -73,21 +75,17 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Bind",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Bind",
-	}
-	w.u8('B')
-	start := w.begin()
-	w.str("Portal", m.Portal)
-	w.count("FormatCodes", 2, len(m.FormatCodes))
+	w := writer{buf: dst}
+	w = w.u8('B')
+	w, start := w.begin()
+	w = w.str("Portal", m.Portal)
+	w = w.count16("FormatCodes", len(m.FormatCodes))
 	for _, v := range m.FormatCodes {
-		w.u16(uint16(v))
+		w = w.u16(uint16(v))
 	}
-	w.count("Params", 2, len(m.Params))
-	w.bytes32s("Params", m.Params, true)
-	w.u16(uint16(m.ResultFormat))
-	w.finish(start)
-	return w.result()
+	w = w.count16("Params", len(m.Params))
+	w = w.bytes32s("Params", m.Params, true)
+	w = w.u16(uint16(m.ResultFormat))
+	w = w.finish(start)
+	return w.result("Bind", len(dst))
 }

@@ -33,7 +33,9 @@ func (m *Cancel) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Cancel",
+		pos: 0,
 		src: src,
 	}
 	r.length()
@@ -50,14 +52,10 @@ func (m *Cancel) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Cancel",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Cancel",
-	}
-	start := w.begin()
-	w.u32(80877102)
-	w.u32(uint32(m.ProcessID))
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w, start := w.begin()
+	w = w.u32(80877102)
+	w = w.u32(uint32(m.ProcessID))
+	w = w.finish(start)
+	return w.result("Cancel", len(dst))
 }

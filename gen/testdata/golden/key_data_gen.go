@@ -49,7 +49,9 @@ func (m *KeyData) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "KeyData",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -64,13 +66,9 @@ func (m *KeyData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "KeyData",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "KeyData",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("KeyData", len(dst))
 }
 
 func (m *KeyData) read(r *reader, p Params) {
@@ -102,33 +100,35 @@ func (m *KeyData) read11(r *reader, p Params) {
 	}
 }
 
-func (m *KeyData) write(w *writer, p Params) {
+func (m *KeyData) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write11(w, p)
+		return m.write11(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10.
-func (m *KeyData) write10(w *writer, p Params) {
-	w.u8('K')
-	start := w.begin()
-	w.u32(m.ProcessID)
-	w.raw("SecretKey", m.SecretKey, 4, 4)
-	w.finish(start)
+func (m *KeyData) write10(w writer, p Params) writer {
+	w = w.u8('K')
+	w, start := w.begin()
+	w = w.u32(m.ProcessID)
+	w = w.raw("SecretKey", m.SecretKey, 4, 4)
+	w = w.finish(start)
+	return w
 }
 
 // write11 is the layout of PostgreSQL 11.
-func (m *KeyData) write11(w *writer, p Params) {
-	w.u8('K')
-	start := w.begin()
-	w.u32(m.ProcessID)
+func (m *KeyData) write11(w writer, p Params) writer {
+	w = w.u8('K')
+	w, start := w.begin()
+	w = w.u32(m.ProcessID)
 	if p.ProtocolMinor >= 2 {
-		w.raw("SecretKey", m.SecretKey, 4, 256)
+		w = w.raw("SecretKey", m.SecretKey, 4, 256)
 	} else {
-		w.raw("SecretKey", m.SecretKey, 4, 4)
+		w = w.raw("SecretKey", m.SecretKey, 4, 4)
 	}
-	w.finish(start)
+	w = w.finish(start)
+	return w
 }

@@ -43,7 +43,9 @@ func (m *StreamAbort) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "StreamAbort",
+		pos: 0,
 		src: src,
 	}
 	r.tag('A')
@@ -64,15 +66,11 @@ func (m *StreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "StreamAbort",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "StreamAbort",
-	}
-	w.u8('A')
-	w.u32(m.Xid)
+	w := writer{buf: dst}
+	w = w.u8('A')
+	w = w.u32(m.Xid)
 	if p.ParallelStreaming && p.LogicalVersion >= 4 {
-		w.u64(m.AbortLSN)
+		w = w.u64(m.AbortLSN)
 	}
-	return w.result()
+	return w.result("StreamAbort", len(dst))
 }

@@ -38,7 +38,9 @@ func (m *Truncate) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Truncate",
+		pos: 0,
 		src: src,
 	}
 	r.tag('T')
@@ -59,16 +61,12 @@ func (m *Truncate) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Truncate",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Truncate",
-	}
-	w.u8('T')
-	w.count("Relations", 4, len(m.Relations))
-	w.u8(uint8(m.Options))
+	w := writer{buf: dst}
+	w = w.u8('T')
+	w = w.count32("Relations", len(m.Relations))
+	w = w.u8(uint8(m.Options))
 	for _, v := range m.Relations {
-		w.u32(v)
+		w = w.u32(v)
 	}
-	return w.result()
+	return w.result("Truncate", len(dst))
 }

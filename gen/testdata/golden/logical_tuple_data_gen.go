@@ -58,7 +58,9 @@ func (m *TupleData) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "TupleData",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -73,13 +75,9 @@ func (m *TupleData) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "TupleData",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "TupleData",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("TupleData", len(dst))
 }
 
 func (m *TupleData) read(r *reader, p Params) {
@@ -123,37 +121,39 @@ func (m *TupleData) read11(r *reader, p Params) {
 	}
 }
 
-func (m *TupleData) write(w *writer, p Params) {
+func (m *TupleData) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write11(w, p)
+		return m.write11(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10.
-func (m *TupleData) write10(w *writer, p Params) {
-	w.count("Columns", 2, len(m.Columns))
+func (m *TupleData) write10(w writer, p Params) writer {
+	w = w.count16("Columns", len(m.Columns))
 	for i := range m.Columns {
 		e := &m.Columns[i]
-		w.choice("Columns.Kind", e.Kind, "nt", false)
+		w = w.choice("Columns.Kind", e.Kind, "nt", false)
 		if e.Kind == 't' || e.Kind == 'b' {
-			w.bytes32("Columns.Data", e.Data, false)
+			w = w.bytes32("Columns.Data", e.Data, false)
 		}
 	}
+	return w
 }
 
 // write11 is the layout of PostgreSQL 11.
-func (m *TupleData) write11(w *writer, p Params) {
-	w.count("Columns", 2, len(m.Columns))
+func (m *TupleData) write11(w writer, p Params) writer {
+	w = w.count16("Columns", len(m.Columns))
 	for i := range m.Columns {
 		e := &m.Columns[i]
-		w.choice("Columns.Kind", e.Kind, "ntb", false)
+		w = w.choice("Columns.Kind", e.Kind, "ntb", false)
 		if e.Kind == 't' || e.Kind == 'b' {
-			w.bytes32("Columns.Data", e.Data, false)
+			w = w.bytes32("Columns.Data", e.Data, false)
 		}
 	}
+	return w
 }
 
 // reset empties m when the part is absent, keeping its slices for reuse.

@@ -70,7 +70,9 @@ func (m *Update) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Update",
+		pos: 0,
 		src: src,
 	}
 	m.read(r, p)
@@ -85,13 +87,9 @@ func (m *Update) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Update",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Update",
-	}
-	m.write(w, p)
-	return w.result()
+	w := writer{buf: dst}
+	w = m.write(w, p)
+	return w.result("Update", len(dst))
 }
 
 func (m *Update) read(r *reader, p Params) {
@@ -137,38 +135,40 @@ func (m *Update) read11(r *reader, p Params) {
 	m.New.read(r, p)
 }
 
-func (m *Update) write(w *writer, p Params) {
+func (m *Update) write(w writer, p Params) writer {
 	switch p.major() {
 	case 10:
-		m.write10(w, p)
+		return m.write10(w, p)
 	default:
-		m.write11(w, p)
+		return m.write11(w, p)
 	}
 }
 
 // write10 is the layout of PostgreSQL 10.
-func (m *Update) write10(w *writer, p Params) {
-	w.u8('U')
-	w.u32(uint32(m.Relation))
-	w.choice("OldKind", m.OldKind, "KO", true)
+func (m *Update) write10(w writer, p Params) writer {
+	w = w.u8('U')
+	w = w.u32(uint32(m.Relation))
+	w = w.choice("OldKind", m.OldKind, "KO", true)
 	if m.OldKind != 0 {
-		m.Old.write(w, p)
+		w = m.Old.write(w, p)
 	}
-	w.u8('N')
-	m.New.write(w, p)
+	w = w.u8('N')
+	w = m.New.write(w, p)
+	return w
 }
 
 // write11 is the layout of PostgreSQL 11.
-func (m *Update) write11(w *writer, p Params) {
-	w.u8('U')
+func (m *Update) write11(w writer, p Params) writer {
+	w = w.u8('U')
 	if p.Streamed {
-		w.u32(m.Xid)
+		w = w.u32(m.Xid)
 	}
-	w.u32(uint32(m.Relation))
-	w.choice("OldKind", m.OldKind, "KO", true)
+	w = w.u32(uint32(m.Relation))
+	w = w.choice("OldKind", m.OldKind, "KO", true)
 	if m.OldKind != 0 {
-		m.Old.write(w, p)
+		w = m.Old.write(w, p)
 	}
-	w.u8('N')
-	m.New.write(w, p)
+	w = w.u8('N')
+	w = m.New.write(w, p)
+	return w
 }

@@ -35,7 +35,9 @@ func (m *Password) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Password",
+		pos: 0,
 		src: src,
 	}
 	r.tag('p')
@@ -52,14 +54,10 @@ func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Password",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Password",
-	}
-	w.u8('p')
-	start := w.begin()
-	w.str("Password", m.Password)
-	w.finish(start)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('p')
+	w, start := w.begin()
+	w = w.str("Password", m.Password)
+	w = w.finish(start)
+	return w.result("Password", len(dst))
 }

@@ -38,7 +38,9 @@ func (m *Keepalive) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "Keepalive",
+		pos: 0,
 		src: src,
 	}
 	r.tag('k')
@@ -55,13 +57,9 @@ func (m *Keepalive) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "Keepalive",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "Keepalive",
-	}
-	w.u8('k')
-	w.u64(m.WALEnd)
-	w.u8(m.Reply)
-	return w.result()
+	w := writer{buf: dst}
+	w = w.u8('k')
+	w = w.u64(m.WALEnd)
+	w = w.u8(m.Reply)
+	return w.result("Keepalive", len(dst))
 }

@@ -50,7 +50,9 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	}
 	r := &reader{
 		end: len(src),
+		err: nil,
 		msg: "StartupMessage",
+		pos: 0,
 		src: src,
 	}
 	r.length()
@@ -73,20 +75,16 @@ func (m *StartupMessage) Encode(dst []byte, p Params) ([]byte, error) {
 			Message: "StartupMessage",
 		}
 	}
-	w := &writer{
-		base: len(dst),
-		buf:  dst,
-		msg:  "StartupMessage",
-	}
-	start := w.begin()
-	w.u32(m.Version)
+	w := writer{buf: dst}
+	w, start := w.begin()
+	w = w.u32(m.Version)
 	for i := range m.Params {
 		e := &m.Params[i]
-		w.nonzero("Params.Name", e.Name == "")
-		w.str("Params.Name", e.Name)
-		w.str("Params.Value", e.Value)
+		w = w.nonzero("Params.Name", e.Name == "")
+		w = w.str("Params.Name", e.Name)
+		w = w.str("Params.Value", e.Value)
 	}
-	w.u8(0)
-	w.finish(start)
-	return w.result()
+	w = w.u8(0)
+	w = w.finish(start)
+	return w.result("StartupMessage", len(dst))
 }
