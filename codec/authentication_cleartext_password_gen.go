@@ -31,17 +31,11 @@ func (m *AuthenticationCleartextPassword) Decode(src []byte, p Params) error {
 			Message: "AuthenticationCleartextPassword",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationCleartextPassword",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(3)", 4, 3)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(3)", 4, 3)
+	return r.done("AuthenticationCleartextPassword", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

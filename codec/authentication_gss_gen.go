@@ -31,17 +31,11 @@ func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
 			Message: "AuthenticationGSS",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationGSS",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(7)", 4, 7)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(7)", 4, 7)
+	return r.done("AuthenticationGSS", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

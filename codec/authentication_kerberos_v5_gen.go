@@ -31,17 +31,11 @@ func (m *AuthenticationKerberosV5) Decode(src []byte, p Params) error {
 			Message: "AuthenticationKerberosV5",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationKerberosV5",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(2)", 4, 2)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(2)", 4, 2)
+	return r.done("AuthenticationKerberosV5", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

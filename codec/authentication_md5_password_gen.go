@@ -34,18 +34,12 @@ func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 			Message: "AuthenticationMD5Password",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationMD5Password",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(5)", 4, 5)
-	copy(m.Salt[:], r.take("Salt", 4))
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(5)", 4, 5)
+	r = r.fill("Salt", m.Salt[:])
+	return r.done("AuthenticationMD5Password", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

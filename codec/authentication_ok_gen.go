@@ -31,17 +31,11 @@ func (m *AuthenticationOk) Decode(src []byte, p Params) error {
 			Message: "AuthenticationOk",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationOk",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(0)", 4, 0)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(0)", 4, 0)
+	return r.done("AuthenticationOk", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

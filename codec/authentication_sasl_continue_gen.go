@@ -34,18 +34,12 @@ func (m *AuthenticationSASLContinue) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSASLContinue",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationSASLContinue",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(11)", 4, 11)
-	m.Data = r.rest("Data", 0, anyLength)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(11)", 4, 11)
+	m.Data, r = r.remaining("Data", 0, anyLength)
+	return r.done("AuthenticationSASLContinue", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

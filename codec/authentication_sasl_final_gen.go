@@ -34,18 +34,12 @@ func (m *AuthenticationSASLFinal) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSASLFinal",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationSASLFinal",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(12)", 4, 12)
-	m.Data = r.rest("Data", 0, anyLength)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(12)", 4, 12)
+	m.Data, r = r.remaining("Data", 0, anyLength)
+	return r.done("AuthenticationSASLFinal", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

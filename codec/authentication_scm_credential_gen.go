@@ -31,17 +31,11 @@ func (m *AuthenticationSCMCredential) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSCMCredential",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationSCMCredential",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(6)", 4, 6)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(6)", 4, 6)
+	return r.done("AuthenticationSCMCredential", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

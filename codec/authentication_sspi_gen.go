@@ -31,17 +31,11 @@ func (m *AuthenticationSSPI) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSSPI",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationSSPI",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(9)", 4, 9)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(9)", 4, 9)
+	return r.done("AuthenticationSSPI", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

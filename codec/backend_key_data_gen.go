@@ -59,15 +59,9 @@ func (m *BackendKeyData) Decode(src []byte, p Params) error {
 			Message: "BackendKeyData",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "BackendKeyData",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("BackendKeyData", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -83,33 +77,35 @@ func (m *BackendKeyData) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("BackendKeyData", len(dst))
 }
 
-func (m *BackendKeyData) read(r *reader, p Params) {
+func (m *BackendKeyData) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10, 11, 12, 13, 14, 15, 16, 17:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read18(r, p)
+		return m.read18(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10–17.
-func (m *BackendKeyData) read10(r *reader, p Params) {
-	r.tag('K')
-	r.length()
-	m.ProcessID = r.u32("ProcessID")
-	m.SecretKey = r.take("SecretKey", 4)
+func (m *BackendKeyData) read10(r reader, p Params) reader {
+	r = r.tag('K')
+	r = r.length()
+	m.ProcessID, r = r.u32("ProcessID")
+	m.SecretKey, r = r.take("SecretKey", 4)
+	return r
 }
 
 // read18 is the layout of PostgreSQL 18–19.
-func (m *BackendKeyData) read18(r *reader, p Params) {
-	r.tag('K')
-	r.length()
-	m.ProcessID = r.u32("ProcessID")
+func (m *BackendKeyData) read18(r reader, p Params) reader {
+	r = r.tag('K')
+	r = r.length()
+	m.ProcessID, r = r.u32("ProcessID")
 	if p.ProtocolMinor >= 2 {
-		m.SecretKey = r.rest("SecretKey", 4, 256)
+		m.SecretKey, r = r.remaining("SecretKey", 4, 256)
 	} else {
-		m.SecretKey = r.rest("SecretKey", 4, 4)
+		m.SecretKey, r = r.remaining("SecretKey", 4, 4)
 	}
+	return r
 }
 
 func (m *BackendKeyData) write(w writer, p Params) writer {

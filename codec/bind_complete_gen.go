@@ -30,16 +30,10 @@ func (m *BindComplete) Decode(src []byte, p Params) error {
 			Message: "BindComplete",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "BindComplete",
-		pos: 0,
-		src: src,
-	}
-	r.tag('2')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('2')
+	r = r.length()
+	return r.done("BindComplete", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -51,30 +51,31 @@ func (m *Bind) Decode(src []byte, p Params) error {
 			Message: "Bind",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Bind",
-		pos: 0,
-		src: src,
-	}
-	r.tag('B')
-	r.length()
-	m.DestinationPortal = r.str("DestinationPortal")
-	m.PreparedStatement = r.str("PreparedStatement")
-	nParameterFormatCodes := r.count("ParameterFormatCodes", 2, 2)
+	r := reader{rest: src}
+	r = r.tag('B')
+	r = r.length()
+	m.DestinationPortal, r = r.str("DestinationPortal")
+	m.PreparedStatement, r = r.str("PreparedStatement")
+	var nParameterFormatCodes int
+	nParameterFormatCodes, r = r.count16("ParameterFormatCodes", 2)
 	m.ParameterFormatCodes = grow(m.ParameterFormatCodes, nParameterFormatCodes)
 	for range nParameterFormatCodes {
-		m.ParameterFormatCodes = append(m.ParameterFormatCodes, int16(r.u16("ParameterFormatCodes")))
+		var v int16
+		v, r = r.i16("ParameterFormatCodes")
+		m.ParameterFormatCodes = append(m.ParameterFormatCodes, v)
 	}
-	nParameters := r.count("Parameters", 2, 4)
-	m.Parameters = r.bytes32s("Parameters", m.Parameters, nParameters, true)
-	nResultFormatCodes := r.count("ResultFormatCodes", 2, 2)
+	var nParameters int
+	nParameters, r = r.count16("Parameters", 4)
+	m.Parameters, r = r.bytes32s("Parameters", m.Parameters, nParameters, true)
+	var nResultFormatCodes int
+	nResultFormatCodes, r = r.count16("ResultFormatCodes", 2)
 	m.ResultFormatCodes = grow(m.ResultFormatCodes, nResultFormatCodes)
 	for range nResultFormatCodes {
-		m.ResultFormatCodes = append(m.ResultFormatCodes, int16(r.u16("ResultFormatCodes")))
+		var v int16
+		v, r = r.i16("ResultFormatCodes")
+		m.ResultFormatCodes = append(m.ResultFormatCodes, v)
 	}
-	return r.done()
+	return r.done("Bind", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

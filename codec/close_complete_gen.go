@@ -30,16 +30,10 @@ func (m *CloseComplete) Decode(src []byte, p Params) error {
 			Message: "CloseComplete",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "CloseComplete",
-		pos: 0,
-		src: src,
-	}
-	r.tag('3')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('3')
+	r = r.length()
+	return r.done("CloseComplete", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -37,18 +37,12 @@ func (m *Close) Decode(src []byte, p Params) error {
 			Message: "Close",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Close",
-		pos: 0,
-		src: src,
-	}
-	r.tag('C')
-	r.length()
-	m.ObjectType = r.u8("ObjectType")
-	m.Name = r.str("Name")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('C')
+	r = r.length()
+	m.ObjectType, r = r.u8("ObjectType")
+	m.Name, r = r.str("Name")
+	return r.done("Close", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

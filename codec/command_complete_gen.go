@@ -43,17 +43,11 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 			Message: "CommandComplete",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "CommandComplete",
-		pos: 0,
-		src: src,
-	}
-	r.tag('C')
-	r.length()
-	m.CommandTag = r.str("CommandTag")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('C')
+	r = r.length()
+	m.CommandTag, r = r.str("CommandTag")
+	return r.done("CommandComplete", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

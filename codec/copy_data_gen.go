@@ -35,17 +35,11 @@ func (m *CopyData) Decode(src []byte, p Params) error {
 			Message: "CopyData",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "CopyData",
-		pos: 0,
-		src: src,
-	}
-	r.tag('d')
-	r.length()
-	m.Data = r.rest("Data", 0, anyLength)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('d')
+	r = r.length()
+	m.Data, r = r.remaining("Data", 0, anyLength)
+	return r.done("CopyData", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -30,16 +30,10 @@ func (m *CopyDone) Decode(src []byte, p Params) error {
 			Message: "CopyDone",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "CopyDone",
-		pos: 0,
-		src: src,
-	}
-	r.tag('c')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('c')
+	r = r.length()
+	return r.done("CopyDone", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

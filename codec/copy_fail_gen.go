@@ -33,17 +33,11 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 			Message: "CopyFail",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "CopyFail",
-		pos: 0,
-		src: src,
-	}
-	r.tag('f')
-	r.length()
-	m.Message = r.str("Message")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('f')
+	r = r.length()
+	m.Message, r = r.str("Message")
+	return r.done("CopyFail", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

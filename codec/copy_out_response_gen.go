@@ -40,22 +40,19 @@ func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 			Message: "CopyOutResponse",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "CopyOutResponse",
-		pos: 0,
-		src: src,
-	}
-	r.tag('H')
-	r.length()
-	m.OverallFormat = r.u8("OverallFormat")
-	nColumnFormatCodes := r.count("ColumnFormatCodes", 2, 2)
+	r := reader{rest: src}
+	r = r.tag('H')
+	r = r.length()
+	m.OverallFormat, r = r.u8("OverallFormat")
+	var nColumnFormatCodes int
+	nColumnFormatCodes, r = r.count16("ColumnFormatCodes", 2)
 	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)
 	for range nColumnFormatCodes {
-		m.ColumnFormatCodes = append(m.ColumnFormatCodes, int16(r.u16("ColumnFormatCodes")))
+		var v int16
+		v, r = r.i16("ColumnFormatCodes")
+		m.ColumnFormatCodes = append(m.ColumnFormatCodes, v)
 	}
-	return r.done()
+	return r.done("CopyOutResponse", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

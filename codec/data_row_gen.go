@@ -38,18 +38,13 @@ func (m *DataRow) Decode(src []byte, p Params) error {
 			Message: "DataRow",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "DataRow",
-		pos: 0,
-		src: src,
-	}
-	r.tag('D')
-	r.length()
-	nValues := r.count("Values", 2, 4)
-	m.Values = r.bytes32s("Values", m.Values, nValues, true)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('D')
+	r = r.length()
+	var nValues int
+	nValues, r = r.count16("Values", 4)
+	m.Values, r = r.bytes32s("Values", m.Values, nValues, true)
+	return r.done("DataRow", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -37,18 +37,12 @@ func (m *Describe) Decode(src []byte, p Params) error {
 			Message: "Describe",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Describe",
-		pos: 0,
-		src: src,
-	}
-	r.tag('D')
-	r.length()
-	m.ObjectType = r.u8("ObjectType")
-	m.Name = r.str("Name")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('D')
+	r = r.length()
+	m.ObjectType, r = r.u8("ObjectType")
+	m.Name, r = r.str("Name")
+	return r.done("Describe", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -32,16 +32,10 @@ func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
 			Message: "EmptyQueryResponse",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "EmptyQueryResponse",
-		pos: 0,
-		src: src,
-	}
-	r.tag('I')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('I')
+	r = r.length()
+	return r.done("EmptyQueryResponse", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

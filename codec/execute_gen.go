@@ -37,18 +37,12 @@ func (m *Execute) Decode(src []byte, p Params) error {
 			Message: "Execute",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Execute",
-		pos: 0,
-		src: src,
-	}
-	r.tag('E')
-	r.length()
-	m.Portal = r.str("Portal")
-	m.MaxRows = int32(r.u32("MaxRows"))
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('E')
+	r = r.length()
+	m.Portal, r = r.str("Portal")
+	m.MaxRows, r = r.i32("MaxRows")
+	return r.done("Execute", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -30,16 +30,10 @@ func (m *Flush) Decode(src []byte, p Params) error {
 			Message: "Flush",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Flush",
-		pos: 0,
-		src: src,
-	}
-	r.tag('H')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('H')
+	r = r.length()
+	return r.done("Flush", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -47,25 +47,23 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 			Message: "FunctionCall",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "FunctionCall",
-		pos: 0,
-		src: src,
-	}
-	r.tag('F')
-	r.length()
-	m.Function = r.u32("Function")
-	nArgumentFormatCodes := r.count("ArgumentFormatCodes", 2, 2)
+	r := reader{rest: src}
+	r = r.tag('F')
+	r = r.length()
+	m.Function, r = r.u32("Function")
+	var nArgumentFormatCodes int
+	nArgumentFormatCodes, r = r.count16("ArgumentFormatCodes", 2)
 	m.ArgumentFormatCodes = grow(m.ArgumentFormatCodes, nArgumentFormatCodes)
 	for range nArgumentFormatCodes {
-		m.ArgumentFormatCodes = append(m.ArgumentFormatCodes, int16(r.u16("ArgumentFormatCodes")))
+		var v int16
+		v, r = r.i16("ArgumentFormatCodes")
+		m.ArgumentFormatCodes = append(m.ArgumentFormatCodes, v)
 	}
-	nArguments := r.count("Arguments", 2, 4)
-	m.Arguments = r.bytes32s("Arguments", m.Arguments, nArguments, true)
-	m.ResultFormatCode = int16(r.u16("ResultFormatCode"))
-	return r.done()
+	var nArguments int
+	nArguments, r = r.count16("Arguments", 4)
+	m.Arguments, r = r.bytes32s("Arguments", m.Arguments, nArguments, true)
+	m.ResultFormatCode, r = r.i16("ResultFormatCode")
+	return r.done("FunctionCall", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

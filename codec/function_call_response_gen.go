@@ -37,17 +37,11 @@ func (m *FunctionCallResponse) Decode(src []byte, p Params) error {
 			Message: "FunctionCallResponse",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "FunctionCallResponse",
-		pos: 0,
-		src: src,
-	}
-	r.tag('V')
-	r.length()
-	m.Result = r.bytes32("Result", true)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('V')
+	r = r.length()
+	m.Result, r = r.bytes32("Result", true)
+	return r.done("FunctionCallResponse", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

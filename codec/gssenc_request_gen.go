@@ -28,16 +28,10 @@ func (m *GSSEncRequest) Decode(src []byte, p Params) error {
 			Message: "GSSEncRequest",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "GSSEncRequest",
-		pos: 0,
-		src: src,
-	}
-	r.length()
-	r.fixed("Int32(80877104)", 4, 80877104)
-	return r.done()
+	r := reader{rest: src}
+	r = r.length()
+	r = r.fixed("Int32(80877104)", 4, 80877104)
+	return r.done("GSSEncRequest", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -40,18 +40,12 @@ func (m *LogicalBegin) Decode(src []byte, p Params) error {
 			Message: "LogicalBegin",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalBegin",
-		pos: 0,
-		src: src,
-	}
-	r.tag('B')
-	m.FinalLSN = r.u64("FinalLSN")
-	m.CommitTime = int64(r.u64("CommitTime"))
-	m.Xid = r.u32("Xid")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('B')
+	m.FinalLSN, r = r.u64("FinalLSN")
+	m.CommitTime, r = r.i64("CommitTime")
+	m.Xid, r = r.u32("Xid")
+	return r.done("LogicalBegin", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -46,20 +46,14 @@ func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 			Message: "LogicalBeginPrepare",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalBeginPrepare",
-		pos: 0,
-		src: src,
-	}
-	r.tag('b')
-	m.PrepareLSN = r.u64("PrepareLSN")
-	m.PrepareEndLSN = r.u64("PrepareEndLSN")
-	m.PrepareTime = int64(r.u64("PrepareTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('b')
+	m.PrepareLSN, r = r.u64("PrepareLSN")
+	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
+	m.PrepareTime, r = r.i64("PrepareTime")
+	m.Xid, r = r.u32("Xid")
+	m.GID, r = r.str("GID")
+	return r.done("LogicalBeginPrepare", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

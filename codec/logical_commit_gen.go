@@ -47,19 +47,13 @@ func (m *LogicalCommit) Decode(src []byte, p Params) error {
 			Message: "LogicalCommit",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalCommit",
-		pos: 0,
-		src: src,
-	}
-	r.tag('C')
-	m.Flags = int8(r.u8("Flags"))
-	m.CommitLSN = r.u64("CommitLSN")
-	m.TransactionEndLSN = r.u64("TransactionEndLSN")
-	m.CommitTime = int64(r.u64("CommitTime"))
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('C')
+	m.Flags, r = r.i8("Flags")
+	m.CommitLSN, r = r.u64("CommitLSN")
+	m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
+	m.CommitTime, r = r.i64("CommitTime")
+	return r.done("LogicalCommit", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

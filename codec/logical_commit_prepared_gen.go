@@ -53,21 +53,15 @@ func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 			Message: "LogicalCommitPrepared",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalCommitPrepared",
-		pos: 0,
-		src: src,
-	}
-	r.tag('K')
-	m.Flags = int8(r.u8("Flags"))
-	m.CommitLSN = r.u64("CommitLSN")
-	m.CommitEndLSN = r.u64("CommitEndLSN")
-	m.CommitTime = int64(r.u64("CommitTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('K')
+	m.Flags, r = r.i8("Flags")
+	m.CommitLSN, r = r.u64("CommitLSN")
+	m.CommitEndLSN, r = r.u64("CommitEndLSN")
+	m.CommitTime, r = r.i64("CommitTime")
+	m.Xid, r = r.u32("Xid")
+	m.GID, r = r.str("GID")
+	return r.done("LogicalCommitPrepared", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -65,15 +65,9 @@ func (m *LogicalDelete) Decode(src []byte, p Params) error {
 			Message: "LogicalDelete",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalDelete",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("LogicalDelete", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -89,35 +83,37 @@ func (m *LogicalDelete) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("LogicalDelete", len(dst))
 }
 
-func (m *LogicalDelete) read(r *reader, p Params) {
+func (m *LogicalDelete) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read14(r, p)
+		return m.read14(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10–13.
-func (m *LogicalDelete) read10(r *reader, p Params) {
+func (m *LogicalDelete) read10(r reader, p Params) reader {
 	m.Xid = 0
-	r.tag('D')
-	m.RelationOID = r.u32("RelationOID")
-	m.OldKind = r.choice("OldKind", "KO", false)
-	m.Old.read(r, p)
+	r = r.tag('D')
+	m.RelationOID, r = r.u32("RelationOID")
+	m.OldKind, r = r.choice("OldKind", "KO", false)
+	r = m.Old.read(r, p)
+	return r
 }
 
 // read14 is the layout of PostgreSQL 14–19.
-func (m *LogicalDelete) read14(r *reader, p Params) {
-	r.tag('D')
+func (m *LogicalDelete) read14(r reader, p Params) reader {
+	r = r.tag('D')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		m.Xid = r.u32("Xid")
+		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
 	}
-	m.RelationOID = r.u32("RelationOID")
-	m.OldKind = r.choice("OldKind", "KO", false)
-	m.Old.read(r, p)
+	m.RelationOID, r = r.u32("RelationOID")
+	m.OldKind, r = r.choice("OldKind", "KO", false)
+	r = m.Old.read(r, p)
+	return r
 }
 
 func (m *LogicalDelete) write(w writer, p Params) writer {

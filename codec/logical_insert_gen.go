@@ -51,15 +51,9 @@ func (m *LogicalInsert) Decode(src []byte, p Params) error {
 			Message: "LogicalInsert",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalInsert",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("LogicalInsert", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -75,35 +69,37 @@ func (m *LogicalInsert) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("LogicalInsert", len(dst))
 }
 
-func (m *LogicalInsert) read(r *reader, p Params) {
+func (m *LogicalInsert) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read14(r, p)
+		return m.read14(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10–13.
-func (m *LogicalInsert) read10(r *reader, p Params) {
+func (m *LogicalInsert) read10(r reader, p Params) reader {
 	m.Xid = 0
-	r.tag('I')
-	m.RelationOID = r.u32("RelationOID")
-	r.fixed("Byte1('N')", 1, 'N')
-	m.New.read(r, p)
+	r = r.tag('I')
+	m.RelationOID, r = r.u32("RelationOID")
+	r = r.fixed("Byte1('N')", 1, 'N')
+	r = m.New.read(r, p)
+	return r
 }
 
 // read14 is the layout of PostgreSQL 14–19.
-func (m *LogicalInsert) read14(r *reader, p Params) {
-	r.tag('I')
+func (m *LogicalInsert) read14(r reader, p Params) reader {
+	r = r.tag('I')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		m.Xid = r.u32("Xid")
+		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
 	}
-	m.RelationOID = r.u32("RelationOID")
-	r.fixed("Byte1('N')", 1, 'N')
-	m.New.read(r, p)
+	m.RelationOID, r = r.u32("RelationOID")
+	r = r.fixed("Byte1('N')", 1, 'N')
+	r = m.New.read(r, p)
+	return r
 }
 
 func (m *LogicalInsert) write(w writer, p Params) writer {

@@ -53,24 +53,18 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 			Message: "LogicalMessage",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalMessage",
-		pos: 0,
-		src: src,
-	}
-	r.tag('M')
+	r := reader{rest: src}
+	r = r.tag('M')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		m.Xid = r.u32("Xid")
+		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
 	}
-	m.Flags = int8(r.u8("Flags"))
-	m.LSN = r.u64("LSN")
-	m.Prefix = r.str("Prefix")
-	m.Content = r.bytes32("Content", false)
-	return r.done()
+	m.Flags, r = r.i8("Flags")
+	m.LSN, r = r.u64("LSN")
+	m.Prefix, r = r.str("Prefix")
+	m.Content, r = r.bytes32("Content", false)
+	return r.done("LogicalMessage", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

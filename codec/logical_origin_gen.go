@@ -38,17 +38,11 @@ func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 			Message: "LogicalOrigin",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalOrigin",
-		pos: 0,
-		src: src,
-	}
-	r.tag('O')
-	m.CommitLSN = r.u64("CommitLSN")
-	m.Name = r.str("Name")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('O')
+	m.CommitLSN, r = r.u64("CommitLSN")
+	m.Name, r = r.str("Name")
+	return r.done("LogicalOrigin", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

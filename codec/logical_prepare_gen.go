@@ -53,21 +53,15 @@ func (m *LogicalPrepare) Decode(src []byte, p Params) error {
 			Message: "LogicalPrepare",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalPrepare",
-		pos: 0,
-		src: src,
-	}
-	r.tag('P')
-	m.Flags = int8(r.u8("Flags"))
-	m.PrepareLSN = r.u64("PrepareLSN")
-	m.PrepareEndLSN = r.u64("PrepareEndLSN")
-	m.PrepareTime = int64(r.u64("PrepareTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('P')
+	m.Flags, r = r.i8("Flags")
+	m.PrepareLSN, r = r.u64("PrepareLSN")
+	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
+	m.PrepareTime, r = r.i64("PrepareTime")
+	m.Xid, r = r.u32("Xid")
+	m.GID, r = r.str("GID")
+	return r.done("LogicalPrepare", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

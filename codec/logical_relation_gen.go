@@ -77,15 +77,9 @@ func (m *LogicalRelation) Decode(src []byte, p Params) error {
 			Message: "LogicalRelation",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalRelation",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("LogicalRelation", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -101,57 +95,61 @@ func (m *LogicalRelation) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("LogicalRelation", len(dst))
 }
 
-func (m *LogicalRelation) read(r *reader, p Params) {
+func (m *LogicalRelation) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read14(r, p)
+		return m.read14(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10–13.
-func (m *LogicalRelation) read10(r *reader, p Params) {
+func (m *LogicalRelation) read10(r reader, p Params) reader {
 	m.Xid = 0
-	r.tag('R')
-	m.RelationOID = r.u32("RelationOID")
-	m.Namespace = r.str("Namespace")
-	m.RelationName = r.str("RelationName")
-	m.ReplicaIdentity = int8(r.u8("ReplicaIdentity"))
-	nColumns := r.count("Columns", 2, 10)
+	r = r.tag('R')
+	m.RelationOID, r = r.u32("RelationOID")
+	m.Namespace, r = r.str("Namespace")
+	m.RelationName, r = r.str("RelationName")
+	m.ReplicaIdentity, r = r.i8("ReplicaIdentity")
+	var nColumns int
+	nColumns, r = r.count16("Columns", 10)
 	m.Columns = grow(m.Columns, nColumns)
 	for range nColumns {
 		var e RelationColumn
-		e.Flags = int8(r.u8("Columns.Flags"))
-		e.Name = r.str("Columns.Name")
-		e.DataType = r.u32("Columns.DataType")
-		e.TypeModifier = int32(r.u32("Columns.TypeModifier"))
+		e.Flags, r = r.i8("Columns.Flags")
+		e.Name, r = r.str("Columns.Name")
+		e.DataType, r = r.u32("Columns.DataType")
+		e.TypeModifier, r = r.i32("Columns.TypeModifier")
 		m.Columns = append(m.Columns, e)
 	}
+	return r
 }
 
 // read14 is the layout of PostgreSQL 14–19.
-func (m *LogicalRelation) read14(r *reader, p Params) {
-	r.tag('R')
+func (m *LogicalRelation) read14(r reader, p Params) reader {
+	r = r.tag('R')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		m.Xid = r.u32("Xid")
+		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
 	}
-	m.RelationOID = r.u32("RelationOID")
-	m.Namespace = r.str("Namespace")
-	m.RelationName = r.str("RelationName")
-	m.ReplicaIdentity = int8(r.u8("ReplicaIdentity"))
-	nColumns := r.count("Columns", 2, 10)
+	m.RelationOID, r = r.u32("RelationOID")
+	m.Namespace, r = r.str("Namespace")
+	m.RelationName, r = r.str("RelationName")
+	m.ReplicaIdentity, r = r.i8("ReplicaIdentity")
+	var nColumns int
+	nColumns, r = r.count16("Columns", 10)
 	m.Columns = grow(m.Columns, nColumns)
 	for range nColumns {
 		var e RelationColumn
-		e.Flags = int8(r.u8("Columns.Flags"))
-		e.Name = r.str("Columns.Name")
-		e.DataType = r.u32("Columns.DataType")
-		e.TypeModifier = int32(r.u32("Columns.TypeModifier"))
+		e.Flags, r = r.i8("Columns.Flags")
+		e.Name, r = r.str("Columns.Name")
+		e.DataType, r = r.u32("Columns.DataType")
+		e.TypeModifier, r = r.i32("Columns.TypeModifier")
 		m.Columns = append(m.Columns, e)
 	}
+	return r
 }
 
 func (m *LogicalRelation) write(w writer, p Params) writer {

@@ -58,22 +58,16 @@ func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 			Message: "LogicalRollbackPrepared",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalRollbackPrepared",
-		pos: 0,
-		src: src,
-	}
-	r.tag('r')
-	m.Flags = int8(r.u8("Flags"))
-	m.PrepareEndLSN = r.u64("PrepareEndLSN")
-	m.RollbackEndLSN = r.u64("RollbackEndLSN")
-	m.PrepareTime = int64(r.u64("PrepareTime"))
-	m.RollbackTime = int64(r.u64("RollbackTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('r')
+	m.Flags, r = r.i8("Flags")
+	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
+	m.RollbackEndLSN, r = r.u64("RollbackEndLSN")
+	m.PrepareTime, r = r.i64("PrepareTime")
+	m.RollbackTime, r = r.i64("RollbackTime")
+	m.Xid, r = r.u32("Xid")
+	m.GID, r = r.str("GID")
+	return r.done("LogicalRollbackPrepared", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

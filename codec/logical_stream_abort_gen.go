@@ -64,15 +64,9 @@ func (m *LogicalStreamAbort) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamAbort",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalStreamAbort",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("LogicalStreamAbort", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -88,39 +82,41 @@ func (m *LogicalStreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("LogicalStreamAbort", len(dst))
 }
 
-func (m *LogicalStreamAbort) read(r *reader, p Params) {
+func (m *LogicalStreamAbort) read(r reader, p Params) reader {
 	switch p.major() {
 	case 14, 15:
-		m.read14(r, p)
+		return m.read14(r, p)
 	default:
-		m.read16(r, p)
+		return m.read16(r, p)
 	}
 }
 
 // read14 is the layout of PostgreSQL 14–15.
-func (m *LogicalStreamAbort) read14(r *reader, p Params) {
+func (m *LogicalStreamAbort) read14(r reader, p Params) reader {
 	m.AbortLSN = 0
 	m.AbortTime = 0
-	r.tag('A')
-	m.Xid = r.u32("Xid")
-	m.SubXid = r.u32("SubXid")
+	r = r.tag('A')
+	m.Xid, r = r.u32("Xid")
+	m.SubXid, r = r.u32("SubXid")
+	return r
 }
 
 // read16 is the layout of PostgreSQL 16–19.
-func (m *LogicalStreamAbort) read16(r *reader, p Params) {
-	r.tag('A')
-	m.Xid = r.u32("Xid")
-	m.SubXid = r.u32("SubXid")
+func (m *LogicalStreamAbort) read16(r reader, p Params) reader {
+	r = r.tag('A')
+	m.Xid, r = r.u32("Xid")
+	m.SubXid, r = r.u32("SubXid")
 	if p.ParallelStreaming && p.LogicalVersion >= 4 {
-		m.AbortLSN = r.u64("AbortLSN")
+		m.AbortLSN, r = r.u64("AbortLSN")
 	} else {
 		m.AbortLSN = 0
 	}
 	if p.ParallelStreaming && p.LogicalVersion >= 4 {
-		m.AbortTime = int64(r.u64("AbortTime"))
+		m.AbortTime, r = r.i64("AbortTime")
 	} else {
 		m.AbortTime = 0
 	}
+	return r
 }
 
 func (m *LogicalStreamAbort) write(w writer, p Params) writer {

@@ -50,20 +50,14 @@ func (m *LogicalStreamCommit) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamCommit",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalStreamCommit",
-		pos: 0,
-		src: src,
-	}
-	r.tag('c')
-	m.Xid = r.u32("Xid")
-	m.Flags = int8(r.u8("Flags"))
-	m.CommitLSN = r.u64("CommitLSN")
-	m.TransactionEndLSN = r.u64("TransactionEndLSN")
-	m.CommitTime = int64(r.u64("CommitTime"))
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('c')
+	m.Xid, r = r.u32("Xid")
+	m.Flags, r = r.i8("Flags")
+	m.CommitLSN, r = r.u64("CommitLSN")
+	m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
+	m.CommitTime, r = r.i64("CommitTime")
+	return r.done("LogicalStreamCommit", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

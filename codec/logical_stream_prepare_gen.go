@@ -53,21 +53,15 @@ func (m *LogicalStreamPrepare) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamPrepare",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalStreamPrepare",
-		pos: 0,
-		src: src,
-	}
-	r.tag('p')
-	m.Flags = int8(r.u8("Flags"))
-	m.PrepareLSN = r.u64("PrepareLSN")
-	m.PrepareEndLSN = r.u64("PrepareEndLSN")
-	m.PrepareTime = int64(r.u64("PrepareTime"))
-	m.Xid = r.u32("Xid")
-	m.GID = r.str("GID")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('p')
+	m.Flags, r = r.i8("Flags")
+	m.PrepareLSN, r = r.u64("PrepareLSN")
+	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
+	m.PrepareTime, r = r.i64("PrepareTime")
+	m.Xid, r = r.u32("Xid")
+	m.GID, r = r.str("GID")
+	return r.done("LogicalStreamPrepare", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

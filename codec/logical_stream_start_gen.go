@@ -37,17 +37,11 @@ func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamStart",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalStreamStart",
-		pos: 0,
-		src: src,
-	}
-	r.tag('S')
-	m.Xid = r.u32("Xid")
-	m.FirstSegment = int8(r.u8("FirstSegment"))
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('S')
+	m.Xid, r = r.u32("Xid")
+	m.FirstSegment, r = r.i8("FirstSegment")
+	return r.done("LogicalStreamStart", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

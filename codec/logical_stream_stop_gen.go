@@ -30,15 +30,9 @@ func (m *LogicalStreamStop) Decode(src []byte, p Params) error {
 			Message: "LogicalStreamStop",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalStreamStop",
-		pos: 0,
-		src: src,
-	}
-	r.tag('E')
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('E')
+	return r.done("LogicalStreamStop", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -52,15 +52,9 @@ func (m *LogicalTruncate) Decode(src []byte, p Params) error {
 			Message: "LogicalTruncate",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalTruncate",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("LogicalTruncate", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -76,41 +70,49 @@ func (m *LogicalTruncate) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("LogicalTruncate", len(dst))
 }
 
-func (m *LogicalTruncate) read(r *reader, p Params) {
+func (m *LogicalTruncate) read(r reader, p Params) reader {
 	switch p.major() {
 	case 11, 12, 13:
-		m.read11(r, p)
+		return m.read11(r, p)
 	default:
-		m.read14(r, p)
+		return m.read14(r, p)
 	}
 }
 
 // read11 is the layout of PostgreSQL 11–13.
-func (m *LogicalTruncate) read11(r *reader, p Params) {
+func (m *LogicalTruncate) read11(r reader, p Params) reader {
 	m.Xid = 0
-	r.tag('T')
-	nRelationOIDs := r.count("RelationOIDs", 4, 4)
-	m.Options = int8(r.u8("Options"))
+	r = r.tag('T')
+	var nRelationOIDs int
+	nRelationOIDs, r = r.count("RelationOIDs", 4, 4)
+	m.Options, r = r.i8("Options")
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)
 	for range nRelationOIDs {
-		m.RelationOIDs = append(m.RelationOIDs, r.u32("RelationOIDs"))
+		var v uint32
+		v, r = r.u32("RelationOIDs")
+		m.RelationOIDs = append(m.RelationOIDs, v)
 	}
+	return r
 }
 
 // read14 is the layout of PostgreSQL 14–19.
-func (m *LogicalTruncate) read14(r *reader, p Params) {
-	r.tag('T')
+func (m *LogicalTruncate) read14(r reader, p Params) reader {
+	r = r.tag('T')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		m.Xid = r.u32("Xid")
+		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
 	}
-	nRelationOIDs := r.count("RelationOIDs", 4, 4)
-	m.Options = int8(r.u8("Options"))
+	var nRelationOIDs int
+	nRelationOIDs, r = r.count("RelationOIDs", 4, 4)
+	m.Options, r = r.i8("Options")
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)
 	for range nRelationOIDs {
-		m.RelationOIDs = append(m.RelationOIDs, r.u32("RelationOIDs"))
+		var v uint32
+		v, r = r.u32("RelationOIDs")
+		m.RelationOIDs = append(m.RelationOIDs, v)
 	}
+	return r
 }
 
 func (m *LogicalTruncate) write(w writer, p Params) writer {

@@ -62,15 +62,9 @@ func (m *TupleData) Decode(src []byte, p Params) error {
 			Message: "TupleData",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "TupleData",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("TupleData", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -86,45 +80,49 @@ func (m *TupleData) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("TupleData", len(dst))
 }
 
-func (m *TupleData) read(r *reader, p Params) {
+func (m *TupleData) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read14(r, p)
+		return m.read14(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10–13.
-func (m *TupleData) read10(r *reader, p Params) {
-	nColumns := r.count("Columns", 2, 1)
+func (m *TupleData) read10(r reader, p Params) reader {
+	var nColumns int
+	nColumns, r = r.count16("Columns", 1)
 	m.Columns = grow(m.Columns, nColumns)
 	for range nColumns {
 		var e TupleDataColumn
-		e.Kind = r.choice("Columns.Kind", "nut", false)
+		e.Kind, r = r.choice("Columns.Kind", "nut", false)
 		if e.Kind == 't' || e.Kind == 'b' {
-			e.Data = r.bytes32("Columns.Data", false)
+			e.Data, r = r.bytes32("Columns.Data", false)
 		} else {
 			e.Data = nil
 		}
 		m.Columns = append(m.Columns, e)
 	}
+	return r
 }
 
 // read14 is the layout of PostgreSQL 14–19.
-func (m *TupleData) read14(r *reader, p Params) {
-	nColumns := r.count("Columns", 2, 1)
+func (m *TupleData) read14(r reader, p Params) reader {
+	var nColumns int
+	nColumns, r = r.count16("Columns", 1)
 	m.Columns = grow(m.Columns, nColumns)
 	for range nColumns {
 		var e TupleDataColumn
-		e.Kind = r.choice("Columns.Kind", "nutb", false)
+		e.Kind, r = r.choice("Columns.Kind", "nutb", false)
 		if e.Kind == 't' || e.Kind == 'b' {
-			e.Data = r.bytes32("Columns.Data", false)
+			e.Data, r = r.bytes32("Columns.Data", false)
 		} else {
 			e.Data = nil
 		}
 		m.Columns = append(m.Columns, e)
 	}
+	return r
 }
 
 func (m *TupleData) write(w writer, p Params) writer {

@@ -54,15 +54,9 @@ func (m *LogicalType) Decode(src []byte, p Params) error {
 			Message: "LogicalType",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalType",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("LogicalType", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -78,35 +72,37 @@ func (m *LogicalType) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("LogicalType", len(dst))
 }
 
-func (m *LogicalType) read(r *reader, p Params) {
+func (m *LogicalType) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read14(r, p)
+		return m.read14(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10–13.
-func (m *LogicalType) read10(r *reader, p Params) {
+func (m *LogicalType) read10(r reader, p Params) reader {
 	m.Xid = 0
-	r.tag('Y')
-	m.DataType = r.u32("DataType")
-	m.Namespace = r.str("Namespace")
-	m.Name = r.str("Name")
+	r = r.tag('Y')
+	m.DataType, r = r.u32("DataType")
+	m.Namespace, r = r.str("Namespace")
+	m.Name, r = r.str("Name")
+	return r
 }
 
 // read14 is the layout of PostgreSQL 14–19.
-func (m *LogicalType) read14(r *reader, p Params) {
-	r.tag('Y')
+func (m *LogicalType) read14(r reader, p Params) reader {
+	r = r.tag('Y')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		m.Xid = r.u32("Xid")
+		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
 	}
-	m.DataType = r.u32("DataType")
-	m.Namespace = r.str("Namespace")
-	m.Name = r.str("Name")
+	m.DataType, r = r.u32("DataType")
+	m.Namespace, r = r.str("Namespace")
+	m.Name, r = r.str("Name")
+	return r
 }
 
 func (m *LogicalType) write(w writer, p Params) writer {

@@ -76,15 +76,9 @@ func (m *LogicalUpdate) Decode(src []byte, p Params) error {
 			Message: "LogicalUpdate",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "LogicalUpdate",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("LogicalUpdate", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -100,47 +94,49 @@ func (m *LogicalUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("LogicalUpdate", len(dst))
 }
 
-func (m *LogicalUpdate) read(r *reader, p Params) {
+func (m *LogicalUpdate) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10, 11, 12, 13:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read14(r, p)
+		return m.read14(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10–13.
-func (m *LogicalUpdate) read10(r *reader, p Params) {
+func (m *LogicalUpdate) read10(r reader, p Params) reader {
 	m.Xid = 0
-	r.tag('U')
-	m.RelationOID = r.u32("RelationOID")
-	m.OldKind = r.choice("OldKind", "KO", true)
+	r = r.tag('U')
+	m.RelationOID, r = r.u32("RelationOID")
+	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		m.Old.read(r, p)
+		r = m.Old.read(r, p)
 	} else {
 		m.Old.reset()
 	}
-	r.fixed("Byte1('N')", 1, 'N')
-	m.New.read(r, p)
+	r = r.fixed("Byte1('N')", 1, 'N')
+	r = m.New.read(r, p)
+	return r
 }
 
 // read14 is the layout of PostgreSQL 14–19.
-func (m *LogicalUpdate) read14(r *reader, p Params) {
-	r.tag('U')
+func (m *LogicalUpdate) read14(r reader, p Params) reader {
+	r = r.tag('U')
 	if p.Streamed && p.LogicalVersion >= 2 {
-		m.Xid = r.u32("Xid")
+		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
 	}
-	m.RelationOID = r.u32("RelationOID")
-	m.OldKind = r.choice("OldKind", "KO", true)
+	m.RelationOID, r = r.u32("RelationOID")
+	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		m.Old.read(r, p)
+		r = m.Old.read(r, p)
 	} else {
 		m.Old.reset()
 	}
-	r.fixed("Byte1('N')", 1, 'N')
-	m.New.read(r, p)
+	r = r.fixed("Byte1('N')", 1, 'N')
+	r = m.New.read(r, p)
+	return r
 }
 
 func (m *LogicalUpdate) write(w writer, p Params) writer {

@@ -46,22 +46,19 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 			Message: "NegotiateProtocolVersion",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "NegotiateProtocolVersion",
-		pos: 0,
-		src: src,
-	}
-	r.tag('v')
-	r.length()
-	m.NewestProtocolVersion = int32(r.u32("NewestProtocolVersion"))
-	nUnrecognizedOptions := r.count("UnrecognizedOptions", 4, 1)
+	r := reader{rest: src}
+	r = r.tag('v')
+	r = r.length()
+	m.NewestProtocolVersion, r = r.i32("NewestProtocolVersion")
+	var nUnrecognizedOptions int
+	nUnrecognizedOptions, r = r.count("UnrecognizedOptions", 4, 1)
 	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)
 	for range nUnrecognizedOptions {
-		m.UnrecognizedOptions = append(m.UnrecognizedOptions, r.str("UnrecognizedOptions"))
+		var v string
+		v, r = r.str("UnrecognizedOptions")
+		m.UnrecognizedOptions = append(m.UnrecognizedOptions, v)
 	}
-	return r.done()
+	return r.done("NegotiateProtocolVersion", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -30,16 +30,10 @@ func (m *NoData) Decode(src []byte, p Params) error {
 			Message: "NoData",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "NoData",
-		pos: 0,
-		src: src,
-	}
-	r.tag('n')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('n')
+	r = r.length()
+	return r.done("NoData", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -37,23 +37,18 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 			Message: "NoticeResponse",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "NoticeResponse",
-		pos: 0,
-		src: src,
-	}
-	r.tag('N')
-	r.length()
+	r := reader{rest: src}
+	r = r.tag('N')
+	r = r.length()
 	m.Fields = m.Fields[:0]
-	for !r.terminator("Fields") {
+	for !r.ended() {
 		var e ErrorField
-		e.Code = r.u8("Fields.Code")
-		e.Value = r.str("Fields.Value")
+		e.Code, r = r.u8("Fields.Code")
+		e.Value, r = r.str("Fields.Value")
 		m.Fields = append(m.Fields, e)
 	}
-	return r.done()
+	r = r.terminate("Fields")
+	return r.done("NoticeResponse", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

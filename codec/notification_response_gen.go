@@ -40,19 +40,13 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 			Message: "NotificationResponse",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "NotificationResponse",
-		pos: 0,
-		src: src,
-	}
-	r.tag('A')
-	r.length()
-	m.ProcessID = r.u32("ProcessID")
-	m.Channel = r.str("Channel")
-	m.Payload = r.str("Payload")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('A')
+	r = r.length()
+	m.ProcessID, r = r.u32("ProcessID")
+	m.Channel, r = r.str("Channel")
+	m.Payload, r = r.str("Payload")
+	return r.done("NotificationResponse", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

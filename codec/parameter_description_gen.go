@@ -36,21 +36,18 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 			Message: "ParameterDescription",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "ParameterDescription",
-		pos: 0,
-		src: src,
-	}
-	r.tag('t')
-	r.length()
-	nParameterOIDs := r.count("ParameterOIDs", 2, 4)
+	r := reader{rest: src}
+	r = r.tag('t')
+	r = r.length()
+	var nParameterOIDs int
+	nParameterOIDs, r = r.count16("ParameterOIDs", 4)
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)
 	for range nParameterOIDs {
-		m.ParameterOIDs = append(m.ParameterOIDs, r.u32("ParameterOIDs"))
+		var v uint32
+		v, r = r.u32("ParameterOIDs")
+		m.ParameterOIDs = append(m.ParameterOIDs, v)
 	}
-	return r.done()
+	return r.done("ParameterDescription", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

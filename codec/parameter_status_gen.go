@@ -36,18 +36,12 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 			Message: "ParameterStatus",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "ParameterStatus",
-		pos: 0,
-		src: src,
-	}
-	r.tag('S')
-	r.length()
-	m.Name = r.str("Name")
-	m.Value = r.str("Value")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('S')
+	r = r.length()
+	m.Name, r = r.str("Name")
+	m.Value, r = r.str("Value")
+	return r.done("ParameterStatus", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -30,16 +30,10 @@ func (m *ParseComplete) Decode(src []byte, p Params) error {
 			Message: "ParseComplete",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "ParseComplete",
-		pos: 0,
-		src: src,
-	}
-	r.tag('1')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('1')
+	r = r.length()
+	return r.done("ParseComplete", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -43,23 +43,20 @@ func (m *Parse) Decode(src []byte, p Params) error {
 			Message: "Parse",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Parse",
-		pos: 0,
-		src: src,
-	}
-	r.tag('P')
-	r.length()
-	m.Name = r.str("Name")
-	m.Query = r.str("Query")
-	nParameterOIDs := r.count("ParameterOIDs", 2, 4)
+	r := reader{rest: src}
+	r = r.tag('P')
+	r = r.length()
+	m.Name, r = r.str("Name")
+	m.Query, r = r.str("Query")
+	var nParameterOIDs int
+	nParameterOIDs, r = r.count16("ParameterOIDs", 4)
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)
 	for range nParameterOIDs {
-		m.ParameterOIDs = append(m.ParameterOIDs, r.u32("ParameterOIDs"))
+		var v uint32
+		v, r = r.u32("ParameterOIDs")
+		m.ParameterOIDs = append(m.ParameterOIDs, v)
 	}
-	return r.done()
+	return r.done("Parse", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

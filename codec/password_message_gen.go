@@ -34,17 +34,11 @@ func (m *PasswordMessage) Decode(src []byte, p Params) error {
 			Message: "PasswordMessage",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "PasswordMessage",
-		pos: 0,
-		src: src,
-	}
-	r.tag('p')
-	r.length()
-	m.Password = r.str("Password")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('p')
+	r = r.length()
+	m.Password, r = r.str("Password")
+	return r.done("PasswordMessage", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

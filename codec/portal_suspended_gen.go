@@ -31,16 +31,10 @@ func (m *PortalSuspended) Decode(src []byte, p Params) error {
 			Message: "PortalSuspended",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "PortalSuspended",
-		pos: 0,
-		src: src,
-	}
-	r.tag('s')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('s')
+	r = r.length()
+	return r.done("PortalSuspended", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -33,17 +33,11 @@ func (m *Query) Decode(src []byte, p Params) error {
 			Message: "Query",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Query",
-		pos: 0,
-		src: src,
-	}
-	r.tag('Q')
-	r.length()
-	m.String = r.str("String")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('Q')
+	r = r.length()
+	m.String, r = r.str("String")
+	return r.done("Query", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

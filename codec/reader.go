@@ -6,219 +6,227 @@ import (
 	"unsafe"
 )
 
-// reader is the bounds-checked cursor generated decoders read through. Its
+// reader is the bounds-checked cursor generated decoders read through:
+// rest is the input not read yet, which ends where the message ends. Its
 // first error sticks: after it every read returns a zero value, so decoders
 // are straight-line code that checks the error once, in done.
+//
+// Like writer it is two words passed and returned by value
+// (m.X, r = r.u32("X")), so that Decode keeps it in registers.
 type reader struct {
-	src []byte
-	pos int
-	// end bounds reads: len(src), or the end the message's length field gives.
-	end int
-	msg string
-	err error
+	rest []byte
+	// err is the first error. Until done its Offset counts the bytes that
+	// were left at the failure (done turns that into an offset from the
+	// start).
+	err *DecodeError
 }
 
-// fail records the first error, at the current offset, and stops reading.
-func (r *reader) fail(field string, cause error) {
-	r.failAt(field, r.pos, cause)
-}
-
-func (r *reader) failAt(field string, off int, cause error) {
+// failAt records the first error, left bytes before the end, and stops
+// reading.
+func (r reader) failAt(field string, left int, cause error) reader {
 	if r.err == nil {
-		r.err = &DecodeError{Message: r.msg, Field: field, Offset: off, Err: cause}
+		r.err = &DecodeError{Field: field, Offset: left, Err: cause}
 	}
-	r.pos = r.end
+	r.rest = nil
+	return r
+}
+
+// fail records the first error at the current offset.
+func (r reader) fail(field string, cause error) reader {
+	return r.failAt(field, len(r.rest), cause)
 }
 
 // take returns the next n bytes as a sub-slice whose capacity ends with it.
-func (r *reader) take(field string, n int) []byte {
-	if r.end-r.pos < n {
-		r.fail(field, ErrTruncated)
-		return nil
+func (r reader) take(field string, n int) ([]byte, reader) {
+	if len(r.rest) < n {
+		return nil, r.fail(field, ErrTruncated)
 	}
-	b := r.src[r.pos : r.pos+n : r.pos+n]
-	r.pos += n
-	return b
+	return r.rest[:n:n], reader{r.rest[n:], r.err}
 }
 
-func (r *reader) u8(field string) uint8 {
-	if r.pos >= r.end {
-		r.fail(field, ErrTruncated)
-		return 0
-	}
-	v := r.src[r.pos]
-	r.pos++
-	return v
+// fill copies the next len(dst) bytes into dst (a [N]byte field).
+func (r reader) fill(field string, dst []byte) reader {
+	b, r := r.take(field, len(dst))
+	copy(dst, b)
+	return r
 }
 
-func (r *reader) u16(field string) uint16 {
-	if r.end-r.pos < 2 {
-		r.fail(field, ErrTruncated)
-		return 0
+func (r reader) u8(field string) (uint8, reader) {
+	if len(r.rest) < 1 {
+		return 0, r.fail(field, ErrTruncated)
 	}
-	v := binary.BigEndian.Uint16(r.src[r.pos:])
-	r.pos += 2
-	return v
+	return r.rest[0], reader{r.rest[1:], r.err}
 }
 
-func (r *reader) u32(field string) uint32 {
-	if r.end-r.pos < 4 {
-		r.fail(field, ErrTruncated)
-		return 0
+func (r reader) u16(field string) (uint16, reader) {
+	if len(r.rest) < 2 {
+		return 0, r.fail(field, ErrTruncated)
 	}
-	v := binary.BigEndian.Uint32(r.src[r.pos:])
-	r.pos += 4
-	return v
+	return binary.BigEndian.Uint16(r.rest), reader{r.rest[2:], r.err}
 }
 
-func (r *reader) u64(field string) uint64 {
-	if r.end-r.pos < 8 {
-		r.fail(field, ErrTruncated)
-		return 0
+func (r reader) u32(field string) (uint32, reader) {
+	if len(r.rest) < 4 {
+		return 0, r.fail(field, ErrTruncated)
 	}
-	v := binary.BigEndian.Uint64(r.src[r.pos:])
-	r.pos += 8
-	return v
+	return binary.BigEndian.Uint32(r.rest), reader{r.rest[4:], r.err}
+}
+
+func (r reader) u64(field string) (uint64, reader) {
+	if len(r.rest) < 8 {
+		return 0, r.fail(field, ErrTruncated)
+	}
+	return binary.BigEndian.Uint64(r.rest), reader{r.rest[8:], r.err}
+}
+
+// i8 … i64 read signed integers (two's complement, as PostgreSQL sends them).
+func (r reader) i8(field string) (int8, reader) {
+	v, r := r.u8(field)
+	return int8(v), r
+}
+
+func (r reader) i16(field string) (int16, reader) {
+	v, r := r.u16(field)
+	return int16(v), r
+}
+
+func (r reader) i32(field string) (int32, reader) {
+	v, r := r.u32(field)
+	return int32(v), r
+}
+
+func (r reader) i64(field string) (int64, reader) {
+	v, r := r.u64(field)
+	return int64(v), r
 }
 
 // uint reads a big-endian unsigned integer of width 1, 2, 4 or 8 bytes.
-func (r *reader) uint(field string, width int) uint64 {
+func (r reader) uint(field string, width int) (uint64, reader) {
 	switch width {
 	case 1:
-		return uint64(r.u8(field))
+		v, r := r.u8(field)
+		return uint64(v), r
 	case 2:
-		return uint64(r.u16(field))
+		v, r := r.u16(field)
+		return uint64(v), r
 	case 4:
-		return uint64(r.u32(field))
+		v, r := r.u32(field)
+		return uint64(v), r
 	}
 	return r.u64(field)
 }
 
-// fixed reads a field whose value the manual fixes (a tag, a request code,
-// an authentication subtype) and fails unless it holds want.
-func (r *reader) fixed(field string, width int, want int64) {
-	off := r.pos
-	got := r.uint(field, width)
+// fixed reads a field whose value the manual fixes (an authentication
+// subtype, a request code, Byte1('N')) and fails unless it holds want.
+func (r reader) fixed(field string, width int, want int64) reader {
+	left := len(r.rest)
+	got, r := r.uint(field, width)
 	mask := ^uint64(0) >> (64 - 8*width)
 	if r.err == nil && got != uint64(want)&mask {
-		r.failAt(field, off, ErrBadFixedValue)
+		return r.failAt(field, left, ErrBadFixedValue)
 	}
+	return r
 }
 
 // tag reads the message's leading tag byte, which must be want.
-func (r *reader) tag(want byte) {
-	if r.pos < r.end && r.src[r.pos] == want {
-		r.pos++
-		return
+func (r reader) tag(want byte) reader {
+	if len(r.rest) > 0 && r.rest[0] == want {
+		r.rest = r.rest[1:]
+		return r
 	}
-	r.fixed("tag", 1, int64(want))
+	cause := ErrTruncated
+	if len(r.rest) > 0 {
+		cause = ErrBadFixedValue
+	}
+	return r.failAt("tag", len(r.rest), cause)
 }
 
 // length reads the Int32 "length of message contents in bytes, including
-// self" and bounds further reads by it: a length beyond the input is
+// self", which must be what is left of the input: a length beyond it is
 // ErrTruncated, one short of it ErrTrailingBytes.
-func (r *reader) length() {
-	if r.end-r.pos >= 4 && int(int32(binary.BigEndian.Uint32(r.src[r.pos:]))) == r.end-r.pos {
-		r.pos += 4
-		return
+func (r reader) length() reader {
+	if b := r.rest; len(b) >= 4 && int(int32(binary.BigEndian.Uint32(b))) == len(b) {
+		return reader{b[4:], r.err}
 	}
-	r.badLength()
+	return r.badLength()
 }
 
-// badLength reports why the length does not match the input.
-func (r *reader) badLength() {
-	start := r.pos
-	n := int(int32(r.u32("length")))
+func (r reader) badLength() reader {
+	left := len(r.rest)
+	v, r := r.u32("length")
+	n := int(int32(v))
 	switch {
 	case r.err != nil:
 	case n < 4:
-		r.failAt("length", start, ErrBadLength)
-	case n > r.end-start:
-		r.failAt("length", start, ErrTruncated)
-	case n < r.end-start:
-		r.failAt("length", start+n, ErrTrailingBytes)
+		r = r.failAt("length", left, ErrBadLength)
+	case n > left:
+		r = r.failAt("length", left, ErrTruncated)
+	default: // n < left
+		r = r.failAt("length", left-n, ErrTrailingBytes)
 	}
+	return r
 }
 
-// str reads a zero-terminated string; the result aliases src.
-func (r *reader) str(field string) string {
-	i := bytes.IndexByte(r.src[r.pos:r.end], 0)
+// str reads a zero-terminated string; the result aliases the input.
+func (r reader) str(field string) (string, reader) {
+	i := bytes.IndexByte(r.rest, 0)
 	if i < 0 {
-		r.fail(field, ErrUnterminated)
-		return ""
+		return "", r.fail(field, ErrUnterminated)
 	}
-	s := unsafe.String(unsafe.SliceData(r.src[r.pos:]), i)
-	r.pos += i + 1
-	return s
+	return unsafe.String(unsafe.SliceData(r.rest), i), reader{r.rest[i+1:], r.err}
 }
 
-// rest returns the bytes up to the end of the message.
-func (r *reader) rest(field string, minLen, maxLen int) []byte {
-	n := r.end - r.pos
-	if n < minLen || n > maxLen {
-		r.fail(field, ErrBadLength)
-		return nil
+// remaining returns the bytes up to the end of the message.
+func (r reader) remaining(field string, minLen, maxLen int) ([]byte, reader) {
+	if n := len(r.rest); n < minLen || n > maxLen {
+		return nil, r.fail(field, ErrBadLength)
 	}
-	return r.take(field, n)
+	return r.rest[:len(r.rest):len(r.rest)], reader{nil, r.err}
 }
 
 // bytes32 reads an Int32 length and that many bytes; -1 gives nil when the
 // manual says -1 means NULL, and is an error otherwise.
-func (r *reader) bytes32(field string, nullable bool) []byte {
-	if r.end-r.pos >= 4 {
-		n := int(int32(binary.BigEndian.Uint32(r.src[r.pos:])))
-		if n >= 0 && n <= r.end-r.pos-4 {
-			start := r.pos + 4
-			r.pos = start + n
-			return r.src[start:r.pos:r.pos]
-		}
-	}
-	return r.bytes32Slow(field, nullable)
-}
-
-// bytes32Slow handles NULL, negative lengths and short input.
-func (r *reader) bytes32Slow(field string, nullable bool) []byte {
-	off := r.pos
-	n := int32(r.u32(field))
-	switch {
+func (r reader) bytes32(field string, nullable bool) ([]byte, reader) {
+	left := len(r.rest)
+	v, r := r.u32(field)
+	switch n := int32(v); {
 	case n >= 0:
 		return r.take(field, int(n))
 	case n == -1 && nullable:
-		return nil
+		return nil, r
 	}
-	r.failAt(field, off, ErrNegativeLength)
-	return nil
+	return nil, r.failAt(field, left, ErrNegativeLength)
 }
 
 // bytes32s reads n values like bytes32 into dst, reusing its array: the
-// loop over DataRow's columns or Bind's parameters runs here, on locals,
-// instead of one call per value. The first value that is not plain (NULL
-// where not allowed, a bad length, short input) and those after it go
-// through bytes32, so errors are the same.
-func (r *reader) bytes32s(field string, dst [][]byte, n int, nullable bool) [][]byte {
+// loop over DataRow's columns or Bind's parameters runs here rather than
+// one call per value. The first value that is not plain (NULL where not
+// allowed, a bad length, short input) and those after it go through
+// bytes32, so errors are the same.
+func (r reader) bytes32s(field string, dst [][]byte, n int, nullable bool) ([][]byte, reader) {
 	dst = grow(dst, n)[:n]
-	src, pos, end := r.src, r.pos, r.end
+	rest := r.rest
 	for i := range dst {
-		if end-pos >= 4 {
-			l := int(int32(binary.BigEndian.Uint32(src[pos:])))
-			if start := pos + 4; uint(l) <= uint(end-start) {
-				pos = start + l
-				dst[i] = src[start:pos:pos]
+		if len(rest) >= 4 {
+			l := int(int32(binary.BigEndian.Uint32(rest)))
+			if uint(l) <= uint(len(rest)-4) {
+				dst[i] = rest[4 : 4+l : 4+l]
+				rest = rest[4+l:]
 				continue
 			} else if l == -1 && nullable {
-				pos = start
 				dst[i] = nil
+				rest = rest[4:]
 				continue
 			}
 		}
-		r.pos = pos
+		r.rest = rest
 		for ; i < n; i++ {
-			dst[i] = r.bytes32(field, nullable)
+			dst[i], r = r.bytes32(field, nullable)
 		}
-		return dst
+		return dst, r
 	}
-	r.pos = pos
-	return dst
+	r.rest = rest
+	return dst, r
 }
 
 // count reads the count of a following array or group and checks that that
@@ -226,69 +234,90 @@ func (r *reader) bytes32s(field string, dst [][]byte, n int, nullable bool) [][]
 // so no caller ever reserves room for elements that are not there. 16-bit
 // counts are unsigned (PostgreSQL reads them with pq_getmsgint), 32-bit
 // counts signed.
-func (r *reader) count(field string, width, minElem int) int {
-	off := r.pos
+func (r reader) count(field string, width, minElem int) (int, reader) {
+	left := len(r.rest)
 	var n int
 	if width == 2 {
-		n = int(r.u16(field))
+		var v uint16
+		v, r = r.u16(field)
+		n = int(v)
 	} else {
-		n = int(int32(r.u32(field)))
+		var v int32
+		v, r = r.i32(field)
+		n = int(v)
 	}
 	switch {
 	case r.err != nil:
-		return 0
+		return 0, r
 	case n < 0:
-		r.failAt(field, off, ErrNegativeCount)
-		return 0
-	case n > (r.end-r.pos)/minElem:
-		r.failAt(field, off, ErrCountTooLarge)
-		return 0
+		return 0, r.failAt(field, left, ErrNegativeCount)
+	case n > len(r.rest)/minElem:
+		return 0, r.failAt(field, left, ErrCountTooLarge)
 	}
-	return n
+	return n, r
+}
+
+// count16 is count for the Int16 counts (nearly all of them), small enough
+// to inline.
+func (r reader) count16(field string, minElem int) (int, reader) {
+	b, cause := r.rest, ErrTruncated
+	if len(b) >= 2 {
+		if n := int(binary.BigEndian.Uint16(b)); n <= (len(b)-2)/minElem {
+			return n, reader{b[2:], r.err}
+		}
+		cause = ErrCountTooLarge
+	}
+	return 0, r.failAt(field, len(b), cause)
 }
 
 // choice reads a byte that must be one of tags. When optional and the next
 // byte is not one of them (or the message ends), nothing is read and 0 returned.
-func (r *reader) choice(field string, tags string, optional bool) byte {
-	if r.pos < r.end {
-		b := r.src[r.pos]
+func (r reader) choice(field string, tags string, optional bool) (byte, reader) {
+	if len(r.rest) > 0 {
+		b := r.rest[0]
 		for i := 0; i < len(tags); i++ {
 			if tags[i] == b {
-				r.pos++
-				return b
+				r.rest = r.rest[1:]
+				return b, r
 			}
 		}
 	}
-	if !optional {
-		if r.pos >= r.end {
-			r.fail(field, ErrTruncated)
-		} else {
-			r.fail(field, ErrUnknownTag)
-		}
+	switch {
+	case optional:
+		return 0, r
+	case len(r.rest) == 0:
+		return 0, r.fail(field, ErrTruncated)
 	}
-	return 0
+	return 0, r.fail(field, ErrUnknownTag)
 }
 
-// terminator reports whether a zero-terminated list ends here, consuming the
-// zero byte; a list that runs out of input fails with ErrUnterminated.
-func (r *reader) terminator(field string) bool {
-	if r.pos >= r.end {
-		r.fail(field, ErrUnterminated)
-		return true
+// ended reports whether a zero-terminated list ends here (or the input
+// does); terminate then consumes the zero byte.
+func (r reader) ended() bool { return len(r.rest) == 0 || r.rest[0] == 0 }
+
+// terminate consumes a zero-terminated list's terminator; a list that runs
+// out of input fails with ErrUnterminated.
+func (r reader) terminate(field string) reader {
+	if len(r.rest) == 0 {
+		return r.fail(field, ErrUnterminated)
 	}
-	if r.src[r.pos] == 0 {
-		r.pos++
-		return true
-	}
-	return false
+	r.rest = r.rest[1:]
+	return r
 }
 
-// done returns the first error, or ErrTrailingBytes when input is left.
-func (r *reader) done() error {
-	if r.err == nil && r.pos != r.end {
-		r.fail("", ErrTrailingBytes)
+// done returns the first error, naming msg and counting its offset from
+// the start of the total bytes decoded, or ErrTrailingBytes when input is
+// left.
+func (r reader) done(msg string, total int) error {
+	if r.err == nil && len(r.rest) != 0 {
+		r = r.fail("", ErrTrailingBytes)
 	}
-	return r.err
+	if r.err != nil {
+		r.err.Message = msg
+		r.err.Offset = total - r.err.Offset
+		return r.err
+	}
+	return nil
 }
 
 // grow returns s emptied, with room for n elements; n has been checked

@@ -36,17 +36,11 @@ func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 			Message: "ReadyForQuery",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "ReadyForQuery",
-		pos: 0,
-		src: src,
-	}
-	r.tag('Z')
-	r.length()
-	m.TxStatus = r.u8("TxStatus")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('Z')
+	r = r.length()
+	m.TxStatus, r = r.u8("TxStatus")
+	return r.done("ReadyForQuery", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

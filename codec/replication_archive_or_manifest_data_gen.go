@@ -34,16 +34,10 @@ func (m *BackupData) Decode(src []byte, p Params) error {
 			Message: "BackupData",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "BackupData",
-		pos: 0,
-		src: src,
-	}
-	r.tag('d')
-	m.Data = r.rest("Data", 0, anyLength)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('d')
+	m.Data, r = r.remaining("Data", 0, anyLength)
+	return r.done("BackupData", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

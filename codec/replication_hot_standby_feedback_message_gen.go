@@ -52,20 +52,14 @@ func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
 			Message: "HotStandbyFeedback",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "HotStandbyFeedback",
-		pos: 0,
-		src: src,
-	}
-	r.tag('h')
-	m.ClientTime = int64(r.u64("ClientTime"))
-	m.Xmin = r.u32("Xmin")
-	m.XminEpoch = r.u32("XminEpoch")
-	m.CatalogXmin = r.u32("CatalogXmin")
-	m.CatalogXminEpoch = r.u32("CatalogXminEpoch")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('h')
+	m.ClientTime, r = r.i64("ClientTime")
+	m.Xmin, r = r.u32("Xmin")
+	m.XminEpoch, r = r.u32("XminEpoch")
+	m.CatalogXmin, r = r.u32("CatalogXmin")
+	m.CatalogXminEpoch, r = r.u32("CatalogXminEpoch")
+	return r.done("HotStandbyFeedback", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -31,15 +31,9 @@ func (m *BackupManifest) Decode(src []byte, p Params) error {
 			Message: "BackupManifest",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "BackupManifest",
-		pos: 0,
-		src: src,
-	}
-	r.tag('m')
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('m')
+	return r.done("BackupManifest", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

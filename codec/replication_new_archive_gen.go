@@ -41,17 +41,11 @@ func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 			Message: "BackupNewArchive",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "BackupNewArchive",
-		pos: 0,
-		src: src,
-	}
-	r.tag('n')
-	m.FileName = r.str("FileName")
-	m.Location = r.str("Location")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('n')
+	m.FileName, r = r.str("FileName")
+	m.Location, r = r.str("Location")
+	return r.done("BackupNewArchive", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

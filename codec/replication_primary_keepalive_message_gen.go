@@ -42,18 +42,12 @@ func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
 			Message: "PrimaryKeepalive",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "PrimaryKeepalive",
-		pos: 0,
-		src: src,
-	}
-	r.tag('k')
-	m.ServerWALEnd = r.u64("ServerWALEnd")
-	m.ServerTime = int64(r.u64("ServerTime"))
-	m.ReplyRequested = r.u8("ReplyRequested")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('k')
+	m.ServerWALEnd, r = r.u64("ServerWALEnd")
+	m.ServerTime, r = r.i64("ServerTime")
+	m.ReplyRequested, r = r.u8("ReplyRequested")
+	return r.done("PrimaryKeepalive", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -48,19 +48,13 @@ func (m *PrimaryStatusUpdate) Decode(src []byte, p Params) error {
 			Message: "PrimaryStatusUpdate",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "PrimaryStatusUpdate",
-		pos: 0,
-		src: src,
-	}
-	r.tag('s')
-	m.InsertLSN = r.u64("InsertLSN")
-	m.OldestCommitFullXid = r.u64("OldestCommitFullXid")
-	m.NextFullXid = r.u64("NextFullXid")
-	m.ServerTime = int64(r.u64("ServerTime"))
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('s')
+	m.InsertLSN, r = r.u64("InsertLSN")
+	m.OldestCommitFullXid, r = r.u64("OldestCommitFullXid")
+	m.NextFullXid, r = r.u64("NextFullXid")
+	m.ServerTime, r = r.i64("ServerTime")
+	return r.done("PrimaryStatusUpdate", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -35,16 +35,10 @@ func (m *BackupProgress) Decode(src []byte, p Params) error {
 			Message: "BackupProgress",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "BackupProgress",
-		pos: 0,
-		src: src,
-	}
-	r.tag('p')
-	m.BytesDone = int64(r.u64("BytesDone"))
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('p')
+	m.BytesDone, r = r.i64("BytesDone")
+	return r.done("BackupProgress", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

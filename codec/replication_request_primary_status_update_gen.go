@@ -35,16 +35,10 @@ func (m *RequestPrimaryStatusUpdate) Decode(src []byte, p Params) error {
 			Message: "RequestPrimaryStatusUpdate",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "RequestPrimaryStatusUpdate",
-		pos: 0,
-		src: src,
-	}
-	r.tag('p')
-	m.ClientTime = int64(r.u64("ClientTime"))
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('p')
+	m.ClientTime, r = r.i64("ClientTime")
+	return r.done("RequestPrimaryStatusUpdate", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

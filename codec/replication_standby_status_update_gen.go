@@ -48,20 +48,14 @@ func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
 			Message: "StandbyStatusUpdate",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "StandbyStatusUpdate",
-		pos: 0,
-		src: src,
-	}
-	r.tag('r')
-	m.WALWritePosition = r.u64("WALWritePosition")
-	m.WALFlushPosition = r.u64("WALFlushPosition")
-	m.WALApplyPosition = r.u64("WALApplyPosition")
-	m.ClientTime = int64(r.u64("ClientTime"))
-	m.ReplyRequested = r.u8("ReplyRequested")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('r')
+	m.WALWritePosition, r = r.u64("WALWritePosition")
+	m.WALFlushPosition, r = r.u64("WALFlushPosition")
+	m.WALApplyPosition, r = r.u64("WALApplyPosition")
+	m.ClientTime, r = r.i64("ClientTime")
+	m.ReplyRequested, r = r.u8("ReplyRequested")
+	return r.done("StandbyStatusUpdate", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

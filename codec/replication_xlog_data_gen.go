@@ -47,19 +47,13 @@ func (m *XLogData) Decode(src []byte, p Params) error {
 			Message: "XLogData",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "XLogData",
-		pos: 0,
-		src: src,
-	}
-	r.tag('w')
-	m.WALStart = r.u64("WALStart")
-	m.ServerWALEnd = r.u64("ServerWALEnd")
-	m.ServerTime = int64(r.u64("ServerTime"))
-	m.WALData = r.rest("WALData", 0, anyLength)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('w')
+	m.WALStart, r = r.u64("WALStart")
+	m.ServerWALEnd, r = r.u64("ServerWALEnd")
+	m.ServerTime, r = r.i64("ServerTime")
+	m.WALData, r = r.remaining("WALData", 0, anyLength)
+	return r.done("XLogData", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

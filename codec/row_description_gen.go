@@ -64,29 +64,24 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 			Message: "RowDescription",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "RowDescription",
-		pos: 0,
-		src: src,
-	}
-	r.tag('T')
-	r.length()
-	nFields := r.count("Fields", 2, 19)
+	r := reader{rest: src}
+	r = r.tag('T')
+	r = r.length()
+	var nFields int
+	nFields, r = r.count16("Fields", 19)
 	m.Fields = grow(m.Fields, nFields)
 	for range nFields {
 		var e FieldDescription
-		e.Name = r.str("Fields.Name")
-		e.TableOID = r.u32("Fields.TableOID")
-		e.TableAttributeNumber = int16(r.u16("Fields.TableAttributeNumber"))
-		e.DataTypeOID = r.u32("Fields.DataTypeOID")
-		e.DataTypeSize = int16(r.u16("Fields.DataTypeSize"))
-		e.TypeModifier = int32(r.u32("Fields.TypeModifier"))
-		e.Format = int16(r.u16("Fields.Format"))
+		e.Name, r = r.str("Fields.Name")
+		e.TableOID, r = r.u32("Fields.TableOID")
+		e.TableAttributeNumber, r = r.i16("Fields.TableAttributeNumber")
+		e.DataTypeOID, r = r.u32("Fields.DataTypeOID")
+		e.DataTypeSize, r = r.i16("Fields.DataTypeSize")
+		e.TypeModifier, r = r.i32("Fields.TypeModifier")
+		e.Format, r = r.i16("Fields.Format")
 		m.Fields = append(m.Fields, e)
 	}
-	return r.done()
+	return r.done("RowDescription", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

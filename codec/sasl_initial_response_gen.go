@@ -45,18 +45,12 @@ func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 			Message: "SASLInitialResponse",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "SASLInitialResponse",
-		pos: 0,
-		src: src,
-	}
-	r.tag('p')
-	r.length()
-	m.AuthMechanism = r.str("AuthMechanism")
-	m.Data = r.bytes32("Data", true)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('p')
+	r = r.length()
+	m.AuthMechanism, r = r.str("AuthMechanism")
+	m.Data, r = r.bytes32("Data", true)
+	return r.done("SASLInitialResponse", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

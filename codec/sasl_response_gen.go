@@ -34,17 +34,11 @@ func (m *SASLResponse) Decode(src []byte, p Params) error {
 			Message: "SASLResponse",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "SASLResponse",
-		pos: 0,
-		src: src,
-	}
-	r.tag('p')
-	r.length()
-	m.Data = r.rest("Data", 0, anyLength)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('p')
+	r = r.length()
+	m.Data, r = r.remaining("Data", 0, anyLength)
+	return r.done("SASLResponse", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

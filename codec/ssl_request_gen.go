@@ -28,16 +28,10 @@ func (m *SSLRequest) Decode(src []byte, p Params) error {
 			Message: "SSLRequest",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "SSLRequest",
-		pos: 0,
-		src: src,
-	}
-	r.length()
-	r.fixed("Int32(80877103)", 4, 80877103)
-	return r.done()
+	r := reader{rest: src}
+	r = r.length()
+	r = r.fixed("Int32(80877103)", 4, 80877103)
+	return r.done("SSLRequest", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -65,23 +65,18 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 			Message: "StartupMessage",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "StartupMessage",
-		pos: 0,
-		src: src,
-	}
-	r.length()
-	m.ProtocolVersion = r.u32("ProtocolVersion")
+	r := reader{rest: src}
+	r = r.length()
+	m.ProtocolVersion, r = r.u32("ProtocolVersion")
 	m.Parameters = m.Parameters[:0]
-	for !r.terminator("Parameters") {
+	for !r.ended() {
 		var e StartupParameter
-		e.Name = r.str("Parameters.Name")
-		e.Value = r.str("Parameters.Value")
+		e.Name, r = r.str("Parameters.Name")
+		e.Value, r = r.str("Parameters.Value")
 		m.Parameters = append(m.Parameters, e)
 	}
-	return r.done()
+	r = r.terminate("Parameters")
+	return r.done("StartupMessage", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

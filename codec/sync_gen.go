@@ -30,16 +30,10 @@ func (m *Sync) Decode(src []byte, p Params) error {
 			Message: "Sync",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Sync",
-		pos: 0,
-		src: src,
-	}
-	r.tag('S')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('S')
+	r = r.length()
+	return r.done("Sync", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

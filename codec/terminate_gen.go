@@ -30,16 +30,10 @@ func (m *Terminate) Decode(src []byte, p Params) error {
 			Message: "Terminate",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Terminate",
-		pos: 0,
-		src: src,
-	}
-	r.tag('X')
-	r.length()
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('X')
+	r = r.length()
+	return r.done("Terminate", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

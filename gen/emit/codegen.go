@@ -132,54 +132,74 @@ func (e *emitter) readItems(items []*model.Item, sc scope) []jen.Code {
 	return out
 }
 
+// rcall is a reader call: the reader is a value, so each call returns it,
+// after the value read when there is one (targets).
+func rcall(targets []jen.Code, method string, args ...jen.Code) *jen.Statement {
+	return jen.List(append(targets, jen.Id("r"))...).Op("=").Id("r").Dot(method).Call(args...)
+}
+
 func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
-	r := func() *jen.Statement { return jen.Id("r") }
 	name := sc.name(it)
-	set := func(v jen.Code) []jen.Code { return []jen.Code{sc.target(it).Op("=").Add(v)} }
 	switch it.Op {
 	case model.OpTag:
-		return []jen.Code{r().Dot("tag").Call(fixedValue(it))}
+		return []jen.Code{rcall(nil, "tag", fixedValue(it))}
 	case model.OpFixed:
-		return []jen.Code{r().Dot("fixed").Call(jen.Lit(fixedName(it)), jen.Lit(it.Width), fixedValue(it))}
+		return []jen.Code{rcall(nil, "fixed", jen.Lit(fixedName(it)), jen.Lit(it.Width), fixedValue(it))}
 	case model.OpLength:
-		return []jen.Code{r().Dot("length").Call()}
+		return []jen.Code{rcall(nil, "length")}
 	case model.OpCount:
 		g := groupOf(sc.items, it.Field)
-		return []jen.Code{jen.Id("n" + it.Field).Op(":=").Add(r().Dot("count").Call(jen.Lit(name), jen.Lit(it.Width), jen.Lit(e.minElem(g))))}
+		n := "n" + it.Field
+		return []jen.Code{
+			jen.Var().Id(n).Int(),
+			e.countCall(n, name, it.Width, e.minElem(g)),
+		}
 	case model.OpBytesN:
-		return []jen.Code{jen.Copy(sc.target(it).Index(jen.Empty(), jen.Empty()), r().Dot("take").Call(jen.Lit(name), jen.Lit(it.Width)))}
+		return []jen.Code{rcall(nil, "fill", jen.Lit(name), sc.target(it).Index(jen.Empty(), jen.Empty()))}
 	case model.OpRest:
 		return e.byProtocol(it, func(lo, hi jen.Code) []jen.Code {
-			return set(r().Dot("rest").Call(jen.Lit(name), lo, hi))
+			return []jen.Code{rcall([]jen.Code{sc.target(it)}, "remaining", jen.Lit(name), lo, hi)}
 		})
 	case model.OpPart:
-		return []jen.Code{sc.target(it).Dot("read").Call(jen.Id("r"), jen.Id("p"))}
+		return []jen.Code{jen.Id("r").Op("=").Add(sc.target(it)).Dot("read").Call(jen.Id("r"), jen.Id("p"))}
 	case model.OpGroup:
 		return e.readGroup(it, sc)
 	}
-	return set(readExpr(it, name))
+	return []jen.Code{readValue(sc.target(it), it, name)}
 }
 
-// readExpr is the expression reading one scalar value.
-func readExpr(it *model.Item, name string) *jen.Statement {
-	r := jen.Id("r")
+// countCall reads a count into n: Int16 counts through the inlined count16.
+func (e *emitter) countCall(n, name string, width, minElem int) *jen.Statement {
+	if width == 2 {
+		return rcall([]jen.Code{jen.Id(n)}, "count16", jen.Lit(name), jen.Lit(minElem))
+	}
+	return rcall([]jen.Code{jen.Id(n)}, "count", jen.Lit(name), jen.Lit(width), jen.Lit(minElem))
+}
+
+// readValue reads one scalar value into target.
+func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
+	to := []jen.Code{target}
 	switch it.Op {
 	case model.OpInt:
-		v := r.Dot("u" + widthSuffix(it.Width)).Call(jen.Lit(name))
-		if it.GoType != unsigned(it.Width) {
-			return jen.Id(it.GoType).Call(v)
+		method := "u" + widthSuffix(it.Width)
+		switch it.GoType {
+		case unsigned(it.Width):
+		case "int" + widthSuffix(it.Width):
+			method = "i" + widthSuffix(it.Width)
+		default:
+			panic("emit: no reader for " + it.GoType)
 		}
-		return v
+		return rcall(to, method, jen.Lit(name))
 	case model.OpByte:
-		return r.Dot("u8").Call(jen.Lit(name))
+		return rcall(to, "u8", jen.Lit(name))
 	case model.OpChoice:
-		return r.Dot("choice").Call(jen.Lit(name), jen.Lit(it.Tags), jen.Lit(it.Optional))
+		return rcall(to, "choice", jen.Lit(name), jen.Lit(it.Tags), jen.Lit(it.Optional))
 	case model.OpString:
-		return r.Dot("str").Call(jen.Lit(name))
+		return rcall(to, "str", jen.Lit(name))
 	case model.OpRaw:
-		return r.Dot("take").Call(jen.Lit(name), jen.Lit(it.Width))
+		return rcall(to, "take", jen.Lit(name), jen.Lit(it.Width))
 	case model.OpBytes:
-		return r.Dot("bytes32").Call(jen.Lit(name), jen.Lit(it.Nullable))
+		return rcall(to, "bytes32", jen.Lit(name), jen.Lit(it.Nullable))
 	}
 	panic("emit: no read expression for " + it.String())
 }
@@ -196,12 +216,15 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 	name := sc.name(it)
 	target := func() *jen.Statement { return sc.target(it) }
 	if bulkBytes(it) {
-		return []jen.Code{target().Op("=").Id("r").Dot("bytes32s").Call(jen.Lit(name), target(), jen.Id("n"+it.Field), jen.Lit(it.Elem[0].Nullable))}
+		return []jen.Code{rcall([]jen.Code{target()}, "bytes32s", jen.Lit(name), target(), jen.Id("n"+it.Field), jen.Lit(it.Elem[0].Nullable))}
 	}
 	var body []jen.Code
 	if it.ElemType == "" {
 		v := it.Elem[len(it.Elem)-1]
-		body = append(e.readItems(it.Elem[:len(it.Elem)-1], sc), target().Op("=").Append(target(), readExpr(v, name)))
+		body = append(e.readItems(it.Elem[:len(it.Elem)-1], sc),
+			jen.Var().Id("v").Add(typeCode(v.GoType)),
+			readValue(jen.Id("v"), v, name),
+			target().Op("=").Append(target(), jen.Id("v")))
 	} else {
 		inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
 		body = append(body, jen.Var().Id("e").Id(it.ElemType))
@@ -211,7 +234,8 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 	if it.Terminated {
 		return []jen.Code{
 			target().Op("=").Add(target()).Index(jen.Empty(), jen.Lit(0)),
-			jen.For(jen.Op("!").Id("r").Dot("terminator").Call(jen.Lit(name))).Block(body...),
+			jen.For(jen.Op("!").Id("r").Dot("ended").Call()).Block(body...),
+			rcall(nil, "terminate", jen.Lit(name)),
 		}
 	}
 	n := jen.Id("n" + it.Field)

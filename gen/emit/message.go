@@ -49,7 +49,7 @@ func (e *emitter) message(owners map[string]string) {
 	// with several layouts chooses one by major: both get read/write methods.
 	// A message with one layout has its body right in Decode and Encode.
 	inline := len(msg.Layouts) == 1 && !msg.Part
-	readBody := []jen.Code{jen.Id("m").Dot("read").Call(jen.Id("r"), jen.Id("p"))}
+	readBody := []jen.Code{jen.Id("r").Op("=").Id("m").Dot("read").Call(jen.Id("r"), jen.Id("p"))}
 	writeBody := []jen.Code{jen.Id("w").Op("=").Id("m").Dot("write").Call(jen.Id("w"), jen.Id("p"))}
 	if inline {
 		readBody, writeBody = e.readLayout(msg.Layouts[0]), e.writeLayout(msg.Layouts[0])
@@ -60,17 +60,8 @@ func (e *emitter) message(owners map[string]string) {
 	e.f.Func().Add(recv()).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Error().Block(
 		append(append([]jen.Code{
 			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
-			// Every field is given, zero ones too: the compiler then stores each
-			// in place instead of first clearing the reader with vector stores
-			// that the reads right after cannot forward from.
-			jen.Id("r").Op(":=").Op("&").Id("reader").Values(jen.Dict{
-				jen.Id("src"): jen.Id("src"),
-				jen.Id("pos"): jen.Lit(0),
-				jen.Id("end"): jen.Len(jen.Id("src")),
-				jen.Id("msg"): jen.Lit(msg.GoName),
-				jen.Id("err"): jen.Nil(),
-			}),
-		}, readBody...), jen.Return(jen.Id("r").Dot("done").Call()))...,
+			jen.Id("r").Op(":=").Id("reader").Values(jen.Dict{jen.Id("rest"): jen.Id("src")}),
+		}, readBody...), jen.Return(jen.Id("r").Dot("done").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("src")))))...,
 	)
 	e.f.Line()
 	e.f.Comment("Encode appends the message to dst; on error dst is returned unchanged.")
@@ -81,7 +72,7 @@ func (e *emitter) message(owners map[string]string) {
 		}, writeBody...), jen.Return(jen.Id("w").Dot("result").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("dst")))))...,
 	)
 	if !inline {
-		e.layouts("read", jen.Id("r").Op("*").Id("reader"), nil, e.readLayout)
+		e.layouts("read", jen.Id("r").Id("reader"), jen.Id("reader"), e.readLayout)
 		e.layouts("write", jen.Id("w").Id("writer"), jen.Id("writer"), e.writeLayout)
 	}
 	if msg.Part {
@@ -96,25 +87,15 @@ func (e *emitter) message(owners map[string]string) {
 }
 
 // layouts emits name (read or write) and, when the message has several
-// layouts, one nameNN per layout chosen by major. A writer is a value: when
-// result is not nil the functions return it.
+// layouts, one nameNN per layout chosen by major. The reader or writer is a
+// value (param) that the functions return (result).
 func (e *emitter) layouts(name string, param, result *jen.Statement, layoutBody func(*model.Layout) []jen.Code) {
 	msg := e.msg
 	recv := jen.Params(jen.Id("m").Op("*").Id(msg.GoName))
-	params := func() []jen.Code { return []jen.Code{param.Clone(), jen.Id("p").Id("Params")} }
 	sig := func(fn string) *jen.Statement {
-		s := jen.Func().Add(recv.Clone()).Id(fn).Params(params()...)
-		if result != nil {
-			s.Add(result.Clone())
-		}
-		return s
+		return jen.Func().Add(recv.Clone()).Id(fn).Params(param.Clone(), jen.Id("p").Id("Params")).Add(result.Clone())
 	}
-	body := func(l *model.Layout) []jen.Code {
-		if result != nil {
-			return append(layoutBody(l), jen.Return(jen.Id(name[:1])))
-		}
-		return layoutBody(l)
-	}
+	body := func(l *model.Layout) []jen.Code { return append(layoutBody(l), jen.Return(jen.Id(name[:1]))) }
 	e.f.Line()
 	if len(msg.Layouts) == 1 {
 		e.f.Add(sig(name).Block(body(msg.Layouts[0])...))
@@ -122,10 +103,7 @@ func (e *emitter) layouts(name string, param, result *jen.Statement, layoutBody 
 	}
 	var cases []jen.Code
 	for i, l := range msg.Layouts {
-		call := jen.Id("m").Dot(layoutFunc(name, l)).Call(jen.Id(name[:1]), jen.Id("p"))
-		if result != nil {
-			call = jen.Return(call)
-		}
+		call := jen.Return(jen.Id("m").Dot(layoutFunc(name, l)).Call(jen.Id(name[:1]), jen.Id("p")))
 		if i == len(msg.Layouts)-1 {
 			cases = append(cases, jen.Default().Add(call))
 			continue

@@ -30,17 +30,11 @@ func (m *AuthOk) Decode(src []byte, p Params) error {
 			Message: "AuthOk",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthOk",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(0)", 4, 0)
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(0)", 4, 0)
+	return r.done("AuthOk", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

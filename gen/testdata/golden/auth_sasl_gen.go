@@ -37,21 +37,18 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 			Message: "AuthenticationSASL",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "AuthenticationSASL",
-		pos: 0,
-		src: src,
-	}
-	r.tag('R')
-	r.length()
-	r.fixed("Int32(10)", 4, 10)
+	r := reader{rest: src}
+	r = r.tag('R')
+	r = r.length()
+	r = r.fixed("Int32(10)", 4, 10)
 	m.Mechanisms = m.Mechanisms[:0]
-	for !r.terminator("Mechanisms") {
-		m.Mechanisms = append(m.Mechanisms, r.str("Mechanisms"))
+	for !r.ended() {
+		var v string
+		v, r = r.str("Mechanisms")
+		m.Mechanisms = append(m.Mechanisms, v)
 	}
-	return r.done()
+	r = r.terminate("Mechanisms")
+	return r.done("AuthenticationSASL", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

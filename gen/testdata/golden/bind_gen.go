@@ -46,25 +46,23 @@ func (m *Bind) Decode(src []byte, p Params) error {
 			Message: "Bind",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Bind",
-		pos: 0,
-		src: src,
-	}
-	r.tag('B')
-	r.length()
-	m.Portal = r.str("Portal")
-	nFormatCodes := r.count("FormatCodes", 2, 2)
+	r := reader{rest: src}
+	r = r.tag('B')
+	r = r.length()
+	m.Portal, r = r.str("Portal")
+	var nFormatCodes int
+	nFormatCodes, r = r.count16("FormatCodes", 2)
 	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)
 	for range nFormatCodes {
-		m.FormatCodes = append(m.FormatCodes, int16(r.u16("FormatCodes")))
+		var v int16
+		v, r = r.i16("FormatCodes")
+		m.FormatCodes = append(m.FormatCodes, v)
 	}
-	nParams := r.count("Params", 2, 4)
-	m.Params = r.bytes32s("Params", m.Params, nParams, true)
-	m.ResultFormat = int16(r.u16("ResultFormat"))
-	return r.done()
+	var nParams int
+	nParams, r = r.count16("Params", 4)
+	m.Params, r = r.bytes32s("Params", m.Params, nParams, true)
+	m.ResultFormat, r = r.i16("ResultFormat")
+	return r.done("Bind", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -31,17 +31,11 @@ func (m *Cancel) Decode(src []byte, p Params) error {
 			Message: "Cancel",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Cancel",
-		pos: 0,
-		src: src,
-	}
-	r.length()
-	r.fixed("Int32(80877102)", 4, 80877102)
-	m.ProcessID = int32(r.u32("ProcessID"))
-	return r.done()
+	r := reader{rest: src}
+	r = r.length()
+	r = r.fixed("Int32(80877102)", 4, 80877102)
+	m.ProcessID, r = r.i32("ProcessID")
+	return r.done("Cancel", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

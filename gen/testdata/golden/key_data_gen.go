@@ -47,15 +47,9 @@ func (m *KeyData) Decode(src []byte, p Params) error {
 			Message: "KeyData",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "KeyData",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("KeyData", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -71,33 +65,35 @@ func (m *KeyData) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("KeyData", len(dst))
 }
 
-func (m *KeyData) read(r *reader, p Params) {
+func (m *KeyData) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read11(r, p)
+		return m.read11(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10.
-func (m *KeyData) read10(r *reader, p Params) {
-	r.tag('K')
-	r.length()
-	m.ProcessID = r.u32("ProcessID")
-	m.SecretKey = r.take("SecretKey", 4)
+func (m *KeyData) read10(r reader, p Params) reader {
+	r = r.tag('K')
+	r = r.length()
+	m.ProcessID, r = r.u32("ProcessID")
+	m.SecretKey, r = r.take("SecretKey", 4)
+	return r
 }
 
 // read11 is the layout of PostgreSQL 11.
-func (m *KeyData) read11(r *reader, p Params) {
-	r.tag('K')
-	r.length()
-	m.ProcessID = r.u32("ProcessID")
+func (m *KeyData) read11(r reader, p Params) reader {
+	r = r.tag('K')
+	r = r.length()
+	m.ProcessID, r = r.u32("ProcessID")
 	if p.ProtocolMinor >= 2 {
-		m.SecretKey = r.rest("SecretKey", 4, 256)
+		m.SecretKey, r = r.remaining("SecretKey", 4, 256)
 	} else {
-		m.SecretKey = r.rest("SecretKey", 4, 4)
+		m.SecretKey, r = r.remaining("SecretKey", 4, 4)
 	}
+	return r
 }
 
 func (m *KeyData) write(w writer, p Params) writer {

@@ -41,21 +41,15 @@ func (m *StreamAbort) Decode(src []byte, p Params) error {
 			Message: "StreamAbort",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "StreamAbort",
-		pos: 0,
-		src: src,
-	}
-	r.tag('A')
-	m.Xid = r.u32("Xid")
+	r := reader{rest: src}
+	r = r.tag('A')
+	m.Xid, r = r.u32("Xid")
 	if p.ParallelStreaming && p.LogicalVersion >= 4 {
-		m.AbortLSN = r.u64("AbortLSN")
+		m.AbortLSN, r = r.u64("AbortLSN")
 	} else {
 		m.AbortLSN = 0
 	}
-	return r.done()
+	return r.done("StreamAbort", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -36,21 +36,18 @@ func (m *Truncate) Decode(src []byte, p Params) error {
 			Message: "Truncate",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Truncate",
-		pos: 0,
-		src: src,
-	}
-	r.tag('T')
-	nRelations := r.count("Relations", 4, 4)
-	m.Options = int8(r.u8("Options"))
+	r := reader{rest: src}
+	r = r.tag('T')
+	var nRelations int
+	nRelations, r = r.count("Relations", 4, 4)
+	m.Options, r = r.i8("Options")
 	m.Relations = grow(m.Relations, nRelations)
 	for range nRelations {
-		m.Relations = append(m.Relations, r.u32("Relations"))
+		var v uint32
+		v, r = r.u32("Relations")
+		m.Relations = append(m.Relations, v)
 	}
-	return r.done()
+	return r.done("Truncate", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

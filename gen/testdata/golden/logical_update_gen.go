@@ -68,15 +68,9 @@ func (m *Update) Decode(src []byte, p Params) error {
 			Message: "Update",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Update",
-		pos: 0,
-		src: src,
-	}
-	m.read(r, p)
-	return r.done()
+	r := reader{rest: src}
+	r = m.read(r, p)
+	return r.done("Update", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -92,47 +86,49 @@ func (m *Update) Encode(dst []byte, p Params) ([]byte, error) {
 	return w.result("Update", len(dst))
 }
 
-func (m *Update) read(r *reader, p Params) {
+func (m *Update) read(r reader, p Params) reader {
 	switch p.major() {
 	case 10:
-		m.read10(r, p)
+		return m.read10(r, p)
 	default:
-		m.read11(r, p)
+		return m.read11(r, p)
 	}
 }
 
 // read10 is the layout of PostgreSQL 10.
-func (m *Update) read10(r *reader, p Params) {
+func (m *Update) read10(r reader, p Params) reader {
 	m.Xid = 0
-	r.tag('U')
-	m.Relation = int32(r.u32("Relation"))
-	m.OldKind = r.choice("OldKind", "KO", true)
+	r = r.tag('U')
+	m.Relation, r = r.i32("Relation")
+	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		m.Old.read(r, p)
+		r = m.Old.read(r, p)
 	} else {
 		m.Old.reset()
 	}
-	r.fixed("Byte1('N')", 1, 'N')
-	m.New.read(r, p)
+	r = r.fixed("Byte1('N')", 1, 'N')
+	r = m.New.read(r, p)
+	return r
 }
 
 // read11 is the layout of PostgreSQL 11.
-func (m *Update) read11(r *reader, p Params) {
-	r.tag('U')
+func (m *Update) read11(r reader, p Params) reader {
+	r = r.tag('U')
 	if p.Streamed {
-		m.Xid = r.u32("Xid")
+		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
 	}
-	m.Relation = int32(r.u32("Relation"))
-	m.OldKind = r.choice("OldKind", "KO", true)
+	m.Relation, r = r.i32("Relation")
+	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		m.Old.read(r, p)
+		r = m.Old.read(r, p)
 	} else {
 		m.Old.reset()
 	}
-	r.fixed("Byte1('N')", 1, 'N')
-	m.New.read(r, p)
+	r = r.fixed("Byte1('N')", 1, 'N')
+	r = m.New.read(r, p)
+	return r
 }
 
 func (m *Update) write(w writer, p Params) writer {

@@ -33,17 +33,11 @@ func (m *Password) Decode(src []byte, p Params) error {
 			Message: "Password",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Password",
-		pos: 0,
-		src: src,
-	}
-	r.tag('p')
-	r.length()
-	m.Password = r.str("Password")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('p')
+	r = r.length()
+	m.Password, r = r.str("Password")
+	return r.done("Password", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -36,17 +36,11 @@ func (m *Keepalive) Decode(src []byte, p Params) error {
 			Message: "Keepalive",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "Keepalive",
-		pos: 0,
-		src: src,
-	}
-	r.tag('k')
-	m.WALEnd = r.u64("WALEnd")
-	m.Reply = r.u8("Reply")
-	return r.done()
+	r := reader{rest: src}
+	r = r.tag('k')
+	m.WALEnd, r = r.u64("WALEnd")
+	m.Reply, r = r.u8("Reply")
+	return r.done("Keepalive", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -48,23 +48,18 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 			Message: "StartupMessage",
 		}
 	}
-	r := &reader{
-		end: len(src),
-		err: nil,
-		msg: "StartupMessage",
-		pos: 0,
-		src: src,
-	}
-	r.length()
-	m.Version = r.u32("Version")
+	r := reader{rest: src}
+	r = r.length()
+	m.Version, r = r.u32("Version")
 	m.Params = m.Params[:0]
-	for !r.terminator("Params") {
+	for !r.ended() {
 		var e Param
-		e.Name = r.str("Params.Name")
-		e.Value = r.str("Params.Value")
+		e.Name, r = r.str("Params.Name")
+		e.Value, r = r.str("Params.Value")
 		m.Params = append(m.Params, e)
 	}
-	return r.done()
+	r = r.terminate("Params")
+	return r.done("StartupMessage", len(src))
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
