@@ -199,34 +199,40 @@ func (r reader) bytes32(field string, nullable bool) ([]byte, reader) {
 }
 
 // bytes32s reads n values like bytes32 into dst, reusing its array: the
-// loop over DataRow's columns or Bind's parameters runs here rather than
-// one call per value. The first value that is not plain (NULL where not
-// allowed, a bad length, short input) and those after it go through
-// bytes32, so errors are the same.
+// loop over DataRow's columns or Bind's parameters runs in plainValues
+// rather than one call per value. The first value that is not plain (NULL
+// where not allowed, a bad length, short input) and those after it go
+// through bytes32, so errors are the same.
 func (r reader) bytes32s(field string, dst [][]byte, n int, nullable bool) ([][]byte, reader) {
 	dst = grow(dst, n)[:n]
-	rest := r.rest
-	for i := range dst {
-		if len(rest) >= 4 {
-			l := int(int32(binary.BigEndian.Uint32(rest)))
-			if uint(l) <= uint(len(rest)-4) {
-				dst[i] = rest[4 : 4+l : 4+l]
-				rest = rest[4+l:]
-				continue
-			} else if l == -1 && nullable {
-				dst[i] = nil
-				rest = rest[4:]
-				continue
-			}
-		}
-		r.rest = rest
-		for ; i < n; i++ {
-			dst[i], r = r.bytes32(field, nullable)
-		}
-		return dst, r
+	var i int
+	i, r.rest = plainValues(dst, r.rest, nullable)
+	for ; i < n; i++ {
+		dst[i], r = r.bytes32(field, nullable)
 	}
-	r.rest = rest
 	return dst, r
+}
+
+// plainValues fills dst with Int32-length-prefixed values from rest while
+// they are whole (and NULL only when nullable), and returns how many it
+// filled and what is left.
+func plainValues(dst [][]byte, rest []byte, nullable bool) (int, []byte) {
+	for i := range dst {
+		if len(rest) < 4 {
+			return i, rest
+		}
+		switch l := int(int32(binary.BigEndian.Uint32(rest))); {
+		case uint(l) <= uint(len(rest)-4):
+			dst[i] = rest[4 : 4+l : 4+l]
+			rest = rest[4+l:]
+		case l == -1 && nullable:
+			dst[i] = nil
+			rest = rest[4:]
+		default:
+			return i, rest
+		}
+	}
+	return len(dst), rest
 }
 
 // count reads the count of a following array or group and checks that that
