@@ -58,22 +58,18 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	m.PreparedStatement, r = r.str("PreparedStatement")
 	var nParameterFormatCodes int
 	nParameterFormatCodes, r = r.count16("ParameterFormatCodes", 2)
-	m.ParameterFormatCodes = grow(m.ParameterFormatCodes, nParameterFormatCodes)
-	for range nParameterFormatCodes {
-		var v int16
-		v, r = r.i16("ParameterFormatCodes")
-		m.ParameterFormatCodes = append(m.ParameterFormatCodes, v)
+	m.ParameterFormatCodes = grow(m.ParameterFormatCodes, nParameterFormatCodes)[:nParameterFormatCodes]
+	for i := range m.ParameterFormatCodes {
+		m.ParameterFormatCodes[i], r = r.i16("ParameterFormatCodes")
 	}
 	var nParameters int
 	nParameters, r = r.count16("Parameters", 4)
 	m.Parameters, r = r.bytes32s("Parameters", m.Parameters, nParameters, true)
 	var nResultFormatCodes int
 	nResultFormatCodes, r = r.count16("ResultFormatCodes", 2)
-	m.ResultFormatCodes = grow(m.ResultFormatCodes, nResultFormatCodes)
-	for range nResultFormatCodes {
-		var v int16
-		v, r = r.i16("ResultFormatCodes")
-		m.ResultFormatCodes = append(m.ResultFormatCodes, v)
+	m.ResultFormatCodes = grow(m.ResultFormatCodes, nResultFormatCodes)[:nResultFormatCodes]
+	for i := range m.ResultFormatCodes {
+		m.ResultFormatCodes[i], r = r.i16("ResultFormatCodes")
 	}
 	return r.done("Bind", len(src))
 }

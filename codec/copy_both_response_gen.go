@@ -47,11 +47,9 @@ func (m *CopyBothResponse) Decode(src []byte, p Params) error {
 	m.OverallFormat, r = r.u8("OverallFormat")
 	var nColumnFormatCodes int
 	nColumnFormatCodes, r = r.count16("ColumnFormatCodes", 2)
-	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)
-	for range nColumnFormatCodes {
-		var v int16
-		v, r = r.i16("ColumnFormatCodes")
-		m.ColumnFormatCodes = append(m.ColumnFormatCodes, v)
+	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)[:nColumnFormatCodes]
+	for i := range m.ColumnFormatCodes {
+		m.ColumnFormatCodes[i], r = r.i16("ColumnFormatCodes")
 	}
 	return r.done("CopyBothResponse", len(src))
 }

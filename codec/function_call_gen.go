@@ -53,11 +53,9 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 	m.Function, r = r.u32("Function")
 	var nArgumentFormatCodes int
 	nArgumentFormatCodes, r = r.count16("ArgumentFormatCodes", 2)
-	m.ArgumentFormatCodes = grow(m.ArgumentFormatCodes, nArgumentFormatCodes)
-	for range nArgumentFormatCodes {
-		var v int16
-		v, r = r.i16("ArgumentFormatCodes")
-		m.ArgumentFormatCodes = append(m.ArgumentFormatCodes, v)
+	m.ArgumentFormatCodes = grow(m.ArgumentFormatCodes, nArgumentFormatCodes)[:nArgumentFormatCodes]
+	for i := range m.ArgumentFormatCodes {
+		m.ArgumentFormatCodes[i], r = r.i16("ArgumentFormatCodes")
 	}
 	var nArguments int
 	nArguments, r = r.count16("Arguments", 4)

@@ -114,14 +114,13 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 	m.ReplicaIdentity, r = r.i8("ReplicaIdentity")
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
-	m.Columns = grow(m.Columns, nColumns)
-	for range nColumns {
-		var e RelationColumn
+	m.Columns = grow(m.Columns, nColumns)[:nColumns]
+	for i := range m.Columns {
+		e := &m.Columns[i]
 		e.Flags, r = r.i8("Columns.Flags")
 		e.Name, r = r.str("Columns.Name")
 		e.DataType, r = r.u32("Columns.DataType")
 		e.TypeModifier, r = r.i32("Columns.TypeModifier")
-		m.Columns = append(m.Columns, e)
 	}
 	return r
 }
@@ -140,14 +139,13 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 	m.ReplicaIdentity, r = r.i8("ReplicaIdentity")
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
-	m.Columns = grow(m.Columns, nColumns)
-	for range nColumns {
-		var e RelationColumn
+	m.Columns = grow(m.Columns, nColumns)[:nColumns]
+	for i := range m.Columns {
+		e := &m.Columns[i]
 		e.Flags, r = r.i8("Columns.Flags")
 		e.Name, r = r.str("Columns.Name")
 		e.DataType, r = r.u32("Columns.DataType")
 		e.TypeModifier, r = r.i32("Columns.TypeModifier")
-		m.Columns = append(m.Columns, e)
 	}
 	return r
 }

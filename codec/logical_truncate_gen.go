@@ -86,11 +86,9 @@ func (m *LogicalTruncate) read11(r reader, p Params) reader {
 	var nRelationOIDs int
 	nRelationOIDs, r = r.count("RelationOIDs", 4, 4)
 	m.Options, r = r.i8("Options")
-	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)
-	for range nRelationOIDs {
-		var v uint32
-		v, r = r.u32("RelationOIDs")
-		m.RelationOIDs = append(m.RelationOIDs, v)
+	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)[:nRelationOIDs]
+	for i := range m.RelationOIDs {
+		m.RelationOIDs[i], r = r.u32("RelationOIDs")
 	}
 	return r
 }
@@ -106,11 +104,9 @@ func (m *LogicalTruncate) read14(r reader, p Params) reader {
 	var nRelationOIDs int
 	nRelationOIDs, r = r.count("RelationOIDs", 4, 4)
 	m.Options, r = r.i8("Options")
-	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)
-	for range nRelationOIDs {
-		var v uint32
-		v, r = r.u32("RelationOIDs")
-		m.RelationOIDs = append(m.RelationOIDs, v)
+	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)[:nRelationOIDs]
+	for i := range m.RelationOIDs {
+		m.RelationOIDs[i], r = r.u32("RelationOIDs")
 	}
 	return r
 }

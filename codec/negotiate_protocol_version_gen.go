@@ -52,11 +52,9 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	m.NewestProtocolVersion, r = r.i32("NewestProtocolVersion")
 	var nUnrecognizedOptions int
 	nUnrecognizedOptions, r = r.count("UnrecognizedOptions", 4, 1)
-	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)
-	for range nUnrecognizedOptions {
-		var v string
-		v, r = r.str("UnrecognizedOptions")
-		m.UnrecognizedOptions = append(m.UnrecognizedOptions, v)
+	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)[:nUnrecognizedOptions]
+	for i := range m.UnrecognizedOptions {
+		m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions")
 	}
 	return r.done("NegotiateProtocolVersion", len(src))
 }

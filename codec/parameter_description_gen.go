@@ -41,11 +41,9 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 	r = r.length()
 	var nParameterOIDs int
 	nParameterOIDs, r = r.count16("ParameterOIDs", 4)
-	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)
-	for range nParameterOIDs {
-		var v uint32
-		v, r = r.u32("ParameterOIDs")
-		m.ParameterOIDs = append(m.ParameterOIDs, v)
+	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)[:nParameterOIDs]
+	for i := range m.ParameterOIDs {
+		m.ParameterOIDs[i], r = r.u32("ParameterOIDs")
 	}
 	return r.done("ParameterDescription", len(src))
 }

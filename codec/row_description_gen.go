@@ -69,9 +69,9 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 	r = r.length()
 	var nFields int
 	nFields, r = r.count16("Fields", 19)
-	m.Fields = grow(m.Fields, nFields)
-	for range nFields {
-		var e FieldDescription
+	m.Fields = grow(m.Fields, nFields)[:nFields]
+	for i := range m.Fields {
+		e := &m.Fields[i]
 		e.Name, r = r.str("Fields.Name")
 		e.TableOID, r = r.u32("Fields.TableOID")
 		e.TableAttributeNumber, r = r.i16("Fields.TableAttributeNumber")
@@ -79,7 +79,6 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 		e.DataTypeSize, r = r.i16("Fields.DataTypeSize")
 		e.TypeModifier, r = r.i32("Fields.TypeModifier")
 		e.Format, r = r.i16("Fields.Format")
-		m.Fields = append(m.Fields, e)
 	}
 	return r.done("RowDescription", len(src))
 }

@@ -218,30 +218,41 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 	if bulkBytes(it) {
 		return []jen.Code{rcall([]jen.Code{target()}, "bytes32s", jen.Lit(name), target(), jen.Id("n"+it.Field), jen.Lit(it.Elem[0].Nullable))}
 	}
-	var body []jen.Code
-	if it.ElemType == "" {
-		v := it.Elem[len(it.Elem)-1]
-		body = append(e.readItems(it.Elem[:len(it.Elem)-1], sc),
-			jen.Var().Id("v").Add(typeCode(v.GoType)),
-			readValue(jen.Id("v"), v, name),
-			target().Op("=").Append(target(), jen.Id("v")))
-	} else {
-		inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
-		body = append(body, jen.Var().Id("e").Id(it.ElemType))
-		body = append(body, e.readItems(it.Elem, inner)...)
-		body = append(body, target().Op("=").Append(target(), jen.Id("e")))
-	}
 	if it.Terminated {
+		// Elements until a zero byte: appended, as their number is unknown.
+		var body []jen.Code
+		if it.ElemType == "" {
+			v := it.Elem[len(it.Elem)-1]
+			body = append(e.readItems(it.Elem[:len(it.Elem)-1], sc),
+				jen.Var().Id("v").Add(typeCode(v.GoType)),
+				readValue(jen.Id("v"), v, name),
+				target().Op("=").Append(target(), jen.Id("v")))
+		} else {
+			inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
+			body = append(body, jen.Var().Id("e").Id(it.ElemType))
+			body = append(body, e.readItems(it.Elem, inner)...)
+			body = append(body, target().Op("=").Append(target(), jen.Id("e")))
+		}
 		return []jen.Code{
 			target().Op("=").Add(target()).Index(jen.Empty(), jen.Lit(0)),
 			jen.For(jen.Op("!").Id("r").Dot("ended").Call()).Block(body...),
 			rcall(nil, "terminate", jen.Lit(name)),
 		}
 	}
-	n := jen.Id("n" + it.Field)
+	// A counted group: its elements are read in place, every field of each
+	// assigned (or zeroed when absent), so a reused value keeps no stale one.
+	var body []jen.Code
+	if it.ElemType == "" {
+		v := it.Elem[len(it.Elem)-1]
+		body = append(e.readItems(it.Elem[:len(it.Elem)-1], sc), readValue(target().Index(jen.Id("i")), v, name))
+	} else {
+		inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
+		body = append(body, jen.Id("e").Op(":=").Op("&").Add(target()).Index(jen.Id("i")))
+		body = append(body, e.readItems(it.Elem, inner)...)
+	}
 	return []jen.Code{
-		target().Op("=").Id("grow").Call(target(), n),
-		jen.For(jen.Range().Add(n.Clone())).Block(body...),
+		target().Op("=").Id("grow").Call(target(), jen.Id("n"+it.Field)).Index(jen.Empty(), jen.Id("n"+it.Field)),
+		jen.For(jen.Id("i").Op(":=").Range().Add(target())).Block(body...),
 	}
 }
 

@@ -52,11 +52,9 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	m.Portal, r = r.str("Portal")
 	var nFormatCodes int
 	nFormatCodes, r = r.count16("FormatCodes", 2)
-	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)
-	for range nFormatCodes {
-		var v int16
-		v, r = r.i16("FormatCodes")
-		m.FormatCodes = append(m.FormatCodes, v)
+	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)[:nFormatCodes]
+	for i := range m.FormatCodes {
+		m.FormatCodes[i], r = r.i16("FormatCodes")
 	}
 	var nParams int
 	nParams, r = r.count16("Params", 4)

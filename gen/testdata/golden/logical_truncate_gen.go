@@ -41,11 +41,9 @@ func (m *Truncate) Decode(src []byte, p Params) error {
 	var nRelations int
 	nRelations, r = r.count("Relations", 4, 4)
 	m.Options, r = r.i8("Options")
-	m.Relations = grow(m.Relations, nRelations)
-	for range nRelations {
-		var v uint32
-		v, r = r.u32("Relations")
-		m.Relations = append(m.Relations, v)
+	m.Relations = grow(m.Relations, nRelations)[:nRelations]
+	for i := range m.Relations {
+		m.Relations[i], r = r.u32("Relations")
 	}
 	return r.done("Truncate", len(src))
 }

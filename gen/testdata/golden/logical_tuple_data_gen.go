@@ -87,16 +87,15 @@ func (m *TupleData) read(r reader, p Params) reader {
 func (m *TupleData) read10(r reader, p Params) reader {
 	var nColumns int
 	nColumns, r = r.count16("Columns", 1)
-	m.Columns = grow(m.Columns, nColumns)
-	for range nColumns {
-		var e Column
+	m.Columns = grow(m.Columns, nColumns)[:nColumns]
+	for i := range m.Columns {
+		e := &m.Columns[i]
 		e.Kind, r = r.choice("Columns.Kind", "nt", false)
 		if e.Kind == 't' || e.Kind == 'b' {
 			e.Data, r = r.bytes32("Columns.Data", false)
 		} else {
 			e.Data = nil
 		}
-		m.Columns = append(m.Columns, e)
 	}
 	return r
 }
@@ -105,16 +104,15 @@ func (m *TupleData) read10(r reader, p Params) reader {
 func (m *TupleData) read11(r reader, p Params) reader {
 	var nColumns int
 	nColumns, r = r.count16("Columns", 1)
-	m.Columns = grow(m.Columns, nColumns)
-	for range nColumns {
-		var e Column
+	m.Columns = grow(m.Columns, nColumns)[:nColumns]
+	for i := range m.Columns {
+		e := &m.Columns[i]
 		e.Kind, r = r.choice("Columns.Kind", "ntb", false)
 		if e.Kind == 't' || e.Kind == 'b' {
 			e.Data, r = r.bytes32("Columns.Data", false)
 		} else {
 			e.Data = nil
 		}
-		m.Columns = append(m.Columns, e)
 	}
 	return r
 }
