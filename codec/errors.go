@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"strconv"
+	"strings"
 )
 
 // Sentinel causes carried by DecodeError, EncodeError and FrameError; test
@@ -87,3 +88,31 @@ func (e *FrameError) Error() string {
 }
 
 func (e *FrameError) Unwrap() error { return e.Err }
+
+// tagError is ErrUnknownTag saying what was read (and what the layout
+// allows), so that the one-line error names the byte; errors.Is(err,
+// ErrUnknownTag) holds.
+type tagError struct{ text string }
+
+func (e *tagError) Error() string { return e.text }
+
+func (e *tagError) Is(target error) bool { return target == ErrUnknownTag }
+
+// unknownTag reports the byte got where one of want was due.
+func unknownTag(got byte, want string) error {
+	quoted := make([]string, len(want))
+	for i := range len(want) {
+		quoted[i] = strconv.QuoteRuneToASCII(rune(want[i]))
+	}
+	return &tagError{"unknown tag " + strconv.QuoteRuneToASCII(rune(got)) + " (want " + strings.Join(quoted, ", ") + ")"}
+}
+
+// unknownSubtype reports an Int32 code (an authentication subtype) no
+// message has.
+func unknownSubtype(got uint32) error {
+	return &tagError{"unknown subtype " + strconv.FormatUint(uint64(got), 10)}
+}
+
+// errNoAuthState is a frontend 'p' decoded without Frontend.Auth, which
+// alone tells its four messages apart.
+var errNoAuthState error = &tagError{"Frontend.Auth is not set, and only it tells which message a 'p' is"}

@@ -294,7 +294,7 @@ func (r reader) choice(field string, tags string, optional bool) (byte, reader) 
 	case len(r.rest) == 0:
 		return 0, r.fail(field, ErrTruncated)
 	}
-	return 0, r.fail(field, ErrUnknownTag)
+	return 0, r.fail(field, unknownTag(r.rest[0], tags))
 }
 
 // ended reports whether a zero-terminated list ends here (or the input

@@ -121,7 +121,7 @@ func (w writer) choice(field string, v byte, tags string, optional bool) writer 
 		return w
 	}
 	if strings.IndexByte(tags, v) < 0 || v == 0 {
-		return w.fail(field, ErrUnknownTag)
+		return w.fail(field, unknownTag(v, tags))
 	}
 	return w.u8(v)
 }

@@ -109,8 +109,8 @@ func (d *dispatcher) emit(f *jen.File) error {
 }
 
 // fail returns a dispatch error naming what was being read.
-func (d *dispatcher) fail(field string, off int, cause string) jen.Code {
-	return jen.Return(jen.Nil(), jen.Id("dispatchError").Call(jen.Lit(d.what), jen.Lit(field), jen.Lit(off), jen.Id(cause)))
+func (d *dispatcher) fail(field string, off int, cause jen.Code) jen.Code {
+	return jen.Return(jen.Nil(), jen.Id("dispatchError").Call(jen.Lit(d.what), jen.Lit(field), jen.Lit(off), cause))
 }
 
 // pick is the switch choosing m.
@@ -124,7 +124,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 			return nil, err
 		}
 		return []jen.Code{
-			jen.If(jen.Len(jen.Id("src")).Op("<").Lit(8)).Block(d.fail("request code", 0, "ErrTruncated")),
+			jen.If(jen.Len(jen.Id("src")).Op("<").Lit(8)).Block(d.fail("request code", 0, jen.Id("ErrTruncated"))),
 			c,
 		}, nil
 	}
@@ -149,20 +149,21 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 			for _, m := range ms {
 				sc = append(sc, jen.Case(jen.Id("Auth"+m.State)).Add(assign(m)))
 			}
-			sc = append(sc, jen.Default().Add(d.fail("Auth", 0, "ErrUnknownTag")))
+			sc = append(sc, jen.Default().Add(d.fail("Auth", 0, jen.Id("errNoAuthState"))))
 			stmt = []jen.Code{jen.Switch(jen.Id("d").Dot("Auth")).Block(sc...)}
 		default:
 			c, err := d.byCode(ms, 5, assign)
 			if err != nil {
 				return nil, err
 			}
-			stmt = []jen.Code{jen.If(jen.Len(jen.Id("src")).Op("<").Lit(9)).Block(d.fail("subtype", 0, "ErrTruncated")), c}
+			stmt = []jen.Code{jen.If(jen.Len(jen.Id("src")).Op("<").Lit(9)).Block(d.fail("subtype", 0, jen.Id("ErrTruncated"))), c}
 		}
 		cases = append(cases, jen.Case(jen.LitRune(rune(t))).Block(stmt...))
 	}
-	cases = append(cases, jen.Default().Add(d.fail("tag", 0, "ErrUnknownTag")))
+	// The tag itself is not repeated: callers (pgspec trace) print it beside the error.
+	cases = append(cases, jen.Default().Add(d.fail("tag", 0, jen.Id("ErrUnknownTag"))))
 	return []jen.Code{
-		jen.If(jen.Len(jen.Id("src")).Op("==").Lit(0)).Block(d.fail("tag", 0, "ErrTruncated")),
+		jen.If(jen.Len(jen.Id("src")).Op("==").Lit(0)).Block(d.fail("tag", 0, jen.Id("ErrTruncated"))),
 		jen.Switch(jen.Id("src").Index(jen.Lit(0))).Block(cases...),
 	}, nil
 }
@@ -190,7 +191,7 @@ func (d *dispatcher) byCode(ms []*model.Message, off int, assign func(*model.Mes
 	if dflt != nil {
 		cases = append(cases, jen.Default().Add(assign(dflt)))
 	} else {
-		cases = append(cases, jen.Default().Add(d.fail("subtype", off, "ErrUnknownTag")))
+		cases = append(cases, jen.Default().Add(d.fail("subtype", off, jen.Id("unknownSubtype").Call(jen.Qual("encoding/binary", "BigEndian").Dot("Uint32").Call(jen.Id("src").Index(jen.Lit(off), jen.Empty()))))))
 	}
 	return jen.Switch(jen.Qual("encoding/binary", "BigEndian").Dot("Uint32").Call(jen.Id("src").Index(jen.Lit(off), jen.Empty()))).Block(cases...), nil
 }

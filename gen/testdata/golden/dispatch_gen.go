@@ -45,7 +45,7 @@ func (d *Backend) Decode(src []byte, p Params) (Message, error) {
 		case 10:
 			m = &d.authenticationSASL
 		default:
-			return nil, dispatchError("backend message", "subtype", 5, ErrUnknownTag)
+			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:])))
 		}
 	default:
 		return nil, dispatchError("backend message", "tag", 0, ErrUnknownTag)
@@ -84,7 +84,7 @@ func (d *Frontend) Decode(src []byte, p Params) (Message, error) {
 		case AuthSASL:
 			m = &d.saslResponse
 		default:
-			return nil, dispatchError("frontend message", "Auth", 0, ErrUnknownTag)
+			return nil, dispatchError("frontend message", "Auth", 0, errNoAuthState)
 		}
 	default:
 		return nil, dispatchError("frontend message", "tag", 0, ErrUnknownTag)
