@@ -231,3 +231,20 @@ func TestFrameBufferFollowsArrivals(t *testing.T) {
 		t.Errorf("allocated %d bytes for an 11-byte stream", allocated)
 	}
 }
+
+// TestFrameRefusesBufferedOversize: a message above MaxSize is refused even
+// when all of it arrived in one read with the messages before it.
+func TestFrameRefusesBufferedOversize(t *testing.T) {
+	small := msg('Z', byte('I'))
+	big := msg('d', bytes.Repeat([]byte{'x'}, 100))
+	f := codec.NewFrameReader(bytes.NewReader(cat(small, big)))
+	f.MaxSize = 64
+	if got, err := f.Next(); err != nil || !bytes.Equal(got, small) {
+		t.Fatalf("first message: % x, %v", got, err)
+	}
+	_, err := f.Next()
+	var fe *codec.FrameError
+	if !errors.As(err, &fe) || !errors.Is(err, codec.ErrTooLong) || fe.Tag != 'd' || fe.Length != 104 {
+		t.Fatalf("got %v", err)
+	}
+}

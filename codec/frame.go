@@ -37,6 +37,15 @@ func NewFrameReader(src io.Reader) *FrameReader {
 // clean end of stream it returns io.EOF; in the middle of a message
 // io.ErrUnexpectedEOF.
 func (f *FrameReader) Next() ([]byte, error) {
+	// Most messages are already buffered whole: return them without the
+	// calls of the general path below, which makes the same checks.
+	if b := f.buf[f.r:f.w]; len(b) >= 5 {
+		n := int(int32(binary.BigEndian.Uint32(b[1:])))
+		if n >= 4 && n < len(b) && n < f.maxSize() {
+			f.r += 1 + n
+			return b[: 1+n : 1+n], nil
+		}
+	}
 	if err := f.fill(5); err != nil {
 		return nil, err
 	}
@@ -58,10 +67,7 @@ func (f *FrameReader) NextUntagged() ([]byte, error) {
 // frame checks the length n read after a header of hdr bytes and returns the
 // whole message once it has arrived.
 func (f *FrameReader) frame(tag byte, hdr, n, minLen int) ([]byte, error) {
-	max := f.MaxSize
-	if max <= 0 {
-		max = DefaultMaxSize
-	}
+	max := f.maxSize()
 	switch {
 	case n < minLen:
 		return nil, &FrameError{Tag: tag, Length: n, Max: max, Err: ErrBadLength}
@@ -78,6 +84,13 @@ func (f *FrameReader) frame(tag byte, hdr, n, minLen int) ([]byte, error) {
 	msg := f.buf[f.r : f.r+total : f.r+total]
 	f.r += total
 	return msg, nil
+}
+
+func (f *FrameReader) maxSize() int {
+	if f.MaxSize <= 0 {
+		return DefaultMaxSize
+	}
+	return f.MaxSize
 }
 
 // fill reads until at least n unread bytes are buffered. Earlier messages
