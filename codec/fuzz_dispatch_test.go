@@ -6,10 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/pgspec/pgspec/codec"
 )
@@ -181,6 +183,20 @@ var fuzzSeeds = map[string][]fuzzSeed{
 		{"backup-progress-15", []any{cat('p', be64(1<<24)), byte(0x05)}},
 		{"request-primary-status-19", []any{cat('p', be64(0x0002_c4a5_bd3c_a1f0)), byte(0x09)}},
 	},
+	"FuzzFrameReader": {
+		{"client-session", []any{cat(
+			untagged(be32(196608), cstr("user"), cstr("postgres"), cstr("database"), cstr("postgres"), byte(0)),
+			password(cstr("md5a3556571e93b0d20722ba62be61e8c2d")),
+			msg('Q', cstr("SELECT 1")),
+			msg('P', cstr("s1"), cstr("SELECT $1::int"), be16(1), be32(23)),
+			msg('B', cstr(""), cstr("s1"), be16(0), be16(1), be32(1), "7", be16(0)),
+			msg('E', cstr(""), be32(0)), msg('S'), msg('X')), uint16(0), true}},
+		{"server-reply", []any{cat(
+			auth(0), msg('S', cstr("server_version"), cstr("15.8")), msg('K', be32(4242), be32(0x1badc0de)), msg('Z', byte('I')),
+			msg('T', be16(1), cstr("?column?"), be32(0), be16(0), be32(23), be16(4), neg1, be16(0)),
+			msg('D', be16(1), be32(1), "1"), msg('C', cstr("SELECT 1")), msg('Z', byte('I'))), uint16(0), false}},
+		{"above-max-size", []any{cat(msg('Z', byte('I')), msg('d', bytes.Repeat([]byte{'x'}, 100)), msg('S')), uint16(64), false}},
+	},
 	"FuzzStartup": {
 		{"startup-3.0", []any{untagged(be32(196608), cstr("user"), cstr("postgres"), cstr("database"), cstr("postgres"),
 			cstr("application_name"), cstr("psql"), cstr("client_encoding"), cstr("UTF8"), byte(0)), byte(0x05)}},
@@ -203,6 +219,8 @@ func corpusFile(args []any) string {
 			fmt.Fprintf(&b, "[]byte(%q)\n", v)
 		case byte:
 			fmt.Fprintf(&b, "byte(%q)\n", v)
+		case uint16, bool:
+			fmt.Fprintf(&b, "%T(%v)\n", v, v)
 		default:
 			panic(fmt.Sprintf("corpusFile: %T", a))
 		}
@@ -241,6 +259,9 @@ func TestFuzzSeeds(t *testing.T) {
 // so the fuzzer starts from inputs that reach the end of a decoder.
 func TestFuzzSeedsDecode(t *testing.T) {
 	for target, seeds := range fuzzSeeds {
+		if target == "FuzzFrameReader" {
+			continue // TestFuzzSeedsFrame
+		}
 		for _, s := range seeds {
 			src, p := s.args[0].([]byte), fuzzParams(s.args[1].(byte))
 			var d decoder
@@ -268,6 +289,78 @@ func TestFuzzSeedsDecode(t *testing.T) {
 			if err != nil {
 				t.Errorf("%s/%s: %v", target, s.name, err)
 			}
+		}
+	}
+}
+
+// FuzzFrameReader splits a stream into messages with a FrameReader (the
+// first one untagged when the first fuzzed byte is odd, as a server reads a
+// startup packet) and asserts that it never panics, that the messages it
+// returns are the stream's bytes in order, each as long as its length field
+// says and no longer than MaxSize, and that it stops with io.EOF only at the
+// end of the stream and otherwise with io.ErrUnexpectedEOF or a *FrameError.
+func FuzzFrameReader(f *testing.F) {
+	f.Fuzz(func(t *testing.T, stream []byte, maxSize uint16, untagged bool) {
+		fr := codec.NewFrameReader(iotest.HalfReader(bytes.NewReader(stream)))
+		fr.MaxSize = int(maxSize)
+		limit := fr.MaxSize
+		if limit == 0 {
+			limit = codec.DefaultMaxSize
+		}
+		var seen []byte
+		for first := true; ; first = false {
+			next, lengthAt := fr.Next, 1
+			if first && untagged {
+				next, lengthAt = fr.NextUntagged, 0
+			}
+			m, err := next()
+			if err != nil {
+				var fe *codec.FrameError
+				switch {
+				case errors.Is(err, io.EOF):
+					if !bytes.Equal(seen, stream) {
+						t.Fatalf("io.EOF after %d of %d bytes", len(seen), len(stream))
+					}
+				case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &fe):
+				default:
+					t.Fatalf("untyped error %T: %v", err, err)
+				}
+				return
+			}
+			if n := int(binary.BigEndian.Uint32(m[lengthAt:])); lengthAt+n != len(m) || len(m) > limit {
+				t.Fatalf("message of %d bytes with length field %d (max %d)", len(m), n, limit)
+			}
+			seen = append(seen, m...)
+			if !bytes.HasPrefix(stream, seen) {
+				t.Fatalf("messages are not the stream's bytes in order")
+			}
+		}
+	})
+}
+
+// TestFuzzSeedsFrame: the frame seeds are whole sessions that split into
+// their messages, except the one that crosses MaxSize.
+func TestFuzzSeedsFrame(t *testing.T) {
+	for _, s := range fuzzSeeds["FuzzFrameReader"] {
+		fr := codec.NewFrameReader(bytes.NewReader(s.args[0].([]byte)))
+		fr.MaxSize = int(s.args[1].(uint16))
+		n := 0
+		var err error
+		for first := s.args[2].(bool); err == nil; first = false {
+			if first {
+				_, err = fr.NextUntagged()
+			} else {
+				_, err = fr.Next()
+			}
+			n++
+		}
+		switch {
+		case s.name == "above-max-size":
+			if !errors.Is(err, codec.ErrTooLong) || n != 2 {
+				t.Errorf("%s: message %d: %v, want the second refused", s.name, n, err)
+			}
+		case err != io.EOF || n < 8:
+			t.Errorf("%s: %v after %d messages", s.name, err, n-1)
 		}
 	}
 }
