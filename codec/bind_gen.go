@@ -60,7 +60,7 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	nParameterFormatCodes, r = r.count16("ParameterFormatCodes", 2)
 	m.ParameterFormatCodes = grow(m.ParameterFormatCodes, nParameterFormatCodes)[:nParameterFormatCodes]
 	for i := range m.ParameterFormatCodes {
-		m.ParameterFormatCodes[i], r = r.i16("ParameterFormatCodes")
+		m.ParameterFormatCodes[i], r = signed[int16](r.u16("ParameterFormatCodes"))
 	}
 	var nParameters int
 	nParameters, r = r.count16("Parameters", 4)
@@ -69,7 +69,7 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	nResultFormatCodes, r = r.count16("ResultFormatCodes", 2)
 	m.ResultFormatCodes = grow(m.ResultFormatCodes, nResultFormatCodes)[:nResultFormatCodes]
 	for i := range m.ResultFormatCodes {
-		m.ResultFormatCodes[i], r = r.i16("ResultFormatCodes")
+		m.ResultFormatCodes[i], r = signed[int16](r.u16("ResultFormatCodes"))
 	}
 	return r.done("Bind", len(src))
 }

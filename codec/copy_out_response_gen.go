@@ -48,7 +48,7 @@ func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 	nColumnFormatCodes, r = r.count16("ColumnFormatCodes", 2)
 	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)[:nColumnFormatCodes]
 	for i := range m.ColumnFormatCodes {
-		m.ColumnFormatCodes[i], r = r.i16("ColumnFormatCodes")
+		m.ColumnFormatCodes[i], r = signed[int16](r.u16("ColumnFormatCodes"))
 	}
 	return r.done("CopyOutResponse", len(src))
 }

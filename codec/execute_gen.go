@@ -41,7 +41,7 @@ func (m *Execute) Decode(src []byte, p Params) error {
 	r = r.tag('E')
 	r = r.length()
 	m.Portal, r = r.str("Portal")
-	m.MaxRows, r = r.i32("MaxRows")
+	m.MaxRows, r = signed[int32](r.u32("MaxRows"))
 	return r.done("Execute", len(src))
 }
 

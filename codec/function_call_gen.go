@@ -55,12 +55,12 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 	nArgumentFormatCodes, r = r.count16("ArgumentFormatCodes", 2)
 	m.ArgumentFormatCodes = grow(m.ArgumentFormatCodes, nArgumentFormatCodes)[:nArgumentFormatCodes]
 	for i := range m.ArgumentFormatCodes {
-		m.ArgumentFormatCodes[i], r = r.i16("ArgumentFormatCodes")
+		m.ArgumentFormatCodes[i], r = signed[int16](r.u16("ArgumentFormatCodes"))
 	}
 	var nArguments int
 	nArguments, r = r.count16("Arguments", 4)
 	m.Arguments, r = r.bytes32s("Arguments", m.Arguments, nArguments, true)
-	m.ResultFormatCode, r = r.i16("ResultFormatCode")
+	m.ResultFormatCode, r = signed[int16](r.u16("ResultFormatCode"))
 	return r.done("FunctionCall", len(src))
 }
 

@@ -43,7 +43,7 @@ func (m *LogicalBegin) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('B')
 	m.FinalLSN, r = r.u64("FinalLSN")
-	m.CommitTime, r = r.i64("CommitTime")
+	m.CommitTime, r = signed[int64](r.u64("CommitTime"))
 	m.Xid, r = r.u32("Xid")
 	return r.done("LogicalBegin", len(src))
 }

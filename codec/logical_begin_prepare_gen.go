@@ -50,7 +50,7 @@ func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 	r = r.tag('b')
 	m.PrepareLSN, r = r.u64("PrepareLSN")
 	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
-	m.PrepareTime, r = r.i64("PrepareTime")
+	m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
 	m.Xid, r = r.u32("Xid")
 	m.GID, r = r.str("GID")
 	return r.done("LogicalBeginPrepare", len(src))

@@ -55,10 +55,10 @@ func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('K')
-	m.Flags, r = r.i8("Flags")
+	m.Flags, r = signed[int8](r.u8("Flags"))
 	m.CommitLSN, r = r.u64("CommitLSN")
 	m.CommitEndLSN, r = r.u64("CommitEndLSN")
-	m.CommitTime, r = r.i64("CommitTime")
+	m.CommitTime, r = signed[int64](r.u64("CommitTime"))
 	m.Xid, r = r.u32("Xid")
 	m.GID, r = r.str("GID")
 	return r.done("LogicalCommitPrepared", len(src))

@@ -60,7 +60,7 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 	} else {
 		m.Xid = 0
 	}
-	m.Flags, r = r.i8("Flags")
+	m.Flags, r = signed[int8](r.u8("Flags"))
 	m.LSN, r = r.u64("LSN")
 	m.Prefix, r = r.str("Prefix")
 	m.Content, r = r.bytes32("Content", false)

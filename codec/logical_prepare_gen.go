@@ -55,10 +55,10 @@ func (m *LogicalPrepare) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('P')
-	m.Flags, r = r.i8("Flags")
+	m.Flags, r = signed[int8](r.u8("Flags"))
 	m.PrepareLSN, r = r.u64("PrepareLSN")
 	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
-	m.PrepareTime, r = r.i64("PrepareTime")
+	m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
 	m.Xid, r = r.u32("Xid")
 	m.GID, r = r.str("GID")
 	return r.done("LogicalPrepare", len(src))

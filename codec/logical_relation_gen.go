@@ -111,16 +111,16 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	m.Namespace, r = r.str("Namespace")
 	m.RelationName, r = r.str("RelationName")
-	m.ReplicaIdentity, r = r.i8("ReplicaIdentity")
+	m.ReplicaIdentity, r = signed[int8](r.u8("ReplicaIdentity"))
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
 	m.Columns = grow(m.Columns, nColumns)[:nColumns]
 	for i := range m.Columns {
 		e := &m.Columns[i]
-		e.Flags, r = r.i8("Columns.Flags")
+		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
 		e.Name, r = r.str("Columns.Name")
 		e.DataType, r = r.u32("Columns.DataType")
-		e.TypeModifier, r = r.i32("Columns.TypeModifier")
+		e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
 	}
 	return r
 }
@@ -136,16 +136,16 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	m.Namespace, r = r.str("Namespace")
 	m.RelationName, r = r.str("RelationName")
-	m.ReplicaIdentity, r = r.i8("ReplicaIdentity")
+	m.ReplicaIdentity, r = signed[int8](r.u8("ReplicaIdentity"))
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
 	m.Columns = grow(m.Columns, nColumns)[:nColumns]
 	for i := range m.Columns {
 		e := &m.Columns[i]
-		e.Flags, r = r.i8("Columns.Flags")
+		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
 		e.Name, r = r.str("Columns.Name")
 		e.DataType, r = r.u32("Columns.DataType")
-		e.TypeModifier, r = r.i32("Columns.TypeModifier")
+		e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
 	}
 	return r
 }

@@ -60,11 +60,11 @@ func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('r')
-	m.Flags, r = r.i8("Flags")
+	m.Flags, r = signed[int8](r.u8("Flags"))
 	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
 	m.RollbackEndLSN, r = r.u64("RollbackEndLSN")
-	m.PrepareTime, r = r.i64("PrepareTime")
-	m.RollbackTime, r = r.i64("RollbackTime")
+	m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
+	m.RollbackTime, r = signed[int64](r.u64("RollbackTime"))
 	m.Xid, r = r.u32("Xid")
 	m.GID, r = r.str("GID")
 	return r.done("LogicalRollbackPrepared", len(src))

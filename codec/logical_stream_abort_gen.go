@@ -112,7 +112,7 @@ func (m *LogicalStreamAbort) read16(r reader, p Params) reader {
 		m.AbortLSN = 0
 	}
 	if p.ParallelStreaming && p.LogicalVersion >= 4 {
-		m.AbortTime, r = r.i64("AbortTime")
+		m.AbortTime, r = signed[int64](r.u64("AbortTime"))
 	} else {
 		m.AbortTime = 0
 	}

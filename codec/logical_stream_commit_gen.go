@@ -53,10 +53,10 @@ func (m *LogicalStreamCommit) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('c')
 	m.Xid, r = r.u32("Xid")
-	m.Flags, r = r.i8("Flags")
+	m.Flags, r = signed[int8](r.u8("Flags"))
 	m.CommitLSN, r = r.u64("CommitLSN")
 	m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
-	m.CommitTime, r = r.i64("CommitTime")
+	m.CommitTime, r = signed[int64](r.u64("CommitTime"))
 	return r.done("LogicalStreamCommit", len(src))
 }
 

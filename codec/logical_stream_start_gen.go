@@ -40,7 +40,7 @@ func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('S')
 	m.Xid, r = r.u32("Xid")
-	m.FirstSegment, r = r.i8("FirstSegment")
+	m.FirstSegment, r = signed[int8](r.u8("FirstSegment"))
 	return r.done("LogicalStreamStart", len(src))
 }
 

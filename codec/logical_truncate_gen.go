@@ -85,7 +85,7 @@ func (m *LogicalTruncate) read11(r reader, p Params) reader {
 	r = r.tag('T')
 	var nRelationOIDs int
 	nRelationOIDs, r = r.count("RelationOIDs", 4, 4)
-	m.Options, r = r.i8("Options")
+	m.Options, r = signed[int8](r.u8("Options"))
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)[:nRelationOIDs]
 	for i := range m.RelationOIDs {
 		m.RelationOIDs[i], r = r.u32("RelationOIDs")
@@ -103,7 +103,7 @@ func (m *LogicalTruncate) read14(r reader, p Params) reader {
 	}
 	var nRelationOIDs int
 	nRelationOIDs, r = r.count("RelationOIDs", 4, 4)
-	m.Options, r = r.i8("Options")
+	m.Options, r = signed[int8](r.u8("Options"))
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)[:nRelationOIDs]
 	for i := range m.RelationOIDs {
 		m.RelationOIDs[i], r = r.u32("RelationOIDs")

@@ -49,7 +49,7 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('v')
 	r = r.length()
-	m.NewestProtocolVersion, r = r.i32("NewestProtocolVersion")
+	m.NewestProtocolVersion, r = signed[int32](r.u32("NewestProtocolVersion"))
 	var nUnrecognizedOptions int
 	nUnrecognizedOptions, r = r.count("UnrecognizedOptions", 4, 1)
 	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)[:nUnrecognizedOptions]

@@ -79,25 +79,10 @@ func (r reader) u64(field string) (uint64, reader) {
 	return binary.BigEndian.Uint64(r.rest), reader{r.rest[8:], r.err}
 }
 
-// i8 … i64 read signed integers (two's complement, as PostgreSQL sends them).
-func (r reader) i8(field string) (int8, reader) {
-	v, r := r.u8(field)
-	return int8(v), r
-}
-
-func (r reader) i16(field string) (int16, reader) {
-	v, r := r.u16(field)
-	return int16(v), r
-}
-
-func (r reader) i32(field string) (int32, reader) {
-	v, r := r.u32(field)
-	return int32(v), r
-}
-
-func (r reader) i64(field string) (int64, reader) {
-	v, r := r.u64(field)
-	return int64(v), r
+// signed turns an unsigned read into the signed integer of its width (two's
+// complement, as PostgreSQL sends them): m.X, r = signed[int16](r.u16("X")).
+func signed[S int8 | int16 | int32 | int64, U uint8 | uint16 | uint32 | uint64](v U, r reader) (S, reader) {
+	return S(v), r
 }
 
 // uint reads a big-endian unsigned integer of width 1, 2, 4 or 8 bytes.
@@ -248,9 +233,9 @@ func (r reader) count(field string, width, minElem int) (int, reader) {
 		v, r = r.u16(field)
 		n = int(v)
 	} else {
-		var v int32
-		v, r = r.i32(field)
-		n = int(v)
+		var v uint32
+		v, r = r.u32(field)
+		n = int(int32(v))
 	}
 	switch {
 	case r.err != nil:

@@ -54,7 +54,7 @@ func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('h')
-	m.ClientTime, r = r.i64("ClientTime")
+	m.ClientTime, r = signed[int64](r.u64("ClientTime"))
 	m.Xmin, r = r.u32("Xmin")
 	m.XminEpoch, r = r.u32("XminEpoch")
 	m.CatalogXmin, r = r.u32("CatalogXmin")

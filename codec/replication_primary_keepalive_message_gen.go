@@ -45,7 +45,7 @@ func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('k')
 	m.ServerWALEnd, r = r.u64("ServerWALEnd")
-	m.ServerTime, r = r.i64("ServerTime")
+	m.ServerTime, r = signed[int64](r.u64("ServerTime"))
 	m.ReplyRequested, r = r.u8("ReplyRequested")
 	return r.done("PrimaryKeepalive", len(src))
 }

@@ -53,7 +53,7 @@ func (m *PrimaryStatusUpdate) Decode(src []byte, p Params) error {
 	m.InsertLSN, r = r.u64("InsertLSN")
 	m.OldestCommitFullXid, r = r.u64("OldestCommitFullXid")
 	m.NextFullXid, r = r.u64("NextFullXid")
-	m.ServerTime, r = r.i64("ServerTime")
+	m.ServerTime, r = signed[int64](r.u64("ServerTime"))
 	return r.done("PrimaryStatusUpdate", len(src))
 }
 

@@ -37,7 +37,7 @@ func (m *BackupProgress) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('p')
-	m.BytesDone, r = r.i64("BytesDone")
+	m.BytesDone, r = signed[int64](r.u64("BytesDone"))
 	return r.done("BackupProgress", len(src))
 }
 

@@ -37,7 +37,7 @@ func (m *RequestPrimaryStatusUpdate) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('p')
-	m.ClientTime, r = r.i64("ClientTime")
+	m.ClientTime, r = signed[int64](r.u64("ClientTime"))
 	return r.done("RequestPrimaryStatusUpdate", len(src))
 }
 

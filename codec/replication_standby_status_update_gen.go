@@ -53,7 +53,7 @@ func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
 	m.WALWritePosition, r = r.u64("WALWritePosition")
 	m.WALFlushPosition, r = r.u64("WALFlushPosition")
 	m.WALApplyPosition, r = r.u64("WALApplyPosition")
-	m.ClientTime, r = r.i64("ClientTime")
+	m.ClientTime, r = signed[int64](r.u64("ClientTime"))
 	m.ReplyRequested, r = r.u8("ReplyRequested")
 	return r.done("StandbyStatusUpdate", len(src))
 }

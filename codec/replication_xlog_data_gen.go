@@ -51,7 +51,7 @@ func (m *XLogData) Decode(src []byte, p Params) error {
 	r = r.tag('w')
 	m.WALStart, r = r.u64("WALStart")
 	m.ServerWALEnd, r = r.u64("ServerWALEnd")
-	m.ServerTime, r = r.i64("ServerTime")
+	m.ServerTime, r = signed[int64](r.u64("ServerTime"))
 	m.WALData, r = r.remaining("WALData", 0, anyLength)
 	return r.done("XLogData", len(src))
 }

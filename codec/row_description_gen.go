@@ -74,11 +74,11 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 		e := &m.Fields[i]
 		e.Name, r = r.str("Fields.Name")
 		e.TableOID, r = r.u32("Fields.TableOID")
-		e.TableAttributeNumber, r = r.i16("Fields.TableAttributeNumber")
+		e.TableAttributeNumber, r = signed[int16](r.u16("Fields.TableAttributeNumber"))
 		e.DataTypeOID, r = r.u32("Fields.DataTypeOID")
-		e.DataTypeSize, r = r.i16("Fields.DataTypeSize")
-		e.TypeModifier, r = r.i32("Fields.TypeModifier")
-		e.Format, r = r.i16("Fields.Format")
+		e.DataTypeSize, r = signed[int16](r.u16("Fields.DataTypeSize"))
+		e.TypeModifier, r = signed[int32](r.u32("Fields.TypeModifier"))
+		e.Format, r = signed[int16](r.u16("Fields.Format"))
 	}
 	return r.done("RowDescription", len(src))
 }

@@ -181,15 +181,14 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 	to := []jen.Code{target}
 	switch it.Op {
 	case model.OpInt:
-		method := "u" + widthSuffix(it.Width)
+		read := jen.Id("r").Dot("u" + widthSuffix(it.Width)).Call(jen.Lit(name))
 		switch it.GoType {
 		case unsigned(it.Width):
+			return rcall(to, "u"+widthSuffix(it.Width), jen.Lit(name))
 		case "int" + widthSuffix(it.Width):
-			method = "i" + widthSuffix(it.Width)
-		default:
-			panic("emit: no reader for " + it.GoType)
+			return jen.List(target, jen.Id("r")).Op("=").Id("signed").Types(jen.Id(it.GoType)).Call(read)
 		}
-		return rcall(to, method, jen.Lit(name))
+		panic("emit: no reader for " + it.GoType)
 	case model.OpByte:
 		return rcall(to, "u8", jen.Lit(name))
 	case model.OpChoice:

@@ -54,12 +54,12 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	nFormatCodes, r = r.count16("FormatCodes", 2)
 	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)[:nFormatCodes]
 	for i := range m.FormatCodes {
-		m.FormatCodes[i], r = r.i16("FormatCodes")
+		m.FormatCodes[i], r = signed[int16](r.u16("FormatCodes"))
 	}
 	var nParams int
 	nParams, r = r.count16("Params", 4)
 	m.Params, r = r.bytes32s("Params", m.Params, nParams, true)
-	m.ResultFormat, r = r.i16("ResultFormat")
+	m.ResultFormat, r = signed[int16](r.u16("ResultFormat"))
 	return r.done("Bind", len(src))
 }
 

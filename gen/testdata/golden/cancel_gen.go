@@ -34,7 +34,7 @@ func (m *Cancel) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	r = r.fixed("Int32(80877102)", 4, 80877102)
-	m.ProcessID, r = r.i32("ProcessID")
+	m.ProcessID, r = signed[int32](r.u32("ProcessID"))
 	return r.done("Cancel", len(src))
 }
 

@@ -40,7 +40,7 @@ func (m *Truncate) Decode(src []byte, p Params) error {
 	r = r.tag('T')
 	var nRelations int
 	nRelations, r = r.count("Relations", 4, 4)
-	m.Options, r = r.i8("Options")
+	m.Options, r = signed[int8](r.u8("Options"))
 	m.Relations = grow(m.Relations, nRelations)[:nRelations]
 	for i := range m.Relations {
 		m.Relations[i], r = r.u32("Relations")

@@ -99,7 +99,7 @@ func (m *Update) read(r reader, p Params) reader {
 func (m *Update) read10(r reader, p Params) reader {
 	m.Xid = 0
 	r = r.tag('U')
-	m.Relation, r = r.i32("Relation")
+	m.Relation, r = signed[int32](r.u32("Relation"))
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
 		r = m.Old.read(r, p)
@@ -119,7 +119,7 @@ func (m *Update) read11(r reader, p Params) reader {
 	} else {
 		m.Xid = 0
 	}
-	m.Relation, r = r.i32("Relation")
+	m.Relation, r = signed[int32](r.u32("Relation"))
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
 		r = m.Old.read(r, p)
