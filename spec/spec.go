@@ -155,19 +155,18 @@ type Type struct {
 // Annotation kinds: structure read from prose. Rows carry the first group,
 // block leads and notes the second.
 const (
-	AnnCountName      = "count-name"     // "(denoted C below)": Value is the name
-	AnnCount          = "count"          // "The number of … that follow", "Number of columns"
-	AnnRepeatField    = "repeat-field"   // "This field is repeated for each X": Value is X
-	AnnTerminated     = "terminated"     // "terminated by a zero byte", "A zero byte is required as terminator"
-	AnnZeroTerminator = "terminator"     // the row is the terminating zero byte itself
-	AnnOptional       = "optional"       // "This field is optional"
-	AnnStreamedOnly   = "streamed-only"  // "only present for streamed transactions"
-	AnnPresentIf      = "present-if"     // "only present if …": Value is the condition
-	AnnSinceProtocol  = "since-protocol" // "available since protocol version N": Value is N
-	AnnLengthOfSelf   = "length-self"    // "Length of message contents in bytes, including self"
-	AnnLengthFrom     = "length-from"    // "n is the above length": Value is n
-	AnnNullMinusOne   = "null-minus-one" // "-1 indicates a NULL … value"
-	AnnRest           = "rest"           // "This field extends to the end of the message"
+	AnnCountName     = "count-name"     // "(denoted C below)": Value is the name
+	AnnCount         = "count"          // "The number of … that follow", "Number of columns"
+	AnnRepeatField   = "repeat-field"   // "This field is repeated for each X": Value is X
+	AnnTerminated    = "terminated"     // "terminated by a zero byte", "A zero byte is required as terminator"
+	AnnOptional      = "optional"       // "This field is optional"
+	AnnStreamedOnly  = "streamed-only"  // "only present for streamed transactions"
+	AnnPresentIf     = "present-if"     // "only present if …": Value is the condition
+	AnnSinceProtocol = "since-protocol" // "available since protocol version N": Value is N
+	AnnLengthOfSelf  = "length-self"    // "Length of message contents in bytes, including self"
+	AnnLengthFrom    = "length-from"    // "n is the above length": Value is n
+	AnnNullMinusOne  = "null-minus-one" // "-1 indicates a NULL … value"
+	AnnRest          = "rest"           // "This field extends to the end of the message"
 
 	AnnRepeatEach     = "repeat-each"     // "Next, the following … appear for each X": Value is X
 	AnnAlternative    = "alternative"     // "Or": the block is an alternative to the previous one

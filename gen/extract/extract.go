@@ -64,7 +64,7 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 		specs = append(specs, s)
 	}
 	if len(errs) > 0 {
-		return nil, &Errors{List: flatten(errs)}
+		return nil, joinErrs(errs)
 	}
 	assignSlugs(specs)
 	used := map[*Correction]bool{}
@@ -86,7 +86,7 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &Errors{List: flatten(errs)}
+		return nil, joinErrs(errs)
 	}
 	return specs, nil
 }
@@ -138,10 +138,7 @@ func addChinese(docs fs.FS, manifest map[string]manifestEntry, s *spec.Spec, cor
 			errs = append(errs, alignTerms(file, s.ErrorFields, p.Terms)...)
 		}
 	}
-	if len(errs) > 0 {
-		return &Errors{List: flatten(errs)}
-	}
-	return nil
+	return joinErrs(errs)
 }
 
 // layerMessages is the run of the spec's messages that one page produced.
@@ -190,7 +187,6 @@ func listMajors(docs fs.FS, lang string) ([]int, error) {
 	return majors, nil
 }
 
-// flatten lifts nested *Errors so each problem prints on its own line.
 func flatten(errs []error) []error {
 	var out []error
 	for _, err := range errs {

@@ -63,8 +63,6 @@ type Page struct {
 	Release  string
 	Messages []spec.Message // Text.En holds the page's text whatever its language
 	Terms    []spec.Term
-	// Drops counts field terms that were not turned into rows (always 0 unless a bug).
-	Drops int
 }
 
 var (
@@ -140,7 +138,6 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 			return
 		}
 		if rows != terms {
-			p.Drops += terms - rows
 			fail(m.Name, 0, fmt.Errorf("%d field terms but %d rows read: rows dropped", terms, rows))
 			return
 		}
@@ -283,11 +280,13 @@ func termText(dt *goquery.Selection) string {
 // clean folds runs of white space into one space and trims.
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// joinErrs gathers errs into one *Errors, lifting nested ones so each
+// problem prints on its own line; nil when there are none.
 func joinErrs(errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &Errors{List: errs}
+	return &Errors{List: flatten(errs)}
 }
 
 // Errors is every problem found, so one run reports them all.

@@ -22,7 +22,6 @@ var rowRecognisers = []recogniser{
 	{spec.AnnCount, regexp.MustCompile(`(?i)^(?:specifies the |the )?number of [^.]*`), regexp.MustCompile(`(?i)^(?:the )?number of bytes`)},
 	{spec.AnnRepeatField, regexp.MustCompile(`This field is repeated for each ([a-z ]+?)\.`), nil},
 	{spec.AnnTerminated, regexp.MustCompile(`(?i)(?:terminated by a zero byte|zero byte is required as (?:a )?terminator)`), nil},
-	{spec.AnnZeroTerminator, regexp.MustCompile(`^(?:A zero byte|Zero), as (?:a )?terminator`), nil},
 	{spec.AnnOptional, regexp.MustCompile(`This field is optional`), nil},
 	{spec.AnnStreamedOnly, regexp.MustCompile(`only present for (streamed transactions)`), nil},
 	{spec.AnnPresentIf, regexp.MustCompile(`(?i)(?:only present|present only) (?:if|when) ([^.]+)`), nil},
