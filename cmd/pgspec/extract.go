@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -62,18 +61,4 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-// parseFlags parses args and requires exactly nargs positional arguments
-// (-1: any number), printing usage on error.
-func parseFlags(fl *flag.FlagSet, args []string, nargs int) error {
-	if err := fl.Parse(args); err != nil {
-		return err
-	}
-	if nargs >= 0 && fl.NArg() != nargs {
-		fmt.Fprintf(fl.Output(), "pgspec %s: want %d arguments, got %d\n", fl.Name(), nargs, fl.NArg())
-		fl.Usage()
-		return fmt.Errorf("arguments")
-	}
-	return nil
 }

@@ -48,6 +48,20 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fl
 }
 
+// parseFlags parses args and requires exactly nargs positional arguments,
+// printing usage on error.
+func parseFlags(fl *flag.FlagSet, args []string, nargs int) error {
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() != nargs {
+		fmt.Fprintf(fl.Output(), "pgspec %s: want %d arguments, got %d\n", fl.Name(), nargs, fl.NArg())
+		fl.Usage()
+		return fmt.Errorf("arguments")
+	}
+	return nil
+}
+
 // specDirFlag is the --spec flag the commands reading the spec share.
 func specDirFlag(fl *flag.FlagSet) *string {
 	return fl.String("spec", "spec", "spec directory (pgNN.json)")
