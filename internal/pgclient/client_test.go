@@ -505,21 +505,22 @@ func TestCancelRequest(t *testing.T) {
 	if err := c.Send(&codec.Query{String: "select pg_sleep(30)"}); err != nil {
 		t.Fatal(err)
 	}
-	// A cancel that arrives before the query starts is ignored: repeat until it lands.
-	done := make(chan struct{})
-	go func() {
-		for {
-			c.Cancel(s.Addr())
-			select {
-			case <-done:
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
+	// A cancel that arrives before the query starts is ignored, and a second
+	// one sent after the first landed would cancel the next statement: wait
+	// until the backend sleeps, then cancel exactly once.
+	watcher := connect(t, pgtest.Superuser)
+	sleeping := fmt.Sprintf("select count(*) from pg_stat_activity where pid = %d and wait_event = 'PgSleep'", c.ProcessID)
+	for i := 0; scalar(t, watcher, sleeping) != "1"; i++ {
+		if i == 500 {
+			t.Fatal("the backend never started sleeping")
 		}
-	}()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.Cancel(s.Addr()); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	_, err := c.ReadUntilReady(nil)
-	close(done)
 	var e *Error
 	if !errors.As(err, &e) || e.SQLState() != "57014" {
 		t.Fatalf("cancelled query gave %v, want SQLSTATE 57014", err)
