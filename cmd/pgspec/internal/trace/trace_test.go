@@ -549,19 +549,31 @@ func TestCancelAndFeedback(t *testing.T) {
 	if err := c.Send(&codec.Query{String: "select pg_sleep(30)"}); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	go func() { // a cancel that arrives before the query runs is ignored: repeat
-		for {
-			c.Cancel(tr.addr)
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
+	// A cancel that arrives before the query runs is ignored, and a repeated
+	// one could outlive the query: wait until the backend sleeps, cancel once.
+	watcher, err := pgclient.Connect(ctx, pgclient.Config{Addr: s.Addr(), User: pgtest.Superuser.Name, Password: pgtest.Superuser.Password, Database: pgtest.Database})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close()
+	sleeping := fmt.Sprintf("select count(*) from pg_stat_activity where pid = %d and wait_event = 'PgSleep'", c.ProcessID)
+	for i := 0; ; i++ {
+		res, err := watcher.SimpleQuery(sleeping)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
+		if string(res[0].Rows[0][0]) == "1" {
+			break
+		}
+		if i == 500 {
+			t.Fatal("the backend never started sleeping")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.Cancel(tr.addr); err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.ReadUntilReady(nil)
-	close(stop)
 	if e, ok := err.(*pgclient.Error); !ok || e.SQLState() != "57014" {
 		t.Errorf("query cancelled through the proxy: %v", err)
 	}
