@@ -32,8 +32,11 @@ func (m *AuthenticationCleartextPassword) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('R')
-	r = r.length()
+	if r.framed('R') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('R').length()
+	}
 	r = r.fixed("Int32(3)", 4, 3)
 	return r.done("AuthenticationCleartextPassword", len(src))
 }
@@ -47,8 +50,7 @@ func (m *AuthenticationCleartextPassword) Encode(dst []byte, p Params) ([]byte, 
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('R')
-	w, start := w.begin()
+	w, start := w.header('R')
 	w = w.u32(3)
 	w = w.finish(start)
 	return w.result("AuthenticationCleartextPassword", len(dst))

@@ -32,8 +32,11 @@ func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('R')
-	r = r.length()
+	if r.framed('R') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('R').length()
+	}
 	r = r.fixed("Int32(7)", 4, 7)
 	return r.done("AuthenticationGSS", len(src))
 }
@@ -47,8 +50,7 @@ func (m *AuthenticationGSS) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('R')
-	w, start := w.begin()
+	w, start := w.header('R')
 	w = w.u32(7)
 	w = w.finish(start)
 	return w.result("AuthenticationGSS", len(dst))

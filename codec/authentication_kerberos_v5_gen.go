@@ -32,8 +32,11 @@ func (m *AuthenticationKerberosV5) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('R')
-	r = r.length()
+	if r.framed('R') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('R').length()
+	}
 	r = r.fixed("Int32(2)", 4, 2)
 	return r.done("AuthenticationKerberosV5", len(src))
 }
@@ -47,8 +50,7 @@ func (m *AuthenticationKerberosV5) Encode(dst []byte, p Params) ([]byte, error) 
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('R')
-	w, start := w.begin()
+	w, start := w.header('R')
 	w = w.u32(2)
 	w = w.finish(start)
 	return w.result("AuthenticationKerberosV5", len(dst))

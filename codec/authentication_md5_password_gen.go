@@ -35,8 +35,11 @@ func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('R')
-	r = r.length()
+	if r.framed('R') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('R').length()
+	}
 	r = r.fixed("Int32(5)", 4, 5)
 	r = r.fill("Salt", m.Salt[:])
 	return r.done("AuthenticationMD5Password", len(src))
@@ -51,8 +54,7 @@ func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error)
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('R')
-	w, start := w.begin()
+	w, start := w.header('R')
 	w = w.u32(5)
 	w = w.bytes(m.Salt[:])
 	w = w.finish(start)

@@ -35,8 +35,11 @@ func (m *AuthenticationSASLContinue) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('R')
-	r = r.length()
+	if r.framed('R') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('R').length()
+	}
 	r = r.fixed("Int32(11)", 4, 11)
 	m.Data, r = r.remaining("Data", 0, anyLength)
 	return r.done("AuthenticationSASLContinue", len(src))
@@ -51,10 +54,9 @@ func (m *AuthenticationSASLContinue) Encode(dst []byte, p Params) ([]byte, error
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('R')
-	w, start := w.begin()
+	w, start := w.header('R')
 	w = w.u32(11)
-	w = w.raw("Data", m.Data, 0, anyLength)
+	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("AuthenticationSASLContinue", len(dst))
 }

@@ -39,8 +39,11 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('R')
-	r = r.length()
+	if r.framed('R') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('R').length()
+	}
 	r = r.fixed("Int32(10)", 4, 10)
 	m.AuthMechanisms = m.AuthMechanisms[:0]
 	for !r.ended() {
@@ -61,8 +64,7 @@ func (m *AuthenticationSASL) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('R')
-	w, start := w.begin()
+	w, start := w.header('R')
 	w = w.u32(10)
 	for _, v := range m.AuthMechanisms {
 		w = w.nonzero("AuthMechanisms", v == "")

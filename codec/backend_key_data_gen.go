@@ -88,8 +88,11 @@ func (m *BackendKeyData) read(r reader, p Params) reader {
 
 // read10 is the layout of PostgreSQL 10–17.
 func (m *BackendKeyData) read10(r reader, p Params) reader {
-	r = r.tag('K')
-	r = r.length()
+	if r.framed('K') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('K').length()
+	}
 	m.ProcessID, r = r.u32("ProcessID")
 	m.SecretKey, r = r.take("SecretKey", 4)
 	return r
@@ -97,8 +100,11 @@ func (m *BackendKeyData) read10(r reader, p Params) reader {
 
 // read18 is the layout of PostgreSQL 18–19.
 func (m *BackendKeyData) read18(r reader, p Params) reader {
-	r = r.tag('K')
-	r = r.length()
+	if r.framed('K') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('K').length()
+	}
 	m.ProcessID, r = r.u32("ProcessID")
 	if p.ProtocolMinor >= 2 {
 		m.SecretKey, r = r.remaining("SecretKey", 4, 256)
@@ -119,8 +125,7 @@ func (m *BackendKeyData) write(w writer, p Params) writer {
 
 // write10 is the layout of PostgreSQL 10–17.
 func (m *BackendKeyData) write10(w writer, p Params) writer {
-	w = w.u8('K')
-	w, start := w.begin()
+	w, start := w.header('K')
 	w = w.u32(m.ProcessID)
 	w = w.raw("SecretKey", m.SecretKey, 4, 4)
 	w = w.finish(start)
@@ -129,8 +134,7 @@ func (m *BackendKeyData) write10(w writer, p Params) writer {
 
 // write18 is the layout of PostgreSQL 18–19.
 func (m *BackendKeyData) write18(w writer, p Params) writer {
-	w = w.u8('K')
-	w, start := w.begin()
+	w, start := w.header('K')
 	w = w.u32(m.ProcessID)
 	if p.ProtocolMinor >= 2 {
 		w = w.raw("SecretKey", m.SecretKey, 4, 256)

@@ -31,8 +31,11 @@ func (m *BindComplete) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('2')
-	r = r.length()
+	if r.framed('2') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('2').length()
+	}
 	return r.done("BindComplete", len(src))
 }
 
@@ -45,8 +48,7 @@ func (m *BindComplete) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('2')
-	w, start := w.begin()
+	w, start := w.header('2')
 	w = w.finish(start)
 	return w.result("BindComplete", len(dst))
 }

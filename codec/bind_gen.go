@@ -52,8 +52,11 @@ func (m *Bind) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('B')
-	r = r.length()
+	if r.framed('B') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('B').length()
+	}
 	m.DestinationPortal, r = r.str("DestinationPortal")
 	m.PreparedStatement, r = r.str("PreparedStatement")
 	var nParameterFormatCodes int
@@ -64,7 +67,8 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	}
 	var nParameters int
 	nParameters, r = r.count16("Parameters", 4)
-	m.Parameters, r = r.bytes32s("Parameters", m.Parameters, nParameters, true)
+	m.Parameters = grow(m.Parameters, nParameters)[:nParameters]
+	r = r.bytes32s("Parameters", m.Parameters, true)
 	var nResultFormatCodes int
 	nResultFormatCodes, r = r.count16("ResultFormatCodes", 2)
 	m.ResultFormatCodes = grow(m.ResultFormatCodes, nResultFormatCodes)[:nResultFormatCodes]
@@ -83,8 +87,7 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('B')
-	w, start := w.begin()
+	w, start := w.header('B')
 	w = w.str("DestinationPortal", m.DestinationPortal)
 	w = w.str("PreparedStatement", m.PreparedStatement)
 	w = w.count16("ParameterFormatCodes", len(m.ParameterFormatCodes))

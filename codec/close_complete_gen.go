@@ -31,8 +31,11 @@ func (m *CloseComplete) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('3')
-	r = r.length()
+	if r.framed('3') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('3').length()
+	}
 	return r.done("CloseComplete", len(src))
 }
 
@@ -45,8 +48,7 @@ func (m *CloseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('3')
-	w, start := w.begin()
+	w, start := w.header('3')
 	w = w.finish(start)
 	return w.result("CloseComplete", len(dst))
 }

@@ -38,8 +38,11 @@ func (m *Close) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('C')
-	r = r.length()
+	if r.framed('C') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('C').length()
+	}
 	m.ObjectType, r = r.u8("ObjectType")
 	m.Name, r = r.str("Name")
 	return r.done("Close", len(src))
@@ -54,8 +57,7 @@ func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('C')
-	w, start := w.begin()
+	w, start := w.header('C')
 	w = w.u8(m.ObjectType)
 	w = w.str("Name", m.Name)
 	w = w.finish(start)

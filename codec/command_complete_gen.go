@@ -44,8 +44,11 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('C')
-	r = r.length()
+	if r.framed('C') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('C').length()
+	}
 	m.CommandTag, r = r.str("CommandTag")
 	return r.done("CommandComplete", len(src))
 }
@@ -59,8 +62,7 @@ func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('C')
-	w, start := w.begin()
+	w, start := w.header('C')
 	w = w.str("CommandTag", m.CommandTag)
 	w = w.finish(start)
 	return w.result("CommandComplete", len(dst))

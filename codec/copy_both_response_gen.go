@@ -42,8 +42,11 @@ func (m *CopyBothResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('W')
-	r = r.length()
+	if r.framed('W') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('W').length()
+	}
 	m.OverallFormat, r = r.u8("OverallFormat")
 	var nColumnFormatCodes int
 	nColumnFormatCodes, r = r.count16("ColumnFormatCodes", 2)
@@ -63,8 +66,7 @@ func (m *CopyBothResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('W')
-	w, start := w.begin()
+	w, start := w.header('W')
 	w = w.u8(m.OverallFormat)
 	w = w.count16("ColumnFormatCodes", len(m.ColumnFormatCodes))
 	for _, v := range m.ColumnFormatCodes {

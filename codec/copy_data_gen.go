@@ -36,8 +36,11 @@ func (m *CopyData) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('d')
-	r = r.length()
+	if r.framed('d') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('d').length()
+	}
 	m.Data, r = r.remaining("Data", 0, anyLength)
 	return r.done("CopyData", len(src))
 }
@@ -51,9 +54,8 @@ func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('d')
-	w, start := w.begin()
-	w = w.raw("Data", m.Data, 0, anyLength)
+	w, start := w.header('d')
+	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("CopyData", len(dst))
 }

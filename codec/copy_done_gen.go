@@ -31,8 +31,11 @@ func (m *CopyDone) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('c')
-	r = r.length()
+	if r.framed('c') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('c').length()
+	}
 	return r.done("CopyDone", len(src))
 }
 
@@ -45,8 +48,7 @@ func (m *CopyDone) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('c')
-	w, start := w.begin()
+	w, start := w.header('c')
 	w = w.finish(start)
 	return w.result("CopyDone", len(dst))
 }

@@ -34,8 +34,11 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('f')
-	r = r.length()
+	if r.framed('f') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('f').length()
+	}
 	m.Message, r = r.str("Message")
 	return r.done("CopyFail", len(src))
 }
@@ -49,8 +52,7 @@ func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('f')
-	w, start := w.begin()
+	w, start := w.header('f')
 	w = w.str("Message", m.Message)
 	w = w.finish(start)
 	return w.result("CopyFail", len(dst))

@@ -41,8 +41,11 @@ func (m *CopyInResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('G')
-	r = r.length()
+	if r.framed('G') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('G').length()
+	}
 	m.OverallFormat, r = r.u8("OverallFormat")
 	var nColumnFormatCodes int
 	nColumnFormatCodes, r = r.count16("ColumnFormatCodes", 2)
@@ -62,8 +65,7 @@ func (m *CopyInResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('G')
-	w, start := w.begin()
+	w, start := w.header('G')
 	w = w.u8(m.OverallFormat)
 	w = w.count16("ColumnFormatCodes", len(m.ColumnFormatCodes))
 	for _, v := range m.ColumnFormatCodes {

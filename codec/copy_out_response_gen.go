@@ -41,8 +41,11 @@ func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('H')
-	r = r.length()
+	if r.framed('H') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('H').length()
+	}
 	m.OverallFormat, r = r.u8("OverallFormat")
 	var nColumnFormatCodes int
 	nColumnFormatCodes, r = r.count16("ColumnFormatCodes", 2)
@@ -62,8 +65,7 @@ func (m *CopyOutResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('H')
-	w, start := w.begin()
+	w, start := w.header('H')
 	w = w.u8(m.OverallFormat)
 	w = w.count16("ColumnFormatCodes", len(m.ColumnFormatCodes))
 	for _, v := range m.ColumnFormatCodes {

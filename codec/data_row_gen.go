@@ -39,11 +39,15 @@ func (m *DataRow) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('D')
-	r = r.length()
+	if r.framed('D') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('D').length()
+	}
 	var nValues int
 	nValues, r = r.count16("Values", 4)
-	m.Values, r = r.bytes32s("Values", m.Values, nValues, true)
+	m.Values = grow(m.Values, nValues)[:nValues]
+	r = r.bytes32s("Values", m.Values, true)
 	return r.done("DataRow", len(src))
 }
 
@@ -56,8 +60,7 @@ func (m *DataRow) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('D')
-	w, start := w.begin()
+	w, start := w.header('D')
 	w = w.count16("Values", len(m.Values))
 	w = w.bytes32s("Values", m.Values, true)
 	w = w.finish(start)

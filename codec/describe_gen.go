@@ -38,8 +38,11 @@ func (m *Describe) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('D')
-	r = r.length()
+	if r.framed('D') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('D').length()
+	}
 	m.ObjectType, r = r.u8("ObjectType")
 	m.Name, r = r.str("Name")
 	return r.done("Describe", len(src))
@@ -54,8 +57,7 @@ func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('D')
-	w, start := w.begin()
+	w, start := w.header('D')
 	w = w.u8(m.ObjectType)
 	w = w.str("Name", m.Name)
 	w = w.finish(start)

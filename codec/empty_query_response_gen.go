@@ -33,8 +33,11 @@ func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('I')
-	r = r.length()
+	if r.framed('I') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('I').length()
+	}
 	return r.done("EmptyQueryResponse", len(src))
 }
 
@@ -47,8 +50,7 @@ func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('I')
-	w, start := w.begin()
+	w, start := w.header('I')
 	w = w.finish(start)
 	return w.result("EmptyQueryResponse", len(dst))
 }

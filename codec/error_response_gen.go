@@ -52,8 +52,11 @@ func (m *ErrorResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('E')
-	r = r.length()
+	if r.framed('E') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('E').length()
+	}
 	m.Fields = m.Fields[:0]
 	for !r.ended() {
 		var e ErrorField
@@ -74,8 +77,7 @@ func (m *ErrorResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('E')
-	w, start := w.begin()
+	w, start := w.header('E')
 	for i := range m.Fields {
 		e := &m.Fields[i]
 		w = w.nonzero("Fields.Code", e.Code == 0)

@@ -38,8 +38,11 @@ func (m *Execute) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('E')
-	r = r.length()
+	if r.framed('E') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('E').length()
+	}
 	m.Portal, r = r.str("Portal")
 	m.MaxRows, r = signed[int32](r.u32("MaxRows"))
 	return r.done("Execute", len(src))
@@ -54,8 +57,7 @@ func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('E')
-	w, start := w.begin()
+	w, start := w.header('E')
 	w = w.str("Portal", m.Portal)
 	w = w.u32(uint32(m.MaxRows))
 	w = w.finish(start)

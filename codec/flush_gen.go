@@ -31,8 +31,11 @@ func (m *Flush) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('H')
-	r = r.length()
+	if r.framed('H') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('H').length()
+	}
 	return r.done("Flush", len(src))
 }
 
@@ -45,8 +48,7 @@ func (m *Flush) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('H')
-	w, start := w.begin()
+	w, start := w.header('H')
 	w = w.finish(start)
 	return w.result("Flush", len(dst))
 }

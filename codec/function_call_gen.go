@@ -48,8 +48,11 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('F')
-	r = r.length()
+	if r.framed('F') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('F').length()
+	}
 	m.Function, r = r.u32("Function")
 	var nArgumentFormatCodes int
 	nArgumentFormatCodes, r = r.count16("ArgumentFormatCodes", 2)
@@ -59,7 +62,8 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 	}
 	var nArguments int
 	nArguments, r = r.count16("Arguments", 4)
-	m.Arguments, r = r.bytes32s("Arguments", m.Arguments, nArguments, true)
+	m.Arguments = grow(m.Arguments, nArguments)[:nArguments]
+	r = r.bytes32s("Arguments", m.Arguments, true)
 	m.ResultFormatCode, r = signed[int16](r.u16("ResultFormatCode"))
 	return r.done("FunctionCall", len(src))
 }
@@ -73,8 +77,7 @@ func (m *FunctionCall) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('F')
-	w, start := w.begin()
+	w, start := w.header('F')
 	w = w.u32(m.Function)
 	w = w.count16("ArgumentFormatCodes", len(m.ArgumentFormatCodes))
 	for _, v := range m.ArgumentFormatCodes {

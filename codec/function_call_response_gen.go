@@ -38,8 +38,11 @@ func (m *FunctionCallResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('V')
-	r = r.length()
+	if r.framed('V') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('V').length()
+	}
 	m.Result, r = r.bytes32("Result", true)
 	return r.done("FunctionCallResponse", len(src))
 }
@@ -53,8 +56,7 @@ func (m *FunctionCallResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('V')
-	w, start := w.begin()
+	w, start := w.header('V')
 	w = w.bytes32("Result", m.Result, true)
 	w = w.finish(start)
 	return w.result("FunctionCallResponse", len(dst))

@@ -47,8 +47,11 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('v')
-	r = r.length()
+	if r.framed('v') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('v').length()
+	}
 	m.NewestProtocolVersion, r = signed[int32](r.u32("NewestProtocolVersion"))
 	var nUnrecognizedOptions int
 	nUnrecognizedOptions, r = r.count("UnrecognizedOptions", 4, 1)
@@ -68,8 +71,7 @@ func (m *NegotiateProtocolVersion) Encode(dst []byte, p Params) ([]byte, error) 
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('v')
-	w, start := w.begin()
+	w, start := w.header('v')
 	w = w.u32(uint32(m.NewestProtocolVersion))
 	w = w.count32("UnrecognizedOptions", len(m.UnrecognizedOptions))
 	for _, v := range m.UnrecognizedOptions {

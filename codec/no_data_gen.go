@@ -31,8 +31,11 @@ func (m *NoData) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('n')
-	r = r.length()
+	if r.framed('n') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('n').length()
+	}
 	return r.done("NoData", len(src))
 }
 
@@ -45,8 +48,7 @@ func (m *NoData) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('n')
-	w, start := w.begin()
+	w, start := w.header('n')
 	w = w.finish(start)
 	return w.result("NoData", len(dst))
 }

@@ -38,8 +38,11 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('N')
-	r = r.length()
+	if r.framed('N') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('N').length()
+	}
 	m.Fields = m.Fields[:0]
 	for !r.ended() {
 		var e ErrorField
@@ -60,8 +63,7 @@ func (m *NoticeResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('N')
-	w, start := w.begin()
+	w, start := w.header('N')
 	for i := range m.Fields {
 		e := &m.Fields[i]
 		w = w.nonzero("Fields.Code", e.Code == 0)

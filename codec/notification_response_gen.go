@@ -41,8 +41,11 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('A')
-	r = r.length()
+	if r.framed('A') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('A').length()
+	}
 	m.ProcessID, r = r.u32("ProcessID")
 	m.Channel, r = r.str("Channel")
 	m.Payload, r = r.str("Payload")
@@ -58,8 +61,7 @@ func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('A')
-	w, start := w.begin()
+	w, start := w.header('A')
 	w = w.u32(m.ProcessID)
 	w = w.str("Channel", m.Channel)
 	w = w.str("Payload", m.Payload)

@@ -37,8 +37,11 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('t')
-	r = r.length()
+	if r.framed('t') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('t').length()
+	}
 	var nParameterOIDs int
 	nParameterOIDs, r = r.count16("ParameterOIDs", 4)
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)[:nParameterOIDs]
@@ -57,8 +60,7 @@ func (m *ParameterDescription) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('t')
-	w, start := w.begin()
+	w, start := w.header('t')
 	w = w.count16("ParameterOIDs", len(m.ParameterOIDs))
 	for _, v := range m.ParameterOIDs {
 		w = w.u32(v)

@@ -37,8 +37,11 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('S')
-	r = r.length()
+	if r.framed('S') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('S').length()
+	}
 	m.Name, r = r.str("Name")
 	m.Value, r = r.str("Value")
 	return r.done("ParameterStatus", len(src))
@@ -53,8 +56,7 @@ func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('S')
-	w, start := w.begin()
+	w, start := w.header('S')
 	w = w.str("Name", m.Name)
 	w = w.str("Value", m.Value)
 	w = w.finish(start)

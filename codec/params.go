@@ -36,7 +36,7 @@ func (s MajorSet) Has(major int) bool {
 	if major == 0 {
 		major = NewestMajor
 	}
-	return major > 0 && major < 64 && s&(1<<major) != 0
+	return s>>uint(major)&1 != 0 // a negative major shifts by more than 63: false
 }
 
 // Majors lists the set's majors in increasing order.

@@ -31,8 +31,11 @@ func (m *ParseComplete) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('1')
-	r = r.length()
+	if r.framed('1') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('1').length()
+	}
 	return r.done("ParseComplete", len(src))
 }
 
@@ -45,8 +48,7 @@ func (m *ParseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('1')
-	w, start := w.begin()
+	w, start := w.header('1')
 	w = w.finish(start)
 	return w.result("ParseComplete", len(dst))
 }

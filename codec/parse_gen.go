@@ -44,8 +44,11 @@ func (m *Parse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('P')
-	r = r.length()
+	if r.framed('P') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('P').length()
+	}
 	m.Name, r = r.str("Name")
 	m.Query, r = r.str("Query")
 	var nParameterOIDs int
@@ -66,8 +69,7 @@ func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('P')
-	w, start := w.begin()
+	w, start := w.header('P')
 	w = w.str("Name", m.Name)
 	w = w.str("Query", m.Query)
 	w = w.count16("ParameterOIDs", len(m.ParameterOIDs))

@@ -32,8 +32,11 @@ func (m *PortalSuspended) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('s')
-	r = r.length()
+	if r.framed('s') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('s').length()
+	}
 	return r.done("PortalSuspended", len(src))
 }
 
@@ -46,8 +49,7 @@ func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('s')
-	w, start := w.begin()
+	w, start := w.header('s')
 	w = w.finish(start)
 	return w.result("PortalSuspended", len(dst))
 }

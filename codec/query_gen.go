@@ -34,8 +34,11 @@ func (m *Query) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('Q')
-	r = r.length()
+	if r.framed('Q') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('Q').length()
+	}
 	m.String, r = r.str("String")
 	return r.done("Query", len(src))
 }
@@ -49,8 +52,7 @@ func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('Q')
-	w, start := w.begin()
+	w, start := w.header('Q')
 	w = w.str("String", m.String)
 	w = w.finish(start)
 	return w.result("Query", len(dst))

@@ -126,6 +126,15 @@ func (r reader) tag(want byte) reader {
 	return r.failAt("tag", len(r.rest), cause)
 }
 
+// framed reports whether the input starts with the tag byte want and an
+// Int32 length that is what is left of the input after the tag, the check
+// every message with a length makes; decoders then skip those 5 bytes, or
+// read them with tag and length to say what is wrong.
+func (r reader) framed(want byte) bool {
+	b := r.rest
+	return len(b) >= 5 && b[0] == want && int(int32(binary.BigEndian.Uint32(b[1:]))) == len(b)-1
+}
+
 // length reads the Int32 "length of message contents in bytes, including
 // self", which must be what is left of the input: a length beyond it is
 // ErrTruncated, one short of it ErrTrailingBytes.
@@ -183,41 +192,33 @@ func (r reader) bytes32(field string, nullable bool) ([]byte, reader) {
 	return nil, r.failAt(field, left, ErrNegativeLength)
 }
 
-// bytes32s reads n values like bytes32 into dst, reusing its array: the
-// loop over DataRow's columns or Bind's parameters runs in plainValues
-// rather than one call per value. The first value that is not plain (NULL
-// where not allowed, a bad length, short input) and those after it go
+// bytes32s reads len(dst) values like bytes32 into dst in one loop:
+// DataRow's columns, Bind's parameters. The first value that is not plain
+// (NULL where not allowed, a bad length, short input) and those after it go
 // through bytes32, so errors are the same.
-func (r reader) bytes32s(field string, dst [][]byte, n int, nullable bool) ([][]byte, reader) {
-	dst = grow(dst, n)[:n]
-	var i int
-	i, r.rest = plainValues(dst, r.rest, nullable)
-	for ; i < n; i++ {
-		dst[i], r = r.bytes32(field, nullable)
-	}
-	return dst, r
-}
-
-// plainValues fills dst with Int32-length-prefixed values from rest while
-// they are whole (and NULL only when nullable), and returns how many it
-// filled and what is left.
-func plainValues(dst [][]byte, rest []byte, nullable bool) (int, []byte) {
+func (r reader) bytes32s(field string, dst [][]byte, nullable bool) reader {
+	rest, off := r.rest, 0 // an index rather than re-slicing rest: one register, not three
 	for i := range dst {
-		if len(rest) < 4 {
-			return i, rest
+		if len(rest)-off >= 4 {
+			switch l := int(int32(binary.BigEndian.Uint32(rest[off:]))); {
+			case uint(l) <= uint(len(rest)-off-4):
+				dst[i] = rest[off+4 : off+4+l : off+4+l]
+				off += 4 + l
+				continue
+			case l == -1 && nullable:
+				dst[i] = nil
+				off += 4
+				continue
+			}
 		}
-		switch l := int(int32(binary.BigEndian.Uint32(rest))); {
-		case uint(l) <= uint(len(rest)-4):
-			dst[i] = rest[4 : 4+l : 4+l]
-			rest = rest[4+l:]
-		case l == -1 && nullable:
-			dst[i] = nil
-			rest = rest[4:]
-		default:
-			return i, rest
+		r.rest = rest[off:]
+		for ; i < len(dst); i++ {
+			dst[i], r = r.bytes32(field, nullable)
 		}
+		return r
 	}
-	return len(dst), rest
+	r.rest = rest[off:]
+	return r
 }
 
 // count reads the count of a following array or group and checks that that

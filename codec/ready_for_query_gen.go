@@ -37,8 +37,11 @@ func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('Z')
-	r = r.length()
+	if r.framed('Z') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('Z').length()
+	}
 	m.TxStatus, r = r.u8("TxStatus")
 	return r.done("ReadyForQuery", len(src))
 }
@@ -52,8 +55,7 @@ func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('Z')
-	w, start := w.begin()
+	w, start := w.header('Z')
 	w = w.u8(m.TxStatus)
 	w = w.finish(start)
 	return w.result("ReadyForQuery", len(dst))

@@ -50,6 +50,6 @@ func (m *BackupData) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('d')
-	w = w.raw("Data", m.Data, 0, anyLength)
+	w = w.bytes(m.Data)
 	return w.result("BackupData", len(dst))
 }

@@ -69,6 +69,6 @@ func (m *XLogData) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u64(m.WALStart)
 	w = w.u64(m.ServerWALEnd)
 	w = w.u64(uint64(m.ServerTime))
-	w = w.raw("WALData", m.WALData, 0, anyLength)
+	w = w.bytes(m.WALData)
 	return w.result("XLogData", len(dst))
 }

@@ -65,8 +65,11 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('T')
-	r = r.length()
+	if r.framed('T') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('T').length()
+	}
 	var nFields int
 	nFields, r = r.count16("Fields", 19)
 	m.Fields = grow(m.Fields, nFields)[:nFields]
@@ -92,8 +95,7 @@ func (m *RowDescription) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('T')
-	w, start := w.begin()
+	w, start := w.header('T')
 	w = w.count16("Fields", len(m.Fields))
 	for i := range m.Fields {
 		e := &m.Fields[i]

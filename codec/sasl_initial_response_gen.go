@@ -46,8 +46,11 @@ func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('p')
-	r = r.length()
+	if r.framed('p') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('p').length()
+	}
 	m.AuthMechanism, r = r.str("AuthMechanism")
 	m.Data, r = r.bytes32("Data", true)
 	return r.done("SASLInitialResponse", len(src))
@@ -62,8 +65,7 @@ func (m *SASLInitialResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('p')
-	w, start := w.begin()
+	w, start := w.header('p')
 	w = w.str("AuthMechanism", m.AuthMechanism)
 	w = w.bytes32("Data", m.Data, true)
 	w = w.finish(start)

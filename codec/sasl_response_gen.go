@@ -35,8 +35,11 @@ func (m *SASLResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('p')
-	r = r.length()
+	if r.framed('p') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('p').length()
+	}
 	m.Data, r = r.remaining("Data", 0, anyLength)
 	return r.done("SASLResponse", len(src))
 }
@@ -50,9 +53,8 @@ func (m *SASLResponse) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('p')
-	w, start := w.begin()
-	w = w.raw("Data", m.Data, 0, anyLength)
+	w, start := w.header('p')
+	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("SASLResponse", len(dst))
 }

@@ -31,8 +31,11 @@ func (m *Sync) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('S')
-	r = r.length()
+	if r.framed('S') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('S').length()
+	}
 	return r.done("Sync", len(src))
 }
 
@@ -45,8 +48,7 @@ func (m *Sync) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('S')
-	w, start := w.begin()
+	w, start := w.header('S')
 	w = w.finish(start)
 	return w.result("Sync", len(dst))
 }

@@ -31,8 +31,11 @@ func (m *Terminate) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('X')
-	r = r.length()
+	if r.framed('X') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('X').length()
+	}
 	return r.done("Terminate", len(src))
 }
 
@@ -45,8 +48,7 @@ func (m *Terminate) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('X')
-	w, start := w.begin()
+	w, start := w.header('X')
 	w = w.finish(start)
 	return w.result("Terminate", len(dst))
 }

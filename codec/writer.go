@@ -36,6 +36,13 @@ func (w writer) begin() (writer, int) {
 	return w, start
 }
 
+// header appends a message's tag and the length placeholder in one append;
+// finish back-patches the length.
+func (w writer) header(tag byte) (writer, int) {
+	w.buf = append(w.buf, tag, 0, 0, 0, 0)
+	return w, len(w.buf) - 4
+}
+
 func (w writer) finish(start int) writer {
 	n := len(w.buf) - start
 	if n > math.MaxInt32 {

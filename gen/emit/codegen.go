@@ -112,7 +112,27 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 			out = append(out, zero(jen.Id("m").Dot(f.Name), f.GoType, e.isPart(f.GoType))...)
 		}
 	}
-	return append(out, e.readItems(l.Items, scope{recv: "m", items: l.Items})...)
+	items := l.Items
+	if tag, ok := framedBy(items); ok {
+		// Tag and length in one check on the path every message takes; the
+		// separate reads only run to say what is wrong.
+		out = append(out, jen.If(jen.Id("r").Dot("framed").Call(tag)).Block(
+			jen.Id("r").Dot("rest").Op("=").Id("r").Dot("rest").Index(jen.Lit(5), jen.Empty()),
+		).Else().Block(
+			jen.Id("r").Op("=").Id("r").Dot("tag").Call(tag).Dot("length").Call(),
+		))
+		items = items[2:]
+	}
+	return append(out, e.readItems(items, scope{recv: "m", items: l.Items})...)
+}
+
+// framedBy reports whether a layout starts with a tag byte and the length
+// (every frontend/backend message but the startup ones), and the tag.
+func framedBy(items []*model.Item) (*jen.Statement, bool) {
+	if len(items) < 2 || items[0].Op != model.OpTag || items[1].Op != model.OpLength || items[0].Gate != "" || items[1].Gate != "" {
+		return nil, false
+	}
+	return fixedValue(items[0]), true
 }
 
 func (e *emitter) readItems(items []*model.Item, sc scope) []jen.Code {
@@ -215,7 +235,10 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 	name := sc.name(it)
 	target := func() *jen.Statement { return sc.target(it) }
 	if bulkBytes(it) {
-		return []jen.Code{rcall([]jen.Code{target()}, "bytes32s", jen.Lit(name), target(), jen.Id("n"+it.Field), jen.Lit(it.Elem[0].Nullable))}
+		return []jen.Code{
+			target().Op("=").Id("grow").Call(target(), jen.Id("n"+it.Field)).Index(jen.Empty(), jen.Id("n"+it.Field)),
+			rcall(nil, "bytes32s", jen.Lit(name), target(), jen.Lit(it.Elem[0].Nullable)),
+		}
 	}
 	if it.Terminated {
 		// Elements until a zero byte: appended, as their number is unknown.
@@ -271,7 +294,13 @@ func (e *emitter) byProtocol(it *model.Item, body func(lo, hi jen.Code) []jen.Co
 
 // writeLayout is the body of a layout's write.
 func (e *emitter) writeLayout(l *model.Layout) []jen.Code {
-	out := e.writeItems(l.Items, scope{recv: "m", items: l.Items})
+	var out []jen.Code
+	items := l.Items
+	if tag, ok := framedBy(items); ok {
+		out = append(out, jen.List(jen.Id("w"), jen.Id("start")).Op(":=").Id("w").Dot("header").Call(tag))
+		items = items[2:]
+	}
+	out = append(out, e.writeItems(items, scope{recv: "m", items: l.Items})...)
 	for _, it := range l.Items {
 		if it.Op == model.OpLength {
 			out = append(out, wcall("finish", jen.Id("start")))
@@ -324,6 +353,9 @@ func (e *emitter) writeItem(it *model.Item, sc scope) []jen.Code {
 	case model.OpRaw:
 		return []jen.Code{wcall("raw", name, v(), jen.Lit(it.Width), jen.Lit(it.Width))}
 	case model.OpRest:
+		if len(it.Lengths) == 0 { // any length: nothing to check
+			return []jen.Code{wcall("bytes", v())}
+		}
 		return e.byProtocol(it, func(lo, hi jen.Code) []jen.Code {
 			return []jen.Code{wcall("raw", name, v(), lo, hi)}
 		})

@@ -31,8 +31,11 @@ func (m *AuthOk) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('R')
-	r = r.length()
+	if r.framed('R') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('R').length()
+	}
 	r = r.fixed("Int32(0)", 4, 0)
 	return r.done("AuthOk", len(src))
 }
@@ -46,8 +49,7 @@ func (m *AuthOk) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('R')
-	w, start := w.begin()
+	w, start := w.header('R')
 	w = w.u32(0)
 	w = w.finish(start)
 	return w.result("AuthOk", len(dst))

@@ -47,8 +47,11 @@ func (m *Bind) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('B')
-	r = r.length()
+	if r.framed('B') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('B').length()
+	}
 	m.Portal, r = r.str("Portal")
 	var nFormatCodes int
 	nFormatCodes, r = r.count16("FormatCodes", 2)
@@ -58,7 +61,8 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	}
 	var nParams int
 	nParams, r = r.count16("Params", 4)
-	m.Params, r = r.bytes32s("Params", m.Params, nParams, true)
+	m.Params = grow(m.Params, nParams)[:nParams]
+	r = r.bytes32s("Params", m.Params, true)
 	m.ResultFormat, r = signed[int16](r.u16("ResultFormat"))
 	return r.done("Bind", len(src))
 }
@@ -72,8 +76,7 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('B')
-	w, start := w.begin()
+	w, start := w.header('B')
 	w = w.str("Portal", m.Portal)
 	w = w.count16("FormatCodes", len(m.FormatCodes))
 	for _, v := range m.FormatCodes {

@@ -76,8 +76,11 @@ func (m *KeyData) read(r reader, p Params) reader {
 
 // read10 is the layout of PostgreSQL 10.
 func (m *KeyData) read10(r reader, p Params) reader {
-	r = r.tag('K')
-	r = r.length()
+	if r.framed('K') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('K').length()
+	}
 	m.ProcessID, r = r.u32("ProcessID")
 	m.SecretKey, r = r.take("SecretKey", 4)
 	return r
@@ -85,8 +88,11 @@ func (m *KeyData) read10(r reader, p Params) reader {
 
 // read11 is the layout of PostgreSQL 11.
 func (m *KeyData) read11(r reader, p Params) reader {
-	r = r.tag('K')
-	r = r.length()
+	if r.framed('K') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('K').length()
+	}
 	m.ProcessID, r = r.u32("ProcessID")
 	if p.ProtocolMinor >= 2 {
 		m.SecretKey, r = r.remaining("SecretKey", 4, 256)
@@ -107,8 +113,7 @@ func (m *KeyData) write(w writer, p Params) writer {
 
 // write10 is the layout of PostgreSQL 10.
 func (m *KeyData) write10(w writer, p Params) writer {
-	w = w.u8('K')
-	w, start := w.begin()
+	w, start := w.header('K')
 	w = w.u32(m.ProcessID)
 	w = w.raw("SecretKey", m.SecretKey, 4, 4)
 	w = w.finish(start)
@@ -117,8 +122,7 @@ func (m *KeyData) write10(w writer, p Params) writer {
 
 // write11 is the layout of PostgreSQL 11.
 func (m *KeyData) write11(w writer, p Params) writer {
-	w = w.u8('K')
-	w, start := w.begin()
+	w, start := w.header('K')
 	w = w.u32(m.ProcessID)
 	if p.ProtocolMinor >= 2 {
 		w = w.raw("SecretKey", m.SecretKey, 4, 256)

@@ -34,8 +34,11 @@ func (m *Password) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	r = r.tag('p')
-	r = r.length()
+	if r.framed('p') {
+		r.rest = r.rest[5:]
+	} else {
+		r = r.tag('p').length()
+	}
 	m.Password, r = r.str("Password")
 	return r.done("Password", len(src))
 }
@@ -49,8 +52,7 @@ func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
 		}
 	}
 	w := writer{buf: dst}
-	w = w.u8('p')
-	w, start := w.begin()
+	w, start := w.header('p')
 	w = w.str("Password", m.Password)
 	w = w.finish(start)
 	return w.result("Password", len(dst))
