@@ -37,7 +37,7 @@ func fuzzParams(b byte) codec.Params {
 		Major:          codec.OldestMajor + int(b&0x0f)%10,
 		ProtocolMinor:  2 * int(b>>4&1),
 		LogicalVersion: 1 + int(b>>5&3),
-		Streamed:       b&0x80 != 0,
+		Streaming:      codec.Streaming(b >> 7), // Streamed or not
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 func seed(f *testing.F, accept func(codec.Message) bool) {
 	for _, v := range vectors {
 		if accept(v.msg) {
-			f.Add(v.wire, uint8(v.p.Major), uint8(v.p.ProtocolMinor), uint8(flags(v.p)))
+			f.Add(v.wire, uint8(v.p.Major), uint8(v.p.ProtocolMinor), uint8(v.p.Streaming))
 		}
 	}
 	for _, c := range pgproto3Pairs {
@@ -21,22 +21,12 @@ func seed(f *testing.F, accept func(codec.Message) bool) {
 	}
 }
 
-func flags(p codec.Params) int {
-	f := 0
-	if p.Streamed {
-		f |= 1
-	}
-	if p.ParallelStreaming {
-		f |= 2
-	}
-	return f
-}
 
 // params spreads fuzzed bytes (fuzzParams packs them into one; these
 // targets take them apart) over the majors and states.
 func params(major, minor, fl uint8) codec.Params {
 	return codec.Params{Major: codec.OldestMajor + int(major)%(codec.NewestMajor-codec.OldestMajor+1), ProtocolMinor: int(minor % 3),
-		LogicalVersion: 4, Streamed: fl&1 != 0, ParallelStreaming: fl&2 != 0}
+		LogicalVersion: 4, Streaming: codec.Streaming(fl & 3)}
 }
 
 func layer(slugPrefix string, in bool) func(codec.Message) bool {

@@ -91,7 +91,7 @@ func (m *LogicalInsert) read10(r reader, p Params) reader {
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalInsert) read14(r reader, p Params) reader {
 	r = r.tag('I')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -123,7 +123,7 @@ func (m *LogicalInsert) write10(w writer, p Params) writer {
 // write14 is the layout of PostgreSQL 14–19.
 func (m *LogicalInsert) write14(w writer, p Params) writer {
 	w = w.u8('I')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
 	}
 	w = w.u32(m.RelationOID)

@@ -55,7 +55,7 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('M')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -77,7 +77,7 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('M')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
 	}
 	w = w.u8(uint8(m.Flags))

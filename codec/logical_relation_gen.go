@@ -128,7 +128,7 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalRelation) read14(r reader, p Params) reader {
 	r = r.tag('R')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -180,7 +180,7 @@ func (m *LogicalRelation) write10(w writer, p Params) writer {
 // write14 is the layout of PostgreSQL 14–19.
 func (m *LogicalRelation) write14(w writer, p Params) writer {
 	w = w.u8('R')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
 	}
 	w = w.u32(m.RelationOID)

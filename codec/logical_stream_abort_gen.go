@@ -106,12 +106,12 @@ func (m *LogicalStreamAbort) read16(r reader, p Params) reader {
 	r = r.tag('A')
 	m.Xid, r = r.u32("Xid")
 	m.SubXid, r = r.u32("SubXid")
-	if p.ParallelStreaming && p.LogicalVersion >= 4 {
+	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		m.AbortLSN, r = r.u64("AbortLSN")
 	} else {
 		m.AbortLSN = 0
 	}
-	if p.ParallelStreaming && p.LogicalVersion >= 4 {
+	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		m.AbortTime, r = signed[int64](r.u64("AbortTime"))
 	} else {
 		m.AbortTime = 0
@@ -141,10 +141,10 @@ func (m *LogicalStreamAbort) write16(w writer, p Params) writer {
 	w = w.u8('A')
 	w = w.u32(m.Xid)
 	w = w.u32(m.SubXid)
-	if p.ParallelStreaming && p.LogicalVersion >= 4 {
+	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		w = w.u64(m.AbortLSN)
 	}
-	if p.ParallelStreaming && p.LogicalVersion >= 4 {
+	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		w = w.u64(uint64(m.AbortTime))
 	}
 	return w

@@ -96,7 +96,7 @@ func (m *LogicalTruncate) read11(r reader, p Params) reader {
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalTruncate) read14(r reader, p Params) reader {
 	r = r.tag('T')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -134,7 +134,7 @@ func (m *LogicalTruncate) write11(w writer, p Params) writer {
 // write14 is the layout of PostgreSQL 14–19.
 func (m *LogicalTruncate) write14(w writer, p Params) writer {
 	w = w.u8('T')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
 	}
 	w = w.count32("RelationOIDs", len(m.RelationOIDs))

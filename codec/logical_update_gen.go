@@ -122,7 +122,7 @@ func (m *LogicalUpdate) read10(r reader, p Params) reader {
 // read14 is the layout of PostgreSQL 14–19.
 func (m *LogicalUpdate) read14(r reader, p Params) reader {
 	r = r.tag('U')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -164,7 +164,7 @@ func (m *LogicalUpdate) write10(w writer, p Params) writer {
 // write14 is the layout of PostgreSQL 14–19.
 func (m *LogicalUpdate) write14(w writer, p Params) writer {
 	w = w.u8('U')
-	if p.Streamed && p.LogicalVersion >= 2 {
+	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
 	}
 	w = w.u32(m.RelationOID)

@@ -9,16 +9,27 @@ type Params struct {
 	ProtocolMinor int
 	// LogicalVersion is pgoutput's proto_version, 1..4; 0 means 1. Fields
 	// the manual says are "available since protocol version N" are present
-	// only from N on, whatever Streamed and ParallelStreaming say.
+	// only from N on, whatever Streaming says.
 	LogicalVersion int
-	// Streamed is true inside a streamed transaction (between Stream Start
+	// Streaming is pgoutput's streaming state: Streamed, ParallelStreaming,
+	// both or neither.
+	Streaming Streaming
+}
+
+// Streaming is a set of pgoutput streaming states. They share one field so
+// that Params has four: the compiler then passes it in registers, where a
+// fifth field would make every Decode and Encode store it on the stack.
+type Streaming uint8
+
+const (
+	// Streamed is set inside a streamed transaction (between Stream Start
 	// and Stream Stop, protocol version 2 and later): pgoutput messages then
 	// carry the transaction's xid.
-	Streamed bool
-	// ParallelStreaming is true when streaming = parallel (protocol version
+	Streamed Streaming = 1 << iota
+	// ParallelStreaming is set when streaming = parallel (protocol version
 	// 4): Stream Abort then carries the abort LSN and timestamp.
-	ParallelStreaming bool
-}
+	ParallelStreaming
+)
 
 // major is the major the layout is chosen by.
 func (p Params) major() int {

@@ -109,7 +109,7 @@ func pglogreplCorpus(t *testing.T) (out []struct {
 		if msg.Layer != "logical-replication" || msg.Part {
 			continue
 		}
-		for _, p := range []codec.Params{{Major: 13, LogicalVersion: 1}, {Major: 14, LogicalVersion: 2}, {Major: 14, LogicalVersion: 2, Streamed: true}} {
+		for _, p := range []codec.Params{{Major: 13, LogicalVersion: 1}, {Major: 14, LogicalVersion: 2}, {Major: 14, LogicalVersion: 2, Streaming: codec.Streamed}} {
 			if !reflect.New(types[msg.Slug]).Interface().(codec.Message).Majors().Has(p.Major) {
 				continue
 			}
@@ -145,7 +145,7 @@ func TestPglogrepl(t *testing.T) {
 		if c.p.LogicalVersion == 1 {
 			theirs, err = pglogrepl.Parse(c.wire)
 		} else {
-			theirs, err = pglogrepl.ParseV2(c.wire, c.p.Streamed)
+			theirs, err = pglogrepl.ParseV2(c.wire, c.p.Streaming&codec.Streamed != 0)
 		}
 		if err != nil {
 			continue // a message pglogrepl does not implement (two-phase)

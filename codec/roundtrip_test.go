@@ -47,10 +47,8 @@ func paramSets(major int) []codec.Params {
 	var out []codec.Params
 	for _, minor := range []int{0, 2} {
 		for _, version := range []int{1, 4} {
-			for _, streamed := range []bool{false, true} {
-				for _, parallel := range []bool{false, true} {
-					out = append(out, codec.Params{Major: major, ProtocolMinor: minor, LogicalVersion: version, Streamed: streamed, ParallelStreaming: parallel})
-				}
+			for _, streaming := range []codec.Streaming{0, codec.Streamed, codec.ParallelStreaming, codec.Streamed | codec.ParallelStreaming} {
+				out = append(out, codec.Params{Major: major, ProtocolMinor: minor, LogicalVersion: version, Streaming: streaming})
 			}
 		}
 	}
@@ -70,11 +68,11 @@ func (f *filler) next() int { f.n++; return f.n }
 func (f *filler) present(it *model.Item, v reflect.Value) bool {
 	switch it.Gate {
 	case model.GateStreamed:
-		if !f.p.Streamed {
+		if f.p.Streaming&codec.Streamed == 0 {
 			return false
 		}
 	case model.GateParallel:
-		if !f.p.ParallelStreaming {
+		if f.p.Streaming&codec.ParallelStreaming == 0 {
 			return false
 		}
 	}
@@ -206,7 +204,7 @@ func TestRoundTrip(t *testing.T) {
 					want := reflect.New(typ)
 					(&filler{p: p, mod: mod, major: major}).fill(want.Elem(), l.Items)
 					dirty := reflect.New(typ)
-					all := codec.Params{Major: newest.Majors[0], ProtocolMinor: 2, Streamed: true, ParallelStreaming: true}
+					all := codec.Params{Major: newest.Majors[0], ProtocolMinor: 2, Streaming: codec.Streamed | codec.ParallelStreaming}
 					(&filler{n: 1000, p: all, mod: mod, major: all.Major}).fill(dirty.Elem(), newest.Items)
 
 					name := fmt.Sprintf("%s/%d/%+v", msg.GoName, major, p)

@@ -84,7 +84,7 @@ var vectors = []vector{
 	{"Update with neither", codec.Params{Major: 16},
 		&codec.LogicalUpdate{RelationOID: 16384, New: oneColumn},
 		cat('U', be32(16384), 'N', oneColumnWire)},
-	{"Update streamed", codec.Params{Major: 16, LogicalVersion: 2, Streamed: true},
+	{"Update streamed", codec.Params{Major: 16, LogicalVersion: 2, Streaming: codec.Streamed},
 		&codec.LogicalUpdate{Xid: 777, RelationOID: 16384, New: oneColumn},
 		cat('U', be32(777), // Int32 (TransactionId): only in a streamed transaction
 			be32(16384), 'N', oneColumnWire)},
@@ -93,7 +93,7 @@ var vectors = []vector{
 	{"Insert", codec.Params{Major: 15},
 		&codec.LogicalInsert{RelationOID: 16385, New: tuple},
 		cat('I', be32(16385), 'N', tupleWire)},
-	{"Insert streamed", codec.Params{Major: 15, LogicalVersion: 2, Streamed: true},
+	{"Insert streamed", codec.Params{Major: 15, LogicalVersion: 2, Streaming: codec.Streamed},
 		&codec.LogicalInsert{Xid: 900, RelationOID: 16385, New: tuple},
 		cat('I', be32(900), be32(16385), 'N', tupleWire)},
 	{"Insert 10 text column", codec.Params{Major: 10},
@@ -104,13 +104,13 @@ var vectors = []vector{
 	{"Stream Abort v3", codec.Params{Major: 16, LogicalVersion: 3},
 		&codec.LogicalStreamAbort{Xid: 10, SubXid: 11},
 		cat('A', be32(10), be32(11))},
-	{"Stream Abort v4 parallel", codec.Params{Major: 16, LogicalVersion: 4, ParallelStreaming: true},
+	{"Stream Abort v4 parallel", codec.Params{Major: 16, LogicalVersion: 4, Streaming: codec.ParallelStreaming},
 		&codec.LogicalStreamAbort{Xid: 10, SubXid: 11, AbortLSN: 0x16B3748, AbortTime: 750000000000000},
 		cat('A', be32(10), be32(11),
 			be64(0x16B3748),       // Int64 (XLogRecPtr): abort LSN
 			be64(750000000000000), // Int64 (TimestampTz): abort time
 		)},
-	{"Stream Abort 15 ignores parallel", codec.Params{Major: 15, ParallelStreaming: true},
+	{"Stream Abort 15 ignores parallel", codec.Params{Major: 15, Streaming: codec.ParallelStreaming},
 		&codec.LogicalStreamAbort{Xid: 10, SubXid: 11},
 		cat('A', be32(10), be32(11))},
 

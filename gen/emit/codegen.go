@@ -63,9 +63,9 @@ func condition(it *model.Item, sc scope) *jen.Statement {
 	var conds []*jen.Statement
 	switch it.Gate {
 	case model.GateStreamed:
-		conds = append(conds, jen.Id("p").Dot("Streamed"))
+		conds = append(conds, jen.Id("p").Dot("Streaming").Op("&").Id("Streamed").Op("!=").Lit(0))
 	case model.GateParallel:
-		conds = append(conds, jen.Id("p").Dot("ParallelStreaming"))
+		conds = append(conds, jen.Id("p").Dot("Streaming").Op("&").Id("ParallelStreaming").Op("!=").Lit(0))
 	}
 	if it.SinceLogical > 0 {
 		conds = append(conds, jen.Id("p").Dot("LogicalVersion").Op(">=").Lit(it.SinceLogical))

@@ -29,7 +29,7 @@ const Package = "codec"
 // runtimeNames are the exported names of the hand-written runtime; a
 // generated type must not take one.
 var runtimeNames = []string{"DecodeError", "EncodeError", "VersionError", "FrameError", "FrameReader", "NewFrameReader",
-	"Params", "MajorSet", "Message", "DefaultMaxSize"}
+	"Params", "Streaming", "Streamed", "ParallelStreaming", "MajorSet", "Message", "DefaultMaxSize"}
 
 // checkNames rejects generated names that collide: message and element
 // types against the runtime, the dispatchers and the constants emitted here.

@@ -8,7 +8,7 @@ import (
 
 // StartReplication sends a START_REPLICATION command (or any command that
 // answers with CopyBothResponse) and waits for the CopyBothResponse. For a
-// logical stream set P.LogicalVersion (and ParallelStreaming) to match the
+// logical stream set P.LogicalVersion (and Streaming's ParallelStreaming) to match the
 // command's options first.
 func (c *Conn) StartReplication(cmd string) error {
 	if err := c.Send(&codec.Query{String: cmd}); err != nil {
@@ -68,9 +68,9 @@ func (c *Conn) ReceiveReplication(logical bool) (ReplicationMessage, error) {
 	c.CountDecoded(lm)
 	switch lm.(type) {
 	case *codec.LogicalStreamStart:
-		c.P.Streamed = true
+		c.P.Streaming |= codec.Streamed
 	case *codec.LogicalStreamStop:
-		c.P.Streamed = false
+		c.P.Streaming &^= codec.Streamed
 	}
 	return ReplicationMessage{Msg: sub, Logical: lm}, nil
 }

@@ -44,7 +44,7 @@ func (m *StreamAbort) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('A')
 	m.Xid, r = r.u32("Xid")
-	if p.ParallelStreaming && p.LogicalVersion >= 4 {
+	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		m.AbortLSN, r = r.u64("AbortLSN")
 	} else {
 		m.AbortLSN = 0
@@ -63,7 +63,7 @@ func (m *StreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 	w := writer{buf: dst}
 	w = w.u8('A')
 	w = w.u32(m.Xid)
-	if p.ParallelStreaming && p.LogicalVersion >= 4 {
+	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		w = w.u64(m.AbortLSN)
 	}
 	return w.result("StreamAbort", len(dst))

@@ -114,7 +114,7 @@ func (m *Update) read10(r reader, p Params) reader {
 // read11 is the layout of PostgreSQL 11.
 func (m *Update) read11(r reader, p Params) reader {
 	r = r.tag('U')
-	if p.Streamed {
+	if p.Streaming&Streamed != 0 {
 		m.Xid, r = r.u32("Xid")
 	} else {
 		m.Xid = 0
@@ -156,7 +156,7 @@ func (m *Update) write10(w writer, p Params) writer {
 // write11 is the layout of PostgreSQL 11.
 func (m *Update) write11(w writer, p Params) writer {
 	w = w.u8('U')
-	if p.Streamed {
+	if p.Streaming&Streamed != 0 {
 		w = w.u32(m.Xid)
 	}
 	w = w.u32(uint32(m.Relation))

@@ -329,7 +329,13 @@ func (p *pump) decode(frame []byte) ([]layer, error) {
 		return chain, err
 	}
 	lp := s.params
-	lp.LogicalVersion, lp.Streamed, lp.ParallelStreaming = s.copyBoth.protoVersion, p.streamed, s.copyBoth.parallel
+	lp.LogicalVersion, lp.Streaming = s.copyBoth.protoVersion, 0
+	if p.streamed {
+		lp.Streaming |= codec.Streamed
+	}
+	if s.copyBoth.parallel {
+		lp.Streaming |= codec.ParallelStreaming
+	}
 	lm, err := p.lg.Decode(x.WALData, lp)
 	chain = append(chain, layer{name: "logical-replication", msg: lm, p: lp})
 	switch lm.(type) {
