@@ -21,7 +21,6 @@ func seed(f *testing.F, accept func(codec.Message) bool) {
 	}
 }
 
-
 // params spreads fuzzed bytes (fuzzParams packs them into one; these
 // targets take them apart) over the majors and states.
 func params(major, minor, fl uint8) codec.Params {
