@@ -41,7 +41,6 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 	}
 	var errs []error
 	var specs []*spec.Spec
-	pages := map[int][]*Page{} // English pages, by major, in Pages order
 	for _, major := range majors {
 		s := &spec.Spec{Major: major}
 		for _, kind := range Pages {
@@ -53,7 +52,6 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 			s.Sources = append(s.Sources, src)
 			s.Release = p.Release
 			s.Messages = append(s.Messages, p.Messages...)
-			pages[major] = append(pages[major], p)
 			switch kind.File {
 			case "protocol-message-types.html":
 				s.DataTypes = p.Terms
