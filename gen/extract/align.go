@@ -247,14 +247,8 @@ func markNamedMessages(s *spec.Spec, m *spec.Message) {
 // in it, the annotations recognised on them and the paragraphs left as prose.
 func coverage(s *spec.Spec, lang string) spec.Coverage {
 	c := spec.Coverage{Lang: lang}
-	text := func(t spec.Text) string {
-		if lang == "zh" {
-			return t.Zh
-		}
-		return t.En
-	}
 	prose := func(p *spec.Prose) {
-		if p == nil || text(p.Text) == "" {
+		if p == nil || p.Text.Pick(lang) == "" {
 			return
 		}
 		c.Annotations += len(p.Annotations)
@@ -268,7 +262,7 @@ func coverage(s *spec.Spec, lang string) spec.Coverage {
 		for _, b := range m.Blocks {
 			prose(b.Lead)
 			for _, r := range b.Rows {
-				if text(r.Description) == "" {
+				if r.Description.Pick(lang) == "" {
 					continue
 				}
 				counted = true
