@@ -39,9 +39,7 @@ func fromPglogrepl(m pglogrepl.Message) codec.Message {
 	case *pglogrepl.OriginMessage:
 		return &codec.LogicalOrigin{CommitLSN: uint64(v.CommitLSN), Name: v.Name}
 	case *pglogrepl.RelationMessageV2:
-		r := fromPglogrepl(&v.RelationMessage).(*codec.LogicalRelation)
-		r.Xid = v.Xid
-		return r
+		return withXid(fromPglogrepl(&v.RelationMessage), v.Xid)
 	case *pglogrepl.RelationMessage:
 		r := &codec.LogicalRelation{RelationOID: v.RelationID, Namespace: v.Namespace, RelationName: v.RelationName, ReplicaIdentity: int8(v.ReplicaIdentity)}
 		for _, c := range v.Columns {
@@ -49,39 +47,27 @@ func fromPglogrepl(m pglogrepl.Message) codec.Message {
 		}
 		return r
 	case *pglogrepl.TypeMessageV2:
-		r := fromPglogrepl(&v.TypeMessage).(*codec.LogicalType)
-		r.Xid = v.Xid
-		return r
+		return withXid(fromPglogrepl(&v.TypeMessage), v.Xid)
 	case *pglogrepl.TypeMessage:
 		return &codec.LogicalType{DataType: v.DataType, Namespace: v.Namespace, Name: v.Name}
 	case *pglogrepl.InsertMessageV2:
-		r := fromPglogrepl(&v.InsertMessage).(*codec.LogicalInsert)
-		r.Xid = v.Xid
-		return r
+		return withXid(fromPglogrepl(&v.InsertMessage), v.Xid)
 	case *pglogrepl.InsertMessage:
 		return &codec.LogicalInsert{RelationOID: v.RelationID, New: tuple(v.Tuple)}
 	case *pglogrepl.UpdateMessageV2:
-		r := fromPglogrepl(&v.UpdateMessage).(*codec.LogicalUpdate)
-		r.Xid = v.Xid
-		return r
+		return withXid(fromPglogrepl(&v.UpdateMessage), v.Xid)
 	case *pglogrepl.UpdateMessage:
 		return &codec.LogicalUpdate{RelationOID: v.RelationID, OldKind: v.OldTupleType, Old: tuple(v.OldTuple), New: tuple(v.NewTuple)}
 	case *pglogrepl.DeleteMessageV2:
-		r := fromPglogrepl(&v.DeleteMessage).(*codec.LogicalDelete)
-		r.Xid = v.Xid
-		return r
+		return withXid(fromPglogrepl(&v.DeleteMessage), v.Xid)
 	case *pglogrepl.DeleteMessage:
 		return &codec.LogicalDelete{RelationOID: v.RelationID, OldKind: v.OldTupleType, Old: tuple(v.OldTuple)}
 	case *pglogrepl.TruncateMessageV2:
-		r := fromPglogrepl(&v.TruncateMessage).(*codec.LogicalTruncate)
-		r.Xid = v.Xid
-		return r
+		return withXid(fromPglogrepl(&v.TruncateMessage), v.Xid)
 	case *pglogrepl.TruncateMessage:
 		return &codec.LogicalTruncate{Options: int8(v.Option), RelationOIDs: v.RelationIDs}
 	case *pglogrepl.LogicalDecodingMessageV2:
-		r := fromPglogrepl(&v.LogicalDecodingMessage).(*codec.LogicalMessage)
-		r.Xid = v.Xid
-		return r
+		return withXid(fromPglogrepl(&v.LogicalDecodingMessage), v.Xid)
 	case *pglogrepl.LogicalDecodingMessage:
 		return &codec.LogicalMessage{Flags: flag(v.Transactional), LSN: uint64(v.LSN), Prefix: v.Prefix, Content: v.Content}
 	case *pglogrepl.StreamStartMessageV2:
@@ -94,6 +80,13 @@ func fromPglogrepl(m pglogrepl.Message) codec.Message {
 		return &codec.LogicalStreamAbort{Xid: v.Xid, SubXid: v.SubXid}
 	}
 	return nil
+}
+
+// withXid sets the Xid of a converted message: pglogrepl's V2 types wrap
+// the V1 type and add the xid of the streamed transaction.
+func withXid(m codec.Message, xid uint32) codec.Message {
+	reflect.ValueOf(m).Elem().FieldByName("Xid").SetUint(uint64(xid))
+	return m
 }
 
 // pglogreplCorpus is pgoutput bytes of every message pglogrepl implements:
