@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 
 	"github.com/pgspec/pgspec/spec"
@@ -195,87 +194,4 @@ func alignRows(file string, e, z *spec.Message, major int, corr *Corrections, us
 		e.Notes[i].Text.Zh = z.Notes[i].Text.En
 	}
 	return errs
-}
-
-// annotate recognises the structure carried by the English prose. A
-// messages-since paragraph also marks each message it names.
-func annotate(s *spec.Spec) {
-	for mi := range s.Messages {
-		m := &s.Messages[mi]
-		if m.Lead != nil {
-			m.Lead.Annotations = recognise(leadRecognisers, m.Lead.Text.En)
-			markNamedMessages(s, m)
-		}
-		for bi := range m.Blocks {
-			b := &m.Blocks[bi]
-			if b.Lead != nil {
-				b.Lead.Annotations = recognise(leadRecognisers, b.Lead.Text.En)
-			}
-			for ri := range b.Rows {
-				r := &b.Rows[ri]
-				r.Annotations = recognise(rowRecognisers, r.Description.En)
-			}
-		}
-		for ni := range m.Notes {
-			m.Notes[ni].Annotations = recognise(leadRecognisers, m.Notes[ni].Text.En)
-		}
-	}
-}
-
-// listSepRE splits "A, B, and C" and "A and B".
-var listSepRE = regexp.MustCompile(`,\s*(?:and\s+)?|\s+and\s+`)
-
-// markNamedMessages copies a messages-since annotation of m's lead onto every
-// message of the same layer that the paragraph names.
-func markNamedMessages(s *spec.Spec, m *spec.Message) {
-	for _, a := range m.Lead.Annotations {
-		if a.Kind != spec.AnnMessagesSince {
-			continue
-		}
-		names := sinceNamesRE.FindStringSubmatch(m.Lead.Text.En)[1]
-		for _, name := range listSepRE.Split(names, -1) {
-			for i := range s.Messages {
-				if o := &s.Messages[i]; o.Layer == m.Layer && o.Name == name {
-					o.Annotations = append(o.Annotations, spec.Annotation{Kind: spec.AnnSinceProtocol, Value: a.Value, Phrase: a.Phrase})
-				}
-			}
-		}
-	}
-}
-
-// coverage counts, for one language, the messages and rows that carry text
-// in it, the annotations recognised on them and the paragraphs left as prose.
-func coverage(s *spec.Spec, lang string) spec.Coverage {
-	c := spec.Coverage{Lang: lang}
-	prose := func(p *spec.Prose) {
-		if p == nil || p.Text.Pick(lang) == "" {
-			return
-		}
-		c.Annotations += len(p.Annotations)
-		if len(p.Annotations) == 0 {
-			c.Unparsed++
-		}
-	}
-	for _, m := range s.Messages {
-		counted := false
-		prose(m.Lead)
-		for _, b := range m.Blocks {
-			prose(b.Lead)
-			for _, r := range b.Rows {
-				if r.Description.Pick(lang) == "" {
-					continue
-				}
-				counted = true
-				c.Rows++
-				c.Annotations += len(r.Annotations)
-			}
-		}
-		for i := range m.Notes {
-			prose(&m.Notes[i])
-		}
-		if counted {
-			c.Messages++
-		}
-	}
-	return c
 }

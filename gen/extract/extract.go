@@ -197,3 +197,40 @@ func flatten(errs []error) []error {
 	}
 	return out
 }
+
+// coverage counts, for one language, the messages and rows that carry text
+// in it, the annotations recognised on them and the paragraphs left as prose.
+func coverage(s *spec.Spec, lang string) spec.Coverage {
+	c := spec.Coverage{Lang: lang}
+	prose := func(p *spec.Prose) {
+		if p == nil || p.Text.Pick(lang) == "" {
+			return
+		}
+		c.Annotations += len(p.Annotations)
+		if len(p.Annotations) == 0 {
+			c.Unparsed++
+		}
+	}
+	for _, m := range s.Messages {
+		counted := false
+		prose(m.Lead)
+		for _, b := range m.Blocks {
+			prose(b.Lead)
+			for _, r := range b.Rows {
+				if r.Description.Pick(lang) == "" {
+					continue
+				}
+				counted = true
+				c.Rows++
+				c.Annotations += len(r.Annotations)
+			}
+		}
+		for i := range m.Notes {
+			prose(&m.Notes[i])
+		}
+		if counted {
+			c.Messages++
+		}
+	}
+	return c
+}

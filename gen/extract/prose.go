@@ -69,3 +69,49 @@ func recognise(rs []recogniser, text string) []spec.Annotation {
 	}
 	return out
 }
+
+// annotate recognises the structure carried by the English prose. A
+// messages-since paragraph also marks each message it names.
+func annotate(s *spec.Spec) {
+	for mi := range s.Messages {
+		m := &s.Messages[mi]
+		if m.Lead != nil {
+			m.Lead.Annotations = recognise(leadRecognisers, m.Lead.Text.En)
+			markNamedMessages(s, m)
+		}
+		for bi := range m.Blocks {
+			b := &m.Blocks[bi]
+			if b.Lead != nil {
+				b.Lead.Annotations = recognise(leadRecognisers, b.Lead.Text.En)
+			}
+			for ri := range b.Rows {
+				r := &b.Rows[ri]
+				r.Annotations = recognise(rowRecognisers, r.Description.En)
+			}
+		}
+		for ni := range m.Notes {
+			m.Notes[ni].Annotations = recognise(leadRecognisers, m.Notes[ni].Text.En)
+		}
+	}
+}
+
+// listSepRE splits "A, B, and C" and "A and B".
+var listSepRE = regexp.MustCompile(`,\s*(?:and\s+)?|\s+and\s+`)
+
+// markNamedMessages copies a messages-since annotation of m's lead onto every
+// message of the same layer that the paragraph names.
+func markNamedMessages(s *spec.Spec, m *spec.Message) {
+	for _, a := range m.Lead.Annotations {
+		if a.Kind != spec.AnnMessagesSince {
+			continue
+		}
+		names := sinceNamesRE.FindStringSubmatch(m.Lead.Text.En)[1]
+		for _, name := range listSepRE.Split(names, -1) {
+			for i := range s.Messages {
+				if o := &s.Messages[i]; o.Layer == m.Layer && o.Name == name {
+					o.Annotations = append(o.Annotations, spec.Annotation{Kind: spec.AnnSinceProtocol, Value: a.Value, Phrase: a.Phrase})
+				}
+			}
+		}
+	}
+}
