@@ -129,7 +129,8 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 // framedBy reports whether a layout starts with a tag byte and the length
 // (every frontend/backend message but the startup ones), and the tag.
 func framedBy(items []*model.Item) (*jen.Statement, bool) {
-	if len(items) < 2 || items[0].Op != model.OpTag || items[1].Op != model.OpLength || items[0].Gate != "" || items[1].Gate != "" {
+	if len(items) < 2 || items[0].Op != model.OpTag || items[1].Op != model.OpLength ||
+		condition(items[0], scope{}) != nil || condition(items[1], scope{}) != nil {
 		return nil, false
 	}
 	return fixedValue(items[0]), true
@@ -234,11 +235,12 @@ func bulkBytes(it *model.Item) bool {
 func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 	name := sc.name(it)
 	target := func() *jen.Statement { return sc.target(it) }
+	// A counted group is sized to its count first, reusing its array.
+	sized := func() *jen.Statement {
+		return target().Op("=").Id("grow").Call(target(), jen.Id("n"+it.Field)).Index(jen.Empty(), jen.Id("n"+it.Field))
+	}
 	if bulkBytes(it) {
-		return []jen.Code{
-			target().Op("=").Id("grow").Call(target(), jen.Id("n"+it.Field)).Index(jen.Empty(), jen.Id("n"+it.Field)),
-			rcall(nil, "bytes32s", jen.Lit(name), target(), jen.Lit(it.Elem[0].Nullable)),
-		}
+		return []jen.Code{sized(), rcall(nil, "bytes32s", jen.Lit(name), target(), jen.Lit(it.Elem[0].Nullable))}
 	}
 	if it.Terminated {
 		// Elements until a zero byte: appended, as their number is unknown.
@@ -273,7 +275,7 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 		body = append(body, e.readItems(it.Elem, inner)...)
 	}
 	return []jen.Code{
-		target().Op("=").Id("grow").Call(target(), jen.Id("n"+it.Field)).Index(jen.Empty(), jen.Id("n"+it.Field)),
+		sized(),
 		jen.For(jen.Id("i").Op(":=").Range().Add(target())).Block(body...),
 	}
 }
