@@ -185,19 +185,6 @@ func listMajors(docs fs.FS, lang string) ([]int, error) {
 	return majors, nil
 }
 
-func flatten(errs []error) []error {
-	var out []error
-	for _, err := range errs {
-		var many *Errors
-		if errors.As(err, &many) && many == err {
-			out = append(out, flatten(many.List)...)
-			continue
-		}
-		out = append(out, err)
-	}
-	return out
-}
-
 // coverage counts, for one language, the messages and rows that carry text
 // in it, the annotations recognised on them and the paragraphs left as prose.
 func coverage(s *spec.Spec, lang string) spec.Coverage {

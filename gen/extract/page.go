@@ -280,13 +280,22 @@ func termText(dt *goquery.Selection) string {
 // clean folds runs of white space into one space and trims.
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// joinErrs gathers errs into one *Errors, lifting nested ones so each
-// problem prints on its own line; nil when there are none.
+// joinErrs gathers errs into one *Errors, lifting the lists of nested ones
+// (flat already, as joinErrs built them) so each problem prints on its own
+// line; nil when there are none.
 func joinErrs(errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &Errors{List: flatten(errs)}
+	var flat []error
+	for _, err := range errs {
+		if many, ok := err.(*Errors); ok {
+			flat = append(flat, many.List...)
+			continue
+		}
+		flat = append(flat, err)
+	}
+	return &Errors{List: flat}
 }
 
 // Errors is every problem found, so one run reports them all.
