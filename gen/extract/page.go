@@ -129,7 +129,7 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 			fail(m.Name, 0, fmt.Errorf("%d field tables nested in prose: rows dropped", nested))
 			return
 		}
-		if err := readBody(dd, &m, fail); err != nil {
+		if !readBody(dd, &m, fail) {
 			return
 		}
 		rows := len(m.Rows())
@@ -209,10 +209,10 @@ func messageEntry(dt *goquery.Selection, kind PageKind) (spec.Message, bool) {
 
 // readBody reads a message's description: its field tables in order, each
 // with the paragraph(s) before it as lead, and paragraphs after the last
-// table as notes.
-func readBody(dd *goquery.Selection, m *spec.Message, fail func(string, int, error)) error {
+// table as notes. It reports false when a row's format could not be parsed.
+func readBody(dd *goquery.Selection, m *spec.Message, fail func(string, int, error)) bool {
 	var pending []string
-	failed := false
+	ok := true
 	row := 0
 	dd.Children().Each(func(_ int, c *goquery.Selection) {
 		if !c.Is("div.variablelist") {
@@ -232,7 +232,7 @@ func readBody(dd *goquery.Selection, m *spec.Message, fail func(string, int, err
 			t, err := ParseFormat(format)
 			if err != nil {
 				fail(m.Name, row, err)
-				failed = true
+				ok = false
 				return
 			}
 			desc := ""
@@ -251,10 +251,7 @@ func readBody(dd *goquery.Selection, m *spec.Message, fail func(string, int, err
 	for _, t := range pending {
 		m.Notes = append(m.Notes, spec.Prose{Text: spec.Text{En: t}})
 	}
-	if failed {
-		return fmt.Errorf("failed")
-	}
-	return nil
+	return ok
 }
 
 // anchor is the id of the entry's dt or, where the page gives it none, of
