@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pgspec/pgspec/gen/matrix"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -80,12 +81,13 @@ func runList(args []string, stdout, stderr io.Writer) int {
 func runShow(args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("show", stderr)
 	sf := addSpecFlags(fl)
-	lang := fl.String("lang", "en", "language: en or zh")
+	langFlag := fl.String("lang", "en", "language: en or zh")
 	if err := parseFlags(fl, args, 1); err != nil {
 		return 2
 	}
-	if *lang != "en" && *lang != "zh" {
-		fmt.Fprintf(stderr, "pgspec show: unknown language %q (want en or zh)\n", *lang)
+	lang, err := matrix.ParseLang(*langFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "pgspec show: %v\n", err)
 		return 2
 	}
 	specs, s, code := sf.load(stderr)
@@ -108,10 +110,10 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if *lang == "zh" && s.ReleaseZh == "" {
+	if lang == matrix.Chinese && s.ReleaseZh == "" {
 		fmt.Fprintf(stderr, "pgspec show: PostgreSQL %d has no Chinese translation\n", s.Major)
 		return 2
 	}
-	spec.WriteTable(stdout, s, m, *lang)
+	spec.WriteTable(stdout, s, m, string(lang))
 	return 0
 }
