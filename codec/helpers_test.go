@@ -91,5 +91,5 @@ func sameValue(a, b reflect.Value) bool {
 	return a.Interface() == b.Interface()
 }
 
-// reflectNew returns a new zero value of the type v points to.
-func reflectNew(v any) any { return reflect.New(reflect.TypeOf(v).Elem()).Interface() }
+// newLike returns a new zero value of the type v points to.
+func newLike[T any](v T) T { return reflect.New(reflect.TypeOf(v).Elem()).Interface().(T) }

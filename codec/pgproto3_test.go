@@ -146,7 +146,3 @@ func TestPgproto3SASLInitialResponseWithoutData(t *testing.T) {
 		t.Errorf("length 0 must decode to empty, not nil: %#v %v", m.Data, err)
 	}
 }
-
-func newLike[T any](v T) T {
-	return reflectNew(v).(T)
-}
