@@ -163,8 +163,6 @@ type pump struct {
 	rf codec.ReplicationFrontend
 	rb codec.ReplicationBackend
 	lg codec.Logical
-	// streamed is true between pgoutput's Stream Start and Stream Stop.
-	streamed bool
 
 	bufs [3][]byte // re-encoding, one per layer
 	line []byte
@@ -329,20 +327,14 @@ func (p *pump) decode(frame []byte) ([]layer, error) {
 		return chain, err
 	}
 	lp := s.params
-	lp.LogicalVersion, lp.Streaming = s.copyBoth.protoVersion, 0
-	if p.streamed {
-		lp.Streaming |= codec.Streamed
-	}
-	if s.copyBoth.parallel {
-		lp.Streaming |= codec.ParallelStreaming
-	}
+	lp.LogicalVersion, lp.Streaming = s.copyBoth.protoVersion, s.copyBoth.streaming
 	lm, err := p.lg.Decode(x.WALData, lp)
 	chain = append(chain, layer{name: "logical-replication", msg: lm, p: lp})
 	switch lm.(type) {
 	case *codec.LogicalStreamStart:
-		p.streamed = true
+		s.copyBoth.streaming |= codec.Streamed
 	case *codec.LogicalStreamStop:
-		p.streamed = false
+		s.copyBoth.streaming &^= codec.Streamed
 	}
 	return chain, err
 }

@@ -3,6 +3,8 @@ package trace
 import (
 	"strconv"
 	"strings"
+
+	"github.com/pgspec/pgspec/codec"
 )
 
 // stream is what a forwarded START_REPLICATION command says about the
@@ -13,9 +15,12 @@ type stream struct {
 	// protoVersion is pgoutput's proto_version; 0 means a physical stream or
 	// a plugin other than pgoutput (test_decoding …): XLogData stays opaque.
 	protoVersion int
-	// parallel is streaming = 'parallel' (PG 16+): Stream Abort then carries
-	// the abort LSN and time.
-	parallel bool
+	// streaming is the stream's pgoutput streaming state: ParallelStreaming
+	// when the command asks for streaming = 'parallel' (PG 16+: Stream Abort
+	// then carries the abort LSN and time), Streamed between Stream Start and
+	// Stream Stop. It lives with the stream, so a new stream starts outside
+	// a streamed transaction.
+	streaming codec.Streaming
 }
 
 // parseStartReplication recognises a START_REPLICATION command:
@@ -47,7 +52,9 @@ func parseStartReplication(cmd string) (s stream, ok bool) {
 		case "proto_version":
 			s.protoVersion, _ = strconv.Atoi(value)
 		case "streaming":
-			s.parallel = strings.EqualFold(value, "parallel")
+			if strings.EqualFold(value, "parallel") {
+				s.streaming = codec.ParallelStreaming
+			}
 		}
 	}
 	return s, true

@@ -1,6 +1,10 @@
 package trace
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/pgspec/pgspec/codec"
+)
 
 func TestParseStartReplication(t *testing.T) {
 	for _, c := range []struct {
@@ -17,9 +21,9 @@ func TestParseStartReplication(t *testing.T) {
 		{`start_replication slot s logical 0/16B3748 (publication_names '"a,b"', messages, proto_version '2', streaming 'on')`, true,
 			stream{protoVersion: 2}},
 		{`START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '4', streaming 'parallel', two_phase 'on', binary 'off')`, true,
-			stream{protoVersion: 4, parallel: true}},
+			stream{protoVersion: 4, streaming: codec.ParallelStreaming}},
 		{`START_REPLICATION SLOT s LOGICAL 0/0 ("streaming" 'PARALLEL', 'it''s' 'x', proto_version '4')`, true,
-			stream{protoVersion: 4, parallel: true}},
+			stream{protoVersion: 4, streaming: codec.ParallelStreaming}},
 		// test_decoding: no proto_version, payloads stay opaque.
 		{`START_REPLICATION SLOT "t" LOGICAL 0/0 ("include-xids" '0')`, true, stream{}},
 		// an unterminated literal must not run away.
