@@ -38,37 +38,6 @@ func TestFrameReaderSplitsMessages(t *testing.T) {
 	}
 }
 
-// headerOnly gives the header of a message and fails the test if more is
-// read: the size check must come before the body.
-type headerOnly struct {
-	t      *testing.T
-	header []byte
-}
-
-func (h *headerOnly) Read(p []byte) (int, error) {
-	if len(h.header) == 0 {
-		h.t.Fatal("read past the header of an oversized message")
-	}
-	n := copy(p, h.header)
-	h.header = h.header[n:]
-	return n, nil
-}
-
-func TestFrameReaderMaxSizeBeforeBody(t *testing.T) {
-	f := codec.NewFrameReader(&headerOnly{t: t, header: cat('D', be32(1<<30))})
-	f.MaxSize = 1 << 20
-	_, err := f.Next()
-	var fe *codec.FrameError
-	if !errors.As(err, &fe) || !errors.Is(err, codec.ErrTooLong) || fe.Tag != 'D' || fe.Length != 1<<30 {
-		t.Fatalf("got %v", err)
-	}
-	f = codec.NewFrameReader(&headerOnly{t: t, header: be32(1 << 29)})
-	f.MaxSize = 1024
-	if _, err := f.NextUntagged(); !errors.Is(err, codec.ErrTooLong) {
-		t.Fatalf("untagged: %v", err)
-	}
-}
-
 func TestFrameReaderBadInput(t *testing.T) {
 	for _, c := range []struct {
 		name     string
