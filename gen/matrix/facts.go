@@ -55,7 +55,7 @@ func (h *History) AllFacts() []Facts {
 			f.Messages[m.Layer]++
 		}
 		if i > 0 {
-			prev := errorCodes(h.Specs[i-1])
+			prev := out[i-1].ErrorFields
 			f.NewErrorFields = []string{}
 			for _, c := range f.ErrorFields {
 				if !slices.Contains(prev, c) {
