@@ -7,12 +7,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/pgspec/pgspec/internal/corpus"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // readDoc returns one corpus file.
@@ -167,5 +169,29 @@ func TestCorrectionsAreChecked(t *testing.T) {
 	_, err = Extract(fsys, corr)
 	if err == nil || !strings.Contains(err.Error(), `(zh 18 "Bind" format) matches nothing`) {
 		t.Errorf("stale entry: %v", err)
+	}
+}
+
+func TestEmptyFieldTable(t *testing.T) {
+	// A table with no rows before Bind's first: later steps pair messages by their first row.
+	data := replaceOnce(t, readDoc(t, "en/18/protocol-message-formats.html"), `class="id_link">#</a></dt><dd><div class="variablelist"><dl class="variablelist"><dt><span class="term">Byte1('B')</span>`,
+		`class="id_link">#</a></dt><dd><div class="variablelist"><dl class="variablelist"></dl></div><div class="variablelist"><dl class="variablelist"><dt><span class="term">Byte1('B')</span>`)
+	pe := pageError(t, data, Pages[0])
+	if pe.Message != "Bind" || pe.Row != 0 || !strings.Contains(pe.Error(), "field table 1 has no rows") {
+		t.Errorf("got %q", pe.Error())
+	}
+}
+
+func TestReplicationCommandWithoutTerm(t *testing.T) {
+	// START_REPLICATION's term emptied: its sub-messages are still read, with no command to name.
+	data := readDoc(t, "en/18/protocol-replication.html")
+	data = regexp.MustCompile(`(?s)(<dt id="PROTOCOL-REPLICATION-START-REPLICATION">).*?</dt>`).ReplaceAll(data, []byte("$1</dt>"))
+	p, err := ParsePage(bytes.NewReader(data), "en/18/protocol-replication.html", Pages[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(p.Messages, func(m spec.Message) bool { return m.Name == "XLogData" })
+	if i < 0 || p.Messages[i].Context != "" {
+		t.Errorf("XLogData not read, or given a context: %+v", p.Messages)
 	}
 }

@@ -201,7 +201,7 @@ func messageEntry(dt *goquery.Selection, kind PageKind) (spec.Message, bool) {
 			return m, false
 		}
 		if cmd := dt.ParentsFiltered("dd").First().Prev(); cmd.Is("dt") {
-			m.Context = strings.Fields(termText(cmd))[0]
+			m.Context, _, _ = strings.Cut(termText(cmd), " ")
 		}
 		return m, true
 	}
@@ -209,7 +209,8 @@ func messageEntry(dt *goquery.Selection, kind PageKind) (spec.Message, bool) {
 
 // readBody reads a message's description: its field tables in order, each
 // with the paragraph(s) before it as lead, and paragraphs after the last
-// table as notes. It reports false when a row's format could not be parsed.
+// table as notes. It reports false when a table has no rows or a row's
+// format could not be parsed: later steps pair messages by their first row.
 func readBody(dd *goquery.Selection, m *spec.Message, fail func(string, int, error)) bool {
 	var pending []string
 	ok := true
@@ -226,7 +227,13 @@ func readBody(dd *goquery.Selection, m *spec.Message, fail func(string, int, err
 			b.Lead = &spec.Prose{Text: spec.Text{En: strings.Join(pending, "\n\n")}}
 			pending = nil
 		}
-		c.ChildrenFiltered("dl").ChildrenFiltered("dt").Each(func(_ int, dt *goquery.Selection) {
+		dts := c.ChildrenFiltered("dl").ChildrenFiltered("dt")
+		if dts.Length() == 0 {
+			fail(m.Name, 0, fmt.Errorf("field table %d has no rows", len(m.Blocks)+1))
+			ok = false
+			return
+		}
+		dts.Each(func(_ int, dt *goquery.Selection) {
 			row++
 			format := termText(dt)
 			t, err := ParseFormat(format)
