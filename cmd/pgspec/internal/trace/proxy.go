@@ -71,6 +71,14 @@ func (d Direction) String() string {
 	return "B"
 }
 
+// name is the direction in log lines and the summary.
+func (d Direction) name() string {
+	if d == Frontend {
+		return "frontend"
+	}
+	return "backend"
+}
+
 // Counts is the summary of one direction.
 type Counts struct {
 	// Decoded wire messages, every layer inside them decoded too.
@@ -195,9 +203,8 @@ func (p *Proxy) Stats(d Direction) Counts {
 func (p *Proxy) Summary(w io.Writer) {
 	for _, d := range []Direction{Frontend, Backend} {
 		c := p.Stats(d)
-		name := map[Direction]string{Frontend: "frontend", Backend: "backend"}[d]
 		fmt.Fprintf(w, "%s: %d decoded, %d re-encoded identically, %d mismatched, %d undecodable\n",
-			name, c.Decoded, c.Identical, c.Mismatched, c.Undecodable)
+			d.name(), c.Decoded, c.Identical, c.Mismatched, c.Undecodable)
 		for _, l := range slices.Sorted(maps.Keys(c.Layers)) {
 			fmt.Fprintf(w, "  %-22s %d\n", l, c.Layers[l])
 		}

@@ -193,14 +193,7 @@ func (p *pump) frameError(err error) {
 	if errors.As(err, &fe) {
 		p.s.p.stats[p.dir].undecodable.Add(1)
 	}
-	p.s.p.logf("session #%d: %s byte offset %d: %v; closing the session", p.s.id, p.dirName(), p.offset, err)
-}
-
-func (p *pump) dirName() string {
-	if p.dir == Frontend {
-		return "frontend"
-	}
-	return "backend"
+	p.s.p.logf("session #%d: %s byte offset %d: %v; closing the session", p.s.id, p.dir.name(), p.offset, err)
 }
 
 // relay decodes one message, prints it, re-encodes it and forwards the
@@ -250,10 +243,10 @@ func (p *pump) relay(frame []byte, decode func() ([]layer, error)) (codec.Messag
 // warning, or under --strict logs an error and ends the session.
 func (p *pump) problem(frame []byte, off int64, what string) error {
 	if p.s.p.opts.Strict {
-		p.s.p.logf("session #%d: error: %s message at byte offset %d: %s; closing the session (--strict)", p.s.id, p.dirName(), off, what)
+		p.s.p.logf("session #%d: error: %s message at byte offset %d: %s; closing the session (--strict)", p.s.id, p.dir.name(), off, what)
 		return errSessionClosed
 	}
-	p.s.p.logf("session #%d: warning: %s message at byte offset %d: %s; forwarded as received", p.s.id, p.dirName(), off, what)
+	p.s.p.logf("session #%d: warning: %s message at byte offset %d: %s; forwarded as received", p.s.id, p.dir.name(), off, what)
 	_, err := p.dst.Write(frame)
 	return err
 }
