@@ -63,34 +63,35 @@ func formats(m *spec.Message) []string {
 
 // english lists every English text of a message that is not a format.
 func english(m *spec.Message) []string {
-	return texts(m, func(t spec.Text) string { return t.En }, m.Name)
+	return texts(m, "en", m.Name)
 }
 
 // chinese lists every Chinese text of a message, formats included, since
 // the translation may print a format differently.
 func chinese(m *spec.Message) []string {
-	out := texts(m, func(t spec.Text) string { return t.Zh }, m.NameZh)
+	out := texts(m, "zh", m.NameZh)
 	for _, r := range m.Rows() {
 		out = append(out, r.FormatZh)
 	}
 	return out
 }
 
-func texts(m *spec.Message, pick func(spec.Text) string, name string) []string {
+// texts lists name and every prose text of m in lang, formats aside.
+func texts(m *spec.Message, lang, name string) []string {
 	out := []string{name, m.Context}
 	if m.Lead != nil {
-		out = append(out, pick(m.Lead.Text))
+		out = append(out, m.Lead.Text.Pick(lang))
 	}
 	for _, b := range m.Blocks {
 		if b.Lead != nil {
-			out = append(out, pick(b.Lead.Text))
+			out = append(out, b.Lead.Text.Pick(lang))
 		}
 		for _, r := range b.Rows {
-			out = append(out, pick(r.Description))
+			out = append(out, r.Description.Pick(lang))
 		}
 	}
 	for _, n := range m.Notes {
-		out = append(out, pick(n.Text))
+		out = append(out, n.Text.Pick(lang))
 	}
 	return out
 }
