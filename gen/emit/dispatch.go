@@ -16,38 +16,40 @@ import (
 type dispatcher struct {
 	name, doc, what string
 	tagged          bool
-	members         []*model.Message
+	// carries says whether a message travels in the dispatcher's stream.
+	carries func(m *model.Message) bool
+	members []*model.Message
 }
 
 // dispatchers groups the model's messages by the stream they travel in.
 func dispatchers(mod *model.Model) []*dispatcher {
+	fb := func(m *model.Message) bool { return m.Layer == spec.LayerFrontendBackend }
 	ds := []*dispatcher{
 		{name: "Backend", what: "backend message", tagged: true,
-			doc: "Backend decodes the tagged messages a PostgreSQL backend sends (what a client reads), resolving 'R' by its Int32 subtype."},
+			doc:     "Backend decodes the tagged messages a PostgreSQL backend sends (what a client reads), resolving 'R' by its Int32 subtype.",
+			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && strings.Contains(m.Direction, "B") }},
 		{name: "Frontend", what: "frontend message", tagged: true,
-			doc: "Frontend decodes the tagged messages a frontend sends (what a server reads). The four messages tagged 'p' are told apart by Auth, which the caller sets from the state of the authentication exchange."},
+			doc:     "Frontend decodes the tagged messages a frontend sends (what a server reads). The four messages tagged 'p' are told apart by Auth, which the caller sets from the state of the authentication exchange.",
+			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && strings.Contains(m.Direction, "F") }},
 		{name: "Startup", what: "startup message",
-			doc: "Startup decodes the untagged messages a frontend sends first (StartupMessage, SSLRequest, GSSENCRequest, CancelRequest) by their request code."},
+			doc:     "Startup decodes the untagged messages a frontend sends first (StartupMessage, SSLRequest, GSSENCRequest, CancelRequest) by their request code.",
+			carries: func(m *model.Message) bool { return fb(m) && m.Tag == 0 }},
 		{name: "Logical", what: "logical replication message", tagged: true,
-			doc: "Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL data), by their tag."},
+			doc:     "Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL data), by their tag.",
+			carries: func(m *model.Message) bool { return m.Layer == spec.LayerLogicalReplication && !m.Part }},
 		{name: "ReplicationBackend", what: "replication message", tagged: true,
-			doc: "ReplicationBackend decodes the streaming replication messages a server sends inside CopyData (WAL data, keepalives, primary status, base backup archives and progress), by their tag."},
+			doc:     "ReplicationBackend decodes the streaming replication messages a server sends inside CopyData (WAL data, keepalives, primary status, base backup archives and progress), by their tag.",
+			carries: func(m *model.Message) bool { return m.Layer == spec.LayerStreamingReplication && m.Direction == "B" }},
 		{name: "ReplicationFrontend", what: "replication message", tagged: true,
-			doc: "ReplicationFrontend decodes the streaming replication messages a client sends inside CopyData (standby status, hot standby feedback, primary status requests), by their tag."},
+			doc:     "ReplicationFrontend decodes the streaming replication messages a client sends inside CopyData (standby status, hot standby feedback, primary status requests), by their tag.",
+			carries: func(m *model.Message) bool { return m.Layer == spec.LayerStreamingReplication && m.Direction == "F" }},
 	}
-	for _, m := range mod.Messages {
-		fb := m.Layer == spec.LayerFrontendBackend
-		add := func(d *dispatcher, ok bool) {
-			if ok {
+	for _, d := range ds {
+		for _, m := range mod.Messages {
+			if d.carries(m) {
 				d.members = append(d.members, m)
 			}
 		}
-		add(ds[0], fb && m.Tag != 0 && strings.Contains(m.Direction, "B"))
-		add(ds[1], fb && m.Tag != 0 && strings.Contains(m.Direction, "F"))
-		add(ds[2], fb && m.Tag == 0)
-		add(ds[3], m.Layer == spec.LayerLogicalReplication && !m.Part)
-		add(ds[4], m.Layer == spec.LayerStreamingReplication && m.Direction == "B")
-		add(ds[5], m.Layer == spec.LayerStreamingReplication && m.Direction == "F")
 	}
 	return ds
 }
