@@ -99,15 +99,12 @@ func (c *Corrections) excuse(err error, major int, used map[*Correction]bool) er
 func alignMessages(file string, en, zh []spec.Message, major int, corr *Corrections, used map[*Correction]bool) []error {
 	var errs []error
 	for i := range max(len(en), len(zh)) {
-		if i >= len(en) || i >= len(zh) {
-			extra := "the translation lacks English message"
-			name := ""
-			if i < len(en) {
-				name = en[i].Name
-			} else {
-				extra, name = "the translation has a message English lacks", zh[i].Name
-			}
-			errs = append(errs, &Error{File: file, Message: name, Err: errors.New(extra)})
+		switch {
+		case i >= len(zh):
+			errs = append(errs, &Error{File: file, Message: en[i].Name, Err: errors.New("the translation lacks English message")})
+			continue
+		case i >= len(en):
+			errs = append(errs, &Error{File: file, Message: zh[i].Name, Err: errors.New("the translation has a message English lacks")})
 			continue
 		}
 		e, z := &en[i], &zh[i]
