@@ -43,10 +43,10 @@ func parseStartReplication(cmd string) (s stream, ok bool) {
 		if toks[i] == "," {
 			continue
 		}
-		name, value := strings.ToLower(unquoteIdent(toks[i])), "true"
+		name, value := strings.ToLower(unquote(toks[i])), "true"
 		if i+1 < len(toks) && toks[i+1] != "," && toks[i+1] != ")" {
 			i++
-			value = unquoteLiteral(toks[i])
+			value = unquote(toks[i])
 		}
 		switch name {
 		case "proto_version":
@@ -100,16 +100,12 @@ func replTokens(cmd string) []string {
 	return toks
 }
 
-func unquoteLiteral(t string) string {
-	if len(t) >= 2 && t[0] == '\'' && t[len(t)-1] == '\'' {
-		return strings.ReplaceAll(t[1:len(t)-1], "''", "'")
-	}
-	return t
-}
-
-func unquoteIdent(t string) string {
-	if len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' {
-		return strings.ReplaceAll(t[1:len(t)-1], `""`, `"`)
+// unquote strips a 'literal' or "identifier" token of its quotes and
+// undoubles the quotes inside; other tokens are returned as they are.
+func unquote(t string) string {
+	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] {
+		q := t[:1]
+		return strings.ReplaceAll(t[1:len(t)-1], q+q, q)
 	}
 	return t
 }
