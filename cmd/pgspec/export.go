@@ -37,27 +37,38 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pgspec export: %s: %v\n", *dir, err)
 		return 1
 	}
-	layout, err := modelLayout(*dir)
-	var records []export.Record
-	if err == nil {
-		records, err = export.Records(specs, layout, lang)
-	}
-	if err == nil {
-		err = os.MkdirAll(*out, 0o755)
-	}
-	for _, r := range records {
-		if err != nil {
-			break
-		}
-		var data []byte
-		if data, err = export.Marshal(r); err == nil {
-			err = os.WriteFile(filepath.Join(*out, r.Item.Slug+".json"), data, 0o644)
-		}
-	}
+	n, err := writeRecords(*dir, *out, specs, lang)
 	if err != nil {
 		fmt.Fprintf(stderr, "pgspec export: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %d records to %s\n", len(records), *out)
+	fmt.Fprintf(stdout, "wrote %d records to %s\n", n, *out)
 	return 0
+}
+
+// writeRecords writes a <slug>.json record per message of specs into out,
+// comparisons classified by the layout of the spec directory's overlay, and
+// returns how many it wrote.
+func writeRecords(specDir, out string, specs []*spec.Spec, lang matrix.Lang) (int, error) {
+	layout, err := modelLayout(specDir)
+	if err != nil {
+		return 0, err
+	}
+	records, err := export.Records(specs, layout, lang)
+	if err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return 0, err
+	}
+	for _, r := range records {
+		data, err := spec.Marshal(r)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(out, r.Item.Slug+".json"), data, 0o644)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return len(records), nil
 }
