@@ -363,6 +363,3 @@ func pyString(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
-
-// Marshal renders a record as the file pgspec export writes.
-func Marshal(r Record) ([]byte, error) { return spec.Marshal(r) }
