@@ -199,25 +199,22 @@ func (d *dispatcher) byCode(ms []*model.Message, off int, assign func(*model.Mes
 }
 
 // fixedAfterLength is the Int32 fixed value right after a message's length,
-// the same in all its layouts.
+// the same in all its layouts (the codes are never negative: -1 is none).
 func fixedAfterLength(m *model.Message) (int64, bool, error) {
-	var code int64
+	code := int64(-1)
 	for i, l := range m.Layouts {
 		j := 0
 		for j < len(l.Items) && (l.Items[j].Op == model.OpTag || l.Items[j].Op == model.OpLength) {
 			j++
 		}
-		ok := j < len(l.Items) && l.Items[j].Op == model.OpFixed && l.Items[j].Width == 4
-		switch {
-		case i > 0 && ok != (code >= 0):
-			return 0, false, fmt.Errorf("%s: layouts disagree on the code after the length", m.GoName)
-		case !ok:
-			code = -1
-		case i > 0 && l.Items[j].Value != code:
-			return 0, false, fmt.Errorf("%s: layouts disagree on the code after the length", m.GoName)
-		default:
-			code = l.Items[j].Value
+		c := int64(-1)
+		if j < len(l.Items) && l.Items[j].Op == model.OpFixed && l.Items[j].Width == 4 {
+			c = l.Items[j].Value
 		}
+		if i > 0 && c != code {
+			return 0, false, fmt.Errorf("%s: layouts disagree on the code after the length", m.GoName)
+		}
+		code = c
 	}
 	return code, code >= 0, nil
 }
