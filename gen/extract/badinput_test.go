@@ -195,3 +195,18 @@ func TestReplicationCommandWithoutTerm(t *testing.T) {
 		t.Errorf("XLogData not read, or given a context: %+v", p.Messages)
 	}
 }
+
+func TestUnpairedMessagesAreNamed(t *testing.T) {
+	msg := func(name string) spec.Message {
+		return spec.Message{Name: name, Direction: "F", Blocks: []spec.Block{{Rows: []spec.Row{{Format: "Byte1('X')", Description: spec.Text{En: name}}}}}}
+	}
+	en := []spec.Message{msg("Bind"), msg("Close")}
+	errs := alignMessages("zh/18/p.html", en, en[:1], 18, &Corrections{}, nil)
+	if len(errs) != 1 || errs[0].Error() != `zh/18/p.html: message "Close": the translation lacks English message` {
+		t.Errorf("translation short by one: %v", errs)
+	}
+	errs = alignMessages("zh/18/p.html", en[:1], []spec.Message{msg("Bind"), msg("Flush")}, 18, &Corrections{}, nil)
+	if len(errs) != 1 || errs[0].Error() != `zh/18/p.html: message "Flush": the translation has a message English lacks` {
+		t.Errorf("translation long by one: %v", errs)
+	}
+}
