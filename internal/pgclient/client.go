@@ -240,9 +240,6 @@ func (c *Conn) Receive() (codec.Message, error) {
 	return m, nil
 }
 
-// CountDecoded records one decoded sub-message (replication, pgoutput) in Decoded.
-func (c *Conn) CountDecoded(m codec.Message) { c.Decoded[m.Slug()]++ }
-
 // MajorOf reads the major from a server_version parameter ("15.18 (Debian
 // 15.18-0+deb12u1)", "10.23", "19beta1"); 0 (the codec's newest layout) when
 // it is outside the majors the codec was generated for.

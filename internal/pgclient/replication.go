@@ -8,8 +8,9 @@ import (
 
 // StartReplication sends a START_REPLICATION command (or any command that
 // answers with CopyBothResponse) and waits for the CopyBothResponse. For a
-// logical stream set P.LogicalVersion (and Streaming's ParallelStreaming) to match the
-// command's options first.
+// logical stream, first set P.LogicalVersion to the command's proto_version
+// and, for streaming 'parallel', add codec.ParallelStreaming to P.Streaming;
+// ReceiveReplication keeps codec.Streamed up to date itself.
 func (c *Conn) StartReplication(cmd string) error {
 	if err := c.Send(&codec.Query{String: cmd}); err != nil {
 		return err
@@ -56,7 +57,7 @@ func (c *Conn) ReceiveReplication(logical bool) (ReplicationMessage, error) {
 	if err != nil {
 		return ReplicationMessage{}, err
 	}
-	c.CountDecoded(sub)
+	c.Decoded[sub.Slug()]++
 	x, ok := sub.(*codec.XLogData)
 	if !logical || !ok {
 		return ReplicationMessage{Msg: sub}, nil
@@ -65,7 +66,7 @@ func (c *Conn) ReceiveReplication(logical bool) (ReplicationMessage, error) {
 	if err != nil {
 		return ReplicationMessage{}, err
 	}
-	c.CountDecoded(lm)
+	c.Decoded[lm.Slug()]++
 	switch lm.(type) {
 	case *codec.LogicalStreamStart:
 		c.P.Streaming |= codec.Streamed
