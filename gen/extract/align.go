@@ -125,21 +125,24 @@ func alignMessages(file string, en, zh []spec.Message, major int, corr *Correcti
 	return errs
 }
 
+// pos is where a row stands in its message: block index, row index.
+type pos struct{ block, row int }
+
+// rowPositions lists the positions of m's rows in document order.
+func rowPositions(m *spec.Message) []pos {
+	var out []pos
+	for bi, b := range m.Blocks {
+		for ri := range b.Rows {
+			out = append(out, pos{bi, ri})
+		}
+	}
+	return out
+}
+
 // alignRows pairs one message's rows, then its block leads (by the row that
 // opens each block) and its notes (by position).
 func alignRows(file string, e, z *spec.Message, major int, corr *Corrections, used map[*Correction]bool) []error {
-	type pos struct{ block, row int }
-	var enRows, zhRows []pos
-	for bi, b := range e.Blocks {
-		for ri := range b.Rows {
-			enRows = append(enRows, pos{bi, ri})
-		}
-	}
-	for bi, b := range z.Blocks {
-		for ri := range b.Rows {
-			zhRows = append(zhRows, pos{bi, ri})
-		}
-	}
+	enRows, zhRows := rowPositions(e), rowPositions(z)
 	var errs []error
 	zhToEn := map[pos]pos{}
 	j := 0
