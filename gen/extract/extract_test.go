@@ -40,7 +40,7 @@ func realSpecs(t *testing.T) map[int]*spec.Spec {
 	return extracted
 }
 
-func readRepoCorrections(t *testing.T) *Corrections {
+func readRepoCorrections(t testing.TB) *Corrections {
 	t.Helper()
 	f, err := os.Open(filepath.Join(corpus.Root(), "spec", "corrections.json"))
 	if err != nil {
@@ -384,17 +384,8 @@ func TestExtractIsDeterministicAndCommitted(t *testing.T) {
 }
 
 func BenchmarkExtractAll(b *testing.B) {
-	dir := corpus.Dir(b)
-	f, err := os.Open(filepath.Join(corpus.Root(), "spec", "corrections.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	corr, err := ReadCorrections(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fsys := os.DirFS(dir)
+	fsys := os.DirFS(corpus.Dir(b))
+	corr := readRepoCorrections(b)
 	for b.Loop() {
 		if _, err := Extract(fsys, corr); err != nil {
 			b.Fatal(err)
