@@ -168,7 +168,7 @@ func start() (*Server, error) {
 		err = s.createRoles()
 	}
 	if err != nil {
-		err = fmt.Errorf("%w\nserver log %s:\n%s", err, s.Log, s.tailLog(8<<10))
+		err = fmt.Errorf("%w\nserver log %s:\n%s", err, s.Log, s.newLog(8<<10))
 		s.stop()
 		return nil, err
 	}
@@ -338,15 +338,6 @@ func (s *Server) newLog(n int) string {
 		return "(no log: " + err.Error() + ")"
 	}
 	b, s.logShown = b[min(s.logShown, int64(len(b))):], int64(len(b))
-	return lastLines(b, n)
-}
-
-// tailLog returns at most the last n bytes of the server log.
-func (s *Server) tailLog(n int) string {
-	b, err := os.ReadFile(s.Log)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
 	return lastLines(b, n)
 }
 
