@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -276,7 +275,7 @@ func Load(fsys fs.FS, major int) (*Spec, error) {
 	dec.DisallowUnknownFields()
 	var s Spec
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path.Clean(name), err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if s.Major != major {
 		return nil, fmt.Errorf("%s: major is %d, want %d", name, s.Major, major)
