@@ -177,20 +177,22 @@ func Records(specs []*spec.Spec, layout matrix.LayoutFunc, lang matrix.Lang) ([]
 		if r.Item.Aliases == nil {
 			r.Item.Aliases = []string{latest.Name}
 		}
-		var prev *spec.Message
+		var prev *ComparisonData // of the major before s, nil when it lacks the message
 		for i, s := range specs {
-			m := s.Find(row.Slug)
-			if m != nil {
-				r.Item.Versions[strconv.Itoa(s.Major)] = version(s, m, lang)
+			var cur *ComparisonData
+			if m := s.Find(row.Slug); m != nil {
+				v := version(s, m, lang)
+				r.Item.Versions[strconv.Itoa(s.Major)] = v
+				cur = &v.ComparisonData
 			}
-			if i > 0 && (prev != nil || m != nil) {
-				c, err := compare(specs[i-1].Major, s.Major, prev, m, row.Cells[i].Status)
+			if i > 0 && (prev != nil || cur != nil) {
+				c, err := compare(specs[i-1].Major, s.Major, prev, cur, row.Cells[i].Status)
 				if err != nil {
 					return nil, fmt.Errorf("message %q: %w", row.Slug, err)
 				}
 				r.Comparisons = append(r.Comparisons, c)
 			}
-			prev = m
+			prev = cur
 		}
 		out = append(out, r)
 	}
@@ -286,17 +288,17 @@ func channel(label string) string {
 }
 
 // compare diffs the {layer, fields} JSON of two majors; a side without the
-// message reads NotInVersion. class is the matrix's cell for the step.
-func compare(left, right int, a, b *spec.Message, class matrix.Status) (Comparison, error) {
+// message (nil) reads NotInVersion. class is the matrix's cell for the step.
+func compare(left, right int, a, b *ComparisonData, class matrix.Status) (Comparison, error) {
 	c := Comparison{Left: strconv.Itoa(left), Right: strconv.Itoa(right), Classification: class}
 	sides := [2][]string{}
-	for i, m := range []*spec.Message{a, b} {
-		if m == nil {
+	for i, d := range []*ComparisonData{a, b} {
+		if d == nil {
 			sides[i] = []string{NotInVersion}
 			continue
 		}
 		// The diffed form: indented, keys in the order the record uses.
-		js, err := spec.Marshal(comparisonData(m))
+		js, err := spec.Marshal(d)
 		if err != nil {
 			return c, err
 		}
