@@ -12,11 +12,10 @@ import (
 // The notations of the manual's "Message Data Types" page. Parentheses may be
 // full-width in the Chinese pages; ParseFormat accepts both.
 var (
-	intRE    = regexp.MustCompile(`^Int(8|16|32|64)(?:\((-?\d+)\)|\[([A-Za-z]\w*)\])?(?:\s*\(([A-Z]\w*)\))?$`)
-	byte1RE  = regexp.MustCompile(`^Byte1(?:\('(.)'\))?$`)
-	bytesRE  = regexp.MustCompile(`^Byte(\d+|[a-z])$`)
-	stringRE = regexp.MustCompile(`^String$`)
-	partRE   = regexp.MustCompile(`^([A-Z][A-Za-z]+Data)$`)
+	intRE   = regexp.MustCompile(`^Int(8|16|32|64)(?:\((-?\d+)\)|\[([A-Za-z]\w*)\])?(?:\s*\(([A-Z]\w*)\))?$`)
+	byte1RE = regexp.MustCompile(`^Byte1(?:\('(.)'\))?$`)
+	bytesRE = regexp.MustCompile(`^Byte(\d+|[a-z])$`)
+	partRE  = regexp.MustCompile(`^([A-Z][A-Za-z]+Data)$`)
 )
 
 // ParseFormat parses a field term such as "Int32(8)", "Int16[C]",
@@ -44,7 +43,7 @@ func ParseFormat(format string) (spec.Type, error) {
 		}
 		return spec.Type{Kind: spec.KindBytes, Length: m[1]}, nil
 	}
-	if stringRE.MatchString(f) {
+	if f == "String" {
 		return spec.Type{Kind: spec.KindString}, nil
 	}
 	if m := partRE.FindStringSubmatch(f); m != nil {
