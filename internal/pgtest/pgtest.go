@@ -48,6 +48,9 @@ var (
 	Replication = User{Name: "repl_user", Password: "repl-secret", Method: "scram-sha-256"}
 )
 
+// roles are the test roles the server is given beside the superuser.
+var roles = []User{SCRAMUser, MD5User, PlainUser, Replication}
+
 // Database is the database the roles own and tests work in.
 const Database = "pgspec"
 
@@ -230,7 +233,7 @@ func (s *Server) config() string {
 func hba() string {
 	var b strings.Builder
 	b.WriteString("local all postgres trust\nlocal replication postgres trust\n")
-	for _, u := range []User{Superuser, SCRAMUser, MD5User, PlainUser, Replication} {
+	for _, u := range append([]User{Superuser}, roles...) {
 		fmt.Fprintf(&b, "host all %s 127.0.0.1/32 %s\n", u.Name, u.Method)
 	}
 	for _, u := range []User{Superuser, Replication} {
@@ -249,11 +252,12 @@ func (s *Server) initdb() error {
 	return s.writeFile("pg_hba.conf", hba())
 }
 
-// createRoles creates the test roles, each password stored as its method
-// needs it (md5 auth only works against an md5 hash), and the test database.
+// createRoles creates the test database and the test roles, each password
+// stored as its method needs it (md5 auth only works against an md5 hash).
 func (s *Server) createRoles() error {
 	var sql strings.Builder
-	for _, u := range []User{SCRAMUser, MD5User, PlainUser, Replication} {
+	fmt.Fprintf(&sql, "CREATE DATABASE %s;\n", Database)
+	for _, u := range roles {
 		enc := "scram-sha-256"
 		if u.Method == "md5" {
 			enc = "md5"
@@ -262,11 +266,8 @@ func (s *Server) createRoles() error {
 		if u == Replication {
 			attrs += " REPLICATION"
 		}
-		fmt.Fprintf(&sql, "SET password_encryption = '%s'; CREATE ROLE %s %s PASSWORD '%s';\n", enc, u.Name, attrs, u.Password)
-	}
-	fmt.Fprintf(&sql, "CREATE DATABASE %s;\n", Database)
-	for _, u := range []User{SCRAMUser, MD5User, PlainUser, Replication} {
-		fmt.Fprintf(&sql, "GRANT ALL ON DATABASE %s TO %s;\n", Database, u.Name)
+		fmt.Fprintf(&sql, "SET password_encryption = '%s'; CREATE ROLE %s %s PASSWORD '%s'; GRANT ALL ON DATABASE %s TO %s;\n",
+			enc, u.Name, attrs, u.Password, Database, u.Name)
 	}
 	if err := s.Psql("postgres", sql.String()); err != nil {
 		return err
