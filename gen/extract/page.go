@@ -108,14 +108,13 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 		}
 		return p, joinErrs(errs)
 	}
-	sectID, _ := sect.Attr("id")
 	sect.Find("dt").Each(func(_ int, dt *goquery.Selection) {
 		m, ok := messageEntry(dt, kind)
 		if !ok {
 			return
 		}
 		m.Page = kind.File
-		m.Anchor = anchor(dt, sectID)
+		m.Anchor = anchor(dt, kind.Section)
 		dd := dt.Next()
 		if !dd.Is("dd") {
 			fail(m.Name, 0, fmt.Errorf("message term has no description"))
