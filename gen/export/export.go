@@ -147,10 +147,14 @@ var layerFact = map[matrix.Lang]map[string]string{
 }
 
 // labels are the fixed texts of the tables and facts.
-var labels = map[matrix.Lang]struct{ title, position, format, meaning, layer, first, manual string }{
-	matrix.Chinese: {"按手册顺序排列的字段", "位置", "格式", "含义", "层次", "首个字段", "PostgreSQL %d English manual"},
-	matrix.English: {"Fields in manual order", "Position", "Format", "Meaning", "Layer", "First field", "PostgreSQL %d English manual"},
+var labels = map[matrix.Lang]struct{ title, position, format, meaning, layer, first string }{
+	matrix.Chinese: {"按手册顺序排列的字段", "位置", "格式", "含义", "层次", "首个字段"},
+	matrix.English: {"Fields in manual order", "Position", "Format", "Meaning", "Layer", "First field"},
 }
+
+// sourceLabel names a version's source, the English manual, in every export
+// language, as the seed does.
+const sourceLabel = "PostgreSQL %d English manual"
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
@@ -228,7 +232,7 @@ func version(s *spec.Spec, m *spec.Message, lang matrix.Lang) Version {
 	if m.Anchor != "" {
 		url += "#" + m.Anchor
 	}
-	src := Source{URL: url, Path: m.Page, Label: fmt.Sprintf(labels[matrix.English].manual, s.Major)}
+	src := Source{URL: url, Path: m.Page, Label: fmt.Sprintf(sourceLabel, s.Major)}
 	for _, p := range s.Sources {
 		if p.Lang == "en" && p.Page == m.Page {
 			src.SHA256 = p.SHA256
