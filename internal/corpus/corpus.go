@@ -15,8 +15,7 @@ func Dir(tb testing.TB) string {
 	tb.Helper()
 	dir := os.Getenv("PGSPEC_DOCS")
 	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "docs")
+		dir = filepath.Join(Root(), "..", "shared", "docs")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.md")); err != nil {
 		if os.Getenv("CI") != "" {
