@@ -158,6 +158,19 @@ func runClient(t *testing.T, addr string, u pgtest.User, stdin string, prog stri
 	return string(out)
 }
 
+// connect opens a pgclient session to addr as u, closed when the test ends.
+func connect(t *testing.T, addr string, u pgtest.User, params map[string]string) *pgclient.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := pgclient.Connect(ctx, pgclient.Config{Addr: addr, User: u.Name, Password: u.Password, Database: pgtest.Database, Params: params})
+	if err != nil {
+		t.Fatalf("connect to %s as %s: %v", addr, u.Name, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // superuser runs SQL directly on the server, not through a proxy.
 func superuser(t *testing.T, sql string) string {
 	t.Helper()
@@ -359,13 +372,7 @@ func TestJSONFormat(t *testing.T) {
 func TestGarbageClient(t *testing.T) {
 	s := pgtest.Get(t)
 	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	good, err := pgclient.Connect(ctx, pgclient.Config{Addr: tr.addr, User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password, Database: pgtest.Database})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer good.Close()
+	good := connect(t, tr.addr, pgtest.SCRAMUser, nil)
 
 	// Garbage as the very first bytes: no startup message is that long.
 	bad := dial(t, tr.addr)
@@ -539,23 +546,13 @@ func TestPgBasebackup(t *testing.T) {
 func TestCancelAndFeedback(t *testing.T) {
 	s := pgtest.Get(t)
 	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c, err := pgclient.Connect(ctx, pgclient.Config{Addr: tr.addr, User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password, Database: pgtest.Database})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, tr.addr, pgtest.SCRAMUser, nil)
 	if err := c.Send(&codec.Query{String: "select pg_sleep(30)"}); err != nil {
 		t.Fatal(err)
 	}
 	// A cancel that arrives before the query runs is ignored, and a repeated
 	// one could outlive the query: wait until the backend sleeps, cancel once.
-	watcher, err := pgclient.Connect(ctx, pgclient.Config{Addr: s.Addr(), User: pgtest.Superuser.Name, Password: pgtest.Superuser.Password, Database: pgtest.Database})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer watcher.Close()
+	watcher := connect(t, s.Addr(), pgtest.Superuser, nil)
 	sleeping := fmt.Sprintf("select count(*) from pg_stat_activity where pid = %d and wait_event = 'PgSleep'", c.ProcessID)
 	for i := 0; ; i++ {
 		res, err := watcher.SimpleQuery(sleeping)
@@ -573,17 +570,12 @@ func TestCancelAndFeedback(t *testing.T) {
 	if err := c.Cancel(tr.addr); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.ReadUntilReady(nil)
+	_, err := c.ReadUntilReady(nil)
 	if e, ok := err.(*pgclient.Error); !ok || e.SQLState() != "57014" {
 		t.Errorf("query cancelled through the proxy: %v", err)
 	}
 
-	repl, err := pgclient.Connect(ctx, pgclient.Config{Addr: tr.addr, User: pgtest.Replication.Name, Password: pgtest.Replication.Password,
-		Params: map[string]string{"replication": "true"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repl.Close()
+	repl := connect(t, tr.addr, pgtest.Replication, map[string]string{"replication": "true"})
 	sys, err := repl.SimpleQuery("IDENTIFY_SYSTEM")
 	if err != nil {
 		t.Fatal(err)
