@@ -44,15 +44,20 @@ func addTotals(p *Proxy) {
 		t.Identical += c.Identical
 		t.Mismatched += c.Mismatched
 		t.Undecodable += c.Undecodable
-		for _, m := range []struct{ from, to *map[string]int64 }{{&c.Layers, &t.Layers}, {&c.Messages, &t.Messages}} {
-			if *m.to == nil {
-				*m.to = map[string]int64{}
-			}
-			for k, v := range *m.from {
-				(*m.to)[k] += v
-			}
-		}
+		t.Layers = addCounts(t.Layers, c.Layers)
+		t.Messages = addCounts(t.Messages, c.Messages)
 	}
+}
+
+// addCounts adds from's counts to sum, making sum when it is nil.
+func addCounts(sum, from map[string]int64) map[string]int64 {
+	if sum == nil {
+		sum = map[string]int64{}
+	}
+	for k, v := range from {
+		sum[k] += v
+	}
+	return sum
 }
 
 func printTotals() {
