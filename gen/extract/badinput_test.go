@@ -210,3 +210,13 @@ func TestUnpairedMessagesAreNamed(t *testing.T) {
 		t.Errorf("translation long by one: %v", errs)
 	}
 }
+
+func TestFieldTableInsideProse(t *testing.T) {
+	// Bind's first table wrapped in a note: its rows would otherwise be read as one paragraph.
+	data := replaceOnce(t, readDoc(t, "en/18/protocol-message-formats.html"), `class="id_link">#</a></dt><dd><div class="variablelist"><dl class="variablelist"><dt><span class="term">Byte1('B')</span>`,
+		`class="id_link">#</a></dt><dd><div class="note"><div class="variablelist"><dl class="variablelist"><dt><span class="term">Byte1('B')</span>`)
+	pe := pageError(t, data, Pages[0])
+	if pe.Message != "Bind" || !strings.Contains(pe.Error(), "field tables nested in prose: rows dropped") {
+		t.Errorf("got %q", pe.Error())
+	}
+}

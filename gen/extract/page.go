@@ -121,9 +121,9 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 			return
 		}
 		m.Lead = pageLead(dt)
-		// Field terms are the dts of the tables directly inside the entry;
-		// term lists inside a row's description belong to that row.
-		terms := dd.ChildrenFiltered("div.variablelist").ChildrenFiltered("dl").ChildrenFiltered("dt").Length()
+		// Field tables are the ones directly inside the entry (term lists
+		// inside a row's description belong to that row); one wrapped in
+		// prose would be read as a paragraph.
 		if nested := dd.ChildrenFiltered(":not(div.variablelist)").Find("div.variablelist").Length(); nested > 0 {
 			fail(m.Name, 0, fmt.Errorf("%d field tables nested in prose: rows dropped", nested))
 			return
@@ -131,13 +131,8 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 		if !readBody(dd, &m, fail) {
 			return
 		}
-		rows := len(m.Rows())
-		if rows == 0 {
+		if len(m.Blocks) == 0 {
 			fail(m.Name, 0, fmt.Errorf("message has no field rows"))
-			return
-		}
-		if rows != terms {
-			fail(m.Name, 0, fmt.Errorf("%d field terms but %d rows read: rows dropped", terms, rows))
 			return
 		}
 		p.Messages = append(p.Messages, m)
