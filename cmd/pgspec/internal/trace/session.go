@@ -82,8 +82,9 @@ func (s *session) startup(fp, bp *pump) bool {
 			return false
 		}
 		m, err := fp.relay(frame, func() ([]layer, error) {
-			m, err := dec.Decode(frame, s.currentParams())
-			return []layer{{name: "startup", msg: m, p: s.currentParams()}}, err
+			p := s.currentParams()
+			m, err := dec.Decode(frame, p)
+			return []layer{{name: "startup", msg: m, p: p}}, err
 		})
 		if err != nil {
 			return false
