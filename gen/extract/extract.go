@@ -89,10 +89,15 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 	return specs, nil
 }
 
+// pageFile is where the corpus keeps a page: lang/major/file.
+func pageFile(lang string, major int, kind PageKind) string {
+	return path.Join(lang, strconv.Itoa(major), kind.File)
+}
+
 // readPage reads and parses one page after checking it is the file the
 // MANIFEST describes.
 func readPage(docs fs.FS, manifest map[string]manifestEntry, lang string, major int, kind PageKind) (*Page, spec.Source, error) {
-	name := path.Join(lang, strconv.Itoa(major), kind.File)
+	name := pageFile(lang, major, kind)
 	data, err := fs.ReadFile(docs, name)
 	if err != nil {
 		return nil, spec.Source{}, &Error{File: name, Err: err}
@@ -126,7 +131,7 @@ func addChinese(docs fs.FS, manifest map[string]manifestEntry, s *spec.Spec, cor
 		}
 		s.Sources = append(s.Sources, src)
 		s.ReleaseZh = p.Release
-		file := path.Join("zh", strconv.Itoa(s.Major), kind.File)
+		file := pageFile("zh", s.Major, kind)
 		switch {
 		case kind.Layer != "":
 			errs = append(errs, alignMessages(file, layerMessages(s, kind.Layer), p.Messages, s.Major, corr, used)...)
