@@ -52,8 +52,8 @@ type Conn struct {
 	SecretKey []byte
 	// AuthMethod names how the server authenticated us: "ok", "cleartext", "md5" or "SCRAM-SHA-256".
 	AuthMethod string
-	// GSSEncAnswer and SSLAnswer are the server's one-byte answers, 0 when not asked.
-	GSSEncAnswer, SSLAnswer byte
+	// SSLAnswer is the server's one-byte answer to SSLRequest, 0 when not asked.
+	SSLAnswer byte
 	// Negotiated is the server's NegotiateProtocolVersion, nil when it took the version asked for.
 	Negotiated *codec.NegotiateProtocolVersion
 	// Notices and Notifications collect the asynchronous messages as they arrive.
@@ -92,7 +92,7 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 func (c *Conn) startup(cfg Config) error {
 	var err error
 	if cfg.GSSEncRequest {
-		if c.GSSEncAnswer, err = c.requestEncryption(&codec.GSSEncRequest{}); err != nil {
+		if _, err = c.requestEncryption(&codec.GSSEncRequest{}); err != nil {
 			return err
 		}
 	}
