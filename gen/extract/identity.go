@@ -1,7 +1,7 @@
 package extract
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -64,28 +64,28 @@ func identity(m *spec.Message) string {
 // identity carries in any major).
 func assignSlugs(specs []*spec.Spec) {
 	slugs := map[string]string{}
-	names := map[string]map[string]bool{}
+	aliases := map[string][]string{}
 	for _, s := range specs {
 		for i := range s.Messages {
 			m := &s.Messages[i]
 			id := identity(m)
 			if _, ok := slugs[id]; !ok {
 				slugs[id] = slugPrefix[m.Layer] + Kebab(m.Name)
-				names[id] = map[string]bool{}
 			}
-			names[id][m.Name] = true
+			if !slices.Contains(aliases[id], m.Name) {
+				aliases[id] = append(aliases[id], m.Name)
+			}
 		}
+	}
+	for _, names := range aliases {
+		slices.Sort(names)
 	}
 	for _, s := range specs {
 		for i := range s.Messages {
 			m := &s.Messages[i]
 			id := identity(m)
 			m.Slug = slugs[id]
-			m.Aliases = m.Aliases[:0]
-			for n := range names[id] {
-				m.Aliases = append(m.Aliases, n)
-			}
-			sort.Strings(m.Aliases)
+			m.Aliases = slices.Clone(aliases[id])
 		}
 	}
 }
