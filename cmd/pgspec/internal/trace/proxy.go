@@ -153,22 +153,18 @@ func (p *Proxy) serve(client net.Conn) {
 		return
 	}
 	s := &session{p: p, id: id, client: client, server: server}
-	if !p.track(s, true) {
+	if !p.track(s) {
 		s.close()
 		return
 	}
-	defer p.track(s, false)
+	defer p.untrack(s)
 	s.run()
 }
 
-// track adds or removes a live session; it refuses new ones after Close.
-func (p *Proxy) track(s *session, add bool) bool {
+// track adds a live session for Close to end; it refuses it after Close.
+func (p *Proxy) track(s *session) bool {
 	p.sessMu.Lock()
 	defer p.sessMu.Unlock()
-	if !add {
-		delete(p.sessions, s)
-		return true
-	}
 	if p.closed {
 		return false
 	}
@@ -177,6 +173,13 @@ func (p *Proxy) track(s *session, add bool) bool {
 	}
 	p.sessions[s] = true
 	return true
+}
+
+// untrack removes a session that has ended.
+func (p *Proxy) untrack(s *session) {
+	p.sessMu.Lock()
+	defer p.sessMu.Unlock()
+	delete(p.sessions, s)
 }
 
 // Close ends every session in progress and refuses new ones; close the
