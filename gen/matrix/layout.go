@@ -19,35 +19,7 @@ type LayoutFunc func(s *spec.Spec, slug string) ([]string, error)
 // reviewed overlay): what the codec actually reads and writes. It is the
 // layout pgspec matrix, diff and export use.
 func ModelLayout(ov *model.Overlay) LayoutFunc {
-	return func(s *spec.Spec, slug string) ([]string, error) {
-		l, err := model.LayoutOf(s, slug, ov)
-		if err != nil {
-			return nil, err
-		}
-		return splitItems(l), nil
-	}
-}
-
-// splitItems puts each top-level item of a model layout ("tag('U')
-// int32[streamed]:Xid group:Columns/count16 Column{int8:Flags …}") on its own
-// line; a group stays whole with its elements.
-func splitItems(layout string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, r := range layout {
-		switch r {
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case ' ':
-			if depth == 0 {
-				out = append(out, layout[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, layout[start:])
+	return func(s *spec.Spec, slug string) ([]string, error) { return model.LayoutOf(s, slug, ov) }
 }
 
 // SpecLayout reads a layout from the spec alone, for spec sets without an

@@ -263,25 +263,30 @@ func (st *Struct) shape() string {
 }
 
 // LayoutOf returns the canonical description of the wire layout of message
-// slug in one major's spec: two majors have the same wire format exactly
-// when their strings are equal. Descriptions and annotations such as
+// slug in one major's spec, one string per top-level item (a group whole,
+// with its elements): two majors have the same wire format exactly when
+// their strings are equal. Descriptions and annotations such as
 // "(TransactionId)" do not enter it; Go field names do, and stay stable
 // across majors by the overlay.
-func LayoutOf(s *spec.Spec, slug string, ov *Overlay) (string, error) {
+func LayoutOf(s *spec.Spec, slug string, ov *Overlay) ([]string, error) {
 	m := s.Find(slug)
 	if m == nil {
-		return "", fmt.Errorf("pg%d: no message %q", s.Major, slug)
+		return nil, fmt.Errorf("pg%d: no message %q", s.Major, slug)
 	}
 	me := ov.Messages[slug]
 	if me == nil {
-		return "", fmt.Errorf("overlay: no entry for %q", slug)
+		return nil, fmt.Errorf("overlay: no entry for %q", slug)
 	}
 	var p problems
 	l := buildLayout(s, m, me, &p, usage{fields: map[*FieldEntry]int{}, groups: map[*GroupEntry]int{}})
 	if err := p.err(); err != nil {
-		return "", err
+		return nil, err
 	}
-	return l.String(), nil
+	items := make([]string, len(l.Items))
+	for i, it := range l.Items {
+		items[i] = it.String()
+	}
+	return items, nil
 }
 
 // String renders the layout canonically, one item after another.

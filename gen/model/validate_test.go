@@ -163,7 +163,7 @@ func TestLayoutOf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return l
+		return strings.Join(l, " ")
 	}
 	if a, b := layout(specs[0], "logical-truncate"), layout(specs[1], "logical-truncate"); a != b {
 		t.Errorf("annotation change reads as a wire change:\n%s\n%s", a, b)
