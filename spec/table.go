@@ -18,12 +18,9 @@ func (t Text) Pick(lang string) string {
 // a heading, then each row's position, format and description in lang, with
 // the paragraphs between tables and after them where they stand.
 func WriteTable(w io.Writer, s *Spec, m *Message, lang string) {
-	name, release := m.Name, s.Release
+	name, release := m.NameIn(lang), s.Release
 	if lang == "zh" {
 		release = s.ReleaseZh
-		if m.NameZh != "" {
-			name = m.NameZh
-		}
 	}
 	if m.Direction != "" {
 		name += " (" + m.Direction + ")"
@@ -31,7 +28,7 @@ func WriteTable(w io.Writer, s *Spec, m *Message, lang string) {
 	fmt.Fprintf(w, "%s — PostgreSQL %d (%s), %s#%s\n", name, s.Major, release, m.Page, m.Anchor)
 	width := 0
 	for _, r := range m.Rows() {
-		width = max(width, len([]rune(r.format(lang))))
+		width = max(width, len([]rune(r.FormatIn(lang))))
 	}
 	pos := 0
 	untranslated := "(no translation)"
@@ -41,7 +38,7 @@ func WriteTable(w io.Writer, s *Spec, m *Message, lang string) {
 		}
 		for _, r := range b.Rows {
 			pos++
-			f := r.format(lang)
+			f := r.FormatIn(lang)
 			pad := strings.Repeat(" ", width-len([]rune(f)))
 			fmt.Fprintf(w, "%3d  %s%s  %s\n", pos, f, pad, orDefault(r.Description.Pick(lang), untranslated))
 		}
@@ -51,7 +48,26 @@ func WriteTable(w io.Writer, s *Spec, m *Message, lang string) {
 	}
 }
 
-func (r Row) format(lang string) string {
+// Prefer returns the text in lang, or the English one where lang's is
+// missing (an untranslated paragraph).
+func (t Text) Prefer(lang string) string {
+	if s := t.Pick(lang); s != "" {
+		return s
+	}
+	return t.En
+}
+
+// NameIn is the message's name as lang's page prints it, English where the
+// translation has none.
+func (m *Message) NameIn(lang string) string {
+	if lang == "zh" && m.NameZh != "" {
+		return m.NameZh
+	}
+	return m.Name
+}
+
+// FormatIn is the row's format term as lang's page prints it.
+func (r Row) FormatIn(lang string) string {
 	if lang == "zh" && r.FormatZh != "" {
 		return r.FormatZh
 	}

@@ -262,11 +262,7 @@ func table(m *spec.Message, lang matrix.Lang) Table {
 	l := labels[lang]
 	t := Table{Key: "fields", Title: l.title, Columns: []Column{{"c0", l.position}, {"c1", l.format}, {"c2", l.meaning}}}
 	for i, r := range m.Rows() {
-		desc := r.Description.En
-		if lang == matrix.Chinese && r.Description.Zh != "" {
-			desc = r.Description.Zh
-		}
-		t.Rows = append(t.Rows, Cells{C0: strconv.Itoa(i + 1), C1: r.Format, C2: desc})
+		t.Rows = append(t.Rows, Cells{C0: strconv.Itoa(i + 1), C1: r.Format, C2: r.Description.Prefer(string(lang))})
 	}
 	return t
 }

@@ -17,35 +17,26 @@ func FieldTable(m *spec.Message, zh bool) []string {
 	if m == nil {
 		return nil
 	}
-	pick := func(t spec.Text) string {
-		if zh && t.Zh != "" {
-			return t.Zh
-		}
-		return t.En
+	lang := string(English)
+	if zh {
+		lang = string(Chinese)
 	}
-	name := m.Name
-	if zh && m.NameZh != "" {
-		name = m.NameZh
-	}
+	name := m.NameIn(lang)
 	if m.Direction != "" {
 		name += " (" + m.Direction + ")"
 	}
 	lines := []string{name}
 	for _, b := range m.Blocks {
 		if b.Lead != nil {
-			lines = append(lines, indented("» ", pick(b.Lead.Text))...)
+			lines = append(lines, indented("» ", b.Lead.Text.Prefer(lang))...)
 		}
 		for _, r := range b.Rows {
-			format := r.Format
-			if zh && r.FormatZh != "" {
-				format = r.FormatZh
-			}
-			lines = append(lines, format)
-			lines = append(lines, indented("    ", pick(r.Description))...)
+			lines = append(lines, r.FormatIn(lang))
+			lines = append(lines, indented("    ", r.Description.Prefer(lang))...)
 		}
 	}
 	for _, n := range m.Notes {
-		lines = append(lines, indented("» ", pick(n.Text))...)
+		lines = append(lines, indented("» ", n.Text.Prefer(lang))...)
 	}
 	return lines
 }
