@@ -141,9 +141,6 @@ func (tr *tracer) requireClean(t *testing.T) {
 	}
 }
 
-// layer returns how many messages of a layer one direction decoded.
-func (tr *tracer) layer(d Direction, name string) int64 { return tr.Stats(d).Layers[name] }
-
 // message returns how many messages of m's type one direction decoded.
 func (tr *tracer) message(d Direction, m codec.Message) int64 { return tr.Stats(d).Messages[m.Slug()] }
 
