@@ -2,6 +2,7 @@ package codec_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"reflect"
@@ -135,6 +136,37 @@ func TestEncodeErrors(t *testing.T) {
 				t.Errorf("dst changed to %q", out)
 			}
 		})
+	}
+}
+
+// TestStringsEveryLength encodes strings of every length up to 40 (the
+// word-wise copy covers 4 to 32 bytes, the rest memmove and IndexByte) into
+// a buffer with and without room: each is written whole and terminated, and
+// a zero byte at any position is refused with dst unchanged.
+func TestStringsEveryLength(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		s := make([]byte, n)
+		for i := range s {
+			s[i] = byte(0x80 + i) // every byte's high bit set, the zero test's edge
+			if i%3 == 1 {
+				s[i] = byte(1 + i) // and low bytes, which borrow
+			}
+		}
+		for _, dst := range [][]byte{[]byte("keep"), append(make([]byte, 0, 64), "keep"...)} {
+			out, err := (&codec.CommandComplete{CommandTag: string(s)}).Encode(dst, codec.Params{})
+			want := append(binary.BigEndian.AppendUint32([]byte("keepC"), uint32(n+5)), append(s, 0)...)
+			if err != nil || !bytes.Equal(out, want) {
+				t.Fatalf("%d bytes: got % x, %v", n, out, err)
+			}
+			for z := range n {
+				bad := bytes.Clone(s)
+				bad[z] = 0
+				out, err := (&codec.CommandComplete{CommandTag: string(bad)}).Encode(dst, codec.Params{})
+				if !errors.Is(err, codec.ErrZeroByte) || string(out) != "keep" {
+					t.Fatalf("%d bytes, zero at %d: got %q, %v", n, z, out, err)
+				}
+			}
+		}
 	}
 }
 

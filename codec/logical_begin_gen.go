@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalBegin is the pgoutput logical replication message “Begin”.
 //
 // Identifies the message as a begin message.
@@ -42,9 +44,16 @@ func (m *LogicalBegin) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('B')
-	m.FinalLSN, r = r.u64("FinalLSN")
-	m.CommitTime, r = signed[int64](r.u64("CommitTime"))
-	m.Xid, r = r.u32("Xid")
+	if b := r.rest; len(b) >= 20 {
+		m.FinalLSN = binary.BigEndian.Uint64(b[0:])
+		m.CommitTime = int64(binary.BigEndian.Uint64(b[8:]))
+		m.Xid = binary.BigEndian.Uint32(b[16:])
+		r.rest = b[20:]
+	} else {
+		m.FinalLSN, r = r.u64("FinalLSN")
+		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
+		m.Xid, r = r.u32("Xid")
+	}
 	return r.done("LogicalBegin", len(src))
 }
 
@@ -58,8 +67,10 @@ func (m *LogicalBegin) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('B')
-	w = w.u64(m.FinalLSN)
-	w = w.u64(uint64(m.CommitTime))
-	w = w.u32(m.Xid)
+	var run []byte
+	w, run = w.extend(20)
+	binary.BigEndian.PutUint64(run[0:], m.FinalLSN)
+	binary.BigEndian.PutUint64(run[8:], uint64(m.CommitTime))
+	binary.BigEndian.PutUint32(run[16:], m.Xid)
 	return w.result("LogicalBegin", len(dst))
 }

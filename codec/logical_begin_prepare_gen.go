@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalBeginPrepare is the pgoutput logical replication message “Begin Prepare”.
 //
 // Identifies the message as the beginning of a prepared transaction message.
@@ -48,10 +50,18 @@ func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('b')
-	m.PrepareLSN, r = r.u64("PrepareLSN")
-	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
-	m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
-	m.Xid, r = r.u32("Xid")
+	if b := r.rest; len(b) >= 28 {
+		m.PrepareLSN = binary.BigEndian.Uint64(b[0:])
+		m.PrepareEndLSN = binary.BigEndian.Uint64(b[8:])
+		m.PrepareTime = int64(binary.BigEndian.Uint64(b[16:]))
+		m.Xid = binary.BigEndian.Uint32(b[24:])
+		r.rest = b[28:]
+	} else {
+		m.PrepareLSN, r = r.u64("PrepareLSN")
+		m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
+		m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
+		m.Xid, r = r.u32("Xid")
+	}
 	m.GID, r = r.str("GID")
 	return r.done("LogicalBeginPrepare", len(src))
 }
@@ -66,10 +76,12 @@ func (m *LogicalBeginPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('b')
-	w = w.u64(m.PrepareLSN)
-	w = w.u64(m.PrepareEndLSN)
-	w = w.u64(uint64(m.PrepareTime))
-	w = w.u32(m.Xid)
+	var run []byte
+	w, run = w.extend(28)
+	binary.BigEndian.PutUint64(run[0:], m.PrepareLSN)
+	binary.BigEndian.PutUint64(run[8:], m.PrepareEndLSN)
+	binary.BigEndian.PutUint64(run[16:], uint64(m.PrepareTime))
+	binary.BigEndian.PutUint32(run[24:], m.Xid)
 	w = w.str("GID", m.GID)
 	return w.result("LogicalBeginPrepare", len(dst))
 }

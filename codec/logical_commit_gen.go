@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalCommit is the pgoutput logical replication message “Commit”.
 //
 // Identifies the message as a commit message.
@@ -49,10 +51,18 @@ func (m *LogicalCommit) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('C')
-	m.Flags, r = signed[int8](r.u8("Flags"))
-	m.CommitLSN, r = r.u64("CommitLSN")
-	m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
-	m.CommitTime, r = signed[int64](r.u64("CommitTime"))
+	if b := r.rest; len(b) >= 25 {
+		m.Flags = int8(b[0])
+		m.CommitLSN = binary.BigEndian.Uint64(b[1:])
+		m.TransactionEndLSN = binary.BigEndian.Uint64(b[9:])
+		m.CommitTime = int64(binary.BigEndian.Uint64(b[17:]))
+		r.rest = b[25:]
+	} else {
+		m.Flags, r = signed[int8](r.u8("Flags"))
+		m.CommitLSN, r = r.u64("CommitLSN")
+		m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
+		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
+	}
 	return r.done("LogicalCommit", len(src))
 }
 
@@ -66,9 +76,11 @@ func (m *LogicalCommit) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('C')
-	w = w.u8(uint8(m.Flags))
-	w = w.u64(m.CommitLSN)
-	w = w.u64(m.TransactionEndLSN)
-	w = w.u64(uint64(m.CommitTime))
+	var run []byte
+	w, run = w.extend(25)
+	run[0] = uint8(m.Flags)
+	binary.BigEndian.PutUint64(run[1:], m.CommitLSN)
+	binary.BigEndian.PutUint64(run[9:], m.TransactionEndLSN)
+	binary.BigEndian.PutUint64(run[17:], uint64(m.CommitTime))
 	return w.result("LogicalCommit", len(dst))
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalCommitPrepared is the pgoutput logical replication message “Commit Prepared”.
 //
 // Identifies the message as the commit of a prepared transaction message.
@@ -55,11 +57,20 @@ func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('K')
-	m.Flags, r = signed[int8](r.u8("Flags"))
-	m.CommitLSN, r = r.u64("CommitLSN")
-	m.CommitEndLSN, r = r.u64("CommitEndLSN")
-	m.CommitTime, r = signed[int64](r.u64("CommitTime"))
-	m.Xid, r = r.u32("Xid")
+	if b := r.rest; len(b) >= 29 {
+		m.Flags = int8(b[0])
+		m.CommitLSN = binary.BigEndian.Uint64(b[1:])
+		m.CommitEndLSN = binary.BigEndian.Uint64(b[9:])
+		m.CommitTime = int64(binary.BigEndian.Uint64(b[17:]))
+		m.Xid = binary.BigEndian.Uint32(b[25:])
+		r.rest = b[29:]
+	} else {
+		m.Flags, r = signed[int8](r.u8("Flags"))
+		m.CommitLSN, r = r.u64("CommitLSN")
+		m.CommitEndLSN, r = r.u64("CommitEndLSN")
+		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
+		m.Xid, r = r.u32("Xid")
+	}
 	m.GID, r = r.str("GID")
 	return r.done("LogicalCommitPrepared", len(src))
 }
@@ -74,11 +85,13 @@ func (m *LogicalCommitPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('K')
-	w = w.u8(uint8(m.Flags))
-	w = w.u64(m.CommitLSN)
-	w = w.u64(m.CommitEndLSN)
-	w = w.u64(uint64(m.CommitTime))
-	w = w.u32(m.Xid)
+	var run []byte
+	w, run = w.extend(29)
+	run[0] = uint8(m.Flags)
+	binary.BigEndian.PutUint64(run[1:], m.CommitLSN)
+	binary.BigEndian.PutUint64(run[9:], m.CommitEndLSN)
+	binary.BigEndian.PutUint64(run[17:], uint64(m.CommitTime))
+	binary.BigEndian.PutUint32(run[25:], m.Xid)
 	w = w.str("GID", m.GID)
 	return w.result("LogicalCommitPrepared", len(dst))
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalMessage is the pgoutput logical replication message “Message”.
 //
 // Identifies the message as a logical decoding message.
@@ -60,8 +62,14 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 	} else {
 		m.Xid = 0
 	}
-	m.Flags, r = signed[int8](r.u8("Flags"))
-	m.LSN, r = r.u64("LSN")
+	if b := r.rest; len(b) >= 9 {
+		m.Flags = int8(b[0])
+		m.LSN = binary.BigEndian.Uint64(b[1:])
+		r.rest = b[9:]
+	} else {
+		m.Flags, r = signed[int8](r.u8("Flags"))
+		m.LSN, r = r.u64("LSN")
+	}
 	m.Prefix, r = r.str("Prefix")
 	m.Content, r = r.bytes32("Content", false)
 	return r.done("LogicalMessage", len(src))
@@ -80,8 +88,10 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
 	}
-	w = w.u8(uint8(m.Flags))
-	w = w.u64(m.LSN)
+	var run []byte
+	w, run = w.extend(9)
+	run[0] = uint8(m.Flags)
+	binary.BigEndian.PutUint64(run[1:], m.LSN)
 	w = w.str("Prefix", m.Prefix)
 	w = w.bytes32("Content", m.Content, false)
 	return w.result("LogicalMessage", len(dst))

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalRelation is the pgoutput logical replication message “Relation”.
 //
 // Identifies the message as a relation message.
@@ -119,8 +121,14 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 		e := &m.Columns[i]
 		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
 		e.Name, r = r.str("Columns.Name")
-		e.DataType, r = r.u32("Columns.DataType")
-		e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
+		if b := r.rest; len(b) >= 8 {
+			e.DataType = binary.BigEndian.Uint32(b[0:])
+			e.TypeModifier = int32(binary.BigEndian.Uint32(b[4:]))
+			r.rest = b[8:]
+		} else {
+			e.DataType, r = r.u32("Columns.DataType")
+			e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
+		}
 	}
 	return r
 }
@@ -144,8 +152,14 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 		e := &m.Columns[i]
 		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
 		e.Name, r = r.str("Columns.Name")
-		e.DataType, r = r.u32("Columns.DataType")
-		e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
+		if b := r.rest; len(b) >= 8 {
+			e.DataType = binary.BigEndian.Uint32(b[0:])
+			e.TypeModifier = int32(binary.BigEndian.Uint32(b[4:]))
+			r.rest = b[8:]
+		} else {
+			e.DataType, r = r.u32("Columns.DataType")
+			e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
+		}
 	}
 	return r
 }
@@ -171,8 +185,10 @@ func (m *LogicalRelation) write10(w writer, p Params) writer {
 		e := &m.Columns[i]
 		w = w.u8(uint8(e.Flags))
 		w = w.str("Columns.Name", e.Name)
-		w = w.u32(e.DataType)
-		w = w.u32(uint32(e.TypeModifier))
+		var run []byte
+		w, run = w.extend(8)
+		binary.BigEndian.PutUint32(run[0:], e.DataType)
+		binary.BigEndian.PutUint32(run[4:], uint32(e.TypeModifier))
 	}
 	return w
 }
@@ -192,8 +208,10 @@ func (m *LogicalRelation) write14(w writer, p Params) writer {
 		e := &m.Columns[i]
 		w = w.u8(uint8(e.Flags))
 		w = w.str("Columns.Name", e.Name)
-		w = w.u32(e.DataType)
-		w = w.u32(uint32(e.TypeModifier))
+		var run []byte
+		w, run = w.extend(8)
+		binary.BigEndian.PutUint32(run[0:], e.DataType)
+		binary.BigEndian.PutUint32(run[4:], uint32(e.TypeModifier))
 	}
 	return w
 }

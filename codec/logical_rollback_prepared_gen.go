@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalRollbackPrepared is the pgoutput logical replication message “Rollback
 // Prepared”.
 //
@@ -60,12 +62,22 @@ func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('r')
-	m.Flags, r = signed[int8](r.u8("Flags"))
-	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
-	m.RollbackEndLSN, r = r.u64("RollbackEndLSN")
-	m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
-	m.RollbackTime, r = signed[int64](r.u64("RollbackTime"))
-	m.Xid, r = r.u32("Xid")
+	if b := r.rest; len(b) >= 37 {
+		m.Flags = int8(b[0])
+		m.PrepareEndLSN = binary.BigEndian.Uint64(b[1:])
+		m.RollbackEndLSN = binary.BigEndian.Uint64(b[9:])
+		m.PrepareTime = int64(binary.BigEndian.Uint64(b[17:]))
+		m.RollbackTime = int64(binary.BigEndian.Uint64(b[25:]))
+		m.Xid = binary.BigEndian.Uint32(b[33:])
+		r.rest = b[37:]
+	} else {
+		m.Flags, r = signed[int8](r.u8("Flags"))
+		m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
+		m.RollbackEndLSN, r = r.u64("RollbackEndLSN")
+		m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
+		m.RollbackTime, r = signed[int64](r.u64("RollbackTime"))
+		m.Xid, r = r.u32("Xid")
+	}
 	m.GID, r = r.str("GID")
 	return r.done("LogicalRollbackPrepared", len(src))
 }
@@ -80,12 +92,14 @@ func (m *LogicalRollbackPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('r')
-	w = w.u8(uint8(m.Flags))
-	w = w.u64(m.PrepareEndLSN)
-	w = w.u64(m.RollbackEndLSN)
-	w = w.u64(uint64(m.PrepareTime))
-	w = w.u64(uint64(m.RollbackTime))
-	w = w.u32(m.Xid)
+	var run []byte
+	w, run = w.extend(37)
+	run[0] = uint8(m.Flags)
+	binary.BigEndian.PutUint64(run[1:], m.PrepareEndLSN)
+	binary.BigEndian.PutUint64(run[9:], m.RollbackEndLSN)
+	binary.BigEndian.PutUint64(run[17:], uint64(m.PrepareTime))
+	binary.BigEndian.PutUint64(run[25:], uint64(m.RollbackTime))
+	binary.BigEndian.PutUint32(run[33:], m.Xid)
 	w = w.str("GID", m.GID)
 	return w.result("LogicalRollbackPrepared", len(dst))
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalStreamAbort is the pgoutput logical replication message “Stream Abort”.
 //
 // Identifies the message as a stream abort message.
@@ -96,16 +98,28 @@ func (m *LogicalStreamAbort) read14(r reader, p Params) reader {
 	m.AbortLSN = 0
 	m.AbortTime = 0
 	r = r.tag('A')
-	m.Xid, r = r.u32("Xid")
-	m.SubXid, r = r.u32("SubXid")
+	if b := r.rest; len(b) >= 8 {
+		m.Xid = binary.BigEndian.Uint32(b[0:])
+		m.SubXid = binary.BigEndian.Uint32(b[4:])
+		r.rest = b[8:]
+	} else {
+		m.Xid, r = r.u32("Xid")
+		m.SubXid, r = r.u32("SubXid")
+	}
 	return r
 }
 
 // read16 is the layout of PostgreSQL 16–19.
 func (m *LogicalStreamAbort) read16(r reader, p Params) reader {
 	r = r.tag('A')
-	m.Xid, r = r.u32("Xid")
-	m.SubXid, r = r.u32("SubXid")
+	if b := r.rest; len(b) >= 8 {
+		m.Xid = binary.BigEndian.Uint32(b[0:])
+		m.SubXid = binary.BigEndian.Uint32(b[4:])
+		r.rest = b[8:]
+	} else {
+		m.Xid, r = r.u32("Xid")
+		m.SubXid, r = r.u32("SubXid")
+	}
 	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		m.AbortLSN, r = r.u64("AbortLSN")
 	} else {
@@ -131,16 +145,20 @@ func (m *LogicalStreamAbort) write(w writer, p Params) writer {
 // write14 is the layout of PostgreSQL 14–15.
 func (m *LogicalStreamAbort) write14(w writer, p Params) writer {
 	w = w.u8('A')
-	w = w.u32(m.Xid)
-	w = w.u32(m.SubXid)
+	var run []byte
+	w, run = w.extend(8)
+	binary.BigEndian.PutUint32(run[0:], m.Xid)
+	binary.BigEndian.PutUint32(run[4:], m.SubXid)
 	return w
 }
 
 // write16 is the layout of PostgreSQL 16–19.
 func (m *LogicalStreamAbort) write16(w writer, p Params) writer {
 	w = w.u8('A')
-	w = w.u32(m.Xid)
-	w = w.u32(m.SubXid)
+	var run []byte
+	w, run = w.extend(8)
+	binary.BigEndian.PutUint32(run[0:], m.Xid)
+	binary.BigEndian.PutUint32(run[4:], m.SubXid)
 	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		w = w.u64(m.AbortLSN)
 	}

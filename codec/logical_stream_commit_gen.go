@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalStreamCommit is the pgoutput logical replication message “Stream Commit”.
 //
 // Identifies the message as a stream commit message.
@@ -52,11 +54,20 @@ func (m *LogicalStreamCommit) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('c')
-	m.Xid, r = r.u32("Xid")
-	m.Flags, r = signed[int8](r.u8("Flags"))
-	m.CommitLSN, r = r.u64("CommitLSN")
-	m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
-	m.CommitTime, r = signed[int64](r.u64("CommitTime"))
+	if b := r.rest; len(b) >= 29 {
+		m.Xid = binary.BigEndian.Uint32(b[0:])
+		m.Flags = int8(b[4])
+		m.CommitLSN = binary.BigEndian.Uint64(b[5:])
+		m.TransactionEndLSN = binary.BigEndian.Uint64(b[13:])
+		m.CommitTime = int64(binary.BigEndian.Uint64(b[21:]))
+		r.rest = b[29:]
+	} else {
+		m.Xid, r = r.u32("Xid")
+		m.Flags, r = signed[int8](r.u8("Flags"))
+		m.CommitLSN, r = r.u64("CommitLSN")
+		m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
+		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
+	}
 	return r.done("LogicalStreamCommit", len(src))
 }
 
@@ -70,10 +81,12 @@ func (m *LogicalStreamCommit) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('c')
-	w = w.u32(m.Xid)
-	w = w.u8(uint8(m.Flags))
-	w = w.u64(m.CommitLSN)
-	w = w.u64(m.TransactionEndLSN)
-	w = w.u64(uint64(m.CommitTime))
+	var run []byte
+	w, run = w.extend(29)
+	binary.BigEndian.PutUint32(run[0:], m.Xid)
+	run[4] = uint8(m.Flags)
+	binary.BigEndian.PutUint64(run[5:], m.CommitLSN)
+	binary.BigEndian.PutUint64(run[13:], m.TransactionEndLSN)
+	binary.BigEndian.PutUint64(run[21:], uint64(m.CommitTime))
 	return w.result("LogicalStreamCommit", len(dst))
 }

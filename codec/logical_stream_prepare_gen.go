@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalStreamPrepare is the pgoutput logical replication message “Stream Prepare”.
 //
 // Identifies the message as a stream prepared transaction message.
@@ -55,11 +57,20 @@ func (m *LogicalStreamPrepare) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('p')
-	m.Flags, r = signed[int8](r.u8("Flags"))
-	m.PrepareLSN, r = r.u64("PrepareLSN")
-	m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
-	m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
-	m.Xid, r = r.u32("Xid")
+	if b := r.rest; len(b) >= 29 {
+		m.Flags = int8(b[0])
+		m.PrepareLSN = binary.BigEndian.Uint64(b[1:])
+		m.PrepareEndLSN = binary.BigEndian.Uint64(b[9:])
+		m.PrepareTime = int64(binary.BigEndian.Uint64(b[17:]))
+		m.Xid = binary.BigEndian.Uint32(b[25:])
+		r.rest = b[29:]
+	} else {
+		m.Flags, r = signed[int8](r.u8("Flags"))
+		m.PrepareLSN, r = r.u64("PrepareLSN")
+		m.PrepareEndLSN, r = r.u64("PrepareEndLSN")
+		m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
+		m.Xid, r = r.u32("Xid")
+	}
 	m.GID, r = r.str("GID")
 	return r.done("LogicalStreamPrepare", len(src))
 }
@@ -74,11 +85,13 @@ func (m *LogicalStreamPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('p')
-	w = w.u8(uint8(m.Flags))
-	w = w.u64(m.PrepareLSN)
-	w = w.u64(m.PrepareEndLSN)
-	w = w.u64(uint64(m.PrepareTime))
-	w = w.u32(m.Xid)
+	var run []byte
+	w, run = w.extend(29)
+	run[0] = uint8(m.Flags)
+	binary.BigEndian.PutUint64(run[1:], m.PrepareLSN)
+	binary.BigEndian.PutUint64(run[9:], m.PrepareEndLSN)
+	binary.BigEndian.PutUint64(run[17:], uint64(m.PrepareTime))
+	binary.BigEndian.PutUint32(run[25:], m.Xid)
 	w = w.str("GID", m.GID)
 	return w.result("LogicalStreamPrepare", len(dst))
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // LogicalStreamStart is the pgoutput logical replication message “Stream Start”.
 //
 // Identifies the message as a stream start message.
@@ -39,8 +41,14 @@ func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('S')
-	m.Xid, r = r.u32("Xid")
-	m.FirstSegment, r = signed[int8](r.u8("FirstSegment"))
+	if b := r.rest; len(b) >= 5 {
+		m.Xid = binary.BigEndian.Uint32(b[0:])
+		m.FirstSegment = int8(b[4])
+		r.rest = b[5:]
+	} else {
+		m.Xid, r = r.u32("Xid")
+		m.FirstSegment, r = signed[int8](r.u8("FirstSegment"))
+	}
 	return r.done("LogicalStreamStart", len(src))
 }
 
@@ -54,7 +62,9 @@ func (m *LogicalStreamStart) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('S')
-	w = w.u32(m.Xid)
-	w = w.u8(uint8(m.FirstSegment))
+	var run []byte
+	w, run = w.extend(5)
+	binary.BigEndian.PutUint32(run[0:], m.Xid)
+	run[4] = uint8(m.FirstSegment)
 	return w.result("LogicalStreamStart", len(dst))
 }

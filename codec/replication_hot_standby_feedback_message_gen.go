@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // HotStandbyFeedback is the streaming replication message carried in CopyData “Hot standby
 // feedback message” (F).
 //
@@ -54,11 +56,20 @@ func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('h')
-	m.ClientTime, r = signed[int64](r.u64("ClientTime"))
-	m.Xmin, r = r.u32("Xmin")
-	m.XminEpoch, r = r.u32("XminEpoch")
-	m.CatalogXmin, r = r.u32("CatalogXmin")
-	m.CatalogXminEpoch, r = r.u32("CatalogXminEpoch")
+	if b := r.rest; len(b) >= 24 {
+		m.ClientTime = int64(binary.BigEndian.Uint64(b[0:]))
+		m.Xmin = binary.BigEndian.Uint32(b[8:])
+		m.XminEpoch = binary.BigEndian.Uint32(b[12:])
+		m.CatalogXmin = binary.BigEndian.Uint32(b[16:])
+		m.CatalogXminEpoch = binary.BigEndian.Uint32(b[20:])
+		r.rest = b[24:]
+	} else {
+		m.ClientTime, r = signed[int64](r.u64("ClientTime"))
+		m.Xmin, r = r.u32("Xmin")
+		m.XminEpoch, r = r.u32("XminEpoch")
+		m.CatalogXmin, r = r.u32("CatalogXmin")
+		m.CatalogXminEpoch, r = r.u32("CatalogXminEpoch")
+	}
 	return r.done("HotStandbyFeedback", len(src))
 }
 
@@ -72,10 +83,12 @@ func (m *HotStandbyFeedback) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('h')
-	w = w.u64(uint64(m.ClientTime))
-	w = w.u32(m.Xmin)
-	w = w.u32(m.XminEpoch)
-	w = w.u32(m.CatalogXmin)
-	w = w.u32(m.CatalogXminEpoch)
+	var run []byte
+	w, run = w.extend(24)
+	binary.BigEndian.PutUint64(run[0:], uint64(m.ClientTime))
+	binary.BigEndian.PutUint32(run[8:], m.Xmin)
+	binary.BigEndian.PutUint32(run[12:], m.XminEpoch)
+	binary.BigEndian.PutUint32(run[16:], m.CatalogXmin)
+	binary.BigEndian.PutUint32(run[20:], m.CatalogXminEpoch)
 	return w.result("HotStandbyFeedback", len(dst))
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // PrimaryKeepalive is the streaming replication message carried in CopyData “Primary
 // keepalive message” (B).
 //
@@ -44,9 +46,16 @@ func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('k')
-	m.ServerWALEnd, r = r.u64("ServerWALEnd")
-	m.ServerTime, r = signed[int64](r.u64("ServerTime"))
-	m.ReplyRequested, r = r.u8("ReplyRequested")
+	if b := r.rest; len(b) >= 17 {
+		m.ServerWALEnd = binary.BigEndian.Uint64(b[0:])
+		m.ServerTime = int64(binary.BigEndian.Uint64(b[8:]))
+		m.ReplyRequested = b[16]
+		r.rest = b[17:]
+	} else {
+		m.ServerWALEnd, r = r.u64("ServerWALEnd")
+		m.ServerTime, r = signed[int64](r.u64("ServerTime"))
+		m.ReplyRequested, r = r.u8("ReplyRequested")
+	}
 	return r.done("PrimaryKeepalive", len(src))
 }
 
@@ -60,8 +69,10 @@ func (m *PrimaryKeepalive) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('k')
-	w = w.u64(m.ServerWALEnd)
-	w = w.u64(uint64(m.ServerTime))
-	w = w.u8(m.ReplyRequested)
+	var run []byte
+	w, run = w.extend(17)
+	binary.BigEndian.PutUint64(run[0:], m.ServerWALEnd)
+	binary.BigEndian.PutUint64(run[8:], uint64(m.ServerTime))
+	run[16] = m.ReplyRequested
 	return w.result("PrimaryKeepalive", len(dst))
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // PrimaryStatusUpdate is the streaming replication message carried in CopyData “Primary
 // status update” (B).
 //
@@ -50,10 +52,18 @@ func (m *PrimaryStatusUpdate) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('s')
-	m.InsertLSN, r = r.u64("InsertLSN")
-	m.OldestCommitFullXid, r = r.u64("OldestCommitFullXid")
-	m.NextFullXid, r = r.u64("NextFullXid")
-	m.ServerTime, r = signed[int64](r.u64("ServerTime"))
+	if b := r.rest; len(b) >= 32 {
+		m.InsertLSN = binary.BigEndian.Uint64(b[0:])
+		m.OldestCommitFullXid = binary.BigEndian.Uint64(b[8:])
+		m.NextFullXid = binary.BigEndian.Uint64(b[16:])
+		m.ServerTime = int64(binary.BigEndian.Uint64(b[24:]))
+		r.rest = b[32:]
+	} else {
+		m.InsertLSN, r = r.u64("InsertLSN")
+		m.OldestCommitFullXid, r = r.u64("OldestCommitFullXid")
+		m.NextFullXid, r = r.u64("NextFullXid")
+		m.ServerTime, r = signed[int64](r.u64("ServerTime"))
+	}
 	return r.done("PrimaryStatusUpdate", len(src))
 }
 
@@ -67,9 +77,11 @@ func (m *PrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('s')
-	w = w.u64(m.InsertLSN)
-	w = w.u64(m.OldestCommitFullXid)
-	w = w.u64(m.NextFullXid)
-	w = w.u64(uint64(m.ServerTime))
+	var run []byte
+	w, run = w.extend(32)
+	binary.BigEndian.PutUint64(run[0:], m.InsertLSN)
+	binary.BigEndian.PutUint64(run[8:], m.OldestCommitFullXid)
+	binary.BigEndian.PutUint64(run[16:], m.NextFullXid)
+	binary.BigEndian.PutUint64(run[24:], uint64(m.ServerTime))
 	return w.result("PrimaryStatusUpdate", len(dst))
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // StandbyStatusUpdate is the streaming replication message carried in CopyData “Standby
 // status update” (F).
 //
@@ -50,11 +52,20 @@ func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('r')
-	m.WALWritePosition, r = r.u64("WALWritePosition")
-	m.WALFlushPosition, r = r.u64("WALFlushPosition")
-	m.WALApplyPosition, r = r.u64("WALApplyPosition")
-	m.ClientTime, r = signed[int64](r.u64("ClientTime"))
-	m.ReplyRequested, r = r.u8("ReplyRequested")
+	if b := r.rest; len(b) >= 33 {
+		m.WALWritePosition = binary.BigEndian.Uint64(b[0:])
+		m.WALFlushPosition = binary.BigEndian.Uint64(b[8:])
+		m.WALApplyPosition = binary.BigEndian.Uint64(b[16:])
+		m.ClientTime = int64(binary.BigEndian.Uint64(b[24:]))
+		m.ReplyRequested = b[32]
+		r.rest = b[33:]
+	} else {
+		m.WALWritePosition, r = r.u64("WALWritePosition")
+		m.WALFlushPosition, r = r.u64("WALFlushPosition")
+		m.WALApplyPosition, r = r.u64("WALApplyPosition")
+		m.ClientTime, r = signed[int64](r.u64("ClientTime"))
+		m.ReplyRequested, r = r.u8("ReplyRequested")
+	}
 	return r.done("StandbyStatusUpdate", len(src))
 }
 
@@ -68,10 +79,12 @@ func (m *StandbyStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('r')
-	w = w.u64(m.WALWritePosition)
-	w = w.u64(m.WALFlushPosition)
-	w = w.u64(m.WALApplyPosition)
-	w = w.u64(uint64(m.ClientTime))
-	w = w.u8(m.ReplyRequested)
+	var run []byte
+	w, run = w.extend(33)
+	binary.BigEndian.PutUint64(run[0:], m.WALWritePosition)
+	binary.BigEndian.PutUint64(run[8:], m.WALFlushPosition)
+	binary.BigEndian.PutUint64(run[16:], m.WALApplyPosition)
+	binary.BigEndian.PutUint64(run[24:], uint64(m.ClientTime))
+	run[32] = m.ReplyRequested
 	return w.result("StandbyStatusUpdate", len(dst))
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // XLogData is the streaming replication message carried in CopyData “WALData” (B).
 //
 // Identifies the message as WAL data.
@@ -49,9 +51,16 @@ func (m *XLogData) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('w')
-	m.WALStart, r = r.u64("WALStart")
-	m.ServerWALEnd, r = r.u64("ServerWALEnd")
-	m.ServerTime, r = signed[int64](r.u64("ServerTime"))
+	if b := r.rest; len(b) >= 24 {
+		m.WALStart = binary.BigEndian.Uint64(b[0:])
+		m.ServerWALEnd = binary.BigEndian.Uint64(b[8:])
+		m.ServerTime = int64(binary.BigEndian.Uint64(b[16:]))
+		r.rest = b[24:]
+	} else {
+		m.WALStart, r = r.u64("WALStart")
+		m.ServerWALEnd, r = r.u64("ServerWALEnd")
+		m.ServerTime, r = signed[int64](r.u64("ServerTime"))
+	}
 	m.WALData, r = r.remaining("WALData", 0, anyLength)
 	return r.done("XLogData", len(src))
 }
@@ -66,9 +75,11 @@ func (m *XLogData) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('w')
-	w = w.u64(m.WALStart)
-	w = w.u64(m.ServerWALEnd)
-	w = w.u64(uint64(m.ServerTime))
+	var run []byte
+	w, run = w.extend(24)
+	binary.BigEndian.PutUint64(run[0:], m.WALStart)
+	binary.BigEndian.PutUint64(run[8:], m.ServerWALEnd)
+	binary.BigEndian.PutUint64(run[16:], uint64(m.ServerTime))
 	w = w.bytes(m.WALData)
 	return w.result("XLogData", len(dst))
 }

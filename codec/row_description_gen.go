@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // RowDescription is the message of the frontend/backend protocol “RowDescription” (B).
 //
 // Identifies the message as a row description.
@@ -76,12 +78,22 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 	for i := range m.Fields {
 		e := &m.Fields[i]
 		e.Name, r = r.str("Fields.Name")
-		e.TableOID, r = r.u32("Fields.TableOID")
-		e.TableAttributeNumber, r = signed[int16](r.u16("Fields.TableAttributeNumber"))
-		e.DataTypeOID, r = r.u32("Fields.DataTypeOID")
-		e.DataTypeSize, r = signed[int16](r.u16("Fields.DataTypeSize"))
-		e.TypeModifier, r = signed[int32](r.u32("Fields.TypeModifier"))
-		e.Format, r = signed[int16](r.u16("Fields.Format"))
+		if b := r.rest; len(b) >= 18 {
+			e.TableOID = binary.BigEndian.Uint32(b[0:])
+			e.TableAttributeNumber = int16(binary.BigEndian.Uint16(b[4:]))
+			e.DataTypeOID = binary.BigEndian.Uint32(b[6:])
+			e.DataTypeSize = int16(binary.BigEndian.Uint16(b[10:]))
+			e.TypeModifier = int32(binary.BigEndian.Uint32(b[12:]))
+			e.Format = int16(binary.BigEndian.Uint16(b[16:]))
+			r.rest = b[18:]
+		} else {
+			e.TableOID, r = r.u32("Fields.TableOID")
+			e.TableAttributeNumber, r = signed[int16](r.u16("Fields.TableAttributeNumber"))
+			e.DataTypeOID, r = r.u32("Fields.DataTypeOID")
+			e.DataTypeSize, r = signed[int16](r.u16("Fields.DataTypeSize"))
+			e.TypeModifier, r = signed[int32](r.u32("Fields.TypeModifier"))
+			e.Format, r = signed[int16](r.u16("Fields.Format"))
+		}
 	}
 	return r.done("RowDescription", len(src))
 }
@@ -100,12 +112,14 @@ func (m *RowDescription) Encode(dst []byte, p Params) ([]byte, error) {
 	for i := range m.Fields {
 		e := &m.Fields[i]
 		w = w.str("Fields.Name", e.Name)
-		w = w.u32(e.TableOID)
-		w = w.u16(uint16(e.TableAttributeNumber))
-		w = w.u32(e.DataTypeOID)
-		w = w.u16(uint16(e.DataTypeSize))
-		w = w.u32(uint32(e.TypeModifier))
-		w = w.u16(uint16(e.Format))
+		var run []byte
+		w, run = w.extend(18)
+		binary.BigEndian.PutUint32(run[0:], e.TableOID)
+		binary.BigEndian.PutUint16(run[4:], uint16(e.TableAttributeNumber))
+		binary.BigEndian.PutUint32(run[6:], e.DataTypeOID)
+		binary.BigEndian.PutUint16(run[10:], uint16(e.DataTypeSize))
+		binary.BigEndian.PutUint32(run[12:], uint32(e.TypeModifier))
+		binary.BigEndian.PutUint16(run[16:], uint16(e.Format))
 	}
 	w = w.finish(start)
 	return w.result("RowDescription", len(dst))

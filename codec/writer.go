@@ -3,7 +3,9 @@ package codec
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
+	"unsafe"
 )
 
 // writer appends a message to buf; like reader, its first error sticks and
@@ -52,20 +54,74 @@ func (w writer) finish(start int) writer {
 	return w
 }
 
-// str appends a zero-terminated string; a zero byte inside would end it early.
+// extend grows the buffer by n bytes, for a run of fixed-width values the
+// caller stores into the returned room: one capacity check for the run.
+func (w writer) extend(n int) (writer, []byte) {
+	l := len(w.buf)
+	w.buf = slices.Grow(w.buf, n)[:l+n]
+	return w, w.buf[l : l+n]
+}
+
+// str appends a zero-terminated string; a zero byte inside would end it
+// early on the wire and shift every later field, so it is an error.
 func (w writer) str(field, s string) writer {
 	w.buf, w.err = appendStr(w.buf, w.err, field, s)
 	return w
 }
 
 // appendStr is str's work, a function of the buffer (not of the writer) so
-// that str stays small enough to inline.
+// that str stays small enough to inline. Strings of up to 32 bytes (names,
+// command tags, error fields: most strings sent) that fit the buffer's room
+// are copied with at most four overlapping loads and stores, which also
+// find a zero byte, and no call: cheaper than the calls to memmove and
+// IndexByte that the others take (appendLongStr). A word v holds a zero
+// byte when (v - 0x01…01) &^ v & 0x80…80 is not zero.
 func appendStr(buf []byte, err *EncodeError, field, s string) ([]byte, *EncodeError) {
-	if err == nil && strings.IndexByte(s, 0) >= 0 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n, l := len(s), len(buf)
+	if n > 32 || cap(buf)-l <= n {
+		return appendLongStr(buf, err, field, s)
+	}
+	buf = buf[:l+n+1]
+	dst, src := buf[l:l+n], unsafe.Slice(unsafe.StringData(s), n)
+	le := binary.LittleEndian
+	var seen uint64
+	switch {
+	case n == 0:
+	case n < 4: // the first, middle and last byte cover 1 to 3
+		dst[0], dst[n/2], dst[n-1] = src[0], src[n/2], src[n-1]
+		if src[0] == 0 || src[n/2] == 0 || src[n-1] == 0 {
+			seen = highs
+		}
+	case n < 8:
+		x, y := le.Uint32(src), le.Uint32(src[n-4:])
+		le.PutUint32(dst[n-4:], y)
+		le.PutUint32(dst, x)
+		seen = uint64((x-ones&0xffffffff)&^x | (y-ones&0xffffffff)&^y)
+	case n > 16:
+		x, y := le.Uint64(src[8:]), le.Uint64(src[n-16:])
+		le.PutUint64(dst[n-16:], y)
+		le.PutUint64(dst[8:], x)
+		seen = (x-ones)&^x | (y-ones)&^y
+		fallthrough
+	default:
+		x, y := le.Uint64(src), le.Uint64(src[n-8:])
+		le.PutUint64(dst[n-8:], y)
+		le.PutUint64(dst, x)
+		seen |= (x-ones)&^x | (y-ones)&^y
+	}
+	buf[l+n] = 0
+	if seen&highs != 0 && err == nil {
 		err = &EncodeError{Field: field, Err: ErrZeroByte}
 	}
-	buf = append(buf, s...)
-	return append(buf, 0), err
+	return buf, err
+}
+
+func appendLongStr(buf []byte, err *EncodeError, field, s string) ([]byte, *EncodeError) {
+	if strings.IndexByte(s, 0) >= 0 && err == nil {
+		err = &EncodeError{Field: field, Err: ErrZeroByte}
+	}
+	return append(append(buf, s...), 0), err
 }
 
 // raw appends bytes whose length the message's length field or the layout
@@ -97,11 +153,22 @@ func appendBytes32(buf []byte, err *EncodeError, field string, b []byte, nullabl
 }
 
 // bytes32s appends each value like bytes32, in one loop: DataRow's columns,
-// Bind's parameters.
+// Bind's parameters. The loop keeps only the buffer in registers; the rare
+// error (a value over 2 GiB) leaves it to fail.
 func (w writer) bytes32s(field string, vals [][]byte, nullable bool) writer {
+	buf := w.buf
 	for _, v := range vals {
-		w.buf, w.err = appendBytes32(w.buf, w.err, field, v, nullable)
+		if v == nil && nullable {
+			buf = append(buf, 0xff, 0xff, 0xff, 0xff)
+			continue
+		}
+		if len(v) > math.MaxInt32 {
+			w = w.fail(field, ErrTooLarge)
+		}
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(v)))
+		buf = append(buf, v...)
 	}
+	w.buf = buf
 	return w
 }
 

@@ -138,7 +138,13 @@ func framedBy(items []*model.Item) (*jen.Statement, bool) {
 
 func (e *emitter) readItems(items []*model.Item, sc scope) []jen.Code {
 	var out []jen.Code
-	for _, it := range items {
+	for i := 0; i < len(items); i++ {
+		if run := fixedRun(items[i:], sc); len(run) > 1 {
+			out = append(out, e.readRun(run, sc))
+			i += len(run) - 1
+			continue
+		}
+		it := items[i]
 		stmts := e.readItem(it, sc)
 		cond := condition(it, sc)
 		if cond == nil {
@@ -313,7 +319,18 @@ func (e *emitter) writeLayout(l *model.Layout) []jen.Code {
 
 func (e *emitter) writeItems(items []*model.Item, sc scope) []jen.Code {
 	var out []jen.Code
-	for _, it := range items {
+	declared := false // the run variable, once per Go block
+	for i := 0; i < len(items); i++ {
+		if run := fixedRun(items[i:], sc); len(run) > 1 {
+			if !declared {
+				out = append(out, jen.Var().Id("run").Index().Byte())
+				declared = true
+			}
+			out = append(out, writeRun(run, sc)...)
+			i += len(run) - 1
+			continue
+		}
+		it := items[i]
 		stmts := e.writeItem(it, sc)
 		if cond := condition(it, sc); cond != nil {
 			stmts = []jen.Code{jen.If(cond).Block(stmts...)}
@@ -463,4 +480,76 @@ func partMin(goName string, mod *model.Model) int {
 		}
 	}
 	return max(least, 0)
+}
+
+// fixedRun is the run of fixed-width values items starts with: integers and
+// bytes that are always on the wire. Generated code reads and writes a run
+// of two or more with one bounds or capacity check, at constant offsets.
+func fixedRun(items []*model.Item, sc scope) []*model.Item {
+	n := 0
+	for _, it := range items {
+		if (it.Op != model.OpInt && it.Op != model.OpByte) || condition(it, sc) != nil {
+			break
+		}
+		n++
+	}
+	return items[:n]
+}
+
+func runWidth(run []*model.Item) int {
+	n := 0
+	for _, it := range run {
+		n += it.Width
+	}
+	return n
+}
+
+// readRun reads a run from the input when all of it is there; otherwise it
+// reads field by field, so that the error names the first field missing.
+func (e *emitter) readRun(run []*model.Item, sc scope) jen.Code {
+	width := runWidth(run)
+	var fast, slow []jen.Code
+	off := 0
+	for _, it := range run {
+		fast = append(fast, sc.target(it).Op("=").Add(valueAt(it, off)))
+		off += it.Width
+		slow = append(slow, e.readItem(it, sc)...)
+	}
+	fast = append(fast, jen.Id("r").Dot("rest").Op("=").Id("b").Index(jen.Lit(width), jen.Empty()))
+	return jen.If(jen.Id("b").Op(":=").Id("r").Dot("rest"), jen.Len(jen.Id("b")).Op(">=").Lit(width)).
+		Block(fast...).Else().Block(slow...)
+}
+
+// valueAt is the big-endian value of it at offset off of b, as its Go type.
+func valueAt(it *model.Item, off int) *jen.Statement {
+	var v *jen.Statement
+	if it.Width == 1 {
+		v = jen.Id("b").Index(jen.Lit(off))
+	} else {
+		v = jen.Qual("encoding/binary", "BigEndian").Dot("Uint" + widthSuffix(it.Width)).Call(jen.Id("b").Index(jen.Lit(off), jen.Empty()))
+	}
+	if it.GoType == unsigned(it.Width) || it.GoType == "byte" {
+		return v
+	}
+	return jen.Id(it.GoType).Call(v)
+}
+
+// writeRun grows the buffer by the run's width once (extend) and stores
+// each value at its offset in the room made (run).
+func writeRun(run []*model.Item, sc scope) []jen.Code {
+	out := []jen.Code{jen.List(jen.Id("w"), jen.Id("run")).Op("=").Id("w").Dot("extend").Call(jen.Lit(runWidth(run)))}
+	off := 0
+	for _, it := range run {
+		v := sc.target(it)
+		if it.GoType != unsigned(it.Width) && it.GoType != "byte" {
+			v = jen.Id(unsigned(it.Width)).Call(v)
+		}
+		if it.Width == 1 {
+			out = append(out, jen.Id("run").Index(jen.Lit(off)).Op("=").Add(v))
+		} else {
+			out = append(out, jen.Qual("encoding/binary", "BigEndian").Dot("PutUint"+widthSuffix(it.Width)).Call(jen.Id("run").Index(jen.Lit(off), jen.Empty()), v))
+		}
+		off += it.Width
+	}
+	return out
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // Keepalive is the streaming replication message carried in CopyData “Keepalive” (B).
 //
 // Identifies the message as a sender keepalive.
@@ -38,8 +40,14 @@ func (m *Keepalive) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('k')
-	m.WALEnd, r = r.u64("WALEnd")
-	m.Reply, r = r.u8("Reply")
+	if b := r.rest; len(b) >= 9 {
+		m.WALEnd = binary.BigEndian.Uint64(b[0:])
+		m.Reply = b[8]
+		r.rest = b[9:]
+	} else {
+		m.WALEnd, r = r.u64("WALEnd")
+		m.Reply, r = r.u8("Reply")
+	}
 	return r.done("Keepalive", len(src))
 }
 
@@ -53,7 +61,9 @@ func (m *Keepalive) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w := writer{buf: dst}
 	w = w.u8('k')
-	w = w.u64(m.WALEnd)
-	w = w.u8(m.Reply)
+	var run []byte
+	w, run = w.extend(9)
+	binary.BigEndian.PutUint64(run[0:], m.WALEnd)
+	run[8] = m.Reply
 	return w.result("Keepalive", len(dst))
 }
