@@ -50,7 +50,7 @@ check: vet fmt-check check-spec check-generated test
 # run goes to $(BENCH_OUT), then codec/testdata/benchtable.sh prints the
 # benchstat tables and the ratios the README shows.
 BENCH_OUT ?= /tmp/pgspec-bench.txt
-BENCH_COUNT ?= 6
+BENCH_COUNT ?= 10
 
 .PHONY: bench fuzz
 
