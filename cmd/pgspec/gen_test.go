@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,5 +32,31 @@ func TestGenCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "bind_gen.go")); err != nil {
 		t.Errorf("tiny spec not generated: %v", err)
+	}
+}
+
+// TestGenBuildsWithoutCodec: go generate runs pgspec built with the nocodec
+// tag, which must not import the codec it regenerates, or a change to the
+// codec runtime could leave codec/ unable to compile and unable to be
+// regenerated.
+func TestGenBuildsWithoutCodec(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(goBin, "list", "-tags", "nocodec", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/pgspec/pgspec/gen/emit") || slices.Contains(deps, "github.com/pgspec/pgspec/codec") {
+		t.Errorf("the nocodec build should import gen/emit and not codec; it imports %v", deps)
+	}
+	doc, err := os.ReadFile("../../codec/doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "//go:generate go run -tags nocodec ../cmd/pgspec gen") {
+		t.Error("codec/doc.go's go:generate line does not build pgspec with -tags nocodec")
 	}
 }

@@ -1,3 +1,10 @@
+// The trace command is the only one that uses the generated codec; the
+// nocodec build leaves it out, so that go generate can rebuild codec/ with
+// a command that does not need codec/ to compile first (after a change to
+// the codec runtime, say).
+
+//go:build !nocodec
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+//go:build !nocodec
+
 package main
 
 import (
