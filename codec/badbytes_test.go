@@ -28,6 +28,10 @@ var badCases = []badCase{
 	{"length beyond input", &codec.DataRow{}, codec.Params{}, cat('D', be32(14), be16(1), be32(4)), codec.ErrTruncated, "length", 1},
 	{"no terminator", &codec.Query{}, codec.Params{}, cat('Q', be32(7), "abc"), codec.ErrUnterminated, "String", 5},
 	{"short integer", &codec.PrimaryKeepalive{}, codec.Params{}, cat('k', be32(1)), codec.ErrTruncated, "ServerWALEnd", 1},
+	// fields read as one run when all there, one by one to name the first missing
+	{"run cut in its second field", &codec.PrimaryKeepalive{}, codec.Params{}, cat('k', be64(1), be32(0)), codec.ErrTruncated, "ServerTime", 9},
+	{"run cut before its last byte", &codec.PrimaryKeepalive{}, codec.Params{}, cat('k', be64(1), be64(2)), codec.ErrTruncated, "ReplyRequested", 17},
+	{"column run cut", &codec.RowDescription{}, codec.Params{}, cat('T', be32(4+2+2+17), be16(1), cstr("a"), make([]byte, 17)), codec.ErrTruncated, "Fields.Format", 25},
 	{"value shorter than its length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4+1), be16(1), be32(5), "x"), codec.ErrTruncated, "Values", 11},
 	{"empty input", &codec.Sync{}, codec.Params{}, nil, codec.ErrTruncated, "tag", 0},
 	{"tuple cut after kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 't', be16(0)), codec.ErrTruncated, "Columns.Data", 9},
