@@ -153,20 +153,41 @@ func appendBytes32(buf []byte, err *EncodeError, field string, b []byte, nullabl
 }
 
 // bytes32s appends each value like bytes32, in one loop: DataRow's columns,
-// Bind's parameters. The loop keeps only the buffer in registers; the rare
-// error (a value over 2 GiB) leaves it to fail.
+// Bind's parameters. Values of up to 16 bytes (most columns) are copied
+// with two overlapping word loads and stores rather than a call to memmove:
+// Go keeps no register across a call, so a call per value would store and
+// reload every variable of the loop each time.
 func (w writer) bytes32s(field string, vals [][]byte, nullable bool) writer {
+	le := binary.LittleEndian
 	buf := w.buf
 	for _, v := range vals {
-		if v == nil && nullable {
+		n := len(v)
+		switch l := len(buf); {
+		case v == nil && nullable:
 			buf = append(buf, 0xff, 0xff, 0xff, 0xff)
-			continue
+		case n > 16 || cap(buf)-l < 4+n:
+			if n > math.MaxInt32 {
+				w = w.fail(field, ErrTooLarge)
+			}
+			buf = binary.BigEndian.AppendUint32(buf, uint32(n))
+			buf = append(buf, v...)
+		default:
+			buf = buf[:l+4+n]
+			binary.BigEndian.PutUint32(buf[l:], uint32(n))
+			dst := buf[l+4:]
+			switch {
+			case n >= 8:
+				x, y := le.Uint64(v), le.Uint64(v[n-8:])
+				le.PutUint64(dst[n-8:], y)
+				le.PutUint64(dst, x)
+			case n >= 4:
+				x, y := le.Uint32(v), le.Uint32(v[n-4:])
+				le.PutUint32(dst[n-4:], y)
+				le.PutUint32(dst, x)
+			case n > 0:
+				dst[0], dst[n/2], dst[n-1] = v[0], v[n/2], v[n-1]
+			}
 		}
-		if len(v) > math.MaxInt32 {
-			w = w.fail(field, ErrTooLarge)
-		}
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(v)))
-		buf = append(buf, v...)
 	}
 	w.buf = buf
 	return w
