@@ -63,91 +63,89 @@ type Backend struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Backend) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("backend message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case '1':
-		m = &d.parseComplete
+		return &d.parseComplete, d.parseComplete.Decode(src, p)
 	case '2':
-		m = &d.bindComplete
+		return &d.bindComplete, d.bindComplete.Decode(src, p)
 	case '3':
-		m = &d.closeComplete
+		return &d.closeComplete, d.closeComplete.Decode(src, p)
 	case 'A':
-		m = &d.notificationResponse
+		return &d.notificationResponse, d.notificationResponse.Decode(src, p)
 	case 'C':
-		m = &d.commandComplete
+		return &d.commandComplete, d.commandComplete.Decode(src, p)
 	case 'D':
-		m = &d.dataRow
+		return &d.dataRow, d.dataRow.Decode(src, p)
 	case 'E':
-		m = &d.errorResponse
+		return &d.errorResponse, d.errorResponse.Decode(src, p)
 	case 'G':
-		m = &d.copyInResponse
+		return &d.copyInResponse, d.copyInResponse.Decode(src, p)
 	case 'H':
-		m = &d.copyOutResponse
+		return &d.copyOutResponse, d.copyOutResponse.Decode(src, p)
 	case 'I':
-		m = &d.emptyQueryResponse
+		return &d.emptyQueryResponse, d.emptyQueryResponse.Decode(src, p)
 	case 'K':
-		m = &d.backendKeyData
+		return &d.backendKeyData, d.backendKeyData.Decode(src, p)
 	case 'N':
-		m = &d.noticeResponse
+		return &d.noticeResponse, d.noticeResponse.Decode(src, p)
 	case 'R':
 		if len(src) < 9 {
 			return nil, dispatchError("backend message", "subtype", 0, ErrTruncated)
 		}
 		switch binary.BigEndian.Uint32(src[5:]) {
 		case 3:
-			m = &d.authenticationCleartextPassword
+			return &d.authenticationCleartextPassword, d.authenticationCleartextPassword.Decode(src, p)
 		case 7:
-			m = &d.authenticationGSS
+			return &d.authenticationGSS, d.authenticationGSS.Decode(src, p)
 		case 8:
-			m = &d.authenticationGSSContinue
+			return &d.authenticationGSSContinue, d.authenticationGSSContinue.Decode(src, p)
 		case 2:
-			m = &d.authenticationKerberosV5
+			return &d.authenticationKerberosV5, d.authenticationKerberosV5.Decode(src, p)
 		case 5:
-			m = &d.authenticationMD5Password
+			return &d.authenticationMD5Password, d.authenticationMD5Password.Decode(src, p)
 		case 0:
-			m = &d.authenticationOk
+			return &d.authenticationOk, d.authenticationOk.Decode(src, p)
 		case 10:
-			m = &d.authenticationSASL
+			return &d.authenticationSASL, d.authenticationSASL.Decode(src, p)
 		case 11:
-			m = &d.authenticationSASLContinue
+			return &d.authenticationSASLContinue, d.authenticationSASLContinue.Decode(src, p)
 		case 12:
-			m = &d.authenticationSASLFinal
+			return &d.authenticationSASLFinal, d.authenticationSASLFinal.Decode(src, p)
 		case 6:
-			m = &d.authenticationSCMCredential
+			return &d.authenticationSCMCredential, d.authenticationSCMCredential.Decode(src, p)
 		case 9:
-			m = &d.authenticationSSPI
+			return &d.authenticationSSPI, d.authenticationSSPI.Decode(src, p)
 		default:
 			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:])))
 		}
 	case 'S':
-		m = &d.parameterStatus
+		return &d.parameterStatus, d.parameterStatus.Decode(src, p)
 	case 'T':
-		m = &d.rowDescription
+		return &d.rowDescription, d.rowDescription.Decode(src, p)
 	case 'V':
-		m = &d.functionCallResponse
+		return &d.functionCallResponse, d.functionCallResponse.Decode(src, p)
 	case 'W':
-		m = &d.copyBothResponse
+		return &d.copyBothResponse, d.copyBothResponse.Decode(src, p)
 	case 'Z':
-		m = &d.readyForQuery
+		return &d.readyForQuery, d.readyForQuery.Decode(src, p)
 	case 'c':
-		m = &d.copyDone
+		return &d.copyDone, d.copyDone.Decode(src, p)
 	case 'd':
-		m = &d.copyData
+		return &d.copyData, d.copyData.Decode(src, p)
 	case 'n':
-		m = &d.noData
+		return &d.noData, d.noData.Decode(src, p)
 	case 's':
-		m = &d.portalSuspended
+		return &d.portalSuspended, d.portalSuspended.Decode(src, p)
 	case 't':
-		m = &d.parameterDescription
+		return &d.parameterDescription, d.parameterDescription.Decode(src, p)
 	case 'v':
-		m = &d.negotiateProtocolVersion
+		return &d.negotiateProtocolVersion, d.negotiateProtocolVersion.Decode(src, p)
 	default:
 		return nil, dispatchError("backend message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }
 
 // Frontend decodes the tagged messages a frontend sends (what a server reads). The four
@@ -181,54 +179,52 @@ type Frontend struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Frontend) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("frontend message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case 'B':
-		m = &d.bind
+		return &d.bind, d.bind.Decode(src, p)
 	case 'C':
-		m = &d.close
+		return &d.close, d.close.Decode(src, p)
 	case 'D':
-		m = &d.describe
+		return &d.describe, d.describe.Decode(src, p)
 	case 'E':
-		m = &d.execute
+		return &d.execute, d.execute.Decode(src, p)
 	case 'F':
-		m = &d.functionCall
+		return &d.functionCall, d.functionCall.Decode(src, p)
 	case 'H':
-		m = &d.flush
+		return &d.flush, d.flush.Decode(src, p)
 	case 'P':
-		m = &d.parse
+		return &d.parse, d.parse.Decode(src, p)
 	case 'Q':
-		m = &d.query
+		return &d.query, d.query.Decode(src, p)
 	case 'S':
-		m = &d.sync
+		return &d.sync, d.sync.Decode(src, p)
 	case 'X':
-		m = &d.terminate
+		return &d.terminate, d.terminate.Decode(src, p)
 	case 'c':
-		m = &d.copyDone
+		return &d.copyDone, d.copyDone.Decode(src, p)
 	case 'd':
-		m = &d.copyData
+		return &d.copyData, d.copyData.Decode(src, p)
 	case 'f':
-		m = &d.copyFail
+		return &d.copyFail, d.copyFail.Decode(src, p)
 	case 'p':
 		switch d.Auth {
 		case AuthGSS:
-			m = &d.gssResponse
+			return &d.gssResponse, d.gssResponse.Decode(src, p)
 		case AuthPassword:
-			m = &d.passwordMessage
+			return &d.passwordMessage, d.passwordMessage.Decode(src, p)
 		case AuthSASLInitial:
-			m = &d.saslInitialResponse
+			return &d.saslInitialResponse, d.saslInitialResponse.Decode(src, p)
 		case AuthSASL:
-			m = &d.saslResponse
+			return &d.saslResponse, d.saslResponse.Decode(src, p)
 		default:
 			return nil, dispatchError("frontend message", "Auth", 0, errNoAuthState)
 		}
 	default:
 		return nil, dispatchError("frontend message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }
 
 // Startup decodes the untagged messages a frontend sends first (StartupMessage, SSLRequest,
@@ -245,21 +241,19 @@ type Startup struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Startup) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) < 8 {
 		return nil, dispatchError("startup message", "request code", 0, ErrTruncated)
 	}
 	switch binary.BigEndian.Uint32(src[4:]) {
 	case 80877102:
-		m = &d.cancelRequest
+		return &d.cancelRequest, d.cancelRequest.Decode(src, p)
 	case 80877104:
-		m = &d.gssEncRequest
+		return &d.gssEncRequest, d.gssEncRequest.Decode(src, p)
 	case 80877103:
-		m = &d.sslRequest
+		return &d.sslRequest, d.sslRequest.Decode(src, p)
 	default:
-		m = &d.startupMessage
+		return &d.startupMessage, d.startupMessage.Decode(src, p)
 	}
-	return m, m.Decode(src, p)
 }
 
 // Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL
@@ -291,53 +285,51 @@ type Logical struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Logical) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("logical replication message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case 'A':
-		m = &d.logicalStreamAbort
+		return &d.logicalStreamAbort, d.logicalStreamAbort.Decode(src, p)
 	case 'B':
-		m = &d.logicalBegin
+		return &d.logicalBegin, d.logicalBegin.Decode(src, p)
 	case 'C':
-		m = &d.logicalCommit
+		return &d.logicalCommit, d.logicalCommit.Decode(src, p)
 	case 'D':
-		m = &d.logicalDelete
+		return &d.logicalDelete, d.logicalDelete.Decode(src, p)
 	case 'E':
-		m = &d.logicalStreamStop
+		return &d.logicalStreamStop, d.logicalStreamStop.Decode(src, p)
 	case 'I':
-		m = &d.logicalInsert
+		return &d.logicalInsert, d.logicalInsert.Decode(src, p)
 	case 'K':
-		m = &d.logicalCommitPrepared
+		return &d.logicalCommitPrepared, d.logicalCommitPrepared.Decode(src, p)
 	case 'M':
-		m = &d.logicalMessage
+		return &d.logicalMessage, d.logicalMessage.Decode(src, p)
 	case 'O':
-		m = &d.logicalOrigin
+		return &d.logicalOrigin, d.logicalOrigin.Decode(src, p)
 	case 'P':
-		m = &d.logicalPrepare
+		return &d.logicalPrepare, d.logicalPrepare.Decode(src, p)
 	case 'R':
-		m = &d.logicalRelation
+		return &d.logicalRelation, d.logicalRelation.Decode(src, p)
 	case 'S':
-		m = &d.logicalStreamStart
+		return &d.logicalStreamStart, d.logicalStreamStart.Decode(src, p)
 	case 'T':
-		m = &d.logicalTruncate
+		return &d.logicalTruncate, d.logicalTruncate.Decode(src, p)
 	case 'U':
-		m = &d.logicalUpdate
+		return &d.logicalUpdate, d.logicalUpdate.Decode(src, p)
 	case 'Y':
-		m = &d.logicalType
+		return &d.logicalType, d.logicalType.Decode(src, p)
 	case 'b':
-		m = &d.logicalBeginPrepare
+		return &d.logicalBeginPrepare, d.logicalBeginPrepare.Decode(src, p)
 	case 'c':
-		m = &d.logicalStreamCommit
+		return &d.logicalStreamCommit, d.logicalStreamCommit.Decode(src, p)
 	case 'p':
-		m = &d.logicalStreamPrepare
+		return &d.logicalStreamPrepare, d.logicalStreamPrepare.Decode(src, p)
 	case 'r':
-		m = &d.logicalRollbackPrepared
+		return &d.logicalRollbackPrepared, d.logicalRollbackPrepared.Decode(src, p)
 	default:
 		return nil, dispatchError("logical replication message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }
 
 // ReplicationBackend decodes the streaming replication messages a server sends inside
@@ -358,29 +350,27 @@ type ReplicationBackend struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *ReplicationBackend) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("replication message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case 'd':
-		m = &d.backupData
+		return &d.backupData, d.backupData.Decode(src, p)
 	case 'k':
-		m = &d.primaryKeepalive
+		return &d.primaryKeepalive, d.primaryKeepalive.Decode(src, p)
 	case 'm':
-		m = &d.backupManifest
+		return &d.backupManifest, d.backupManifest.Decode(src, p)
 	case 'n':
-		m = &d.backupNewArchive
+		return &d.backupNewArchive, d.backupNewArchive.Decode(src, p)
 	case 'p':
-		m = &d.backupProgress
+		return &d.backupProgress, d.backupProgress.Decode(src, p)
 	case 's':
-		m = &d.primaryStatusUpdate
+		return &d.primaryStatusUpdate, d.primaryStatusUpdate.Decode(src, p)
 	case 'w':
-		m = &d.xLogData
+		return &d.xLogData, d.xLogData.Decode(src, p)
 	default:
 		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }
 
 // ReplicationFrontend decodes the streaming replication messages a client sends inside
@@ -396,19 +386,17 @@ type ReplicationFrontend struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *ReplicationFrontend) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("replication message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case 'h':
-		m = &d.hotStandbyFeedback
+		return &d.hotStandbyFeedback, d.hotStandbyFeedback.Decode(src, p)
 	case 'p':
-		m = &d.requestPrimaryStatusUpdate
+		return &d.requestPrimaryStatusUpdate, d.requestPrimaryStatusUpdate.Decode(src, p)
 	case 'r':
-		m = &d.standbyStatusUpdate
+		return &d.standbyStatusUpdate, d.standbyStatusUpdate.Decode(src, p)
 	default:
 		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }

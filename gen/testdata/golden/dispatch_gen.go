@@ -28,29 +28,27 @@ type Backend struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Backend) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("backend message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case 'K':
-		m = &d.keyData
+		return &d.keyData, d.keyData.Decode(src, p)
 	case 'R':
 		if len(src) < 9 {
 			return nil, dispatchError("backend message", "subtype", 0, ErrTruncated)
 		}
 		switch binary.BigEndian.Uint32(src[5:]) {
 		case 0:
-			m = &d.authOk
+			return &d.authOk, d.authOk.Decode(src, p)
 		case 10:
-			m = &d.authenticationSASL
+			return &d.authenticationSASL, d.authenticationSASL.Decode(src, p)
 		default:
 			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:])))
 		}
 	default:
 		return nil, dispatchError("backend message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }
 
 // Frontend decodes the tagged messages a frontend sends (what a server reads). The four
@@ -70,26 +68,24 @@ type Frontend struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Frontend) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("frontend message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case 'B':
-		m = &d.bind
+		return &d.bind, d.bind.Decode(src, p)
 	case 'p':
 		switch d.Auth {
 		case AuthPassword:
-			m = &d.password
+			return &d.password, d.password.Decode(src, p)
 		case AuthSASL:
-			m = &d.saslResponse
+			return &d.saslResponse, d.saslResponse.Decode(src, p)
 		default:
 			return nil, dispatchError("frontend message", "Auth", 0, errNoAuthState)
 		}
 	default:
 		return nil, dispatchError("frontend message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }
 
 // Startup decodes the untagged messages a frontend sends first (StartupMessage, SSLRequest,
@@ -104,17 +100,15 @@ type Startup struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Startup) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) < 8 {
 		return nil, dispatchError("startup message", "request code", 0, ErrTruncated)
 	}
 	switch binary.BigEndian.Uint32(src[4:]) {
 	case 80877102:
-		m = &d.cancel
+		return &d.cancel, d.cancel.Decode(src, p)
 	default:
-		m = &d.startupMessage
+		return &d.startupMessage, d.startupMessage.Decode(src, p)
 	}
-	return m, m.Decode(src, p)
 }
 
 // Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL
@@ -130,21 +124,19 @@ type Logical struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Logical) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("logical replication message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case 'A':
-		m = &d.streamAbort
+		return &d.streamAbort, d.streamAbort.Decode(src, p)
 	case 'T':
-		m = &d.truncate
+		return &d.truncate, d.truncate.Decode(src, p)
 	case 'U':
-		m = &d.update
+		return &d.update, d.update.Decode(src, p)
 	default:
 		return nil, dispatchError("logical replication message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }
 
 // ReplicationBackend decodes the streaming replication messages a server sends inside
@@ -159,15 +151,13 @@ type ReplicationBackend struct {
 
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *ReplicationBackend) Decode(src []byte, p Params) (Message, error) {
-	var m Message
 	if len(src) == 0 {
 		return nil, dispatchError("replication message", "tag", 0, ErrTruncated)
 	}
 	switch src[0] {
 	case 'k':
-		m = &d.keepalive
+		return &d.keepalive, d.keepalive.Decode(src, p)
 	default:
 		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
 	}
-	return m, m.Decode(src, p)
 }
