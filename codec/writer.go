@@ -153,10 +153,11 @@ func appendBytes32(buf []byte, err *EncodeError, field string, b []byte, nullabl
 }
 
 // bytes32s appends each value like bytes32, in one loop: DataRow's columns,
-// Bind's parameters. Values of up to 16 bytes (most columns) are copied
-// with two overlapping word loads and stores rather than a call to memmove:
-// Go keeps no register across a call, so a call per value would store and
-// reload every variable of the loop each time.
+// Bind's parameters. Values of up to 16 bytes (most columns) that fit the
+// buffer's room are copied as appendStr copies short strings, with
+// overlapping loads and stores rather than a call to memmove: Go keeps no
+// register across a call, so a call per value would store and reload every
+// variable of the loop each time.
 func (w writer) bytes32s(field string, vals [][]byte, nullable bool) writer {
 	le := binary.LittleEndian
 	buf := w.buf
