@@ -200,7 +200,10 @@ func (r reader) bytes32s(field string, dst [][]byte, nullable bool) reader {
 	rest, off := r.rest, 0 // an index rather than re-slicing rest: one register, not three
 	for i := range dst {
 		if len(rest)-off >= 4 {
-			switch l := int(int32(binary.BigEndian.Uint32(rest[off:]))); {
+			// rest[off:off+4], not rest[off:]: a slice that may be empty
+			// gets its pointer masked, three more steps on the path from one
+			// length to the next.
+			switch l := int(int32(binary.BigEndian.Uint32(rest[off : off+4]))); {
 			case uint(l) <= uint(len(rest)-off-4):
 				dst[i] = rest[off+4 : off+4+l : off+4+l]
 				off += 4 + l
