@@ -119,12 +119,12 @@ func (d *dispatcher) fail(field string, off int, cause jen.Code) jen.Code {
 // direct call the compiler can see is cheaper, and this is once per message
 // of a stream.
 func (d *dispatcher) pick() ([]jen.Code, error) {
-	assign := func(m *model.Message) jen.Code {
+	decode := func(m *model.Message) jen.Code {
 		field := func() *jen.Statement { return jen.Id("d").Dot(lowerFirst(m.GoName)) }
 		return jen.Return(jen.Op("&").Add(field()), field().Dot("Decode").Call(jen.Id("src"), jen.Id("p")))
 	}
 	if !d.tagged {
-		c, err := d.byCode(d.members, 4, assign)
+		c, err := d.byCode(d.members, 4, decode)
 		if err != nil {
 			return nil, err
 		}
@@ -148,16 +148,16 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 		var stmt []jen.Code
 		switch {
 		case len(ms) == 1:
-			stmt = []jen.Code{assign(ms[0])}
+			stmt = []jen.Code{decode(ms[0])}
 		case allStates(ms):
 			var sc []jen.Code
 			for _, m := range ms {
-				sc = append(sc, jen.Case(jen.Id("Auth"+m.State)).Add(assign(m)))
+				sc = append(sc, jen.Case(jen.Id("Auth"+m.State)).Add(decode(m)))
 			}
 			sc = append(sc, jen.Default().Add(d.fail("Auth", 0, jen.Id("errNoAuthState"))))
 			stmt = []jen.Code{jen.Switch(jen.Id("d").Dot("Auth")).Block(sc...)}
 		default:
-			c, err := d.byCode(ms, 5, assign)
+			c, err := d.byCode(ms, 5, decode)
 			if err != nil {
 				return nil, err
 			}
@@ -176,7 +176,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 // byCode switches on the Int32 fixed value that follows the length at off
 // (an authentication subtype, a request code); at most one message without
 // one is the default.
-func (d *dispatcher) byCode(ms []*model.Message, off int, assign func(*model.Message) jen.Code) (jen.Code, error) {
+func (d *dispatcher) byCode(ms []*model.Message, off int, decode func(*model.Message) jen.Code) (jen.Code, error) {
 	var cases []jen.Code
 	var dflt *model.Message
 	for _, m := range ms {
@@ -191,10 +191,10 @@ func (d *dispatcher) byCode(ms []*model.Message, off int, assign func(*model.Mes
 			dflt = m
 			continue
 		}
-		cases = append(cases, jen.Case(jen.Lit(int(code))).Add(assign(m)))
+		cases = append(cases, jen.Case(jen.Lit(int(code))).Add(decode(m)))
 	}
 	if dflt != nil {
-		cases = append(cases, jen.Default().Add(assign(dflt)))
+		cases = append(cases, jen.Default().Add(decode(dflt)))
 	} else {
 		cases = append(cases, jen.Default().Add(d.fail("subtype", off, jen.Id("unknownSubtype").Call(jen.Qual("encoding/binary", "BigEndian").Dot("Uint32").Call(jen.Id("src").Index(jen.Lit(off), jen.Empty()))))))
 	}
