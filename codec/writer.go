@@ -137,19 +137,15 @@ func (w writer) raw(field string, b []byte, minLen, maxLen int) writer {
 // bytes32 appends an Int32 length and b; nil is -1 when the manual says -1
 // means NULL.
 func (w writer) bytes32(field string, b []byte, nullable bool) writer {
-	w.buf, w.err = appendBytes32(w.buf, w.err, field, b, nullable)
-	return w
-}
-
-func appendBytes32(buf []byte, err *EncodeError, field string, b []byte, nullable bool) ([]byte, *EncodeError) {
 	switch {
 	case b == nil && nullable:
-		return append(buf, 0xff, 0xff, 0xff, 0xff), err
-	case len(b) > math.MaxInt32 && err == nil:
-		err = &EncodeError{Field: field, Err: ErrTooLarge}
+		w.buf = append(w.buf, 0xff, 0xff, 0xff, 0xff)
+		return w
+	case len(b) > math.MaxInt32:
+		w = w.fail(field, ErrTooLarge)
 	}
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(b)))
-	return append(buf, b...), err
+	w.buf = append(binary.BigEndian.AppendUint32(w.buf, uint32(len(b))), b...)
+	return w
 }
 
 // bytes32s appends each value like bytes32, in one loop: DataRow's columns,
