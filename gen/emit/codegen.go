@@ -208,11 +208,12 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 	to := []jen.Code{target}
 	switch it.Op {
 	case model.OpInt:
-		read := jen.Id("r").Dot("u" + widthSuffix(it.Width)).Call(jen.Lit(name))
+		method := "u" + widthSuffix(it.Width)
 		switch it.GoType {
 		case unsigned(it.Width):
-			return rcall(to, "u"+widthSuffix(it.Width), jen.Lit(name))
+			return rcall(to, method, jen.Lit(name))
 		case "int" + widthSuffix(it.Width):
+			read := jen.Id("r").Dot(method).Call(jen.Lit(name))
 			return jen.List(target, jen.Id("r")).Op("=").Id("signed").Types(jen.Id(it.GoType)).Call(read)
 		}
 		panic("emit: no reader for " + it.GoType)
