@@ -48,7 +48,7 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 	m.AuthMechanisms = m.AuthMechanisms[:0]
 	for !r.ended() {
 		var v string
-		v, r = r.str("AuthMechanisms")
+		v, r = r.str("AuthMechanisms", r.zero())
 		m.AuthMechanisms = append(m.AuthMechanisms, v)
 	}
 	r = r.terminate("AuthMechanisms")

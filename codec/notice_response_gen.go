@@ -47,7 +47,7 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 	for !r.ended() {
 		var e ErrorField
 		e.Code, r = r.u8("Fields.Code")
-		e.Value, r = r.str("Fields.Value")
+		e.Value, r = r.str("Fields.Value", r.zero())
 		m.Fields = append(m.Fields, e)
 	}
 	r = r.terminate("Fields")

@@ -161,14 +161,20 @@ func (r reader) badLength() reader {
 	return r
 }
 
-// str reads a zero-terminated string; the result aliases the input.
-func (r reader) str(field string) (string, reader) {
-	i := bytes.IndexByte(r.rest, 0)
-	if i < 0 {
+// str reads a zero-terminated string that ends at end, the index of the
+// first zero byte (r.zero()); the result aliases the input. Decoders read
+// one as r.str("X", r.zero()): two functions small enough to inline where
+// one is not (the call to IndexByte is most of the inliner's budget), so
+// reading a string costs no call but IndexByte's.
+func (r reader) str(field string, end int) (string, reader) {
+	if end < 0 {
 		return "", r.fail(field, ErrUnterminated)
 	}
-	return unsafe.String(unsafe.SliceData(r.rest), i), reader{r.rest[i+1:], r.err}
+	return unsafe.String(unsafe.SliceData(r.rest), end), reader{r.rest[end+1:], r.err}
 }
+
+// zero returns the index of the next zero byte, or -1.
+func (r reader) zero() int { return bytes.IndexByte(r.rest, 0) }
 
 // remaining returns the bytes up to the end of the message.
 func (r reader) remaining(field string, minLen, maxLen int) ([]byte, reader) {

@@ -71,8 +71,8 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	m.Parameters = m.Parameters[:0]
 	for !r.ended() {
 		var e StartupParameter
-		e.Name, r = r.str("Parameters.Name")
-		e.Value, r = r.str("Parameters.Value")
+		e.Name, r = r.str("Parameters.Name", r.zero())
+		e.Value, r = r.str("Parameters.Value", r.zero())
 		m.Parameters = append(m.Parameters, e)
 	}
 	r = r.terminate("Parameters")

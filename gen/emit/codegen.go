@@ -222,7 +222,7 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 	case model.OpChoice:
 		return rcall(to, "choice", jen.Lit(name), jen.Lit(it.Tags), jen.Lit(it.Optional))
 	case model.OpString:
-		return rcall(to, "str", jen.Lit(name))
+		return rcall(to, "str", jen.Lit(name), jen.Id("r").Dot("zero").Call())
 	case model.OpRaw:
 		return rcall(to, "take", jen.Lit(name), jen.Lit(it.Width))
 	case model.OpBytes:

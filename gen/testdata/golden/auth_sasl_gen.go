@@ -47,7 +47,7 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 	m.Mechanisms = m.Mechanisms[:0]
 	for !r.ended() {
 		var v string
-		v, r = r.str("Mechanisms")
+		v, r = r.str("Mechanisms", r.zero())
 		m.Mechanisms = append(m.Mechanisms, v)
 	}
 	r = r.terminate("Mechanisms")

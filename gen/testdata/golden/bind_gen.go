@@ -52,7 +52,7 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('B').length()
 	}
-	m.Portal, r = r.str("Portal")
+	m.Portal, r = r.str("Portal", r.zero())
 	var nFormatCodes int
 	nFormatCodes, r = r.count16("FormatCodes", 2)
 	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)[:nFormatCodes]

@@ -39,7 +39,7 @@ func (m *Password) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('p').length()
 	}
-	m.Password, r = r.str("Password")
+	m.Password, r = r.str("Password", r.zero())
 	return r.done("Password", len(src))
 }
 

@@ -54,8 +54,8 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	m.Params = m.Params[:0]
 	for !r.ended() {
 		var e Param
-		e.Name, r = r.str("Params.Name")
-		e.Value, r = r.str("Params.Value")
+		e.Name, r = r.str("Params.Name", r.zero())
+		e.Value, r = r.str("Params.Value", r.zero())
 		m.Params = append(m.Params, e)
 	}
 	r = r.terminate("Params")
