@@ -52,11 +52,24 @@ check: vet fmt-check check-spec check-generated test
 BENCH_OUT ?= /tmp/pgspec-bench.txt
 BENCH_COUNT ?= 10
 
-.PHONY: bench fuzz
+.PHONY: bench profile fuzz
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./codec/ > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
 	GO=$(GO) sh codec/testdata/benchtable.sh $(BENCH_OUT)
+
+# CPU and memory profiles of the benchmarks PROFILE matches (a -bench
+# pattern), kept in $(PROFILE_DIR) for `go tool pprof` and summarised here:
+# where a case spends its time, and that it allocates nothing (not in CI).
+PROFILE ?= Encode/Query/impl=pgspec
+PROFILE_DIR ?= /tmp/pgspec-profile
+
+profile:
+	mkdir -p $(PROFILE_DIR)
+	$(GO) test -run '^$$' -bench '$(PROFILE)' -benchmem -benchtime 2s -o $(PROFILE_DIR)/codec.test \
+		-cpuprofile $(PROFILE_DIR)/cpu.prof -memprofile $(PROFILE_DIR)/mem.prof ./codec/
+	$(GO) tool pprof -top -nodecount 12 $(PROFILE_DIR)/codec.test $(PROFILE_DIR)/cpu.prof
+	$(GO) tool pprof -top -nodecount 5 -sample_index alloc_space $(PROFILE_DIR)/codec.test $(PROFILE_DIR)/mem.prof
 
 # Every fuzz target of every package, one after another, FUZZTIME each (not in CI).
 FUZZTIME ?= 10m
