@@ -1,0 +1,45 @@
+package codec_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// hotHelpers are the reader and writer methods generated code calls once per
+// field. The codec is as fast as a hand-written one only while the compiler
+// inlines them: Go keeps no register across a call, so a helper that grows
+// past the inliner's budget makes every Decode or Encode store and reload its
+// variables around each field. `make bench` would show that, but CI does not
+// run benchmarks; the compiler's own report does not need them.
+var hotHelpers = []string{
+	"MajorSet.Has",
+	"reader.u8", "reader.u16", "reader.u32", "reader.u64", "reader.take", "reader.fill",
+	"reader.framed", "reader.str", "reader.zero", "reader.count16", "reader.remaining",
+	"reader.ended", "reader.terminate", "reader.done",
+	"writer.u8", "writer.u16", "writer.u32", "writer.u64", "writer.header", "writer.begin",
+	"writer.finish", "writer.extend", "writer.str", "writer.bytes32", "writer.raw",
+	"writer.count16", "writer.count32", "writer.nonzero", "writer.bytes", "writer.result",
+}
+
+func TestHotHelpersInline(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(goBin, "build", "-gcflags=-m", "-o", "/dev/null", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
+	}
+	inlined := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if _, fn, ok := strings.Cut(line, ": can inline "); ok {
+			inlined[fn] = true
+		}
+	}
+	for _, fn := range hotHelpers {
+		if !inlined[fn] {
+			t.Errorf("%s is no longer inlined (go build -gcflags=-m=2 ./codec says why)", fn)
+		}
+	}
+}
