@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -23,11 +24,7 @@ var hotHelpers = []string{
 }
 
 func TestHotHelpersInline(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(goBin, "build", "-gcflags=-m", "-o", "/dev/null", ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
 	}

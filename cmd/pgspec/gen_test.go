@@ -40,11 +40,7 @@ func TestGenCommand(t *testing.T) {
 // codec runtime could leave codec/ unable to compile and unable to be
 // regenerated.
 func TestGenBuildsWithoutCodec(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(goBin, "list", "-tags", "nocodec", "-deps", ".").CombinedOutput()
+	out, err := exec.Command("go", "list", "-tags", "nocodec", "-deps", ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

@@ -104,10 +104,6 @@ func compareDir(t *testing.T, dir string, files map[string][]byte) {
 // runtime in a throwaway module.
 func compiles(t *testing.T, golden string) {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go tool not found: %v", err)
-	}
 	tmp := t.TempDir()
 	copyGo := func(pattern string, keep func(string) bool) {
 		paths, _ := filepath.Glob(pattern)
@@ -131,7 +127,7 @@ func compiles(t *testing.T, golden string) {
 	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module golden\n\ngo 1.26\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(goBin, "vet", ".")
+	cmd := exec.Command("go", "vet", ".")
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	if out, err := cmd.CombinedOutput(); err != nil {
