@@ -9,7 +9,7 @@ DOCS ?= ../shared/docs
 GO ?= go
 export PGSPEC_DOCS := $(abspath $(DOCS))
 
-.PHONY: all generate spec test vet fmt-check check check-spec check-generated
+.PHONY: all generate spec test vet fmt-check tidy-check check check-spec check-generated
 
 all: check
 
@@ -28,6 +28,10 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# go.mod and go.sum must be what go mod tidy makes them.
+tidy-check:
+	$(GO) mod tidy -diff
+
 # The committed spec must equal a fresh extraction (when the corpus is here).
 check-spec:
 	@if [ -d "$(DOCS)" ]; then \
@@ -44,7 +48,7 @@ check-generated:
 	@git diff --exit-code --stat -- codec spec || { echo "generated files are stale: run make generate and commit"; exit 1; }
 	@untracked=$$(git ls-files --others --exclude-standard -- codec spec); if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked"; exit 1; fi
 
-check: vet fmt-check check-spec check-generated test
+check: vet fmt-check tidy-check check-spec check-generated test
 
 # Benchmarks side by side with pgproto3 and pglogrepl (not in CI): the raw
 # run goes to $(BENCH_OUT), then codec/testdata/benchtable.sh prints the
