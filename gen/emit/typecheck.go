@@ -16,10 +16,9 @@ const maxTypeErrors = 10
 
 // Check type-checks the package dir will hold once files are written: the
 // generated files with dir's hand-written runtime (its other non-test .go
-// files). pgspec itself imports the codec, so writing code that does not
-// compile would leave the command that could fix it unbuildable; Check
-// refuses it first. A dir with no runtime files is not a codec package and
-// is not checked.
+// files). A package that does not compile breaks every program importing
+// it, so Check refuses to write one. A dir with no runtime files is not a
+// codec package and is not checked.
 func Check(dir string, files map[string][]byte) error {
 	fset := token.NewFileSet()
 	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
