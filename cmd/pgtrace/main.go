@@ -12,34 +12,32 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 )
-
-// command is one subcommand: it parses its own flags from args and returns
-// the process exit status (0 ok, 1 failure, 2 bad arguments).
-type command struct {
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
-}
-
-var commands = map[string]command{}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+const usage = `usage: pgtrace <command> [flags]
+  trace    proxy PostgreSQL traffic, decoding and re-encoding every message
+`
+
+// run dispatches to a subcommand, which returns the exit status: 0 ok,
+// 1 failure, 2 bad arguments.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "pgtrace: unknown command %q\n", args[0])
-		usage(stderr)
+	switch args[0] {
+	case "trace":
+		return runTrace(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	return c.run(args[1:], stdout, stderr)
+	fmt.Fprintf(stderr, "pgtrace: unknown command %q\n%s", args[0], usage)
+	return 2
 }
 
 // newFlags is a subcommand's flag set: errors are returned, not fatal, and
@@ -48,16 +46,4 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fl := flag.NewFlagSet("pgtrace "+name, flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	return fl
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: pgtrace <command> [flags]")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
-	}
 }

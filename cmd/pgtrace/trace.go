@@ -12,10 +12,6 @@ import (
 	"github.com/pgspec/pgspec/internal/trace"
 )
 
-func init() {
-	commands["trace"] = command{"proxy PostgreSQL traffic, decoding and re-encoding every message", runTrace}
-}
-
 // runTrace listens until SIGINT or SIGTERM, then prints the summary. It
 // exits 1 when any message could not be decoded or re-encoded identically.
 func runTrace(args []string, stdout, stderr io.Writer) int {
