@@ -20,24 +20,21 @@ import (
 )
 
 func init() {
-	commands["trace"] = command{"proxy PostgreSQL traffic, decoding and re-encoding every message", runTrace}
+	commands["trace"] = command{summary: "proxy PostgreSQL traffic, decoding and re-encoding every message", run: runTrace}
 }
 
 // runTrace listens until SIGINT or SIGTERM, then prints the summary. It
 // exits 1 when any message could not be decoded or re-encoded identically.
 func runTrace(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("trace", stderr)
+	fs := newCLI("trace", stdout, stderr)
 	listen := fs.String("listen", "", "address to accept clients on, host:port (required)")
 	upstream := fs.String("upstream", "", "PostgreSQL server address, host:port (required)")
 	format := fs.String("format", "text", "decoded message lines: text or json")
 	strict := fs.Bool("strict", false, "close a session at the first message that does not decode or re-encode identically")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, done := fs.parse(args, 0, 0); done {
+		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "pgspec trace: unexpected argument %q\n", fs.Arg(0))
-		return 2
 	case *listen == "" || *upstream == "":
 		fmt.Fprintln(stderr, "pgspec trace: --listen and --upstream are required")
 		return 2
