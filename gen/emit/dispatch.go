@@ -37,11 +37,15 @@ func dispatchers(mod *model.Model) []*dispatcher {
 			doc:     "Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL data), by their tag.",
 			carries: func(m *model.Message) bool { return m.Layer == spec.LayerLogicalReplication && !m.Part }},
 		{name: "ReplicationBackend", what: "replication message", tagged: true,
-			doc:     "ReplicationBackend decodes the streaming replication messages a server sends inside CopyData (WAL data, keepalives, primary status, base backup archives and progress), by their tag.",
-			carries: func(m *model.Message) bool { return m.Layer == spec.LayerStreamingReplication && m.Direction == model.FromBackend }},
+			doc: "ReplicationBackend decodes the streaming replication messages a server sends inside CopyData (WAL data, keepalives, primary status, base backup archives and progress), by their tag.",
+			carries: func(m *model.Message) bool {
+				return m.Layer == spec.LayerStreamingReplication && m.Direction == model.FromBackend
+			}},
 		{name: "ReplicationFrontend", what: "replication message", tagged: true,
-			doc:     "ReplicationFrontend decodes the streaming replication messages a client sends inside CopyData (standby status, hot standby feedback, primary status requests), by their tag.",
-			carries: func(m *model.Message) bool { return m.Layer == spec.LayerStreamingReplication && m.Direction == model.FromFrontend }},
+			doc: "ReplicationFrontend decodes the streaming replication messages a client sends inside CopyData (standby status, hot standby feedback, primary status requests), by their tag.",
+			carries: func(m *model.Message) bool {
+				return m.Layer == spec.LayerStreamingReplication && m.Direction == model.FromFrontend
+			}},
 	}
 	for _, d := range ds {
 		for _, m := range mod.Messages {
