@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -227,17 +226,17 @@ func wrap(text string, width int) []string {
 	return lines
 }
 
-// typeCode renders a Go type string of the model.
-func typeCode(t string) *jen.Statement {
-	switch {
-	case strings.HasPrefix(t, "[]"):
-		return jen.Index().Add(typeCode(t[2:]))
-	case strings.HasPrefix(t, "["):
-		n, rest, _ := strings.Cut(t[1:], "]")
-		w, _ := strconv.Atoi(n)
-		return jen.Index(jen.Lit(w)).Add(typeCode(rest))
+// typeCode is the Go source of a model type.
+func typeCode(t model.GoType) *jen.Statement {
+	switch t.Kind {
+	case model.KindBytes:
+		return jen.Index().Byte()
+	case model.KindArray:
+		return jen.Index(jen.Lit(t.Len)).Byte()
+	case model.KindSlice:
+		return jen.Index().Add(typeCode(*t.Elem))
 	}
-	return jen.Id(t)
+	return jen.Id(t.String())
 }
 
 // majorSet is the MajorSet constant of majors.
