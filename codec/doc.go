@@ -37,4 +37,4 @@
 // a major that does not have it returns a *VersionError.
 package codec
 
-//go:generate go run -tags nocodec ../cmd/pgspec gen --spec ../spec
+//go:generate go run ../cmd/pgspec gen --spec ../spec --out .

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -17,83 +18,92 @@ func init() {
 	commands["gen"] = command{summary: "generate a self-contained codec package from the spec", run: runGen}
 }
 
-// runGen renders the codec --majors, --layers and --messages select from
-// --spec into the package in --out (by default the one go generate runs in).
+// runGen renders the codec -majors, -layers and -messages select from the
+// spec into the package in -out (by default the one go generate runs in).
 func runGen(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("gen", stderr)
-	specDir := fl.String("spec", "spec", "directory holding pgNN.json and overlay.json")
-	out := fl.String("out", ".", "directory of the package to write *_gen.go into")
-	pkg := fl.String("package", os.Getenv("GOPACKAGE"), "package name (default: $GOPACKAGE, else the package in --out)")
-	majors := fl.String("majors", "", "PostgreSQL majors, a list of majors and ranges such as 14-18 or 10,12-13 (default: all in the spec)")
-	layers := fl.String("layers", "", "layers: frontend, logical, replication, comma-separated (default: all)")
-	messages := fl.String("messages", "", "messages: slugs, Go names or globs, comma-separated (default: all); the parts they carry come along")
-	if err := fl.Parse(args); err != nil {
-		return 2
-	}
-	if fl.NArg() != 0 {
-		fmt.Fprintf(stderr, "pgspec gen: unexpected argument %q\n", fl.Arg(0))
-		return 2
-	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "pgspec gen: "+format+"\n", a...)
+	c := newCLI("gen", stdout, stderr)
+	dir := c.specFlag()
+	out := c.String("out", ".", "`directory` of the package to write *_gen.go into, created if missing")
+	pkg := c.String("package", os.Getenv("GOPACKAGE"), "package `name` (default: $GOPACKAGE, else the package in -out, else -out's base name)")
+	majors := c.String("majors", "", "PostgreSQL `majors`: majors and ranges such as 14-18 or 10,12-13 (default: all in the spec)")
+	layers := c.String("layers", "", "`layers`: frontend, logical, replication, comma-separated (default: all)")
+	messages := c.String("messages", "", "`messages`: slugs, Go names or globs, comma-separated (default: all); the parts they carry come along")
+	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
 	var sel model.Selection
 	var err error
 	if *majors != "" {
 		if sel.Majors, err = model.ParseMajors(*majors); err != nil {
-			return fail(2, "--majors: %v", err)
+			return c.usageError("-majors: %v", err)
 		}
 	}
 	if *layers != "" {
 		if sel.Layers, err = model.ParseLayers(*layers); err != nil {
-			return fail(2, "--layers: %v", err)
+			return c.usageError("-layers: %v", err)
 		}
 	}
 	if *messages != "" {
 		sel.Messages = strings.FieldsFunc(*messages, func(r rune) bool { return r == ',' || r == ' ' })
 	}
-	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
-		return fail(2, "--out %s is not a directory", *out)
+	src, err := openSpec(*dir)
+	if err != nil {
+		return c.fail(1, "%v", err)
+	}
+	full, err := emit.Load(src.fsys)
+	if err != nil {
+		return c.fail(1, "%v", src.wrap(err))
+	}
+	mod, err := full.Select(sel)
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return c.fail(1, "%v", err)
 	}
 	name, err := packageName(*out, *pkg)
 	if err != nil {
-		return fail(2, "%v", err)
+		return c.usageError("%v", err)
 	}
 	o := emit.Options{Package: name, Provenance: []string{provenance(args)}}
-	files, err := emit.Generate(os.DirFS(*specDir), sel, o)
+	files, err := emit.Files(mod, o)
 	if err != nil {
-		return fail(1, "%v", err)
+		return c.fail(1, "%v", err)
 	}
 	if err := emit.Check(*out, o, files); err != nil {
-		return fail(1, "%v", err)
+		return c.fail(1, "%v", err)
 	}
 	if err := emit.Write(*out, files); err != nil {
-		return fail(1, "%v", err)
+		return c.fail(1, "%v", err)
 	}
 	fmt.Fprintf(stdout, "pgspec gen: %d files of package %s in %s\n", len(files), name, *out)
 	return 0
 }
 
 // packageName is the package to generate into dir: the one dir holds,
-// which asked (--package or $GOPACKAGE) must agree with; asked when dir has
-// no Go files yet.
+// which asked (-package or $GOPACKAGE) must agree with; when dir has no Go
+// files yet, asked, else dir's base name.
 func packageName(dir, asked string) (string, error) {
 	found, err := emit.PackageName(dir)
 	if err != nil {
-		return "", fmt.Errorf("--out: %v", err)
+		return "", fmt.Errorf("-out: %v", err)
 	}
 	switch {
 	case found != "" && asked != "" && asked != found:
-		return "", fmt.Errorf("--package %s, but %s holds package %s", asked, dir, found)
+		return "", fmt.Errorf("-package %s, but %s holds package %s", asked, dir, found)
 	case found != "":
 		return found, nil
-	case asked == "":
-		return "", fmt.Errorf("%s holds no Go package yet: name one with --package", dir)
-	case !token.IsIdentifier(asked):
-		return "", fmt.Errorf("--package %q is not a Go identifier", asked)
+	case asked != "":
+		if !token.IsIdentifier(asked) {
+			return "", fmt.Errorf("-package %q is not a Go identifier", asked)
+		}
+		return asked, nil
 	}
-	return asked, nil
+	abs, err := filepath.Abs(dir)
+	if base := filepath.Base(abs); err == nil && token.IsIdentifier(base) {
+		return base, nil
+	}
+	return "", fmt.Errorf("%s holds no Go package yet and its name is no Go identifier: name one with -package", dir)
 }
 
 // provenance is the header line naming the pgspec that generated the files

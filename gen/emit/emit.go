@@ -11,12 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/internal/atomicfile"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -154,25 +154,26 @@ func numbered(src []byte) string {
 	return b.String()
 }
 
-// Write replaces dir's generated files with files: the *_gen.go files pgspec
-// wrote before that files lacks are removed (other generators' are left
-// alone), and files are written only when their bytes changed.
+// Write replaces dir's generated files with files: the changed ones are
+// written atomically, all or none (a failed run leaves dir as it was), and
+// then the *_gen.go files pgspec wrote before that files lacks are removed
+// (other generators' are left alone).
 func Write(dir string, files map[string][]byte) error {
+	changed := map[string][]byte{}
+	for name, data := range files {
+		if cur, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(cur, data) {
+			changed[name] = data
+		}
+	}
 	stale, err := staleFiles(dir, files)
 	if err != nil {
 		return err
 	}
+	if err := atomicfile.WriteFiles(dir, changed, 0o644); err != nil {
+		return err
+	}
 	for _, path := range stale {
 		if err := os.Remove(path); err != nil {
-			return err
-		}
-	}
-	for _, name := range sortedNames(files) {
-		path := filepath.Join(dir, name)
-		if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, files[name]) {
-			continue
-		}
-		if err := os.WriteFile(path, files[name], 0o644); err != nil {
 			return err
 		}
 	}
@@ -244,17 +245,17 @@ func wrap(text string, width int) []string {
 	return lines
 }
 
-// typeCode renders a Go type string of the model.
-func typeCode(t string) *jen.Statement {
-	switch {
-	case strings.HasPrefix(t, "[]"):
-		return jen.Index().Add(typeCode(t[2:]))
-	case strings.HasPrefix(t, "["):
-		n, rest, _ := strings.Cut(t[1:], "]")
-		w, _ := strconv.Atoi(n)
-		return jen.Index(jen.Lit(w)).Add(typeCode(rest))
+// typeCode is the Go source of a model type.
+func typeCode(t model.GoType) *jen.Statement {
+	switch t.Kind {
+	case model.KindBytes:
+		return jen.Index().Byte()
+	case model.KindArray:
+		return jen.Index(jen.Lit(t.Len)).Byte()
+	case model.KindSlice:
+		return jen.Index().Add(typeCode(*t.Elem))
 	}
-	return jen.Id(t)
+	return jen.Id(t.String())
 }
 
 // majorSet is the MajorSet constant of majors.
@@ -283,6 +284,18 @@ func lowerFirst(s string) string {
 // Generate renders the codec of sel from a spec directory (pgNN.json and
 // overlay.json): no network, nothing else read.
 func Generate(specDir fs.FS, sel model.Selection, o Options) (map[string][]byte, error) {
+	mod, err := Load(specDir)
+	if err != nil {
+		return nil, err
+	}
+	if mod, err = mod.Select(sel); err != nil {
+		return nil, err
+	}
+	return Files(mod, o)
+}
+
+// Load resolves the model of a spec directory.
+func Load(specDir fs.FS) (*model.Model, error) {
 	specs, err := spec.LoadAll(specDir)
 	if err != nil {
 		return nil, err
@@ -291,12 +304,5 @@ func Generate(specDir fs.FS, sel model.Selection, o Options) (map[string][]byte,
 	if err != nil {
 		return nil, err
 	}
-	mod, err := model.Build(specs, ov)
-	if err != nil {
-		return nil, err
-	}
-	if mod, err = mod.Select(sel); err != nil {
-		return nil, err
-	}
-	return Files(mod, o)
+	return model.Build(specs, ov)
 }

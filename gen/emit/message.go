@@ -81,7 +81,7 @@ func (e *emitter) message(owners map[string]string) {
 		e.f.Comment("reset empties m when the part is absent, keeping its slices for reuse.")
 		var body []jen.Code
 		for _, f := range msg.Fields {
-			body = append(body, zero(jen.Id("m").Dot(f.Name), f.GoType, e.isPart(f.GoType))...)
+			body = append(body, zero(jen.Id("m").Dot(f.Name), f.Type)...)
 		}
 		e.f.Func().Add(recv()).Id("reset").Params().Block(body...)
 	}
@@ -142,8 +142,8 @@ func (e *emitter) typeDoc() []string {
 		kind = "message part of the pgoutput logical replication messages"
 	}
 	first := fmt.Sprintf("%s is the %s %s", msg.GoName, kind, quoteName(msg.Name))
-	if msg.Direction != "" {
-		first += " (" + msg.Direction + ")"
+	if msg.Direction != 0 {
+		first += " (" + msg.Direction.String() + ")"
 	}
 	doc := []string{first + "."}
 	doc = append(doc, msg.Doc...)
@@ -172,32 +172,23 @@ func fieldDecls(fields []*model.Field) []jen.Code {
 			out = append(out, jen.Line())
 		}
 		out = append(out, comment(f.Doc)...)
-		out = append(out, jen.Id(f.Name).Add(typeCode(f.GoType)))
+		out = append(out, jen.Id(f.Name).Add(typeCode(f.Type)))
 	}
 	return out
 }
 
-func (e *emitter) isPart(goType string) bool {
-	for _, m := range e.mod.Messages {
-		if m.Part && m.GoName == goType {
-			return true
-		}
-	}
-	return false
-}
-
 // zero sets a field to its zero value, keeping slices' backing arrays.
-func zero(target *jen.Statement, goType string, part bool) []jen.Code {
-	switch {
-	case part:
+func zero(target *jen.Statement, t model.GoType) []jen.Code {
+	switch t.Kind {
+	case model.KindPart:
 		return []jen.Code{target.Clone().Dot("reset").Call()}
-	case goType == "[]byte":
+	case model.KindBytes:
 		return []jen.Code{target.Clone().Op("=").Nil()}
-	case strings.HasPrefix(goType, "[]"):
+	case model.KindSlice:
 		return []jen.Code{target.Clone().Op("=").Add(target.Clone()).Index(jen.Empty(), jen.Lit(0))}
-	case strings.HasPrefix(goType, "["):
-		return []jen.Code{target.Clone().Op("=").Add(typeCode(goType)).Values()}
-	case goType == "string":
+	case model.KindArray:
+		return []jen.Code{target.Clone().Op("=").Add(typeCode(t)).Values()}
+	case model.KindString:
 		return []jen.Code{target.Clone().Op("=").Lit("")}
 	}
 	return []jen.Code{target.Clone().Op("=").Lit(0)}

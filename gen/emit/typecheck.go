@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -15,8 +16,11 @@ const maxTypeErrors = 10
 
 // PackageName is the name of the Go package in dir, found with go/packages
 // the way stringer finds the package it generates into; "" when dir holds
-// no Go files yet. dir must be inside a module (or GOPATH).
+// no Go files yet or is outside any module.
 func PackageName(dir string) (string, error) {
+	if mod, _, err := goEnv(dir); err != nil || !mod {
+		return "", err
+	}
 	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles, Dir: dir}, ".")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", dir, err)
@@ -37,12 +41,25 @@ func PackageName(dir string) (string, error) {
 // Check type-checks the package dir will hold once files are written (its
 // other non-test files with files, pgspec's stale *_gen.go left out), with
 // go/packages and an overlay, so nothing is written before it passes.
-// pgspec itself imports its codec, so writing code that does not compile
-// would leave the command that could fix it unbuildable.
+// Outside any module the generated files are checked alone, in a
+// throwaway module. A package that does not compile breaks every program
+// importing it.
 func Check(dir string, o Options, files map[string][]byte) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
+	}
+	if mod, version, err := goEnv(abs); err != nil {
+		return err
+	} else if !mod {
+		if abs, err = os.MkdirTemp("", "pgspec-check-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(abs)
+		gomod := "module pgspec.check\n\ngo " + strings.TrimPrefix(version, "go") + "\n"
+		if err := os.WriteFile(filepath.Join(abs, "go.mod"), []byte(gomod), 0o644); err != nil {
+			return err
+		}
 	}
 	overlay := map[string][]byte{}
 	for name, src := range files {
@@ -76,6 +93,19 @@ func Check(dir string, o Options, files map[string][]byte) error {
 		return fmt.Errorf("generated code does not compile in %s; nothing was written:\n  %s", dir, strings.Join(errs, "\n  "))
 	}
 	return nil
+}
+
+// goEnv reports whether dir is inside a Go module, and the go command's
+// version.
+func goEnv(dir string) (inModule bool, version string, err error) {
+	cmd := exec.Command("go", "env", "GOMOD", "GOVERSION")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return false, "", fmt.Errorf("%s: go env: %w", dir, err)
+	}
+	gomod, version, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return gomod != "" && gomod != os.DevNull, version, nil
 }
 
 // staleFiles are dir's *_gen.go files that pgspec wrote (they start with

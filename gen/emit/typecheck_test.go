@@ -93,7 +93,20 @@ func TestPackageName(t *testing.T) {
 	if name, err := PackageName(dir); err != nil || name != "" {
 		t.Errorf("empty dir: %q, %v", name, err)
 	}
-	if _, err := PackageName(t.TempDir()); err == nil {
-		t.Error("a directory outside any module has no package to find")
+	if name, err := PackageName(t.TempDir()); err != nil || name != "" {
+		t.Errorf("outside any module: %q, %v", name, err)
+	}
+}
+
+// Outside any module the generated files are checked alone.
+func TestCheckOutsideAModule(t *testing.T) {
+	dir := t.TempDir()
+	good := map[string][]byte{"a_gen.go": []byte("package p\n\nfunc A() int { return min(1, 2) }\n")}
+	if err := Check(dir, Options{Package: "p"}, good); err != nil {
+		t.Errorf("good file: %v", err)
+	}
+	bad := map[string][]byte{"a_gen.go": []byte("package p\n\nvar A = B\n")}
+	if err := Check(dir, Options{Package: "p"}, bad); err == nil || !strings.Contains(err.Error(), "a_gen.go:3:9: undefined: B") {
+		t.Errorf("bad file: %v", err)
 	}
 }

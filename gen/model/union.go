@@ -29,7 +29,7 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 	for _, it := range items {
 		if it.Op == OpPart {
 			if e := ov.Messages[it.Part]; e != nil {
-				it.Part, it.GoType = e.Name, e.Name
+				it.Type = GoType{Kind: KindPart, Name: e.Name}
 			}
 		}
 		if it.Op == OpGroup && it.ElemType != "" {
@@ -44,19 +44,19 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 		if it.Op == OpGroup && it.ElemType == "" && len(it.Elem) > 0 {
 			v := it.Elem[len(it.Elem)-1]
 			msg.union([]*Item{v}, majors, new([]*Field), structs, ov, p)
-			it.GoType = "[]" + v.GoType
+			it.Type = SliceOf(v.Type)
 		}
 		if it.Field == "" || it.Op == OpCount {
 			continue
 		}
 		f := findField(*fields, it.Field)
 		if f == nil {
-			*fields = append(*fields, &Field{Name: it.Field, GoType: it.GoType, Doc: itemDoc(it)})
+			*fields = append(*fields, &Field{Name: it.Field, Type: it.Type, Doc: itemDoc(it)})
 			f = (*fields)[len(*fields)-1]
-		} else if t, ok := reconcile(f.GoType, it.GoType); ok {
-			f.GoType = t
+		} else if t, ok := reconcile(f.Type, it.Type); ok {
+			f.Type = t
 		} else {
-			p.addf("%s: field %s is %s in pg%s but %s in pg%s", msg.Slug, f.Name, f.GoType, majorList(f.Majors), it.GoType, majorList(majors))
+			p.addf("%s: field %s is %s in pg%s but %s in pg%s", msg.Slug, f.Name, f.Type, majorList(f.Majors), it.Type, majorList(majors))
 		}
 		f.Majors = mergeMajors(f.Majors, majors)
 	}
@@ -65,26 +65,24 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 // reconcile gives two majors' Go types of one field a common type: they must
 // agree, except that an integer the manual annotated in some majors (Int32
 // (Oid)) and not in others keeps its unsigned annotated type.
-func reconcile(a, b string) (string, bool) {
-	if a == b {
+func reconcile(a, b GoType) (GoType, bool) {
+	switch {
+	case a.Equal(b):
 		return a, true
+	case a.Kind == KindSlice && b.Kind == KindSlice:
+		t, ok := reconcile(*a.Elem, *b.Elem)
+		return SliceOf(t), ok
+	case a.Bits == b.Bits && (a.Kind == KindInt || a.Kind == KindUint) && (b.Kind == KindInt || b.Kind == KindUint):
+		return GoType{Kind: KindUint, Bits: a.Bits}, true
 	}
-	if strings.HasPrefix(a, "[]") && strings.HasPrefix(b, "[]") {
-		t, ok := reconcile(a[2:], b[2:])
-		return "[]" + t, ok
-	}
-	ua, ub := strings.TrimPrefix(a, "u"), strings.TrimPrefix(b, "u")
-	if ua == ub && intTypes[a] && intTypes[b] {
-		return "u" + ua, true
-	}
-	return "", false
+	return GoType{}, false
 }
 
 // setTypes gives every item the Go type of its union field.
 func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
 	for _, it := range items {
 		if f := findField(fields, it.Field); f != nil && it.Op != OpCount {
-			it.GoType = f.GoType
+			it.Type = f.Type
 		}
 		if it.Op != OpGroup {
 			continue
@@ -92,7 +90,7 @@ func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
 		if st := structs[it.ElemType]; st != nil {
 			setTypes(it.Elem, st.Fields, structs)
 		} else if len(it.Elem) > 0 {
-			it.Elem[len(it.Elem)-1].GoType = strings.TrimPrefix(it.GoType, "[]")
+			it.Elem[len(it.Elem)-1].Type = *it.Type.Elem
 		}
 	}
 }
@@ -129,10 +127,10 @@ func itemDoc(it *Item) []string {
 	var doc []string
 	switch {
 	case it.Op == OpChoice:
-		for _, r := range it.Alternatives {
+		for _, r := range it.Choice.Alternatives {
 			doc = append(doc, fmt.Sprintf("%s: %s", r.Format, r.Description.En))
 		}
-		if it.Optional {
+		if it.Choice.Optional {
 			doc = append(doc, "0 when none of them is present.")
 		}
 	case it.Op == OpGroup && it.Lead != "":
@@ -158,20 +156,20 @@ func itemDoc(it *Item) []string {
 		}
 	}
 	version := ""
-	if it.SinceLogical > 0 {
-		version = fmt.Sprintf(", protocol version %d and later (Params.LogicalVersion)", it.SinceLogical)
+	if it.Cond.SinceLogical > 0 {
+		version = fmt.Sprintf(", protocol version %d and later (Params.LogicalVersion)", it.Cond.SinceLogical)
 	}
-	switch it.Gate {
+	switch it.Cond.Gate {
 	case GateStreamed:
 		doc = append(doc, "Present only inside a streamed transaction (Params.Streamed)"+version+".")
 	case GateParallel:
 		doc = append(doc, "Present only with parallel streaming (Params.ParallelStreaming)"+version+".")
 	}
-	if it.When != nil {
-		if it.When.Tags == "" {
-			doc = append(doc, "Present only when "+it.When.Field+" is not 0.")
+	if w := it.Cond.When; w != nil {
+		if len(w.Tags) == 0 {
+			doc = append(doc, "Present only when "+w.Field+" is not 0.")
 		} else {
-			doc = append(doc, "Present only when "+it.When.Field+" is one of "+quoteTags(it.When.Tags)+".")
+			doc = append(doc, "Present only when "+w.Field+" is one of "+quoteTags(w.Tags)+".")
 		}
 	}
 	if it.Reason != "" {
@@ -180,10 +178,10 @@ func itemDoc(it *Item) []string {
 	return doc
 }
 
-func quoteTags(tags string) string {
+func quoteTags(tags []byte) string {
 	q := make([]string, len(tags))
-	for i := range tags {
-		q[i] = "'" + tags[i:i+1] + "'"
+	for i, t := range tags {
+		q[i] = "'" + string(rune(t)) + "'"
 	}
 	return strings.Join(q, ", ")
 }
