@@ -130,7 +130,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		}
 	}
 	for _, msg := range m.Messages {
-		if keep(msg) || msg.Part && parts[msg.GoName] {
+		if keep(msg) || msg.Part && parts[msg.Slug] {
 			out.Messages = append(out.Messages, msg.only(in))
 		}
 	}
@@ -154,7 +154,7 @@ func matches(pat string, msg *Message) bool {
 	return a || b
 }
 
-// partsOf adds the Go types of the message parts items carry.
+// partsOf adds the slugs of the message parts items carry.
 func partsOf(items []*Item, parts map[string]bool) {
 	for _, it := range items {
 		if it.Op == OpPart {
