@@ -20,9 +20,9 @@ func TestGenCommand(t *testing.T) {
 	}{
 		{"unknown flag", []string{"gen", "--nope"}, 2, "flag provided but not defined"},
 		{"extra argument", []string{"gen", "--out", out, "extra"}, 2, `unexpected argument "extra"`},
-		{"out is not a directory", []string{"gen", "--out", filepath.Join(out, "missing")}, 2, "is not a directory"},
+		{"out is a file", []string{"gen", "--spec", "../../gen/testdata/spec", "--out", "gen.go"}, 1, "gen.go: not a directory"},
 		{"no spec", []string{"gen", "--spec", t.TempDir(), "--out", out}, 1, "no pgNN.json spec files found"},
-		{"tiny spec", []string{"gen", "--spec", "../../gen/testdata/spec", "--out", out}, 0, ""},
+		{"tiny spec into a missing dir", []string{"gen", "--spec", "../../gen/testdata/spec", "--out", filepath.Join(out, "new", "codec")}, 0, ""},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(c.args, &stdout, &stderr)
@@ -30,7 +30,7 @@ func TestGenCommand(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want %d, %q", c.name, code, stderr.String(), c.code, c.stderr)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "bind_gen.go")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "new", "codec", "bind_gen.go")); err != nil {
 		t.Errorf("tiny spec not generated: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/internal/atomicfile"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -133,9 +134,19 @@ func numbered(src []byte) string {
 	return b.String()
 }
 
-// Write replaces dir's generated files with files: every *_gen.go not in
-// files is removed, and files are written only when their bytes changed.
+// Write replaces dir's generated files with files: the changed ones are
+// written atomically, all or none (a failed run leaves dir as it was), and
+// then every *_gen.go not in files is removed.
 func Write(dir string, files map[string][]byte) error {
+	changed := map[string][]byte{}
+	for name, data := range files {
+		if cur, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(cur, data) {
+			changed[name] = data
+		}
+	}
+	if err := atomicfile.WriteFiles(dir, changed, 0o644); err != nil {
+		return err
+	}
 	old, err := filepath.Glob(filepath.Join(dir, "*_gen.go"))
 	if err != nil {
 		return err
@@ -145,15 +156,6 @@ func Write(dir string, files map[string][]byte) error {
 			if err := os.Remove(path); err != nil {
 				return err
 			}
-		}
-	}
-	for _, name := range sortedNames(files) {
-		path := filepath.Join(dir, name)
-		if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, files[name]) {
-			continue
-		}
-		if err := os.WriteFile(path, files[name], 0o644); err != nil {
-			return err
 		}
 	}
 	return nil
