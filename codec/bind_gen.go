@@ -24,7 +24,7 @@ type Bind struct {
 	// The value of the parameter, in the format indicated by the associated format code. n is
 	// the above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
 	Parameters [][]byte
 
 	// The result-column format codes. Each must presently be zero (text) or one (binary).

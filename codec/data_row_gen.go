@@ -14,7 +14,7 @@ type DataRow struct {
 	// The value of the column, in the format indicated by the associated format code. n is the
 	// above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
 	Values [][]byte
 }
 

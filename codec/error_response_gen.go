@@ -11,15 +11,13 @@ package codec
 type ErrorResponse struct {
 	// The message body consists of one or more identified fields, followed by a zero byte as a
 	// terminator. Fields can appear in any order. For each field there is the following:
-	//
-	// Overlay: One element per identified field; ErrorResponse and NoticeResponse share the
-	// element type because the manual gives them the same layout.
 	Fields []ErrorField
 }
 
-// ErrorField is one element of a repeated group: The message body consists of one or more
-// identified fields, followed by a zero byte as a terminator. Fields can appear in any
-// order. For each field there is the following:
+// ErrorField is one element of ErrorResponse.Fields and NoticeResponse.Fields. The manual
+// opens the group with: “The message body consists of one or more identified fields,
+// followed by a zero byte as a terminator. Fields can appear in any order. For each field
+// there is the following:”
 type ErrorField struct {
 	// A code identifying the field type; if zero, this is the message terminator and no string
 	// follows. The presently defined field types are listed in Section 52.8. Since more field

@@ -20,7 +20,7 @@ type FunctionCall struct {
 	// The value of the argument, in the format indicated by the associated format code. n is the
 	// above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
 	Arguments [][]byte
 
 	// The format code for the function result. Must presently be zero (text) or one (binary).

@@ -13,7 +13,7 @@ type FunctionCallResponse struct {
 	// The value of the function result, in the format indicated by the associated format code. n
 	// is the above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
 	Result []byte
 }
 

@@ -14,12 +14,9 @@ type LogicalMessage struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
-	// (Params.LogicalVersion).
-	//
-	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
-	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
-	// bytes cannot tell; Params.Streamed says so.
+	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	Xid uint32
 
 	// Flags; Either 0 for no flags or 1 if the logical decoding message is transactional.

@@ -13,10 +13,6 @@ import "encoding/binary"
 // Documented in PostgreSQL 15–19.
 type LogicalRollbackPrepared struct {
 	// Flags; currently unused.
-	//
-	// Overlay: 'Flags; currently unused': Int8 up to 14, Int8(0) from 15. Kept a field in every
-	// major so the Go type does not change; the codec does not reject other values because the
-	// manual reserves them for future use.
 	Flags int8
 
 	// The end LSN of the prepared transaction.

@@ -11,9 +11,6 @@ package codec
 type NoticeResponse struct {
 	// The message body consists of one or more identified fields, followed by a zero byte as a
 	// terminator. Fields can appear in any order. For each field there is the following:
-	//
-	// Overlay: One element per identified field; ErrorResponse and NoticeResponse share the
-	// element type because the manual gives them the same layout.
 	Fields []ErrorField
 }
 

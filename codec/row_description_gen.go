@@ -15,8 +15,8 @@ type RowDescription struct {
 	Fields []FieldDescription
 }
 
-// FieldDescription is one element of a repeated group: Then, for each field, there is the
-// following:
+// FieldDescription is one element of RowDescription.Fields. The manual opens the group with:
+// “Then, for each field, there is the following:”
 type FieldDescription struct {
 	// The field name.
 	Name string

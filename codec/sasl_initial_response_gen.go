@@ -17,11 +17,7 @@ type SASLInitialResponse struct {
 
 	// SASL mechanism specific "Initial Response".
 	//
-	// nil stands for the length -1 (NULL).
-	//
-	// Overlay: The length row says '-1 if there is no Initial Response' without the manual's
-	// usual '-1 indicates a NULL' wording, so the extractor does not mark it; nil stands for the
-	// absent response.
+	// nil is NULL, the length -1 on the wire.
 	Data []byte
 }
 

@@ -26,7 +26,8 @@ func (e *emitter) message(owners map[string]string) {
 			continue
 		}
 		e.f.Line()
-		docComment(e.f, []string{st.Name + " is one element of a repeated group: " + st.Doc})
+		docComment(e.f, []string{fmt.Sprintf("%s is one element of %s. The manual opens the group with: %s",
+			st.Name, strings.Join(e.groupsOf(st.Name), " and "), quoteName(st.Doc))})
 		e.f.Type().Id(st.Name).Struct(fieldDecls(st.Fields)...)
 	}
 	majors := e.majorsConst()
@@ -160,6 +161,19 @@ func (e *emitter) typeDoc() []string {
 		doc = append(doc, "Layout changes: "+strings.Join(msg.Changes, " "))
 	}
 	return doc
+}
+
+// groupsOf lists the message fields whose elements are of struct type name.
+func (e *emitter) groupsOf(name string) []string {
+	var out []string
+	for _, m := range e.mod.Messages {
+		for _, st := range m.Structs {
+			if st.Name == name {
+				out = append(out, m.GoName+"."+st.Group)
+			}
+		}
+	}
+	return out
 }
 
 func quoteName(n string) string { return "\u201c" + n + "\u201d" }

@@ -18,7 +18,7 @@ type Bind struct {
 	//
 	// The value of the parameter. n is the above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
 	Params [][]byte
 
 	// The result-column format code.
