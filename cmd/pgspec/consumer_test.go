@@ -11,7 +11,8 @@ import (
 // The consumer's module, pgspec replaced by this checkout (the test adds
 // it as a tool dependency with go get -tool), and two packages generated
 // by go generate: wire (14-18, logical and streaming replication) and ins
-// (16, Insert alone).
+// (16, Insert alone). "//GENERATE" stands for the go:generate directive,
+// which go generate would otherwise find in this file.
 var consumerFiles = map[string]string{
 	"go.mod": `module example.com/consumer
 
@@ -25,7 +26,7 @@ replace github.com/pgspec/pgspec => REPO
 // replication, PostgreSQL 14-18.
 package wire
 
-//go:generate go tool pgspec gen -majors 14-18 -layers logical,replication
+//GENERATE go tool pgspec gen -majors 14-18 -layers logical,replication
 `,
 	"wire/wire_test.go": `package wire
 
@@ -80,7 +81,7 @@ func TestMajorsOutsideTheGeneratedOnes(t *testing.T) {
 	"wire/ins/ins.go": `// Package ins decodes pgoutput's Insert of PostgreSQL 16, and nothing else.
 package ins
 
-//go:generate go tool pgspec gen -majors 16 -messages logical-insert
+//GENERATE go tool pgspec gen -majors 16 -messages logical-insert
 `,
 	"wire/ins/ins_test.go": `package ins
 
@@ -128,7 +129,7 @@ func TestConsumerModule(t *testing.T) {
 	}
 	files := map[string]string{"go.sum": string(sum)}
 	for name, src := range consumerFiles {
-		files[name] = strings.ReplaceAll(src, "REPO", repo)
+		files[name] = strings.NewReplacer("REPO", repo, "//GENERATE", "//go:"+"generate").Replace(src)
 	}
 	for name, src := range files {
 		path := filepath.Join(dir, name)
