@@ -262,8 +262,9 @@ func lowerFirst(s string) string {
 	return strings.ToLower(s[:i-1]) + s[i-1:]
 }
 
-// Generate renders the codec from a spec directory (pgNN.json and
-// overlay.json): no network, nothing else read.
+// Generate renders the codec from a spec directory (pgNN.json,
+// overlay.json and wirechanges.json): no network, nothing else read. Every
+// wire change between consecutive majors must be acknowledged.
 func Generate(specDir fs.FS) (map[string][]byte, error) {
 	specs, err := spec.LoadAll(specDir)
 	if err != nil {
@@ -275,6 +276,13 @@ func Generate(specDir fs.FS) (map[string][]byte, error) {
 	}
 	mod, err := model.Build(specs, ov)
 	if err != nil {
+		return nil, err
+	}
+	acks, err := spec.LoadWireChanges(specDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.CheckWireChanges(mod.WireChanges(), acks, mod.Majors[1:]); err != nil {
 		return nil, err
 	}
 	return Files(mod)

@@ -395,25 +395,18 @@ func messageDoc(sm *spec.Message) []string {
 
 // diffLayouts says in words what changed between two layouts.
 func diffLayouts(a, b *Layout) string {
-	fa, fb := fieldSet(a.Items), fieldSet(b.Items)
 	var parts []string
-	for _, f := range sortedKeys(fb) {
-		if _, ok := fa[f]; !ok {
-			parts = append(parts, "adds "+f)
+	for _, c := range layoutDiff(a, b) {
+		switch c.kind {
+		case spec.FieldAdded:
+			parts = append(parts, "adds "+c.field)
+		case spec.FieldRemoved:
+			parts = append(parts, "removes "+c.field)
+		case spec.FieldChanged:
+			parts = append(parts, fmt.Sprintf("changes %s from %s to %s", c.field, c.from, c.to))
+		default:
+			parts = append(parts, "the wire layout changes ("+b.String()+")")
 		}
-	}
-	for _, f := range sortedKeys(fa) {
-		if _, ok := fb[f]; !ok {
-			parts = append(parts, "removes "+f)
-		}
-	}
-	for _, f := range sortedKeys(fa) {
-		if s, ok := fb[f]; ok && s != fa[f] {
-			parts = append(parts, fmt.Sprintf("changes %s from %s to %s", f, fa[f], s))
-		}
-	}
-	if len(parts) == 0 {
-		return "the wire layout changes (" + b.String() + ")"
 	}
 	return strings.Join(parts, ", ")
 }
