@@ -136,22 +136,53 @@ func framedBy(items []*model.Item) (*jen.Statement, bool) {
 func (e *emitter) readItems(items []*model.Item, sc scope) []jen.Code {
 	var out []jen.Code
 	for i := 0; i < len(items); i++ {
+		if run := condRun(items[i:]); len(run) > 0 {
+			// Fields under one condition are read in one if; when it does
+			// not hold they are zeroed, so a reused value keeps no stale one.
+			var zeros []jen.Code
+			for _, it := range run {
+				zeros = append(zeros, zero(sc.target(it), it.Type)...)
+			}
+			out = append(out, jen.If(condition(run[0], sc)).Block(e.readItems(unconditional(run), sc)...).Else().Block(zeros...))
+			i += len(run) - 1
+			continue
+		}
 		if run := fixedRun(items[i:], sc); len(run) > 1 {
 			out = append(out, e.readRun(run, sc))
 			i += len(run) - 1
 			continue
 		}
-		it := items[i]
-		stmts := e.readItem(it, sc)
-		cond := condition(it, sc)
-		if cond == nil {
-			out = append(out, stmts...)
-			continue
-		}
+		out = append(out, e.readItem(items[i], sc)...)
+	}
+	return out
+}
+
+// condRun is the run of items under the condition items starts with, empty
+// when the first item is always on the wire.
+func condRun(items []*model.Item) []*model.Item {
+	if len(items) == 0 || items[0].Cond.Always() {
+		return nil
+	}
+	n := 1
+	for n < len(items) && items[n].Cond.Equal(items[0].Cond) {
+		n++
+	}
+	for _, it := range items[:n] {
 		if it.Op == model.OpCount {
-			panic("conditional count") // the model never makes one
+			panic("emit: conditional count") // the model never makes one
 		}
-		out = append(out, jen.If(cond).Block(stmts...).Else().Block(zero(sc.target(it), it.Type)...))
+	}
+	return items[:n]
+}
+
+// unconditional is a run of items as read or written inside the if that
+// tests their condition.
+func unconditional(run []*model.Item) []*model.Item {
+	out := make([]*model.Item, len(run))
+	for i, it := range run {
+		c := *it
+		c.Cond = model.Cond{}
+		out[i] = &c
 	}
 	return out
 }
@@ -319,6 +350,11 @@ func (e *emitter) writeItems(items []*model.Item, sc scope) []jen.Code {
 	var out []jen.Code
 	declared := false // the run variable, once per Go block
 	for i := 0; i < len(items); i++ {
+		if run := condRun(items[i:]); len(run) > 0 {
+			out = append(out, jen.If(condition(run[0], sc)).Block(e.writeItems(unconditional(run), sc)...))
+			i += len(run) - 1
+			continue
+		}
 		if run := fixedRun(items[i:], sc); len(run) > 1 {
 			if !declared {
 				out = append(out, jen.Var().Id("run").Index().Byte())
@@ -328,12 +364,7 @@ func (e *emitter) writeItems(items []*model.Item, sc scope) []jen.Code {
 			i += len(run) - 1
 			continue
 		}
-		it := items[i]
-		stmts := e.writeItem(it, sc)
-		if cond := condition(it, sc); cond != nil {
-			stmts = []jen.Code{jen.If(cond).Block(stmts...)}
-		}
-		out = append(out, stmts...)
+		out = append(out, e.writeItem(items[i], sc)...)
 	}
 	return out
 }
@@ -486,7 +517,7 @@ func partMin(slug string, mod *model.Model) int {
 func fixedRun(items []*model.Item, sc scope) []*model.Item {
 	n := 0
 	for _, it := range items {
-		if (it.Op != model.OpInt && it.Op != model.OpByte) || condition(it, sc) != nil {
+		if (it.Op != model.OpInt && it.Op != model.OpByte) || !it.Cond.Always() {
 			break
 		}
 		n++

@@ -26,7 +26,8 @@ func (e *emitter) message(owners map[string]string) {
 			continue
 		}
 		e.f.Line()
-		docComment(e.f, []string{st.Name + " is one element of a repeated group: " + st.Doc})
+		docComment(e.f, []string{fmt.Sprintf("%s is one element of %s. The manual opens the group with: %s",
+			st.Name, strings.Join(e.groupsOf(st.Name), " and "), quoteName(st.Doc))})
 		e.f.Type().Id(st.Name).Struct(fieldDecls(st.Fields)...)
 	}
 	majors := e.majorsConst()
@@ -38,7 +39,8 @@ func (e *emitter) message(owners map[string]string) {
 	e.f.Comment(fmt.Sprintf("Slug returns %q, the message's identity in the spec.", msg.Slug))
 	e.f.Func().Params(jen.Op("*").Id(msg.GoName)).Id("Slug").Params().String().Block(jen.Return(jen.Lit(msg.Slug)))
 	e.f.Line()
-	e.f.Comment("Majors returns the PostgreSQL majors whose manual documents the message.")
+	e.f.Comment("Majors returns the PostgreSQL majors whose manual documents the message, of those")
+	e.f.Comment("the codec was generated for.")
 	e.f.Func().Params(jen.Op("*").Id(msg.GoName)).Id("Majors").Params().Id("MajorSet").Block(jen.Return(jen.Id(majors)))
 
 	versionErr := jen.Op("&").Id("VersionError").Values(jen.Dict{
@@ -159,6 +161,19 @@ func (e *emitter) typeDoc() []string {
 		doc = append(doc, "Layout changes: "+strings.Join(msg.Changes, " "))
 	}
 	return doc
+}
+
+// groupsOf lists the message fields whose elements are of struct type name.
+func (e *emitter) groupsOf(name string) []string {
+	var out []string
+	for _, m := range e.mod.Messages {
+		for _, st := range m.Structs {
+			if st.Name == name {
+				out = append(out, m.GoName+"."+st.Group)
+			}
+		}
+	}
+	return out
 }
 
 func quoteName(n string) string { return "\u201c" + n + "\u201d" }

@@ -298,10 +298,10 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 				b.p.addf("%s: fixed entry %q matches %s, not a Byte1('x')", b.where, e.Match, n.row.Format)
 				continue
 			}
-			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row, Reason: e.Reason})
+			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
 			continue
 		}
-		it := &Item{Field: e.Name, Row: n.row, Reason: e.Reason, Cond: Cond{Gate: e.gate, SinceLogical: b.sinceLogical(n.row, e)}}
+		it := &Item{Field: e.Name, Row: n.row, Cond: Cond{Gate: e.gate, SinceLogical: b.sinceLogical(n.row, e)}}
 		if flat != nil {
 			it.Field = ""
 		}
@@ -322,12 +322,12 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 			i--
 		case t.Array != "" || hasAnn(n.row.Annotations, spec.AnnRepeatField):
 			elem := b.scalar(n, e, false)
-			elem.Field, elem.Cond, elem.Reason = "", Cond{}, ""
+			elem.Field, elem.Cond = "", Cond{}
 			it.Op, it.Elem, it.Type = OpGroup, []*Item{elem}, SliceOf(elem.Type)
 			it.CountWidth = b.countWidth(scope, n)
 		default:
 			sc := b.scalar(n, e, i > 0 && scope[i-1].role == roleSize && scope[i-1].sizes == n)
-			sc.Field, sc.Cond, sc.Reason = it.Field, it.Cond, it.Reason
+			sc.Field, sc.Cond = it.Field, it.Cond
 			it = sc
 			if it.Op == OpBytes {
 				prev := scope[i-1].row
@@ -421,7 +421,7 @@ func (b *builder) groupItem(scope []*node, i int) *Item {
 	if g.entry == nil {
 		return it
 	}
-	it.Field, it.ElemType, it.Reason = g.entry.Name, g.entry.Type, g.entry.Reason
+	it.Field, it.ElemType = g.entry.Name, g.entry.Type
 	var flat *GroupEntry
 	if g.entry.Type == "" {
 		flat = g.entry

@@ -5,6 +5,7 @@
 package model
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -72,9 +73,12 @@ type Field struct {
 
 // Struct is the element type of a repeated group.
 type Struct struct {
-	Name   string
+	Name string
+	// Group is the message's field that holds the elements.
+	Group  string
 	Fields []*Field
-	Doc    string
+	// Doc is the manual's paragraph that opens the group.
+	Doc string
 }
 
 // ErrorField is one error/notice field code.
@@ -124,8 +128,6 @@ type Item struct {
 	// that opens a group.
 	Row  *spec.Row
 	Lead string
-	// Reason is the overlay entry's reason, when it decided something.
-	Reason string
 }
 
 // ProtocolLength bounds a Byten from protocol minor Minor on.
@@ -395,28 +397,75 @@ func messageDoc(sm *spec.Message) []string {
 
 // diffLayouts says in words what changed between two layouts.
 func diffLayouts(a, b *Layout) string {
-	var parts []string
-	for _, c := range layoutDiff(a, b) {
-		switch c.kind {
-		case spec.FieldAdded:
-			parts = append(parts, "adds "+c.field)
-		case spec.FieldRemoved:
-			parts = append(parts, "removes "+c.field)
-		case spec.FieldChanged:
-			parts = append(parts, fmt.Sprintf("changes %s from %s to %s", c.field, c.from, c.to))
-		default:
-			parts = append(parts, "the wire layout changes ("+b.String()+")")
-		}
+	parts := diffItems(a.Items, b.Items, "")
+	if len(parts) == 0 {
+		return "the wire layout changes"
 	}
 	return strings.Join(parts, ", ")
 }
 
-// fieldSet maps the named fields of items to their rendering.
-func fieldSet(items []*Item) map[string]string {
-	out := map[string]string{}
+// diffItems lists the fields items b adds, removes or changes from a; the
+// fields of group elements are named prefix.Field.
+func diffItems(a, b []*Item, prefix string) []string {
+	fa, fb := fieldSet(a), fieldSet(b)
+	var parts []string
+	for _, f := range sortedKeys(fb) {
+		if _, ok := fa[f]; !ok {
+			parts = append(parts, "adds "+prefix+f)
+		}
+	}
+	for _, f := range sortedKeys(fa) {
+		if _, ok := fb[f]; !ok {
+			parts = append(parts, "removes "+prefix+f)
+		}
+	}
+	for _, f := range sortedKeys(fa) {
+		x, y := fa[f], fb[f]
+		if y == nil || x.String() == y.String() {
+			continue
+		}
+		switch {
+		case x.Op == OpGroup && y.Op == OpGroup && x.Terminated == y.Terminated && x.CountWidth == y.CountWidth:
+			parts = append(parts, diffItems(x.Elem, y.Elem, prefix+f+".")...)
+		case x.Op == OpChoice && y.Op == OpChoice && x.Choice.Optional == y.Choice.Optional:
+			if add := missing(y.Choice.Tags, x.Choice.Tags); len(add) > 0 {
+				parts = append(parts, fmt.Sprintf("%s%s may also be %s", prefix, f, quoteTags(add)))
+			}
+			if drop := missing(x.Choice.Tags, y.Choice.Tags); len(drop) > 0 {
+				parts = append(parts, fmt.Sprintf("%s%s may no longer be %s", prefix, f, quoteTags(drop)))
+			}
+		default:
+			parts = append(parts, fmt.Sprintf("%s%s changes from %s to %s", prefix, f, x.format(), y.format()))
+		}
+	}
+	return parts
+}
+
+// missing lists the tags of a that b lacks.
+func missing(a, b []byte) []byte {
+	var out []byte
+	for _, t := range a {
+		if !bytes.ContainsRune(b, rune(t)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// format is how the manual writes an item: its row's format.
+func (it *Item) format() string {
+	if it.Row != nil {
+		return it.Row.Format
+	}
+	return it.Op.String()
+}
+
+// fieldSet maps the named fields of items to their items.
+func fieldSet(items []*Item) map[string]*Item {
+	out := map[string]*Item{}
 	for _, it := range items {
 		if it.Field != "" && it.Op != OpCount {
-			out[it.Field] = it.String()
+			out[it.Field] = it
 		}
 	}
 	return out

@@ -35,7 +35,7 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 		if it.Op == OpGroup && it.ElemType != "" {
 			st := structs[it.ElemType]
 			if st == nil {
-				st = &Struct{Name: it.ElemType, Doc: it.Lead}
+				st = &Struct{Name: it.ElemType, Group: it.Field, Doc: it.Lead}
 				structs[it.ElemType] = st
 				msg.Structs = append(msg.Structs, st)
 			}
@@ -99,7 +99,7 @@ func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
 func (msg *Message) present(fields []*Field) {
 	for _, f := range fields {
 		if len(f.Majors) != len(msg.Majors) {
-			f.Doc = append(f.Doc, "Only in PostgreSQL "+majorList(f.Majors)+".")
+			f.Doc = append(f.Doc, "Only in PostgreSQL "+majorList(f.Majors)+"; with another Params.Major, Decode sets it to "+zeroWord(f.Type)+" and Encode writes nothing for it.")
 		}
 	}
 }
@@ -146,44 +146,79 @@ func itemDoc(it *Item) []string {
 		doc = append(doc, it.Row.Description.En)
 	}
 	if it.Nullable || it.Op == OpGroup && len(it.Elem) > 0 && it.Elem[len(it.Elem)-1].Nullable {
-		doc = append(doc, "nil stands for the length -1 (NULL).")
+		doc = append(doc, "nil is NULL, the length -1 on the wire.")
 	}
-	for _, pl := range it.Lengths {
-		if pl.Min == pl.Max {
-			doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d bytes long.", pl.Minor, pl.Min))
-		} else {
-			doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d to %d bytes long.", pl.Minor, pl.Min, pl.Max))
+	if len(it.Lengths) > 0 {
+		var from []string
+		for _, pl := range it.Lengths {
+			n := fmt.Sprintf("%d to %d bytes", pl.Min, pl.Max)
+			if pl.Min == pl.Max {
+				n = fmt.Sprintf("%d bytes", pl.Min)
+			}
+			from = append(from, fmt.Sprintf("%s from protocol 3.%d", n, pl.Minor))
 		}
+		doc = append(doc, "Its length depends on Params.ProtocolMinor: "+strings.Join(from, ", ")+".")
 	}
-	version := ""
-	if it.Cond.SinceLogical > 0 {
-		version = fmt.Sprintf(", protocol version %d and later (Params.LogicalVersion)", it.Cond.SinceLogical)
-	}
-	switch it.Cond.Gate {
-	case GateStreamed:
-		doc = append(doc, "Present only inside a streamed transaction (Params.Streamed)"+version+".")
-	case GateParallel:
-		doc = append(doc, "Present only with parallel streaming (Params.ParallelStreaming)"+version+".")
-	}
-	if w := it.Cond.When; w != nil {
-		if len(w.Tags) == 0 {
-			doc = append(doc, "Present only when "+w.Field+" is not 0.")
-		} else {
-			doc = append(doc, "Present only when "+w.Field+" is one of "+quoteTags(w.Tags)+".")
-		}
-	}
-	if it.Reason != "" {
-		doc = append(doc, "Overlay: "+it.Reason)
+	if s := presence(it); s != "" {
+		doc = append(doc, s)
 	}
 	return doc
 }
 
+// presence says in Go terms when a conditional item is on the wire.
+func presence(it *Item) string {
+	var when []string
+	what := ""
+	switch it.Cond.Gate {
+	case GateStreamed:
+		what = " inside a streamed transaction"
+		when = append(when, "Params.Streaming has Streamed")
+	case GateParallel:
+		what = " with parallel streaming"
+		when = append(when, "Params.Streaming has ParallelStreaming")
+	}
+	if v := it.Cond.SinceLogical; v > 0 {
+		when = append(when, fmt.Sprintf("Params.LogicalVersion >= %d", v))
+	}
+	if w := it.Cond.When; w != nil {
+		if len(w.Tags) == 0 {
+			when = append(when, w.Field+" != 0")
+		} else {
+			when = append(when, w.Field+" is "+quoteTags(w.Tags))
+		}
+	}
+	if len(when) == 0 {
+		return ""
+	}
+	if what != "" {
+		what += ":"
+	}
+	return fmt.Sprintf("Present only%s when %s. Otherwise Decode sets it to %s and Encode writes nothing for it.",
+		what, strings.Join(when, " and "), zeroWord(it.Type))
+}
+
+// zeroWord names the zero value of t for a doc comment.
+func zeroWord(t GoType) string {
+	switch t.Kind {
+	case KindString:
+		return `""`
+	case KindBytes:
+		return "nil"
+	case KindSlice, KindPart:
+		return "empty"
+	case KindArray:
+		return "zeros"
+	}
+	return "0"
+}
+
+// quoteTags lists tags as Go rune literals: 'K' or 'O'.
 func quoteTags(tags []byte) string {
 	q := make([]string, len(tags))
 	for i, t := range tags {
 		q[i] = "'" + string(rune(t)) + "'"
 	}
-	return strings.Join(q, ", ")
+	return strings.Join(q, " or ")
 }
 
 // errorFields names the error/notice field codes of every major.

@@ -8,9 +8,8 @@ import (
 
 // fieldChange is one difference between two layouts of a message.
 type fieldChange struct {
-	kind     string // spec.FieldAdded, FieldRemoved, FieldChanged or LayoutChanged
-	field    string
-	from, to string // the fields' renderings, for FieldChanged
+	kind  string // spec.FieldAdded, FieldRemoved, FieldChanged or LayoutChanged
+	field string
 }
 
 // layoutDiff lists how layout b differs from a: fields added, removed and
@@ -30,8 +29,8 @@ func layoutDiff(a, b *Layout) []fieldChange {
 		}
 	}
 	for _, f := range sortedKeys(fa) {
-		if s, ok := fb[f]; ok && s != fa[f] {
-			out = append(out, fieldChange{kind: spec.FieldChanged, field: f, from: fa[f], to: s})
+		if y, ok := fb[f]; ok && y.String() != fa[f].String() {
+			out = append(out, fieldChange{kind: spec.FieldChanged, field: f})
 		}
 	}
 	if len(out) == 0 && a.String() != b.String() {
