@@ -1,26 +1,14 @@
 package model
 
 import (
-	"os"
 	"slices"
 	"testing"
-
-	"github.com/pgspec/pgspec/spec"
 )
 
 // The fixture's two majors differ in four reviewed ways (see
 // gen/testdata/spec/wirechanges.json): every one is found, and nothing else.
 func TestWireChangesOfTheFixture(t *testing.T) {
-	fsys := os.DirFS("../testdata/spec")
-	specs, err := spec.LoadAll(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ov, err := LoadOverlay(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := Build(specs, ov)
+	mod, err := Build(loadDir(t, "../testdata/spec"))
 	if err != nil {
 		t.Fatal(err)
 	}
