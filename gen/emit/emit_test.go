@@ -176,3 +176,31 @@ func TestNameClashesAreRejected(t *testing.T) {
 		}
 	}
 }
+
+// Selecting everything changes nothing: model.Select keeps every part of
+// the model that emit reads.
+func TestSelectAllIsTheFullModel(t *testing.T) {
+	full, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := full.Select(model.Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Files(full, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Files(all, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.EqualFunc(a, b, bytes.Equal) {
+		for name := range a {
+			if !bytes.Equal(a[name], b[name]) {
+				t.Errorf("%s differs once selected", name)
+			}
+		}
+	}
+}

@@ -139,8 +139,9 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	}
 	if slices.ContainsFunc(out.Messages, func(msg *Message) bool { return msg.Layer == spec.LayerFrontendBackend }) {
 		for _, ef := range m.ErrorFields {
-			if e := (&ErrorField{Code: ef.Code, GoName: ef.GoName, Doc: ef.Doc, Majors: filter(ef.Majors, in)}); len(e.Majors) > 0 {
-				out.ErrorFields = append(out.ErrorFields, e)
+			if e := *ef; len(filter(ef.Majors, in)) > 0 {
+				e.Majors = filter(ef.Majors, in)
+				out.ErrorFields = append(out.ErrorFields, &e)
 			}
 		}
 	}
@@ -177,7 +178,9 @@ func (msg *Message) only(in func(int) bool) *Message {
 	}
 	for _, l := range msg.Layouts {
 		if mj := filter(l.Majors, in); len(mj) > 0 {
-			c.Layouts = append(c.Layouts, &Layout{Majors: mj, Items: l.Items})
+			cl := *l
+			cl.Majors = mj
+			c.Layouts = append(c.Layouts, &cl)
 		}
 	}
 	c.Fields = onlyFields(msg.Fields, in)
@@ -187,7 +190,9 @@ func (msg *Message) only(in func(int) bool) *Message {
 	}
 	for _, st := range msg.Structs {
 		if elems[st.Name] {
-			c.Structs = append(c.Structs, &Struct{Name: st.Name, Doc: st.Doc, Fields: onlyFields(st.Fields, in)})
+			cs := *st
+			cs.Fields = onlyFields(st.Fields, in)
+			c.Structs = append(c.Structs, &cs)
 		}
 	}
 	return &c
