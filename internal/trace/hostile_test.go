@@ -19,7 +19,7 @@ import (
 // packet with AuthenticationOk and ReadyForQuery; everything else it reads
 // and discards. It stands in for a server in the attacks that never get
 // past the proxy.
-func fakeServer(t *testing.T, trusting bool) string {
+func fakeServer(t testing.TB, trusting bool) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -61,7 +61,7 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-func startupPacket(t *testing.T) []byte {
+func startupPacket(t testing.TB) []byte {
 	t.Helper()
 	b, err := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "mallory"}}}).Encode(nil, codec.Params{})
 	if err != nil {
@@ -141,7 +141,7 @@ func TestLargeMessageBoundedLine(t *testing.T) {
 		t.Errorf("the proxy allocated %d bytes for a %d-byte message", n, len(msg))
 	}
 	c.Close()
-	tr.Close()
+	waitSessions(t, tr, 0)
 	if l := out.max(); l == 0 || l > 2*DefaultMaxValue {
 		t.Errorf("longest line %d bytes", l)
 	}
