@@ -11,14 +11,14 @@ import (
 )
 
 func init() {
-	commands["matrix"] = command{"render the version-difference matrix (Markdown or JSON)", runMatrix}
+	commands["matrix"] = command{"render the version-difference matrix (Markdown, JSON or an HTML page)", runMatrix}
 }
 
 func runMatrix(args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("matrix", stderr)
 	dir := specDirFlag(fl)
-	langFlag := fl.String("lang", "en", "language: en or zh")
-	format := fl.String("format", "md", "output format: md or json")
+	langFlag := fl.String("lang", "en", "language: en or zh (the HTML page holds both and opens in this one)")
+	format := fl.String("format", "md", "output format: md, json or html")
 	out := fl.String("out", "", "write to this file instead of standard output")
 	if err := parseFlags(fl, args, 0); err != nil {
 		return 2
@@ -28,8 +28,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pgspec matrix: %v\n", err)
 		return 2
 	}
-	if *format != "md" && *format != "json" {
-		fmt.Fprintf(stderr, "pgspec matrix: unknown format %q (want md or json)\n", *format)
+	render, ok := renderers[*format]
+	if !ok {
+		fmt.Fprintf(stderr, "pgspec matrix: unknown format %q (want md, json or html)\n", *format)
 		return 2
 	}
 	specs, err := spec.LoadAll(os.DirFS(*dir))
@@ -42,14 +43,19 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pgspec matrix: %v\n", err)
 		return 1
 	}
-	data := h.Markdown(lang)
-	if *format == "json" {
-		if data, err = h.JSON(lang); err != nil {
-			fmt.Fprintf(stderr, "pgspec matrix: %v\n", err)
-			return 1
-		}
+	data, err := render(h, lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "pgspec matrix: %v\n", err)
+		return 1
 	}
 	return writeOutput(*out, data, stdout, stderr)
+}
+
+// renderers are the matrix's output formats.
+var renderers = map[string]func(*matrix.History, matrix.Lang) ([]byte, error){
+	"md":   func(h *matrix.History, l matrix.Lang) ([]byte, error) { return h.Markdown(l), nil },
+	"json": (*matrix.History).JSON,
+	"html": (*matrix.History).HTML,
 }
 
 // modelLayout is the generator's layout under the overlay in the spec
