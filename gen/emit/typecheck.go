@@ -15,11 +15,9 @@ import (
 const maxTypeErrors = 10
 
 // Check type-checks the package dir will hold once files are written: the
-// generated files with dir's hand-written runtime (its other non-test .go
-// files). pgspec itself imports the codec, so writing code that does not
-// compile would leave the command that could fix it unbuildable; Check
-// refuses it first. A dir with no runtime files is not a codec package and
-// is not checked.
+// generated files with dir's other non-test .go files. A package that does
+// not compile breaks every program importing it, so Check refuses to write
+// one.
 func Check(dir string, files map[string][]byte) error {
 	fset := token.NewFileSet()
 	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -36,9 +34,6 @@ func Check(dir string, files map[string][]byte) error {
 			return err
 		}
 		parsed = append(parsed, f)
-	}
-	if len(parsed) == 0 {
-		return nil
 	}
 	for _, name := range sortedNames(files) {
 		f, err := parser.ParseFile(fset, filepath.Join(dir, name), files[name], parser.SkipObjectResolution)
@@ -57,7 +52,7 @@ func Check(dir string, files map[string][]byte) error {
 		},
 	}
 	if _, err := conf.Check(Package, fset, parsed, nil); err != nil {
-		return fmt.Errorf("generated code does not compile with the runtime in %s; nothing was written:\n  %s", dir, strings.Join(errs, "\n  "))
+		return fmt.Errorf("generated code does not compile in %s; nothing was written:\n  %s", dir, strings.Join(errs, "\n  "))
 	}
 	return nil
 }

@@ -28,15 +28,15 @@ func TestCheckAcceptsTheCommittedCodec(t *testing.T) {
 
 func TestCheckRefusesCodeThatDoesNotCompile(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "runtime.go"), []byte("package codec\n\ntype Params struct{ Major int }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "doc.go"), []byte("package codec\n\ntype Params struct{ Major int }\n"), 0o644)
 	files := map[string][]byte{"query_gen.go": []byte("package codec\n\nfunc (p Params) Minor() int { return p.Minor }\n\nvar _ = undefinedHelper\n")}
 	err := Check(dir, files)
 	if err == nil || !strings.Contains(err.Error(), "nothing was written") ||
 		!strings.Contains(err.Error(), "query_gen.go:3:") || !strings.Contains(err.Error(), "undefined: undefinedHelper") {
 		t.Fatalf("got %v", err)
 	}
-	// A directory without a runtime is not a codec package: nothing to check against.
-	if err := Check(t.TempDir(), files); err != nil {
-		t.Errorf("empty dir: %v", err)
+	// The generated files alone are checked too: Params is then undefined.
+	if err := Check(t.TempDir(), files); err == nil || !strings.Contains(err.Error(), "undefined: Params") {
+		t.Errorf("empty dir: got %v", err)
 	}
 }

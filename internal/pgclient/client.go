@@ -9,11 +9,11 @@ import (
 	"maps"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 )
 
 // Config says where and as whom to connect.
@@ -240,19 +240,11 @@ func (c *Conn) Receive() (codec.Message, error) {
 	return m, nil
 }
 
-// MajorOf reads the major from a server_version parameter ("15.18 (Debian
-// 15.18-0+deb12u1)", "10.23", "19beta1"); 0 (the codec's newest layout) when
-// it is outside the majors the codec was generated for.
+// MajorOf is the codec.Params.Major for a server_version parameter: its
+// major when the codec has it, else 0 (the newest layout).
 func MajorOf(version string) int {
-	end := strings.IndexFunc(version, func(r rune) bool { return r < '0' || r > '9' })
-	if end < 0 {
-		end = len(version)
-	}
-	n, _ := strconv.Atoi(version[:end])
-	if n < codec.OldestMajor || n > codec.NewestMajor {
-		return 0 // outside the generated range: newest layout
-	}
-	return n
+	major, _ := session.ParseServerVersion(version)
+	return session.Layout(major)
 }
 
 // ReadUntilReady reads until ReadyForQuery, calling each (if not nil) with

@@ -1,3 +1,5 @@
+//go:build ignore
+
 package codec
 
 // Params selects the wire layout a message is encoded and decoded with.

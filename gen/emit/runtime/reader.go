@@ -1,0 +1,341 @@
+//go:build ignore
+
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unsafe"
+)
+
+// reader is the bounds-checked cursor generated decoders read through:
+// rest is the input not read yet, which ends where the message ends. Its
+// first error sticks: after it every read returns a zero value, so decoders
+// are straight-line code that checks the error once, in done.
+//
+// Like writer it is two words passed and returned by value
+// (m.X, r = r.u32("X")), so that Decode keeps it in registers.
+type reader struct {
+	rest []byte
+	// err is the first error. Until done its Offset counts the bytes that
+	// were left at the failure (done turns that into an offset from the
+	// start).
+	err *DecodeError
+}
+
+// failAt records the first error, left bytes before the end, and stops
+// reading.
+func (r reader) failAt(field string, left int, cause error) reader {
+	if r.err == nil {
+		r.err = &DecodeError{Field: field, Offset: left, Err: cause}
+	}
+	r.rest = nil
+	return r
+}
+
+// fail records the first error at the current offset.
+func (r reader) fail(field string, cause error) reader {
+	return r.failAt(field, len(r.rest), cause)
+}
+
+// take returns the next n bytes as a sub-slice whose capacity ends with it.
+func (r reader) take(field string, n int) ([]byte, reader) {
+	if len(r.rest) < n {
+		return nil, r.fail(field, ErrTruncated)
+	}
+	return r.rest[:n:n], reader{r.rest[n:], r.err}
+}
+
+// fill copies the next len(dst) bytes into dst (a [N]byte field).
+func (r reader) fill(field string, dst []byte) reader {
+	b, r := r.take(field, len(dst))
+	copy(dst, b)
+	return r
+}
+
+func (r reader) u8(field string) (uint8, reader) {
+	if len(r.rest) < 1 {
+		return 0, r.fail(field, ErrTruncated)
+	}
+	return r.rest[0], reader{r.rest[1:], r.err}
+}
+
+func (r reader) u16(field string) (uint16, reader) {
+	if len(r.rest) < 2 {
+		return 0, r.fail(field, ErrTruncated)
+	}
+	return binary.BigEndian.Uint16(r.rest), reader{r.rest[2:], r.err}
+}
+
+func (r reader) u32(field string) (uint32, reader) {
+	if len(r.rest) < 4 {
+		return 0, r.fail(field, ErrTruncated)
+	}
+	return binary.BigEndian.Uint32(r.rest), reader{r.rest[4:], r.err}
+}
+
+func (r reader) u64(field string) (uint64, reader) {
+	if len(r.rest) < 8 {
+		return 0, r.fail(field, ErrTruncated)
+	}
+	return binary.BigEndian.Uint64(r.rest), reader{r.rest[8:], r.err}
+}
+
+// signed turns an unsigned read into the signed integer of its width (two's
+// complement, as PostgreSQL sends them): m.X, r = signed[int16](r.u16("X")).
+func signed[S int8 | int16 | int32 | int64, U uint8 | uint16 | uint32 | uint64](v U, r reader) (S, reader) {
+	return S(v), r
+}
+
+// uint reads a big-endian unsigned integer of width 1, 2, 4 or 8 bytes.
+func (r reader) uint(field string, width int) (uint64, reader) {
+	switch width {
+	case 1:
+		v, r := r.u8(field)
+		return uint64(v), r
+	case 2:
+		v, r := r.u16(field)
+		return uint64(v), r
+	case 4:
+		v, r := r.u32(field)
+		return uint64(v), r
+	}
+	return r.u64(field)
+}
+
+// fixed reads a field whose value the manual fixes (an authentication
+// subtype, a request code, Byte1('N')) and fails unless it holds want.
+func (r reader) fixed(field string, width int, want int64) reader {
+	left := len(r.rest)
+	got, r := r.uint(field, width)
+	mask := ^uint64(0) >> (64 - 8*width)
+	if r.err == nil && got != uint64(want)&mask {
+		return r.failAt(field, left, ErrBadFixedValue)
+	}
+	return r
+}
+
+// tag reads the message's leading tag byte, which must be want.
+func (r reader) tag(want byte) reader {
+	if len(r.rest) > 0 && r.rest[0] == want {
+		r.rest = r.rest[1:]
+		return r
+	}
+	cause := ErrTruncated
+	if len(r.rest) > 0 {
+		cause = ErrBadFixedValue
+	}
+	return r.failAt("tag", len(r.rest), cause)
+}
+
+// framed reports whether the input starts with the tag byte want and an
+// Int32 length that is what is left of the input after the tag, the check
+// every message with a length makes; decoders then skip those 5 bytes, or
+// read them with tag and length to say what is wrong.
+func (r reader) framed(want byte) bool {
+	b := r.rest
+	return len(b) >= 5 && b[0] == want && int(int32(binary.BigEndian.Uint32(b[1:]))) == len(b)-1
+}
+
+// length reads the Int32 "length of message contents in bytes, including
+// self", which must be what is left of the input: a length beyond it is
+// ErrTruncated, one short of it ErrTrailingBytes.
+func (r reader) length() reader {
+	if b := r.rest; len(b) >= 4 && int(int32(binary.BigEndian.Uint32(b))) == len(b) {
+		return reader{b[4:], r.err}
+	}
+	return r.badLength()
+}
+
+func (r reader) badLength() reader {
+	left := len(r.rest)
+	v, r := r.u32("length")
+	n := int(int32(v))
+	switch {
+	case r.err != nil:
+	case n < 4:
+		r = r.failAt("length", left, ErrBadLength)
+	case n > left:
+		r = r.failAt("length", left, ErrTruncated)
+	default: // n < left
+		r = r.failAt("length", left-n, ErrTrailingBytes)
+	}
+	return r
+}
+
+// str reads a zero-terminated string that ends at end, the index of the
+// first zero byte (r.zero()); the result aliases the input. Decoders read
+// one as r.str("X", r.zero()): two functions small enough to inline where
+// one is not (the call to IndexByte is most of the inliner's budget), so
+// reading a string costs no call but IndexByte's.
+func (r reader) str(field string, end int) (string, reader) {
+	if end < 0 {
+		return "", r.fail(field, ErrUnterminated)
+	}
+	return unsafe.String(unsafe.SliceData(r.rest), end), reader{r.rest[end+1:], r.err}
+}
+
+// zero returns the index of the next zero byte, or -1.
+func (r reader) zero() int { return bytes.IndexByte(r.rest, 0) }
+
+// remaining returns the bytes up to the end of the message.
+func (r reader) remaining(field string, minLen, maxLen int) ([]byte, reader) {
+	if n := len(r.rest); n < minLen || n > maxLen {
+		return nil, r.fail(field, ErrBadLength)
+	}
+	return r.rest[:len(r.rest):len(r.rest)], reader{nil, r.err}
+}
+
+// bytes32 reads an Int32 length and that many bytes; -1 gives nil when the
+// manual says -1 means NULL, and is an error otherwise.
+func (r reader) bytes32(field string, nullable bool) ([]byte, reader) {
+	left := len(r.rest)
+	v, r := r.u32(field)
+	switch n := int32(v); {
+	case n >= 0:
+		return r.take(field, int(n))
+	case n == -1 && nullable:
+		return nil, r
+	}
+	return nil, r.failAt(field, left, ErrNegativeLength)
+}
+
+// bytes32s reads len(dst) values like bytes32 into dst in one loop:
+// DataRow's columns, Bind's parameters. The first value that is not plain
+// (NULL where not allowed, a bad length, short input) and those after it go
+// through bytes32, so errors are the same.
+func (r reader) bytes32s(field string, dst [][]byte, nullable bool) reader {
+	rest, off := r.rest, 0 // an index rather than re-slicing rest: one register, not three
+	for i := range dst {
+		if len(rest)-off >= 4 {
+			// rest[off:off+4], not rest[off:]: a slice that may be empty
+			// gets its pointer masked, three more steps on the path from one
+			// length to the next.
+			switch l := int(int32(binary.BigEndian.Uint32(rest[off : off+4]))); {
+			case uint(l) <= uint(len(rest)-off-4):
+				dst[i] = rest[off+4 : off+4+l : off+4+l]
+				off += 4 + l
+				continue
+			case l == -1 && nullable:
+				dst[i] = nil
+				off += 4
+				continue
+			}
+		}
+		r.rest = rest[off:]
+		for ; i < len(dst); i++ {
+			dst[i], r = r.bytes32(field, nullable)
+		}
+		return r
+	}
+	r.rest = rest[off:]
+	return r
+}
+
+// count reads the count of a following array or group and checks that that
+// many elements of at least minElem bytes each fit in the remaining input,
+// so no caller ever reserves room for elements that are not there. 16-bit
+// counts are unsigned (PostgreSQL reads them with pq_getmsgint), 32-bit
+// counts signed.
+func (r reader) count(field string, width, minElem int) (int, reader) {
+	left := len(r.rest)
+	var n int
+	if width == 2 {
+		var v uint16
+		v, r = r.u16(field)
+		n = int(v)
+	} else {
+		var v uint32
+		v, r = r.u32(field)
+		n = int(int32(v))
+	}
+	switch {
+	case r.err != nil:
+		return 0, r
+	case n < 0:
+		return 0, r.failAt(field, left, ErrNegativeCount)
+	case n > len(r.rest)/minElem:
+		return 0, r.failAt(field, left, ErrCountTooLarge)
+	}
+	return n, r
+}
+
+// count16 is count for the Int16 counts (nearly all of them), small enough
+// to inline.
+func (r reader) count16(field string, minElem int) (int, reader) {
+	b, cause := r.rest, ErrTruncated
+	if len(b) >= 2 {
+		if n := int(binary.BigEndian.Uint16(b)); n <= (len(b)-2)/minElem {
+			return n, reader{b[2:], r.err}
+		}
+		cause = ErrCountTooLarge
+	}
+	return 0, r.failAt(field, len(b), cause)
+}
+
+// choice reads a byte that must be one of tags. When optional and the next
+// byte is not one of them (or the message ends), nothing is read and 0 returned.
+func (r reader) choice(field string, tags string, optional bool) (byte, reader) {
+	if len(r.rest) > 0 {
+		b := r.rest[0]
+		for i := 0; i < len(tags); i++ {
+			if tags[i] == b {
+				r.rest = r.rest[1:]
+				return b, r
+			}
+		}
+	}
+	switch {
+	case optional:
+		return 0, r
+	case len(r.rest) == 0:
+		return 0, r.fail(field, ErrTruncated)
+	}
+	return 0, r.fail(field, unknownTag(r.rest[0], tags))
+}
+
+// ended reports whether a zero-terminated list ends here (or the input
+// does); terminate then consumes the zero byte.
+func (r reader) ended() bool { return len(r.rest) == 0 || r.rest[0] == 0 }
+
+// terminate consumes a zero-terminated list's terminator; a list that runs
+// out of input fails with ErrUnterminated.
+func (r reader) terminate(field string) reader {
+	if len(r.rest) == 0 {
+		return r.fail(field, ErrUnterminated)
+	}
+	r.rest = r.rest[1:]
+	return r
+}
+
+// done returns the first error, naming msg and counting its offset from
+// the start of the total bytes decoded, or ErrTrailingBytes when input is
+// left.
+func (r reader) done(msg string, total int) error {
+	if r.err == nil && len(r.rest) != 0 {
+		r = r.fail("", ErrTrailingBytes)
+	}
+	if r.err != nil {
+		r.err.Message = msg
+		r.err.Offset = total - r.err.Offset
+		return r.err
+	}
+	return nil
+}
+
+// grow returns s emptied, with room for n elements; n has been checked
+// against the input by count.
+func grow[S ~[]E, E any](s S, n int) S {
+	if cap(s) < n {
+		return make(S, 0, n)
+	}
+	return s[:0]
+}
+
+// anyLength is the upper bound of a Byten the manual does not bound.
+const anyLength = int(^uint(0) >> 1)
+
+// dispatchError reports a message a dispatcher cannot choose a type for.
+func dispatchError(what, field string, off int, cause error) error {
+	return &DecodeError{Message: what, Field: field, Offset: off, Err: cause}
+}
