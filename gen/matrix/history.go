@@ -8,6 +8,7 @@
 //go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format md --lang en --out ../../spec/matrix.md
 //go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format md --lang zh --out ../../spec/matrix.zh.md
 //go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format json --lang en --out ../../spec/matrix.json
+//go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format html --lang en --out ../../spec/matrix.html
 package matrix
 
 import (

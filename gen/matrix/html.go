@@ -131,9 +131,10 @@ type pageRow struct {
 	Name string
 	// Also lists the other names the message carried.
 	Also []string
-	// SameEn and SameZh are set when no cell changed in that language.
-	SameEn, SameZh bool
-	Cells          []pageCell
+	// Same is set when no cell changed; a translation-only change does not
+	// count, since the filter is for protocol changes.
+	Same  bool
+	Cells []pageCell
 }
 
 type pageCell struct {
@@ -245,7 +246,7 @@ func explained(c Change) bool {
 }
 
 func (h *History) pageRow(r Row) pageRow {
-	pr := pageRow{Slug: r.Slug, Name: r.Latest.Name, SameEn: true, SameZh: true}
+	pr := pageRow{Slug: r.Slug, Name: r.Latest.Name, Same: true}
 	if r.Latest.Direction != "" {
 		pr.Name += " (" + r.Latest.Direction + ")"
 	}
@@ -262,8 +263,7 @@ func (h *History) pageRow(r Row) pageRow {
 		if explained(c) {
 			pc.Detail = anchor(detailHeading(r.Slug, h.Specs[i-1].Major, major))
 		}
-		pr.SameEn = pr.SameEn && !pc.Changed
-		pr.SameZh = pr.SameZh && !pc.Changed && !pc.ZhOnly
+		pr.Same = pr.Same && !pc.Changed
 		pr.Cells = append(pr.Cells, pc)
 	}
 	return pr

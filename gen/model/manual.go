@@ -40,7 +40,11 @@ func (it *Item) Manual() string {
 	case OpRest:
 		b.WriteString("Byten")
 		for _, pl := range it.Lengths {
-			fmt.Fprintf(&b, " (3.%d: %d–%d bytes)", pl.Minor, pl.Min, pl.Max)
+			if pl.Min == pl.Max {
+				fmt.Fprintf(&b, " (3.%d: %d bytes)", pl.Minor, pl.Min)
+			} else {
+				fmt.Fprintf(&b, " (3.%d: %d–%d bytes)", pl.Minor, pl.Min, pl.Max)
+			}
 		}
 	case OpBytes:
 		b.WriteString("Int32 length, Byten")

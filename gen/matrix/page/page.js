@@ -25,8 +25,7 @@
 			}
 		}
 		const inRange = (m) => m > a && m <= b;
-		const chinese = zh.checked;
-		root.lang = chinese ? "zh-CN" : "en";
+		root.lang = zh.checked ? "zh-CN" : "en";
 		for (const el of $$("[data-major]")) {
 			const m = Number(el.dataset.major);
 			el.hidden = !(inRange(m) || (m === first && a === first));
@@ -34,8 +33,7 @@
 		for (const layer of $$(".layer")) {
 			let shown = 0;
 			for (const tr of $$("tbody tr", layer)) {
-				const changed = $$("td", tr).some((td) => inRange(Number(td.dataset.major)) &&
-					(td.classList.contains("chg") || (chinese && td.classList.contains("zo"))));
+				const changed = $$("td.chg", tr).some((td) => inRange(Number(td.dataset.major)));
 				tr.hidden = only.checked && !changed;
 				if (!tr.hidden) shown++;
 			}
