@@ -2,45 +2,153 @@ package main
 
 import (
 	"fmt"
+	"go/token"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
 
 	"github.com/pgspec/pgspec/gen/emit"
+	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 func init() {
-	commands["gen"] = command{summary: "generate the codec package from the committed spec", run: runGen}
+	commands["gen"] = command{summary: "generate a self-contained codec package from the spec", run: runGen,
+		more: "In a package of your module, after go get -tool github.com/pgspec/pgspec/cmd/pgspec:\n" +
+			"  //go:generate go tool pgspec gen -majors 14-18 -layers logical,replication"}
 }
 
-// runGen renders the codec from --spec and writes it to --out.
+// runGen renders the codec -majors, -layers and -messages select from the
+// spec into the package in -out (by default the one go generate runs in).
 func runGen(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("gen", stderr)
-	specDir := fl.String("spec", "spec", "directory holding pgNN.json and overlay.json")
-	out := fl.String("out", "codec", "directory of the codec package to write *_gen.go into")
-	if err := fl.Parse(args); err != nil {
-		return 2
+	c := newCLI("gen", stdout, stderr)
+	dir := c.specFlag()
+	out := c.String("out", ".", "`directory` of the package to write *_gen.go into, created if missing")
+	pkg := c.String("package", os.Getenv("GOPACKAGE"), "package `name` (default: $GOPACKAGE, else the package in -out, else -out's base name)")
+	majors := c.String("majors", "", "the PostgreSQL `majors` to generate: majors and ranges such as 14-18 or 10,12-13 (default: all in the spec)")
+	layers := c.String("layers", "", "the `layers` to generate: frontend, logical, replication, comma-separated (default: all)")
+	messages := c.String("messages", "", "the `messages` to generate: slugs, Go names or globs, comma-separated (default: all); the parts they carry come along")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
 	}
-	if fl.NArg() != 0 {
-		fmt.Fprintf(stderr, "pgspec gen: unexpected argument %q\n", fl.Arg(0))
-		return 2
+	var sel model.Selection
+	var err error
+	var code int
+	if *majors != "" {
+		if sel.Majors, err = model.ParseMajors(*majors); err != nil {
+			return c.usageError("-majors: %v", err)
+		}
 	}
-	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "pgspec gen: --out %s is not a directory\n", *out)
-		return 2
+	if *layers != "" {
+		if sel.Layers, err = model.ParseLayers(*layers); err != nil {
+			return c.usageError("-layers: %v", err)
+		}
 	}
-	files, err := emit.Generate(os.DirFS(*specDir))
+	src, err := openSpec(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
-	if err := emit.Check(*out, files); err != nil {
-		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
-		return 1
+	if sel.Messages, code = messagePatterns(c, src, *messages); code != 0 {
+		return code
+	}
+	full, err := emit.Load(src.fsys)
+	if err != nil {
+		return c.fail(1, "%v", src.wrap(err))
+	}
+	mod, err := full.Select(sel)
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return c.fail(1, "%v", err)
+	}
+	name, err := packageName(*out, *pkg)
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	o := emit.Options{Package: name, Provenance: []string{provenance(args)}}
+	files, err := emit.Files(mod, o)
+	if err != nil {
+		return c.fail(1, "%v", err)
+	}
+	if err := emit.Check(*out, o, files); err != nil {
+		return c.fail(1, "%v", err)
 	}
 	if err := emit.Write(*out, files); err != nil {
-		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
-	fmt.Fprintf(stdout, "pgspec gen: %d files in %s\n", len(files), *out)
+	fmt.Fprintf(stdout, "pgspec gen: %d files of package %s in %s\n", len(files), name, *out)
 	return 0
+}
+
+// messagePatterns splits -messages; a name that is no glob is resolved as
+// show resolves one (slug, Go name or the manual's name, any case), so a
+// typo gets the nearest slugs.
+func messagePatterns(c *cli, src *specSource, list string) ([]string, int) {
+	var out []string
+	var specs []*spec.Spec
+	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if strings.ContainsAny(name, "*?[\\") {
+			out = append(out, name)
+			continue
+		}
+		if specs == nil {
+			var err error
+			if specs, err = src.all(); err != nil {
+				return nil, c.fail(1, "%v", err)
+			}
+		}
+		slug, code := resolveMessage(c, src, specs, name)
+		if code != 0 {
+			return nil, code
+		}
+		out = append(out, slug)
+	}
+	return out, 0
+}
+
+// packageName is the package to generate into dir: the one dir holds,
+// which asked (-package or $GOPACKAGE) must agree with; when dir has no Go
+// files yet, asked, else dir's base name.
+func packageName(dir, asked string) (string, error) {
+	found, err := emit.PackageName(dir)
+	if err != nil {
+		return "", fmt.Errorf("-out: %v", err)
+	}
+	switch {
+	case found != "" && asked != "" && asked != found:
+		return "", fmt.Errorf("-package %s, but %s holds package %s", asked, dir, found)
+	case found != "":
+		return found, nil
+	case asked != "":
+		if !token.IsIdentifier(asked) {
+			return "", fmt.Errorf("-package %q is not a Go identifier", asked)
+		}
+		return asked, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if base := filepath.Base(abs); err == nil && token.IsIdentifier(base) {
+		return base, nil
+	}
+	return "", fmt.Errorf("%s holds no Go package yet and its name is no Go identifier: name one with -package", dir)
+}
+
+// provenance is the header line naming the pgspec that generated the files
+// and the flags it was given.
+func provenance(args []string) string {
+	version := "(unknown version)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		version = bi.Main.Version
+	}
+	line := "Generated by pgspec " + version + ": pgspec gen"
+	for _, a := range args {
+		if strings.ContainsAny(a, " \t\"'") || a == "" {
+			a = strconv.Quote(a)
+		}
+		line += " " + a
+	}
+	return line
 }

@@ -13,52 +13,50 @@ import (
 
 	"github.com/pgspec/pgspec/gen/matrix"
 	"github.com/pgspec/pgspec/internal/site"
-	"github.com/pgspec/pgspec/spec"
 )
 
 func init() {
-	commands["serve"] = command{"serve the matrix page, its JSON and the export records over HTTP", runServe}
+	commands["serve"] = command{summary: "serve the matrix page, its JSON and the export records over HTTP", run: runServe,
+		more: "GET / is the page, /matrix.json[?lang=zh] the matrix, /records/ the slugs and /records/SLUG.json[?lang=zh] a record."}
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("serve", stderr)
-	dir := specDirFlag(fl)
-	addr := fl.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
-	langFlag := fl.String("lang", "en", "language the page opens in: en or zh")
-	if err := parseFlags(fl, args, 0); err != nil {
-		return 2
+	c := newCLI("serve", stdout, stderr)
+	dir := c.specFlag()
+	addr := c.String("addr", "127.0.0.1:8080", "`address` to listen on (port 0 picks a free one)")
+	langFlag := c.String("lang", "en", "language the page opens in: en or zh")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
 	}
 	lang, err := matrix.ParseLang(*langFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec serve: %v\n", err)
-		return 2
+		return c.usageError("%v", err)
 	}
-	specs, err := spec.LoadAll(os.DirFS(*dir))
+	src, err := openSpec(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec serve: %s: %v\n", *dir, err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
-	layout, err := modelLayout(*dir)
+	specs, err := src.all()
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec serve: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
+	}
+	layout, err := src.layout()
+	if err != nil {
+		return c.fail(1, "%v", err)
 	}
 	handler, err := site.New(specs, layout, lang)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec serve: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec serve: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fmt.Fprintf(stdout, "serving http://%s/ (Ctrl-C stops)\n", ln.Addr())
 	if err := serve(ctx, ln, handler); err != nil {
-		fmt.Fprintf(stderr, "pgspec serve: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
 	return 0
 }

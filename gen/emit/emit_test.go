@@ -12,6 +12,8 @@ import (
 	"testing/fstest"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/pgspec/pgspec/gen/model"
 )
 
 var update = flag.Bool("update", false, "rewrite gen/testdata/golden from gen/testdata/spec")
@@ -26,7 +28,7 @@ const (
 // model decides (all but the runtime) with the reviewed golden files; the
 // whole generated package must compile.
 func TestGolden(t *testing.T) {
-	files, err := Generate(os.DirFS(tinySpec))
+	files, err := Generate(os.DirFS(tinySpec), model.Selection{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +52,21 @@ func TestGolden(t *testing.T) {
 	compiles(t, files)
 }
 
+// repoOptions are the options of codec/, its provenance line read from
+// the committed constants_gen.go (make check-generated checks that line).
+func repoOptions(t *testing.T) Options {
+	src, err := os.ReadFile(filepath.Join(codecDir, "constants_gen.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(src), "\n", 3)
+	return Options{Package: "codec", Provenance: []string{strings.TrimPrefix(lines[1], "// ")}}
+}
+
 // TestCommittedCodecIsCurrent: codec/*_gen.go is exactly what pgspec gen
 // produces from the committed spec now.
 func TestCommittedCodecIsCurrent(t *testing.T) {
-	files, err := Generate(os.DirFS("../../spec"))
+	files, err := Generate(os.DirFS("../../spec"), model.Selection{}, repoOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +74,11 @@ func TestCommittedCodecIsCurrent(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a, err := Generate(os.DirFS("../../spec"))
+	a, err := Generate(os.DirFS("../../spec"), model.Selection{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Generate(os.DirFS("../../spec"))
+	b, err := Generate(os.DirFS("../../spec"), model.Selection{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +143,7 @@ func compiles(t *testing.T, files map[string][]byte) {
 }
 
 func TestRenderRejectsUnparsableSource(t *testing.T) {
-	f := newFile()
+	f := Options{}.newFile()
 	f.Func().Id("broken").Params().Block(jen.Op("}}"))
 	err := render(f, "broken_gen.go", map[string][]byte{})
 	if err == nil || !strings.Contains(err.Error(), "broken_gen.go: generated code does not parse") ||
@@ -139,29 +152,9 @@ func TestRenderRejectsUnparsableSource(t *testing.T) {
 	}
 }
 
-func TestWriteRemovesStaleFiles(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{"old_gen.go": "stale", "keep.go": "hand-written", "same_gen.go": "x"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := Write(dir, map[string][]byte{"same_gen.go": []byte("x"), "new_gen.go": []byte("y")}); err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if got := strings.Join(names, " "); got != "keep.go new_gen.go same_gen.go" {
-		t.Errorf("files after Write: %s", got)
-	}
-}
-
 func TestNameClashesAreRejected(t *testing.T) {
 	fsys := fstest.MapFS{}
-	for _, name := range []string{"pg10.json", "pg11.json"} {
+	for _, name := range []string{"pg10.json", "pg11.json", "wirechanges.json"} {
 		data, err := os.ReadFile(filepath.Join(tinySpec, name))
 		if err != nil {
 			t.Fatal(err)
@@ -176,10 +169,38 @@ func TestNameClashesAreRejected(t *testing.T) {
 	ov = bytes.Replace(ov, []byte(`"name": "AuthenticationSASL"`), []byte(`"name": "AuthSASL"`), 1)
 	ov = bytes.Replace(ov, []byte(`"name": "KeyData"`), []byte(`"name": "Backend"`), 1)
 	fsys["overlay.json"] = &fstest.MapFile{Data: ov}
-	_, err = Generate(fsys)
+	_, err = Generate(fsys, model.Selection{}, Options{})
 	for _, want := range []string{"auth-sasl: Go name AuthSASL is already used by the state of sasl-response", "key-data: Go name Backend is already used by the dispatchers"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+}
+
+// Selecting everything changes nothing: model.Select keeps every part of
+// the model that emit reads.
+func TestSelectAllIsTheFullModel(t *testing.T) {
+	full, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := full.Select(model.Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Files(full, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Files(all, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.EqualFunc(a, b, bytes.Equal) {
+		for name := range a {
+			if !bytes.Equal(a[name], b[name]) {
+				t.Errorf("%s differs once selected", name)
+			}
 		}
 	}
 }

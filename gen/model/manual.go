@@ -25,12 +25,12 @@ func (it *Item) Manual() string {
 	case OpByte:
 		b.WriteString("Byte1")
 	case OpChoice:
-		quoted := make([]string, len(it.Tags))
-		for i, t := range it.Tags {
-			quoted[i] = fmt.Sprintf("%q", t)
+		quoted := make([]string, len(it.Choice.Tags))
+		for i, t := range it.Choice.Tags {
+			quoted[i] = fmt.Sprintf("%q", rune(t))
 		}
 		fmt.Fprintf(&b, "Byte1(%s)", strings.Join(quoted, " | "))
-		if it.Optional {
+		if it.Choice.Optional {
 			b.WriteString("?")
 		}
 	case OpString:
@@ -52,7 +52,11 @@ func (it *Item) Manual() string {
 			b.WriteString(" (−1: NULL)")
 		}
 	case OpPart:
-		b.WriteString(it.Part)
+		if it.Row != nil {
+			b.WriteString(it.Row.Format)
+		} else {
+			b.WriteString(it.Part)
+		}
 	case OpGroup:
 		b.WriteString("repeated")
 		if it.Terminated {
@@ -67,14 +71,17 @@ func (it *Item) Manual() string {
 		}
 		b.WriteString(" }")
 	}
-	if it.Gate != "" {
-		b.WriteString(" [" + it.Gate + "]")
+	if g := it.Cond.Gate; g != NoGate {
+		b.WriteString(" [" + g.String() + "]")
 	}
-	if it.When != nil {
-		if it.When.Tags == "" {
-			b.WriteString(" [if " + it.When.Field + " set]")
+	if v := it.Cond.SinceLogical; v != 0 {
+		fmt.Fprintf(&b, " [logical protocol %d+]", v)
+	}
+	if w := it.Cond.When; w != nil {
+		if len(w.Tags) == 0 {
+			b.WriteString(" [if " + w.Field + " set]")
 		} else {
-			fmt.Fprintf(&b, " [if %s in %q]", it.When.Field, it.When.Tags)
+			fmt.Fprintf(&b, " [if %s in %q]", w.Field, w.Tags)
 		}
 	}
 	return b.String()

@@ -18,7 +18,7 @@ type Bind struct {
 	//
 	// The value of the parameter. n is the above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
 	Params [][]byte
 
 	// The result-column format code.
@@ -32,7 +32,8 @@ func (*Bind) Slug() string {
 	return "bind"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*Bind) Majors() MajorSet {
 	return bindMajors
 }

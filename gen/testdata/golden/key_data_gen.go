@@ -10,19 +10,15 @@ package codec
 //
 // Documented in PostgreSQL 10–11.
 //
-// Layout changes: PostgreSQL 11: changes SecretKey from raw32:SecretKey to
-// rest(3.0:4..4)(3.2:4..256):SecretKey.
+// Layout changes: PostgreSQL 11: SecretKey changes from Int32 to Byten.
 type KeyData struct {
 	// The process ID of this backend.
 	ProcessID uint32
 
 	// The secret key of this backend. This field extends to the end of the message.
 	//
-	// From protocol 3.0 on it is 4 bytes long.
-	//
-	// From protocol 3.2 on it is 4 to 256 bytes long.
-	//
-	// Overlay: 4 bytes before protocol 3.2
+	// Its length depends on Params.ProtocolMinor: 4 bytes from protocol 3.0, 4 to 256 bytes from
+	// protocol 3.2.
 	SecretKey []byte
 }
 
@@ -33,7 +29,8 @@ func (*KeyData) Slug() string {
 	return "key-data"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*KeyData) Majors() MajorSet {
 	return keyDataMajors
 }

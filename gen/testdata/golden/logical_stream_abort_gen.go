@@ -13,10 +13,9 @@ type StreamAbort struct {
 
 	// The LSN of the abort operation, present only when streaming is set to parallel.
 	//
-	// Present only with parallel streaming (Params.ParallelStreaming), protocol version 4 and
-	// later (Params.LogicalVersion).
-	//
-	// Overlay: only with parallel streaming
+	// Present only with parallel streaming: when Params.Streaming has ParallelStreaming and
+	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	AbortLSN uint64
 }
 
@@ -27,7 +26,8 @@ func (*StreamAbort) Slug() string {
 	return "logical-stream-abort"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*StreamAbort) Majors() MajorSet {
 	return streamAbortMajors
 }

@@ -7,8 +7,6 @@ package codec
 // Documented in PostgreSQL 10–11.
 type StartupMessage struct {
 	// The protocol version number.
-	//
-	// Overlay: the version is data, whatever the manual prints
 	Version uint32
 
 	// The protocol version number is followed by one or more pairs of parameter name and value
@@ -16,9 +14,9 @@ type StartupMessage struct {
 	Params []Param
 }
 
-// Param is one element of a repeated group: The protocol version number is followed by one
-// or more pairs of parameter name and value strings. A zero byte is required as a terminator
-// after the last name/value pair.
+// Param is one element of StartupMessage.Params. The manual opens the group with: “The
+// protocol version number is followed by one or more pairs of parameter name and value
+// strings. A zero byte is required as a terminator after the last name/value pair.”
 type Param struct {
 	// The parameter name.
 	Name string
@@ -34,7 +32,8 @@ func (*StartupMessage) Slug() string {
 	return "startup"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*StartupMessage) Majors() MajorSet {
 	return startupMessageMajors
 }
