@@ -2,14 +2,10 @@ package matrix
 
 import (
 	"bytes"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/pgspec/pgspec/gen/model"
-	"github.com/pgspec/pgspec/spec"
 )
 
 func TestMarks(t *testing.T) {
@@ -23,18 +19,7 @@ func TestMarks(t *testing.T) {
 // manual's is inside the page or the JSON beside it, and it renders the
 // same bytes each time.
 func TestHTMLIsSelfContained(t *testing.T) {
-	specs, err := spec.LoadAll(os.DirFS("../../spec"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ov, err := model.LoadOverlay(os.DirFS("../../spec"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := Build(specs, ModelLayout(ov))
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := committed(t)
 	page, err := h.HTML(Chinese)
 	if err != nil {
 		t.Fatal(err)
