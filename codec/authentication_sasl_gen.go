@@ -45,11 +45,10 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(10)", 4, 10)
-	m.AuthMechanisms = m.AuthMechanisms[:0]
-	for !r.ended() {
-		var v string
-		v, r = r.str("AuthMechanisms", r.zero())
-		m.AuthMechanisms = append(m.AuthMechanisms, v)
+	nAuthMechanisms := r.terminated(0, 1)
+	m.AuthMechanisms = grow(m.AuthMechanisms, nAuthMechanisms)[:nAuthMechanisms]
+	for i := range m.AuthMechanisms {
+		m.AuthMechanisms[i], r = r.str("AuthMechanisms", m.AuthMechanisms[i])
 	}
 	r = r.terminate("AuthMechanisms")
 	return r.done("AuthenticationSASL", len(src))

@@ -57,8 +57,8 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('B').length()
 	}
-	m.DestinationPortal, r = r.str("DestinationPortal", r.zero())
-	m.PreparedStatement, r = r.str("PreparedStatement", r.zero())
+	m.DestinationPortal, r = r.str("DestinationPortal", m.DestinationPortal)
+	m.PreparedStatement, r = r.str("PreparedStatement", m.PreparedStatement)
 	var nParameterFormatCodes int
 	nParameterFormatCodes, r = r.count16("ParameterFormatCodes", 2)
 	m.ParameterFormatCodes = grow(m.ParameterFormatCodes, nParameterFormatCodes)[:nParameterFormatCodes]

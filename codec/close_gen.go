@@ -44,7 +44,7 @@ func (m *Close) Decode(src []byte, p Params) error {
 		r = r.tag('C').length()
 	}
 	m.ObjectType, r = r.u8("ObjectType")
-	m.Name, r = r.str("Name", r.zero())
+	m.Name, r = r.str("Name", m.Name)
 	return r.done("Close", len(src))
 }
 

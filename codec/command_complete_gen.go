@@ -49,7 +49,7 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('C').length()
 	}
-	m.CommandTag, r = r.str("CommandTag", r.zero())
+	m.CommandTag, r = r.str("CommandTag", m.CommandTag)
 	return r.done("CommandComplete", len(src))
 }
 

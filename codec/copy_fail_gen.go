@@ -39,7 +39,7 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('f').length()
 	}
-	m.Message, r = r.str("Message", r.zero())
+	m.Message, r = r.str("Message", m.Message)
 	return r.done("CopyFail", len(src))
 }
 

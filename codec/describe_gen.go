@@ -44,7 +44,7 @@ func (m *Describe) Decode(src []byte, p Params) error {
 		r = r.tag('D').length()
 	}
 	m.ObjectType, r = r.u8("ObjectType")
-	m.Name, r = r.str("Name", r.zero())
+	m.Name, r = r.str("Name", m.Name)
 	return r.done("Describe", len(src))
 }
 

@@ -57,12 +57,12 @@ func (m *ErrorResponse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('E').length()
 	}
-	m.Fields = m.Fields[:0]
-	for !r.ended() {
-		var e ErrorField
+	nFields := r.terminated(1, 1)
+	m.Fields = grow(m.Fields, nFields)[:nFields]
+	for i := range m.Fields {
+		e := &m.Fields[i]
 		e.Code, r = r.u8("Fields.Code")
-		e.Value, r = r.str("Fields.Value", r.zero())
-		m.Fields = append(m.Fields, e)
+		e.Value, r = r.str("Fields.Value", e.Value)
 	}
 	r = r.terminate("Fields")
 	return r.done("ErrorResponse", len(src))

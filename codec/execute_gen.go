@@ -43,7 +43,7 @@ func (m *Execute) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('E').length()
 	}
-	m.Portal, r = r.str("Portal", r.zero())
+	m.Portal, r = r.str("Portal", m.Portal)
 	m.MaxRows, r = signed[int32](r.u32("MaxRows"))
 	return r.done("Execute", len(src))
 }

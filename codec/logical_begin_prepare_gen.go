@@ -62,7 +62,7 @@ func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 		m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", r.zero())
+	m.GID, r = r.str("GID", m.GID)
 	return r.done("LogicalBeginPrepare", len(src))
 }
 

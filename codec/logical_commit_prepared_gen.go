@@ -71,7 +71,7 @@ func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", r.zero())
+	m.GID, r = r.str("GID", m.GID)
 	return r.done("LogicalCommitPrepared", len(src))
 }
 

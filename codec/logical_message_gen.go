@@ -70,7 +70,7 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 		m.Flags, r = signed[int8](r.u8("Flags"))
 		m.LSN, r = r.u64("LSN")
 	}
-	m.Prefix, r = r.str("Prefix", r.zero())
+	m.Prefix, r = r.str("Prefix", m.Prefix)
 	m.Content, r = r.bytes32("Content", false)
 	return r.done("LogicalMessage", len(src))
 }

@@ -41,7 +41,7 @@ func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('O')
 	m.CommitLSN, r = r.u64("CommitLSN")
-	m.Name, r = r.str("Name", r.zero())
+	m.Name, r = r.str("Name", m.Name)
 	return r.done("LogicalOrigin", len(src))
 }
 

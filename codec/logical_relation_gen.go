@@ -111,8 +111,8 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 	m.Xid = 0
 	r = r.tag('R')
 	m.RelationOID, r = r.u32("RelationOID")
-	m.Namespace, r = r.str("Namespace", r.zero())
-	m.RelationName, r = r.str("RelationName", r.zero())
+	m.Namespace, r = r.str("Namespace", m.Namespace)
+	m.RelationName, r = r.str("RelationName", m.RelationName)
 	m.ReplicaIdentity, r = signed[int8](r.u8("ReplicaIdentity"))
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
@@ -120,7 +120,7 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 	for i := range m.Columns {
 		e := &m.Columns[i]
 		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
-		e.Name, r = r.str("Columns.Name", r.zero())
+		e.Name, r = r.str("Columns.Name", e.Name)
 		if b := r.rest; len(b) >= 8 {
 			e.DataType = binary.BigEndian.Uint32(b[0:])
 			e.TypeModifier = int32(binary.BigEndian.Uint32(b[4:]))
@@ -142,8 +142,8 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 		m.Xid = 0
 	}
 	m.RelationOID, r = r.u32("RelationOID")
-	m.Namespace, r = r.str("Namespace", r.zero())
-	m.RelationName, r = r.str("RelationName", r.zero())
+	m.Namespace, r = r.str("Namespace", m.Namespace)
+	m.RelationName, r = r.str("RelationName", m.RelationName)
 	m.ReplicaIdentity, r = signed[int8](r.u8("ReplicaIdentity"))
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
@@ -151,7 +151,7 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 	for i := range m.Columns {
 		e := &m.Columns[i]
 		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
-		e.Name, r = r.str("Columns.Name", r.zero())
+		e.Name, r = r.str("Columns.Name", e.Name)
 		if b := r.rest; len(b) >= 8 {
 			e.DataType = binary.BigEndian.Uint32(b[0:])
 			e.TypeModifier = int32(binary.BigEndian.Uint32(b[4:]))

@@ -78,7 +78,7 @@ func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 		m.RollbackTime, r = signed[int64](r.u64("RollbackTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", r.zero())
+	m.GID, r = r.str("GID", m.GID)
 	return r.done("LogicalRollbackPrepared", len(src))
 }
 

@@ -86,8 +86,8 @@ func (m *LogicalType) read10(r reader, p Params) reader {
 	m.Xid = 0
 	r = r.tag('Y')
 	m.DataType, r = r.u32("DataType")
-	m.Namespace, r = r.str("Namespace", r.zero())
-	m.Name, r = r.str("Name", r.zero())
+	m.Namespace, r = r.str("Namespace", m.Namespace)
+	m.Name, r = r.str("Name", m.Name)
 	return r
 }
 
@@ -100,8 +100,8 @@ func (m *LogicalType) read14(r reader, p Params) reader {
 		m.Xid = 0
 	}
 	m.DataType, r = r.u32("DataType")
-	m.Namespace, r = r.str("Namespace", r.zero())
-	m.Name, r = r.str("Name", r.zero())
+	m.Namespace, r = r.str("Namespace", m.Namespace)
+	m.Name, r = r.str("Name", m.Name)
 	return r
 }
 

@@ -57,7 +57,7 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	nUnrecognizedOptions, r = r.count("UnrecognizedOptions", 4, 1)
 	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)[:nUnrecognizedOptions]
 	for i := range m.UnrecognizedOptions {
-		m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions", r.zero())
+		m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions", m.UnrecognizedOptions[i])
 	}
 	return r.done("NegotiateProtocolVersion", len(src))
 }

@@ -47,8 +47,8 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 		r = r.tag('A').length()
 	}
 	m.ProcessID, r = r.u32("ProcessID")
-	m.Channel, r = r.str("Channel", r.zero())
-	m.Payload, r = r.str("Payload", r.zero())
+	m.Channel, r = r.str("Channel", m.Channel)
+	m.Payload, r = r.str("Payload", m.Payload)
 	return r.done("NotificationResponse", len(src))
 }
 

@@ -42,8 +42,8 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('S').length()
 	}
-	m.Name, r = r.str("Name", r.zero())
-	m.Value, r = r.str("Value", r.zero())
+	m.Name, r = r.str("Name", m.Name)
+	m.Value, r = r.str("Value", m.Value)
 	return r.done("ParameterStatus", len(src))
 }
 

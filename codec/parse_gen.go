@@ -49,8 +49,8 @@ func (m *Parse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('P').length()
 	}
-	m.Name, r = r.str("Name", r.zero())
-	m.Query, r = r.str("Query", r.zero())
+	m.Name, r = r.str("Name", m.Name)
+	m.Query, r = r.str("Query", m.Query)
 	var nParameterOIDs int
 	nParameterOIDs, r = r.count16("ParameterOIDs", 4)
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)[:nParameterOIDs]

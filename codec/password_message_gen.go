@@ -40,7 +40,7 @@ func (m *PasswordMessage) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('p').length()
 	}
-	m.Password, r = r.str("Password", r.zero())
+	m.Password, r = r.str("Password", m.Password)
 	return r.done("PasswordMessage", len(src))
 }
 

@@ -39,7 +39,7 @@ func (m *Query) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('Q').length()
 	}
-	m.String, r = r.str("String", r.zero())
+	m.String, r = r.str("String", m.String)
 	return r.done("Query", len(src))
 }
 

@@ -43,8 +43,8 @@ func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('n')
-	m.FileName, r = r.str("FileName", r.zero())
-	m.Location, r = r.str("Location", r.zero())
+	m.FileName, r = r.str("FileName", m.FileName)
+	m.Location, r = r.str("Location", m.Location)
 	return r.done("BackupNewArchive", len(src))
 }
 

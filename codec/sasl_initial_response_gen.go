@@ -51,7 +51,7 @@ func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('p').length()
 	}
-	m.AuthMechanism, r = r.str("AuthMechanism", r.zero())
+	m.AuthMechanism, r = r.str("AuthMechanism", m.AuthMechanism)
 	m.Data, r = r.bytes32("Data", true)
 	return r.done("SASLInitialResponse", len(src))
 }

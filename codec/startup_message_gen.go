@@ -68,12 +68,12 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	m.ProtocolVersion, r = r.u32("ProtocolVersion")
-	m.Parameters = m.Parameters[:0]
-	for !r.ended() {
-		var e StartupParameter
-		e.Name, r = r.str("Parameters.Name", r.zero())
-		e.Value, r = r.str("Parameters.Value", r.zero())
-		m.Parameters = append(m.Parameters, e)
+	nParameters := r.terminated(0, 2)
+	m.Parameters = grow(m.Parameters, nParameters)[:nParameters]
+	for i := range m.Parameters {
+		e := &m.Parameters[i]
+		e.Name, r = r.str("Parameters.Name", e.Name)
+		e.Value, r = r.str("Parameters.Value", e.Value)
 	}
 	r = r.terminate("Parameters")
 	return r.done("StartupMessage", len(src))
