@@ -17,7 +17,7 @@ generate:
 	$(GO) generate ./...
 
 spec:
-	$(GO) run ./cmd/pgspec extract --docs $(DOCS) --out spec
+	$(GO) run ./cmd/pgspec extract --docs $(DOCS) --spec spec --out spec
 
 test:
 	$(GO) test -count=1 ./...
@@ -36,7 +36,7 @@ tidy-check:
 check-spec:
 	@if [ -d "$(DOCS)" ]; then \
 		tmp=$$(mktemp -d) && \
-		$(GO) run ./cmd/pgspec extract --docs $(DOCS) --out $$tmp >/dev/null && \
+		$(GO) run ./cmd/pgspec extract --docs $(DOCS) --spec spec --out $$tmp >/dev/null && \
 		for f in spec/pg*.json; do cmp -s $$f $$tmp/$$(basename $$f) || { echo "$$f is stale: run make spec"; rm -rf $$tmp; exit 1; }; done; \
 		[ $$(ls $$tmp/pg*.json | wc -l) -eq $$(ls spec/pg*.json | wc -l) ] || { echo "spec/ lacks or has extra pgNN.json: run make spec"; exit 1; }; \
 		rm -rf $$tmp; echo "spec/ is current"; \

@@ -23,7 +23,7 @@ func (*AuthenticationGSS) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
 	if !authenticationGSSMajors.Has(p.Major) {
 		return &VersionError{

@@ -23,7 +23,7 @@ func (*AuthenticationKerberosV5) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationKerberosV5) Decode(src []byte, p Params) error {
 	if !authenticationKerberosV5Majors.Has(p.Major) {
 		return &VersionError{

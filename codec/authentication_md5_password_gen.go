@@ -26,7 +26,7 @@ func (*AuthenticationMD5Password) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 	if !authenticationMD5PasswordMajors.Has(p.Major) {
 		return &VersionError{

@@ -23,7 +23,7 @@ func (*AuthenticationSSPI) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationSSPI) Decode(src []byte, p Params) error {
 	if !authenticationSSPIMajors.Has(p.Major) {
 		return &VersionError{

@@ -11,8 +11,7 @@ package codec
 //
 // Documented in PostgreSQL 10–19.
 //
-// Layout changes: PostgreSQL 18: changes SecretKey from raw32:SecretKey to
-// rest(3.0:4..4)(3.2:4..256):SecretKey.
+// Layout changes: PostgreSQL 18: SecretKey changes from Int32 to Byten.
 type BackendKeyData struct {
 	// The process ID of this backend.
 	ProcessID uint32
@@ -26,15 +25,11 @@ type BackendKeyData struct {
 	// middleware applications are layered on top of each other, each of which may wrap the key
 	// with extra data.
 	//
-	// From protocol 3.0 on it is 4 bytes long.
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	//
-	// From protocol 3.2 on it is 4 to 256 bytes long.
-	//
-	// Overlay: 'Before protocol version 3.2, the secret key was always 4 bytes long' and 'The
-	// minimum and maximum key length are 4 and 256 bytes' (the CancelRequest page says only the
-	// maximum; the server sends and accepts at least 4). A PostgreSQL 18 server still speaks 3.0
-	// to clients that ask for it, so the length is decided by Params.ProtocolMinor, not by the
-	// major.
+	// Its length depends on Params.ProtocolMinor: 4 bytes from protocol 3.0, 4 to 256 bytes from
+	// protocol 3.2.
 	SecretKey []byte
 }
 
@@ -51,7 +46,7 @@ func (*BackendKeyData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackendKeyData) Decode(src []byte, p Params) error {
 	if !backendKeyDataMajors.Has(p.Major) {
 		return &VersionError{

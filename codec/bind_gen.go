@@ -23,7 +23,10 @@ type Bind struct {
 	// The value of the parameter, in the format indicated by the associated format code. n is
 	// the above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Parameters [][]byte
 
 	// The result-column format codes. Each must presently be zero (text) or one (binary).
@@ -43,7 +46,7 @@ func (*Bind) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Bind) Decode(src []byte, p Params) error {
 	if !bindMajors.Has(p.Major) {
 		return &VersionError{

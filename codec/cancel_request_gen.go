@@ -8,8 +8,7 @@ package codec
 //
 // Documented in PostgreSQL 10–19.
 //
-// Layout changes: PostgreSQL 18: changes SecretKey from raw32:SecretKey to
-// rest(3.0:4..4)(3.2:4..256):SecretKey.
+// Layout changes: PostgreSQL 18: SecretKey changes from Int32 to Byten.
 type CancelRequest struct {
 	// The process ID of the target backend.
 	ProcessID uint32
@@ -17,15 +16,11 @@ type CancelRequest struct {
 	// The secret key for the target backend. This field extends to the end of the message,
 	// indicated by the length field. The maximum key length is 256 bytes.
 	//
-	// From protocol 3.0 on it is 4 bytes long.
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	//
-	// From protocol 3.2 on it is 4 to 256 bytes long.
-	//
-	// Overlay: 'Before protocol version 3.2, the secret key was always 4 bytes long' and 'The
-	// minimum and maximum key length are 4 and 256 bytes' (the CancelRequest page says only the
-	// maximum; the server sends and accepts at least 4). A PostgreSQL 18 server still speaks 3.0
-	// to clients that ask for it, so the length is decided by Params.ProtocolMinor, not by the
-	// major.
+	// Its length depends on Params.ProtocolMinor: 4 bytes from protocol 3.0, 4 to 256 bytes from
+	// protocol 3.2.
 	SecretKey []byte
 }
 
@@ -42,7 +37,7 @@ func (*CancelRequest) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CancelRequest) Decode(src []byte, p Params) error {
 	if !cancelRequestMajors.Has(p.Major) {
 		return &VersionError{

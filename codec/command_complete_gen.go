@@ -35,7 +35,7 @@ func (*CommandComplete) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CommandComplete) Decode(src []byte, p Params) error {
 	if !commandCompleteMajors.Has(p.Major) {
 		return &VersionError{

@@ -33,7 +33,7 @@ func (*CopyBothResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyBothResponse) Decode(src []byte, p Params) error {
 	if !copyBothResponseMajors.Has(p.Major) {
 		return &VersionError{

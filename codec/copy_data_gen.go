@@ -11,6 +11,9 @@ type CopyData struct {
 	// Data that forms part of a COPY data stream. Messages sent from the backend will always
 	// correspond to single data rows, but messages sent by frontends might divide the data
 	// stream arbitrarily.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -27,7 +30,7 @@ func (*CopyData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyData) Decode(src []byte, p Params) error {
 	if !copyDataMajors.Has(p.Major) {
 		return &VersionError{

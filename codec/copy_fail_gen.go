@@ -25,7 +25,7 @@ func (*CopyFail) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyFail) Decode(src []byte, p Params) error {
 	if !copyFailMajors.Has(p.Major) {
 		return &VersionError{

@@ -32,7 +32,7 @@ func (*CopyInResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyInResponse) Decode(src []byte, p Params) error {
 	if !copyInResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -32,7 +32,7 @@ func (*CopyOutResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 	if !copyOutResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -13,7 +13,10 @@ type DataRow struct {
 	// The value of the column, in the format indicated by the associated format code. n is the
 	// above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Values [][]byte
 }
 
@@ -30,7 +33,7 @@ func (*DataRow) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *DataRow) Decode(src []byte, p Params) error {
 	if !dataRowMajors.Has(p.Major) {
 		return &VersionError{

@@ -24,7 +24,7 @@ func (*EmptyQueryResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
 	if !emptyQueryResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -10,15 +10,13 @@ package codec
 type ErrorResponse struct {
 	// The message body consists of one or more identified fields, followed by a zero byte as a
 	// terminator. Fields can appear in any order. For each field there is the following:
-	//
-	// Overlay: One element per identified field; ErrorResponse and NoticeResponse share the
-	// element type because the manual gives them the same layout.
 	Fields []ErrorField
 }
 
-// ErrorField is one element of a repeated group: The message body consists of one or more
-// identified fields, followed by a zero byte as a terminator. Fields can appear in any
-// order. For each field there is the following:
+// ErrorField is one element of ErrorResponse.Fields and NoticeResponse.Fields. The manual
+// opens the group with: “The message body consists of one or more identified fields,
+// followed by a zero byte as a terminator. Fields can appear in any order. For each field
+// there is the following:”
 type ErrorField struct {
 	// A code identifying the field type; if zero, this is the message terminator and no string
 	// follows. The presently defined field types are listed in Section 52.8. Since more field
@@ -43,7 +41,7 @@ func (*ErrorResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *ErrorResponse) Decode(src []byte, p Params) error {
 	if !errorResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -29,7 +29,7 @@ func (*Execute) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Execute) Decode(src []byte, p Params) error {
 	if !executeMajors.Has(p.Major) {
 		return &VersionError{

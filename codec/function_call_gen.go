@@ -19,7 +19,10 @@ type FunctionCall struct {
 	// The value of the argument, in the format indicated by the associated format code. n is the
 	// above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Arguments [][]byte
 
 	// The format code for the function result. Must presently be zero (text) or one (binary).
@@ -39,7 +42,7 @@ func (*FunctionCall) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *FunctionCall) Decode(src []byte, p Params) error {
 	if !functionCallMajors.Has(p.Major) {
 		return &VersionError{

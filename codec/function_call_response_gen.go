@@ -12,7 +12,10 @@ type FunctionCallResponse struct {
 	// The value of the function result, in the format indicated by the associated format code. n
 	// is the above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Result []byte
 }
 
@@ -29,7 +32,7 @@ func (*FunctionCallResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *FunctionCallResponse) Decode(src []byte, p Params) error {
 	if !functionCallResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -20,7 +20,7 @@ func (*GSSEncRequest) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *GSSEncRequest) Decode(src []byte, p Params) error {
 	if !gssEncRequestMajors.Has(p.Major) {
 		return &VersionError{

@@ -34,7 +34,7 @@ func (*LogicalBegin) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalBegin) Decode(src []byte, p Params) error {
 	if !logicalBeginMajors.Has(p.Major) {
 		return &VersionError{

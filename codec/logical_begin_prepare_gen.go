@@ -40,7 +40,7 @@ func (*LogicalBeginPrepare) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 	if !logicalBeginPrepareMajors.Has(p.Major) {
 		return &VersionError{

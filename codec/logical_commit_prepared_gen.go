@@ -11,10 +11,6 @@ import "encoding/binary"
 // Documented in PostgreSQL 15–19.
 type LogicalCommitPrepared struct {
 	// Flags; currently unused.
-	//
-	// Overlay: 'Flags; currently unused': Int8 up to 14, Int8(0) from 15. Kept a field in every
-	// major so the Go type does not change; the codec does not reject other values because the
-	// manual reserves them for future use.
 	Flags int8
 
 	// The LSN of the commit of the prepared transaction.
@@ -47,7 +43,7 @@ func (*LogicalCommitPrepared) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 	if !logicalCommitPreparedMajors.Has(p.Major) {
 		return &VersionError{

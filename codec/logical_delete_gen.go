@@ -16,14 +16,12 @@ type LogicalDelete struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
-	// (Params.LogicalVersion).
+	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	//
-	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
-	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
-	// bytes cannot tell; Params.Streamed says so.
-	//
-	// Only in PostgreSQL 14–19.
+	// Only in PostgreSQL 14–19; with another Params.Major, Decode sets it to 0 and Encode
+	// writes nothing for it.
 	Xid uint32
 
 	// ID of the relation corresponding to the ID in the relation message.
@@ -34,9 +32,6 @@ type LogicalDelete struct {
 	//
 	// Byte1('O'): Identifies the following TupleData message as an old tuple. This field is
 	// present if the table in which the delete happened has REPLICA IDENTITY set to FULL.
-	//
-	// Overlay: 'The Delete message may contain either a 'K' message part or an 'O' message part,
-	// but never both of them': one byte field holding the one that is sent.
 	OldKind byte
 
 	// TupleData message part representing the contents of the old tuple or primary key,
@@ -57,7 +52,7 @@ func (*LogicalDelete) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalDelete) Decode(src []byte, p Params) error {
 	if !logicalDeleteMajors.Has(p.Major) {
 		return &VersionError{

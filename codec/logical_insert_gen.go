@@ -13,14 +13,12 @@ type LogicalInsert struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
-	// (Params.LogicalVersion).
+	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	//
-	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
-	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
-	// bytes cannot tell; Params.Streamed says so.
-	//
-	// Only in PostgreSQL 14–19.
+	// Only in PostgreSQL 14–19; with another Params.Major, Decode sets it to 0 and Encode
+	// writes nothing for it.
 	Xid uint32
 
 	// ID of the relation corresponding to the ID in the relation message.
@@ -43,7 +41,7 @@ func (*LogicalInsert) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalInsert) Decode(src []byte, p Params) error {
 	if !logicalInsertMajors.Has(p.Major) {
 		return &VersionError{

@@ -13,12 +13,9 @@ type LogicalMessage struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
-	// (Params.LogicalVersion).
-	//
-	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
-	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
-	// bytes cannot tell; Params.Streamed says so.
+	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	Xid uint32
 
 	// Flags; Either 0 for no flags or 1 if the logical decoding message is transactional.
@@ -31,6 +28,9 @@ type LogicalMessage struct {
 	Prefix string
 
 	// The content of the logical decoding message.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Content []byte
 }
 
@@ -47,7 +47,7 @@ func (*LogicalMessage) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalMessage) Decode(src []byte, p Params) error {
 	if !logicalMessageMajors.Has(p.Major) {
 		return &VersionError{

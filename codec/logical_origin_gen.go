@@ -30,7 +30,7 @@ func (*LogicalOrigin) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 	if !logicalOriginMajors.Has(p.Major) {
 		return &VersionError{

@@ -15,14 +15,12 @@ type LogicalRelation struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
-	// (Params.LogicalVersion).
+	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	//
-	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
-	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
-	// bytes cannot tell; Params.Streamed says so.
-	//
-	// Only in PostgreSQL 14–19.
+	// Only in PostgreSQL 14–19; with another Params.Major, Decode sets it to 0 and Encode
+	// writes nothing for it.
 	Xid uint32
 
 	// ID of the relation.
@@ -41,8 +39,8 @@ type LogicalRelation struct {
 	Columns []RelationColumn
 }
 
-// RelationColumn is one element of a repeated group: Next, the following message part
-// appears for each column (except generated columns):
+// RelationColumn is one element of LogicalRelation.Columns. The manual opens the group with:
+// “Next, the following message part appears for each column (except generated columns):”
 type RelationColumn struct {
 	// Flags for the column. Currently can be either 0 for no flags or 1 which marks the column
 	// as part of the key.
@@ -71,7 +69,7 @@ func (*LogicalRelation) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalRelation) Decode(src []byte, p Params) error {
 	if !logicalRelationMajors.Has(p.Major) {
 		return &VersionError{

@@ -21,27 +21,23 @@ type LogicalStreamAbort struct {
 
 	// The LSN of the abort. This field is available since protocol version 4.
 	//
-	// Present only with parallel streaming (Params.ParallelStreaming), protocol version 4 and
-	// later (Params.LogicalVersion).
+	// Present only with parallel streaming: when Params.Streaming has ParallelStreaming and
+	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	//
-	// Overlay: 'present only when streaming is set to parallel' (17 on; 16 says only 'available
-	// since protocol version 4'): pgoutput sends the abort LSN and time only to a parallel apply
-	// subscriber, which the bytes cannot tell; Params.ParallelStreaming says so.
-	//
-	// Only in PostgreSQL 16–19.
+	// Only in PostgreSQL 16–19; with another Params.Major, Decode sets it to 0 and Encode
+	// writes nothing for it.
 	AbortLSN uint64
 
 	// Abort timestamp of the transaction. The value is in number of microseconds since
 	// PostgreSQL epoch (2000-01-01). This field is available since protocol version 4.
 	//
-	// Present only with parallel streaming (Params.ParallelStreaming), protocol version 4 and
-	// later (Params.LogicalVersion).
+	// Present only with parallel streaming: when Params.Streaming has ParallelStreaming and
+	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	//
-	// Overlay: 'present only when streaming is set to parallel' (17 on; 16 says only 'available
-	// since protocol version 4'): pgoutput sends the abort LSN and time only to a parallel apply
-	// subscriber, which the bytes cannot tell; Params.ParallelStreaming says so.
-	//
-	// Only in PostgreSQL 16–19.
+	// Only in PostgreSQL 16–19; with another Params.Major, Decode sets it to 0 and Encode
+	// writes nothing for it.
 	AbortTime int64
 }
 
@@ -58,7 +54,7 @@ func (*LogicalStreamAbort) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamAbort) Decode(src []byte, p Params) error {
 	if !logicalStreamAbortMajors.Has(p.Major) {
 		return &VersionError{
@@ -121,13 +117,16 @@ func (m *LogicalStreamAbort) read16(r reader, p Params) reader {
 		m.SubXid, r = r.u32("SubXid")
 	}
 	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
-		m.AbortLSN, r = r.u64("AbortLSN")
+		if b := r.rest; len(b) >= 16 {
+			m.AbortLSN = binary.BigEndian.Uint64(b[0:])
+			m.AbortTime = int64(binary.BigEndian.Uint64(b[8:]))
+			r.rest = b[16:]
+		} else {
+			m.AbortLSN, r = r.u64("AbortLSN")
+			m.AbortTime, r = signed[int64](r.u64("AbortTime"))
+		}
 	} else {
 		m.AbortLSN = 0
-	}
-	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
-		m.AbortTime, r = signed[int64](r.u64("AbortTime"))
-	} else {
 		m.AbortTime = 0
 	}
 	return r
@@ -160,10 +159,10 @@ func (m *LogicalStreamAbort) write16(w writer, p Params) writer {
 	binary.BigEndian.PutUint32(run[0:], m.Xid)
 	binary.BigEndian.PutUint32(run[4:], m.SubXid)
 	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
-		w = w.u64(m.AbortLSN)
-	}
-	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
-		w = w.u64(uint64(m.AbortTime))
+		var run []byte
+		w, run = w.extend(16)
+		binary.BigEndian.PutUint64(run[0:], m.AbortLSN)
+		binary.BigEndian.PutUint64(run[8:], uint64(m.AbortTime))
 	}
 	return w
 }

@@ -31,7 +31,7 @@ func (*LogicalStreamStart) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
 	if !logicalStreamStartMajors.Has(p.Major) {
 		return &VersionError{

@@ -7,16 +7,15 @@ package codec
 //
 // Documented in PostgreSQL 10–19.
 //
-// Layout changes: PostgreSQL 14: changes Columns from group:Columns/count16
-// TupleDataColumn{choice("nut"):Kind bytes[Kind in "tb"]:Data} to group:Columns/count16
-// TupleDataColumn{choice("nutb"):Kind bytes[Kind in "tb"]:Data}.
+// Layout changes: PostgreSQL 14: Columns.Kind may also be 'b'.
 type TupleData struct {
 	// Next, one of the following submessages appears for each column (except generated columns):
 	Columns []TupleDataColumn
 }
 
-// TupleDataColumn is one element of a repeated group: Next, one of the following submessages
-// appears for each column (except generated columns):
+// TupleDataColumn is one element of TupleData.Columns. The manual opens the group with:
+// “Next, one of the following submessages appears for each column (except generated
+// columns):”
 type TupleDataColumn struct {
 	// Byte1('n'): Identifies the data as NULL value.
 	//
@@ -25,19 +24,16 @@ type TupleDataColumn struct {
 	// Byte1('t'): Identifies the data as text formatted value.
 	//
 	// Byte1('b'): Identifies the data as binary formatted value.
-	//
-	// Overlay: 'one of the following submessages appears for each column': the alternatives
-	// Byte1('n'), 'u', 't' (and 'b' from 14) become one byte field holding the tag.
 	Kind byte
 
 	// The value of the column, either in binary or in text format. (As specified in the
 	// preceding format byte). n is the above length.
 	//
-	// Present only when Kind is one of 't', 'b'.
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	//
-	// Overlay: From 14 on the manual prints the Int32 length and Byten after Byte1('b') only,
-	// but text columns carry them too: 10-13 print them after Byte1('t'), and pgoutput
-	// (logicalrep_write_tuple) writes a length and the data for both 't' and 'b'.
+	// Present only when Kind is 't' or 'b'. Otherwise Decode sets it to nil and Encode writes
+	// nothing for it.
 	Data []byte
 }
 
@@ -54,7 +50,7 @@ func (*TupleData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *TupleData) Decode(src []byte, p Params) error {
 	if !tupleDataMajors.Has(p.Major) {
 		return &VersionError{

@@ -16,14 +16,12 @@ type LogicalUpdate struct {
 	// Xid of the transaction (only present for streamed transactions). This field is available
 	// since protocol version 2.
 	//
-	// Present only inside a streamed transaction (Params.Streamed), protocol version 2 and later
-	// (Params.LogicalVersion).
+	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	//
-	// Overlay: 'Xid of the transaction (only present for streamed transactions)': pgoutput
-	// writes it only between Stream Start and Stream Stop (protocol version 2 and up), which the
-	// bytes cannot tell; Params.Streamed says so.
-	//
-	// Only in PostgreSQL 14–19.
+	// Only in PostgreSQL 14–19; with another Params.Major, Decode sets it to 0 and Encode
+	// writes nothing for it.
 	Xid uint32
 
 	// ID of the relation corresponding to the ID in the relation message.
@@ -38,17 +36,13 @@ type LogicalUpdate struct {
 	// set to FULL.
 	//
 	// 0 when none of them is present.
-	//
-	// Overlay: 'The Update message may contain either a 'K' message part or an 'O' message part
-	// or neither of them, but never both of them': one byte field, 0 when neither is sent.
 	OldKind byte
 
 	// TupleData message part representing the contents of the old tuple or primary key. Only
 	// present if the previous 'O' or 'K' part is present.
 	//
-	// Present only when OldKind is not 0.
-	//
-	// Overlay: 'Only present if the previous 'O' or 'K' part is present.'
+	// Present only when OldKind != 0. Otherwise Decode sets it to empty and Encode writes
+	// nothing for it.
 	Old TupleData
 
 	// TupleData message part representing the contents of a new tuple.
@@ -68,7 +62,7 @@ func (*LogicalUpdate) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalUpdate) Decode(src []byte, p Params) error {
 	if !logicalUpdateMajors.Has(p.Major) {
 		return &VersionError{

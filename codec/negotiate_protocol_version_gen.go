@@ -11,12 +11,6 @@ package codec
 type NegotiateProtocolVersion struct {
 	// Newest minor protocol version supported by the server for the major protocol version
 	// requested by the client.
-	//
-	// Overlay: Real traffic contradicts the manual's 'Newest minor protocol version': a
-	// PostgreSQL 15.18 server asked for 3.2 sent 76 00 00 00 1d 00 03 00 00 …, the whole
-	// version number (3<<16 | minor), which is what the server code writes (PG_PROTOCOL_LATEST)
-	// and libpq compares. Named for what is on the wire; the minor is the low 16 bits. Evidence:
-	// TestProtocolNegotiation in internal/pgclient.
 	NewestProtocolVersion int32
 
 	// Then, for protocol option not recognized by the server, there is the following:
@@ -38,7 +32,7 @@ func (*NegotiateProtocolVersion) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	if !negotiateProtocolVersionMajors.Has(p.Major) {
 		return &VersionError{

@@ -10,9 +10,6 @@ package codec
 type NoticeResponse struct {
 	// The message body consists of one or more identified fields, followed by a zero byte as a
 	// terminator. Fields can appear in any order. For each field there is the following:
-	//
-	// Overlay: One element per identified field; ErrorResponse and NoticeResponse share the
-	// element type because the manual gives them the same layout.
 	Fields []ErrorField
 }
 
@@ -29,7 +26,7 @@ func (*NoticeResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *NoticeResponse) Decode(src []byte, p Params) error {
 	if !noticeResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -32,7 +32,7 @@ func (*NotificationResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *NotificationResponse) Decode(src []byte, p Params) error {
 	if !notificationResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -28,7 +28,7 @@ func (*ParameterStatus) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *ParameterStatus) Decode(src []byte, p Params) error {
 	if !parameterStatusMajors.Has(p.Major) {
 		return &VersionError{

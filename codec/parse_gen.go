@@ -35,7 +35,7 @@ func (*Parse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Parse) Decode(src []byte, p Params) error {
 	if !parseMajors.Has(p.Major) {
 		return &VersionError{

@@ -26,7 +26,7 @@ func (*PasswordMessage) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *PasswordMessage) Decode(src []byte, p Params) error {
 	if !passwordMessageMajors.Has(p.Major) {
 		return &VersionError{

@@ -109,7 +109,7 @@ func pglogreplCorpus(t *testing.T) (out []struct {
 			for _, seed := range []int{0, 1, 2} {
 				v := reflect.New(types[msg.Slug])
 				f := &filler{n: seed, p: p, mod: mod, major: p.Major}
-				f.fill(v.Elem(), f.layout(msg.GoName).Items)
+				f.fill(v.Elem(), f.layout(msg.Slug).Items)
 				if lm, ok := v.Interface().(*codec.LogicalMessage); ok {
 					lm.Flags = int8(seed % 2) // pglogrepl keeps only "transactional"
 				}

@@ -294,10 +294,6 @@ func (r reader) choice(field string, tags string, optional bool) (byte, reader) 
 	return 0, r.fail(field, unknownTag(r.rest[0], tags))
 }
 
-// ended reports whether a zero-terminated list ends here (or the input
-// does); terminate then consumes the zero byte.
-func (r reader) ended() bool { return len(r.rest) == 0 || r.rest[0] == 0 }
-
 // terminate consumes a zero-terminated list's terminator; a list that runs
 // out of input fails with ErrUnterminated.
 func (r reader) terminate(field string) reader {

@@ -28,7 +28,7 @@ func (*ReadyForQuery) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 	if !readyForQueryMajors.Has(p.Major) {
 		return &VersionError{

@@ -10,6 +10,9 @@ package codec
 // Documented in PostgreSQL 15–19.
 type BackupData struct {
 	// Data bytes.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -26,7 +29,7 @@ func (*BackupData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackupData) Decode(src []byte, p Params) error {
 	if !backupDataMajors.Has(p.Major) {
 		return &VersionError{

@@ -46,7 +46,7 @@ func (*HotStandbyFeedback) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
 	if !hotStandbyFeedbackMajors.Has(p.Major) {
 		return &VersionError{

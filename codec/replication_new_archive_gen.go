@@ -33,7 +33,7 @@ func (*BackupNewArchive) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 	if !backupNewArchiveMajors.Has(p.Major) {
 		return &VersionError{

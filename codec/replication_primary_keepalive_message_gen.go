@@ -36,7 +36,7 @@ func (*PrimaryKeepalive) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
 	if !primaryKeepaliveMajors.Has(p.Major) {
 		return &VersionError{

@@ -27,7 +27,7 @@ func (*BackupProgress) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackupProgress) Decode(src []byte, p Params) error {
 	if !backupProgressMajors.Has(p.Major) {
 		return &VersionError{

@@ -42,7 +42,7 @@ func (*StandbyStatusUpdate) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
 	if !standbyStatusUpdateMajors.Has(p.Major) {
 		return &VersionError{

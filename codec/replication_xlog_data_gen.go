@@ -25,6 +25,9 @@ type XLogData struct {
 	// using continuation records, it can be split at the page boundary. In other words, the
 	// first main WAL record and its continuation records can be sent in different XLogData
 	// messages.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	WALData []byte
 }
 
@@ -41,7 +44,7 @@ func (*XLogData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *XLogData) Decode(src []byte, p Params) error {
 	if !xLogDataMajors.Has(p.Major) {
 		return &VersionError{

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/pgspec/pgspec/codec"
@@ -66,7 +65,7 @@ type filler struct {
 func (f *filler) next() int { f.n++; return f.n }
 
 func (f *filler) present(it *model.Item, v reflect.Value) bool {
-	switch it.Gate {
+	switch it.Cond.Gate {
 	case model.GateStreamed:
 		if f.p.Streaming&codec.Streamed == 0 {
 			return false
@@ -76,12 +75,12 @@ func (f *filler) present(it *model.Item, v reflect.Value) bool {
 			return false
 		}
 	}
-	if f.p.LogicalVersion < it.SinceLogical {
+	if f.p.LogicalVersion < it.Cond.SinceLogical {
 		return false
 	}
-	if it.When != nil {
-		k := byte(v.FieldByName(it.When.Field).Uint())
-		if k == 0 || it.When.Tags != "" && !strings.ContainsRune(it.When.Tags, rune(k)) {
+	if w := it.Cond.When; w != nil {
+		k := byte(v.FieldByName(w.Field).Uint())
+		if k == 0 || len(w.Tags) > 0 && !bytes.Contains(w.Tags, []byte{k}) {
 			return false
 		}
 	}
@@ -132,9 +131,9 @@ func (f *filler) value(it *model.Item, typ reflect.Type, i int) reflect.Value {
 	case model.OpByte:
 		v.SetUint(uint64('a' + n%26))
 	case model.OpChoice:
-		tags := it.Tags
-		if it.Optional {
-			tags = "\x00" + tags
+		tags := it.Choice.Tags
+		if it.Choice.Optional {
+			tags = append([]byte{0}, tags...)
 		}
 		v.SetUint(uint64(tags[n%len(tags)]))
 	case model.OpString:
@@ -167,10 +166,10 @@ func (f *filler) value(it *model.Item, typ reflect.Type, i int) reflect.Value {
 	return v
 }
 
-// layout is the layout of the message named goName in f's major.
-func (f *filler) layout(goName string) *model.Layout {
+// layout is the layout of the message slug in f's major.
+func (f *filler) layout(slug string) *model.Layout {
 	for _, m := range f.mod.Messages {
-		if m.GoName != goName {
+		if m.Slug != slug {
 			continue
 		}
 		for _, l := range m.Layouts {
@@ -181,7 +180,7 @@ func (f *filler) layout(goName string) *model.Layout {
 			}
 		}
 	}
-	panic("no layout of " + goName)
+	panic("no layout of " + slug)
 }
 
 // TestRoundTrip encodes every message of every major, in every state its

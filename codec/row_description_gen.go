@@ -14,8 +14,8 @@ type RowDescription struct {
 	Fields []FieldDescription
 }
 
-// FieldDescription is one element of a repeated group: Then, for each field, there is the
-// following:
+// FieldDescription is one element of RowDescription.Fields. The manual opens the group with:
+// “Then, for each field, there is the following:”
 type FieldDescription struct {
 	// The field name.
 	Name string
@@ -58,7 +58,7 @@ func (*RowDescription) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *RowDescription) Decode(src []byte, p Params) error {
 	if !rowDescriptionMajors.Has(p.Major) {
 		return &VersionError{

@@ -16,11 +16,10 @@ type SASLInitialResponse struct {
 
 	// SASL mechanism specific "Initial Response".
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
 	//
-	// Overlay: The length row says '-1 if there is no Initial Response' without the manual's
-	// usual '-1 indicates a NULL' wording, so the extractor does not mark it; nil stands for the
-	// absent response.
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -37,7 +36,7 @@ func (*SASLInitialResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 	if !saslInitialResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -10,6 +10,9 @@ package codec
 // Documented in PostgreSQL 10–19.
 type SASLResponse struct {
 	// SASL mechanism specific message data.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -26,7 +29,7 @@ func (*SASLResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *SASLResponse) Decode(src []byte, p Params) error {
 	if !saslResponseMajors.Has(p.Major) {
 		return &VersionError{

@@ -20,7 +20,7 @@ func (*SSLRequest) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *SSLRequest) Decode(src []byte, p Params) error {
 	if !sslRequestMajors.Has(p.Major) {
 		return &VersionError{

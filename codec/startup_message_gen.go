@@ -9,10 +9,6 @@ type StartupMessage struct {
 	// The protocol version number. The most significant 16 bits are the major version number (3
 	// for the protocol described here). The least significant 16 bits are the minor version
 	// number (0 for the protocol described here).
-	//
-	// Overlay: The manual prints Int32(196608) (3.0) up to 17, Int32(196610) (3.2) in 18 and
-	// Int32 in 19, but every server since 10 accepts 3.0 and 18 and 19 accept 3.0 and 3.2: the
-	// version the client asks for is data, not a constant.
 	ProtocolVersion uint32
 
 	// The protocol version number is followed by one or more pairs of parameter name and value
@@ -22,10 +18,11 @@ type StartupMessage struct {
 	Parameters []StartupParameter
 }
 
-// StartupParameter is one element of a repeated group: The protocol version number is
-// followed by one or more pairs of parameter name and value strings. A zero byte is required
-// as a terminator after the last name/value pair. Parameters can appear in any order. user
-// is required, others are optional. Each parameter is specified as:
+// StartupParameter is one element of StartupMessage.Parameters. The manual opens the group
+// with: “The protocol version number is followed by one or more pairs of parameter name
+// and value strings. A zero byte is required as a terminator after the last name/value pair.
+// Parameters can appear in any order. user is required, others are optional. Each parameter
+// is specified as:”
 type StartupParameter struct {
 	// The parameter name. Currently recognized names are: user The database user name to connect
 	// as. Required; there is no default. database The database to connect to. Defaults to the
@@ -57,7 +54,7 @@ func (*StartupMessage) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *StartupMessage) Decode(src []byte, p Params) error {
 	if !startupMessageMajors.Has(p.Major) {
 		return &VersionError{

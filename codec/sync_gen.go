@@ -22,7 +22,7 @@ func (*Sync) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Sync) Decode(src []byte, p Params) error {
 	if !syncMajors.Has(p.Major) {
 		return &VersionError{

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strconv"
 
 	"github.com/pgspec/pgspec/gen/matrix"
@@ -14,85 +9,61 @@ import (
 )
 
 func init() {
-	commands["diff"] = command{"classify and diff every message that differs between two majors", runDiff}
+	commands["diff"] = command{args: "A B [MESSAGE]", summary: "classify and diff every message that differs between two majors",
+		more: "A and B are majors (14 18); MESSAGE is a slug or a Go type name.", run: runDiff}
 }
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("diff", stderr)
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pgspec diff A B [SLUG] [--lang en|zh] [--spec DIR]")
-		fl.PrintDefaults()
-	}
-	dir := specDirFlag(fl)
-	langFlag := fl.String("lang", "en", "language: en or zh")
-	pos, err := parseInterleaved(fl, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) < 2 || len(pos) > 3 {
-		fmt.Fprintf(stderr, "pgspec diff: want 2 or 3 arguments, got %d\n", len(pos))
-		fl.Usage()
-		return 2
+	c := newCLI("diff", stdout, stderr)
+	dir := c.specFlag()
+	langFlag := c.String("lang", "en", "language: en or zh")
+	pos, code, done := c.parse(args, 2, 3)
+	if done {
+		return code
 	}
 	lang, err := matrix.ParseLang(*langFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec diff: %v\n", err)
-		return 2
+		return c.usageError("%v", err)
+	}
+	src, err := openSpec(*dir)
+	if err != nil {
+		return c.fail(1, "%v", err)
+	}
+	all, err := src.all()
+	if err != nil {
+		return c.fail(1, "%v", err)
 	}
 	var specs [2]*spec.Spec
 	for i, arg := range pos[:2] {
 		major, err := strconv.Atoi(arg)
-		if err != nil {
-			fmt.Fprintf(stderr, "pgspec diff: major %q is not a number\n", arg)
-			return 2
+		if err != nil || major <= 0 {
+			return c.usageError("major %q is not a number", arg)
 		}
-		specs[i], err = spec.Load(os.DirFS(*dir), major)
-		if errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "pgspec diff: major %d is not in the spec (no %s in %s)\n", major, spec.FileName(major), *dir)
-			return 2
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "pgspec diff: %s: %v\n", *dir, err)
-			return 1
+		if specs[i], err = spec.Pick(all, major); err != nil {
+			return c.fail(2, "major %d is not in the %s (it has %d to %d)", major, src.where, all[0].Major, all[len(all)-1].Major)
 		}
 	}
 	var slug string
 	if len(pos) == 3 {
-		slug = pos[2]
+		if slug, code = resolveMessage(c, src, all, pos[2]); code != 0 {
+			return code
+		}
 		if specs[0].Find(slug) == nil && specs[1].Find(slug) == nil {
-			fmt.Fprintf(stderr, "pgspec diff: unknown message %q in %d and %d (see pgspec list)\n", slug, specs[0].Major, specs[1].Major)
-			return 2
+			return c.fail(2, "%s is in neither %d nor %d", slug, specs[0].Major, specs[1].Major)
 		}
 	}
-	h, err := buildHistory(*dir, specs[:])
+	h, err := src.history(specs[:])
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec diff: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
 	details := h.Diff(slug, lang)
 	if len(details) == 0 {
-		fmt.Fprintln(stdout, matrix.NoDifferences(specs[0].Major, specs[1].Major, lang))
-		return 0
+		_, err = io.WriteString(stdout, matrix.NoDifferences(specs[0].Major, specs[1].Major, lang)+"\n")
+	} else {
+		err = matrix.WriteDiff(stdout, details, lang)
 	}
-	if err := matrix.WriteDiff(stdout, details, lang); err != nil {
-		fmt.Fprintf(stderr, "pgspec diff: %v\n", err)
-		return 1
+	if err != nil {
+		return c.fail(1, "%v", err)
 	}
 	return 0
-}
-
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments ("pgspec diff 14 15 --lang zh") and returns the latter.
-func parseInterleaved(fl *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fl.Parse(args); err != nil {
-			return nil, err
-		}
-		if fl.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fl.Arg(0))
-		args = fl.Args()[1:]
-	}
 }

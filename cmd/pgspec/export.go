@@ -3,72 +3,57 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/pgspec/pgspec/gen/export"
 	"github.com/pgspec/pgspec/gen/matrix"
+	"github.com/pgspec/pgspec/internal/atomicfile"
 	"github.com/pgspec/pgspec/spec"
 )
 
 func init() {
-	commands["export"] = command{"write one pg.center JSON record per message slug", runExport}
+	commands["export"] = command{summary: "write one pg.center JSON record per message slug", run: runExport}
 }
 
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("export", stderr)
-	dir := specDirFlag(fl)
-	langFlag := fl.String("lang", "en", "language of tables and facts: en or zh (tables_zh and facts_zh are always Chinese)")
-	out := fl.String("out", "", "directory to write <slug>.json into (required)")
-	if err := parseFlags(fl, args, 0); err != nil {
-		return 2
+	c := newCLI("export", stdout, stderr)
+	dir := c.specFlag()
+	langFlag := c.String("lang", "en", "language of tables, facts and labels: en or zh (tables_zh and facts_zh are always Chinese)")
+	out := c.String("out", "", "`directory` to write <slug>.json into, created if missing (required)")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
 	}
 	if *out == "" {
-		fmt.Fprintln(stderr, "pgspec export: --out DIR is required")
-		return 2
+		return c.usageError("--out DIR is required")
 	}
 	lang, err := matrix.ParseLang(*langFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec export: %v\n", err)
-		return 2
+		return c.usageError("%v", err)
 	}
-	specs, err := spec.LoadAll(os.DirFS(*dir))
+	src, err := openSpec(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec export: %s: %v\n", *dir, err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
-	n, err := writeRecords(*dir, *out, specs, lang)
+	specs, err := src.all()
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec export: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
-	fmt.Fprintf(stdout, "wrote %d records to %s\n", n, *out)
-	return 0
-}
-
-// writeRecords writes a <slug>.json record per message of specs into out,
-// comparisons classified by the layout of the spec directory's overlay, and
-// returns how many it wrote.
-func writeRecords(specDir, out string, specs []*spec.Spec, lang matrix.Lang) (int, error) {
-	layout, err := modelLayout(specDir)
+	layout, err := src.layout()
 	if err != nil {
-		return 0, err
+		return c.fail(1, "%v", err)
 	}
 	records, err := export.Records(specs, layout, lang)
 	if err != nil {
-		return 0, err
+		return c.fail(1, "%v", err)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return 0, err
-	}
+	files := map[string][]byte{}
 	for _, r := range records {
-		data, err := spec.Marshal(r)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(out, r.Item.Slug+".json"), data, 0o644)
-		}
-		if err != nil {
-			return 0, err
+		if files[r.Item.Slug+".json"], err = spec.Marshal(r); err != nil {
+			return c.fail(1, "%s: %v", r.Item.Slug, err)
 		}
 	}
-	return len(records), nil
+	if err := atomicfile.WriteFiles(*out, files, 0o644); err != nil {
+		return c.fail(1, "%v", err)
+	}
+	fmt.Fprintf(stdout, "wrote %d records to %s\n", len(records), *out)
+	return 0
 }

@@ -4,61 +4,58 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/pgspec/pgspec/gen/extract"
+	"github.com/pgspec/pgspec/internal/atomicfile"
 	"github.com/pgspec/pgspec/spec"
 )
 
 func init() {
-	commands["extract"] = command{"extract the protocol docs into spec/pgNN.json", runExtract}
+	commands["extract"] = command{summary: "extract the protocol docs into pgNN.json spec files",
+		more: "The corpus is DOCS/{en,zh}/<major>/<page>.html with MANIFEST.md listing every page (pgspec fetch makes one).\n" +
+			"Translation corrections come from the built-in spec, or from -spec DIR.", run: runExtract}
 }
 
 func runExtract(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("extract", stderr)
-	docs := fl.String("docs", "../shared/docs", "corpus directory (en/, zh/, MANIFEST.md)")
-	out := fl.String("out", "spec", "directory to write pgNN.json into")
-	corrPath := fl.String("corrections", "spec/corrections.json", "reviewed translation corrections")
-	if err := parseFlags(fl, args, 0); err != nil {
-		return 2
+	c := newCLI("extract", stdout, stderr)
+	docs := c.String("docs", "../shared/docs", "corpus `directory` (en/, zh/, MANIFEST.md)")
+	out := c.String("out", "spec", "`directory` to write pgNN.json into, created if missing")
+	dir := c.specFlag()
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
 	}
-	cf, err := os.Open(*corrPath)
+	src, err := openSpec(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec extract: %v\n", err)
-		return 2
+		return c.fail(1, "%v", err)
+	}
+	cf, err := src.fsys.Open(extract.CorrectionsFile)
+	if err != nil {
+		return c.fail(1, "%v", src.wrap(err))
 	}
 	corr, err := extract.ReadCorrections(cf)
 	cf.Close()
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec extract: %s: %v\n", *corrPath, err)
-		return 1
+		return c.fail(1, "%v", src.wrap(err))
 	}
 	if st, err := os.Stat(*docs); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "pgspec extract: --docs %s: not a directory\n", *docs)
-		return 2
+		return c.fail(2, "--docs %s: not a directory", *docs)
 	}
 	specs, err := extract.Extract(os.DirFS(*docs), corr)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec extract: %v\n", err)
-		return 1
+		return c.fail(1, "%s: %v", *docs, err)
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "pgspec extract: %v\n", err)
-		return 1
-	}
+	files := map[string][]byte{}
 	fmt.Fprintf(stdout, "%-5s %-4s %8s %6s %11s %8s\n", "major", "lang", "messages", "rows", "annotations", "unparsed")
 	for _, s := range specs {
-		data, err := spec.Marshal(s)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(*out, spec.FileName(s.Major)), data, 0o644)
+		if files[spec.FileName(s.Major)], err = spec.Marshal(s); err != nil {
+			return c.fail(1, "pg%d: %v", s.Major, err)
 		}
-		if err != nil {
-			fmt.Fprintf(stderr, "pgspec extract: %v\n", err)
-			return 1
+		for _, cv := range s.Coverage {
+			fmt.Fprintf(stdout, "%-5d %-4s %8d %6d %11d %8d\n", s.Major, cv.Lang, cv.Messages, cv.Rows, cv.Annotations, cv.Unparsed)
 		}
-		for _, c := range s.Coverage {
-			fmt.Fprintf(stdout, "%-5d %-4s %8d %6d %11d %8d\n", s.Major, c.Lang, c.Messages, c.Rows, c.Annotations, c.Unparsed)
-		}
+	}
+	if err := atomicfile.WriteFiles(*out, files, 0o644); err != nil {
+		return c.fail(1, "%v", err)
 	}
 	return 0
 }

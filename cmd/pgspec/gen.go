@@ -9,37 +9,33 @@ import (
 )
 
 func init() {
-	commands["gen"] = command{summary: "generate the codec package from the committed spec", run: runGen}
+	commands["gen"] = command{summary: "generate the codec package from the spec", run: runGen}
 }
 
-// runGen renders the codec from --spec and writes it to --out.
+// runGen renders the codec from the spec and writes it to -out.
 func runGen(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("gen", stderr)
-	specDir := fl.String("spec", "spec", "directory holding pgNN.json and overlay.json")
-	out := fl.String("out", "codec", "directory of the codec package to write *_gen.go into")
-	if err := fl.Parse(args); err != nil {
-		return 2
+	c := newCLI("gen", stdout, stderr)
+	dir := c.specFlag()
+	out := c.String("out", "codec", "`directory` of the codec package to write *_gen.go into, created if missing")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
 	}
-	if fl.NArg() != 0 {
-		fmt.Fprintf(stderr, "pgspec gen: unexpected argument %q\n", fl.Arg(0))
-		return 2
-	}
-	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "pgspec gen: --out %s is not a directory\n", *out)
-		return 2
-	}
-	files, err := emit.Generate(os.DirFS(*specDir))
+	src, err := openSpec(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
+	}
+	files, err := emit.Generate(src.fsys)
+	if err != nil {
+		return c.fail(1, "%v", src.wrap(err))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return c.fail(1, "%v", err)
 	}
 	if err := emit.Check(*out, files); err != nil {
-		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
 	if err := emit.Write(*out, files); err != nil {
-		fmt.Fprintf(stderr, "pgspec gen: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
 	fmt.Fprintf(stdout, "pgspec gen: %d files in %s\n", len(files), *out)
 	return 0

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -13,55 +11,53 @@ import (
 )
 
 func init() {
-	commands["list"] = command{"list messages, one per line, slug first", runList}
-	commands["show"] = command{"print a message's field table as the manual does", runShow}
+	commands["list"] = command{summary: "list messages, one per line, slug first", run: runList}
+	commands["show"] = command{args: "MESSAGE", summary: "print a message's field table as the manual does",
+		more: "MESSAGE is a slug (logical-update) or a Go type name (LogicalUpdate).", run: runShow}
 }
 
-// specFlags are the flags list and show share.
-type specFlags struct {
+// versioned is what list and show share: the spec and the major to read.
+type versioned struct {
 	dir     *string
 	version *int
 }
 
-func addSpecFlags(fl *flag.FlagSet) specFlags {
-	return specFlags{
-		dir:     specDirFlag(fl),
-		version: fl.Int("version", 0, "PostgreSQL major (default: newest in the spec)"),
+func addVersioned(c *cli) versioned {
+	return versioned{
+		dir:     c.specFlag(),
+		version: c.Int("version", 0, "PostgreSQL `major` (default: the newest released one; a release candidate only when named)"),
 	}
 }
 
-// load reads the spec set and picks the requested major; errors are usage
-// errors (exit 2) when the major is unknown.
-func (f specFlags) load(stderr io.Writer) ([]*spec.Spec, *spec.Spec, int) {
-	specs, err := spec.LoadAll(os.DirFS(*f.dir))
+// load reads the spec and picks the requested major; an unknown major is a
+// usage error (exit 2).
+func (v versioned) load(c *cli) (*specSource, []*spec.Spec, *spec.Spec, int) {
+	src, err := openSpec(*v.dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec: %s: %v\n", *f.dir, err)
-		return nil, nil, 1
+		return nil, nil, nil, c.fail(1, "%v", err)
 	}
-	if *f.version == 0 {
-		return specs, specs[len(specs)-1], 0
+	specs, err := src.all()
+	if err != nil {
+		return nil, nil, nil, c.fail(1, "%v", err)
 	}
-	for _, s := range specs {
-		if s.Major == *f.version {
-			return specs, s, 0
-		}
+	s, err := spec.Pick(specs, *v.version)
+	if err != nil {
+		return nil, nil, nil, c.fail(2, "%v", err)
 	}
-	fmt.Fprintf(stderr, "pgspec: unknown version %d (the spec has %d to %d)\n", *f.version, specs[0].Major, specs[len(specs)-1].Major)
-	return nil, nil, 2
+	return src, specs, s, 0
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("list", stderr)
-	sf := addSpecFlags(fl)
-	layer := fl.String("layer", "", "only this layer: "+strings.Join(spec.Layers, ", "))
-	if err := parseFlags(fl, args, 0); err != nil {
-		return 2
+	c := newCLI("list", stdout, stderr)
+	v := addVersioned(c)
+	layer := c.String("layer", "", "only this layer: "+strings.Join(spec.Layers, ", "))
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
 	}
 	if *layer != "" && !slices.Contains(spec.Layers, *layer) {
-		fmt.Fprintf(stderr, "pgspec list: unknown layer %q (want one of %s)\n", *layer, strings.Join(spec.Layers, ", "))
-		return 2
+		return c.usageError("unknown layer %q (want one of %s)", *layer, strings.Join(spec.Layers, ", "))
 	}
-	_, s, code := sf.load(stderr)
+	_, _, s, code := v.load(c)
 	if code != 0 {
 		return code
 	}
@@ -79,22 +75,25 @@ func runList(args []string, stdout, stderr io.Writer) int {
 }
 
 func runShow(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("show", stderr)
-	sf := addSpecFlags(fl)
-	langFlag := fl.String("lang", "en", "language: en or zh")
-	if err := parseFlags(fl, args, 1); err != nil {
-		return 2
+	c := newCLI("show", stdout, stderr)
+	v := addVersioned(c)
+	langFlag := c.String("lang", "en", "language: en or zh")
+	pos, code, done := c.parse(args, 1, 1)
+	if done {
+		return code
 	}
 	lang, err := matrix.ParseLang(*langFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "pgspec show: %v\n", err)
-		return 2
+		return c.usageError("%v", err)
 	}
-	specs, s, code := sf.load(stderr)
+	src, specs, s, code := v.load(c)
 	if code != 0 {
 		return code
 	}
-	slug := fl.Arg(0)
+	slug, code := resolveMessage(c, src, specs, pos[0])
+	if code != 0 {
+		return code
+	}
 	m := s.Find(slug)
 	if m == nil {
 		var in []string
@@ -103,17 +102,29 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 				in = append(in, fmt.Sprint(o.Major))
 			}
 		}
-		if len(in) > 0 {
-			fmt.Fprintf(stderr, "pgspec show: %s is not in PostgreSQL %d (it is in %s)\n", slug, s.Major, strings.Join(in, ", "))
-		} else {
-			fmt.Fprintf(stderr, "pgspec show: unknown message %q (see pgspec list)\n", slug)
-		}
-		return 2
+		return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, strings.Join(in, ", "))
 	}
 	if lang == matrix.Chinese && s.ReleaseZh == "" {
-		fmt.Fprintf(stderr, "pgspec show: PostgreSQL %d has no Chinese translation\n", s.Major)
-		return 2
+		return c.fail(2, "PostgreSQL %d has no Chinese translation", s.Major)
 	}
 	spec.WriteTable(stdout, s, m, string(lang))
 	return 0
+}
+
+// resolveMessage turns what the user typed (a slug or a Go type name) into
+// a slug, suggesting the nearest ones when it names nothing.
+func resolveMessage(c *cli, src *specSource, specs []*spec.Spec, name string) (string, int) {
+	ov, err := src.overlay()
+	if err != nil {
+		return "", c.fail(1, "%v", err)
+	}
+	goNames := map[string]string{}
+	for slug, e := range ov.Messages {
+		goNames[slug] = e.Name
+	}
+	slug, err := spec.Resolve(specs, goNames, name)
+	if err != nil {
+		return "", c.fail(2, "%v", err)
+	}
+	return slug, 0
 }

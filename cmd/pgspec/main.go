@@ -1,12 +1,16 @@
 // Command pgspec extracts PostgreSQL's protocol documentation into a
 // versioned JSON spec and generates Go codecs and version matrices from it.
 //
+// The spec is built into the program (package spec embeds it), so every
+// command works from any directory; --spec DIR reads a working copy instead.
 // Each subcommand lives in its own file and registers itself in commands;
-// they are thin wrappers over the gen/... and codec packages.
+// they are thin wrappers over the gen/... and codec packages, and share the
+// flag and error manners of cli.go.
+//
+// Install with: go install github.com/pgspec/pgspec/cmd/pgspec@latest
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +20,12 @@ import (
 // command is one subcommand: it parses its own flags from args and returns
 // the process exit status (0 ok, 1 failure, 2 bad arguments).
 type command struct {
+	// args names the positional arguments in the usage line ("A B [SLUG]").
+	args    string
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+	// more is help text printed after the summary.
+	more string
+	run  func(args []string, stdout, stderr io.Writer) int
 }
 
 var commands = map[string]command{}
@@ -27,9 +35,24 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
 		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return 0
+	case "help":
+		if len(args) == 1 {
+			usage(stdout)
+			return 0
+		}
+		if _, ok := commands[args[1]]; !ok {
+			fmt.Fprintf(stderr, "pgspec help: unknown command %q (see pgspec help)\n", args[1])
+			return 2
+		}
+		return commands[args[1]].run([]string{"-h"}, stdout, stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -40,35 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return c.run(args[1:], stdout, stderr)
 }
 
-// newFlags is a subcommand's flag set: errors are returned, not fatal, and
-// usage goes to stderr.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fl := flag.NewFlagSet(name, flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	return fl
-}
-
-// parseFlags parses args and requires exactly nargs positional arguments,
-// printing usage on error.
-func parseFlags(fl *flag.FlagSet, args []string, nargs int) error {
-	if err := fl.Parse(args); err != nil {
-		return err
-	}
-	if fl.NArg() != nargs {
-		fmt.Fprintf(fl.Output(), "pgspec %s: want %d arguments, got %d\n", fl.Name(), nargs, fl.NArg())
-		fl.Usage()
-		return fmt.Errorf("arguments")
-	}
-	return nil
-}
-
-// specDirFlag is the --spec flag the commands reading the spec share.
-func specDirFlag(fl *flag.FlagSet) *string {
-	return fl.String("spec", "spec", "spec directory (pgNN.json)")
-}
-
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: pgspec <command> [flags]")
+	fmt.Fprintln(w, "usage: pgspec <command> [flags] [arguments]")
+	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -77,4 +74,6 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "\nRun 'pgspec help <command>' (or pgspec <command> -h) for its flags.")
+	fmt.Fprintln(w, "The spec is built in; --spec DIR reads a working copy instead.")
 }

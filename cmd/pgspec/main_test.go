@@ -11,11 +11,11 @@ import (
 	"github.com/pgspec/pgspec/spec"
 )
 
-// pgspec runs the command in-process with the repository root as working
-// directory, so the default --spec and --corrections paths apply.
+// pgspec runs the command in-process in an empty working directory: the
+// spec it reads is the one built in, unless --spec names another.
 func pgspec(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	t.Chdir(corpus.Root())
+	t.Chdir(t.TempDir())
 	var out, errOut bytes.Buffer
 	code = run(args, &out, &errOut)
 	return code, out.String(), errOut.String()
@@ -28,17 +28,20 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}{
 		{nil, "usage: pgspec"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"show"}, "want 1 arguments, got 0"},
-		{[]string{"show", "no-such-message"}, `unknown message "no-such-message"`},
+		{[]string{"show"}, "pgspec show: want 1 arguments, got 0"},
+		{[]string{"show", "no-such-message"}, `pgspec show: unknown message "no-such-message" (see pgspec list)`},
+		{[]string{"show", "logical-updte"}, `pgspec show: unknown message "logical-updte" (did you mean logical-update?)`},
+		{[]string{"show", "Bnd"}, `unknown message "Bnd" (did you mean bind`},
 		{[]string{"show", "--version", "9", "bind"}, "unknown version 9 (the spec has 10 to 19)"},
 		{[]string{"show", "--version", "10", "gssenc-request"}, "gssenc-request is not in PostgreSQL 10 (it is in 12, 13"},
 		{[]string{"show", "--lang", "fr", "bind"}, `unknown language "fr"`},
 		{[]string{"show", "--version", "19", "--lang", "zh", "bind"}, "PostgreSQL 19 has no Chinese translation"},
 		{[]string{"list", "--layer", "physical"}, `unknown layer "physical"`},
 		{[]string{"list", "--version", "x"}, "invalid value"},
-		{[]string{"list", "extra"}, "want 0 arguments, got 1"},
-		{[]string{"extract", "--docs", "/nonexistent"}, "--docs /nonexistent: not a directory"},
-		{[]string{"extract", "--corrections", "/nonexistent.json"}, "no such file"},
+		{[]string{"list", "extra"}, `pgspec list: unexpected argument "extra" (want 0 arguments, got 1)`},
+		{[]string{"list", "--bogus"}, "pgspec list: flag provided but not defined: -bogus\nrun 'pgspec help list' for usage"},
+		{[]string{"extract", "--docs", "/nonexistent"}, "pgspec extract: --docs /nonexistent: not a directory"},
+		{[]string{"help", "frobnicate"}, `pgspec help: unknown command "frobnicate"`},
 	}
 	for _, c := range cases {
 		code, _, stderr := pgspec(t, c.args...)

@@ -18,20 +18,21 @@ func TestMatrixDiffExportUsageErrorsExit2(t *testing.T) {
 	}{
 		{[]string{"matrix", "--format", "pdf"}, `unknown format "pdf"`},
 		{[]string{"matrix", "--lang", "fr"}, `unknown language "fr"`},
-		{[]string{"matrix", "extra"}, "want 0 arguments, got 1"},
+		{[]string{"matrix", "extra"}, `unexpected argument "extra" (want 0 arguments, got 1)`},
 		{[]string{"diff"}, "want 2 or 3 arguments, got 0"},
 		{[]string{"diff", "14"}, "want 2 or 3 arguments, got 1"},
-		{[]string{"diff", "14", "15", "logical-update", "more"}, "want 2 or 3 arguments, got 4"},
+		{[]string{"diff", "14", "15", "logical-update", "more"}, `unexpected argument "more" (want 2 or 3 arguments, got 4)`},
 		{[]string{"diff", "x", "15"}, `major "x" is not a number`},
 		{[]string{"diff", "14", "1.5"}, `major "1.5" is not a number`},
-		{[]string{"diff", "9", "15"}, "major 9 is not in the spec (no pg9.json in spec)"},
-		{[]string{"diff", "14", "20"}, "major 20 is not in the spec"},
-		{[]string{"diff", "14", "15", "no-such-message"}, `unknown message "no-such-message" in 14 and 15`},
+		{[]string{"diff", "9", "15"}, "pgspec diff: major 9 is not in the built-in spec (it has 10 to 19)"},
+		{[]string{"diff", "14", "20"}, "major 20 is not in the built-in spec"},
+		{[]string{"diff", "14", "15", "no-such-message"}, `pgspec diff: unknown message "no-such-message"`},
+		{[]string{"diff", "10", "11", "logical-stream-start"}, "pgspec diff: logical-stream-start is in neither 10 nor 11"},
 		{[]string{"diff", "14", "15", "--lang", "fr"}, `unknown language "fr"`},
 		{[]string{"diff", "--bogus", "14", "15"}, "flag provided but not defined: -bogus"},
 		{[]string{"export"}, "--out DIR is required"},
 		{[]string{"export", "--out", "x", "--lang", "de"}, `unknown language "de"`},
-		{[]string{"export", "--out", "x", "y"}, "want 0 arguments, got 1"},
+		{[]string{"export", "--out", "x", "y"}, `unexpected argument "y"`},
 	}
 	for _, c := range cases {
 		code, _, stderr := pgspec(t, c.args...)
@@ -41,10 +42,22 @@ func TestMatrixDiffExportUsageErrorsExit2(t *testing.T) {
 	}
 }
 
-func TestMatrixFailsOnMissingSpec(t *testing.T) {
-	code, _, stderr := pgspec(t, "matrix", "--spec", "/nonexistent")
-	if code != 1 || !strings.Contains(stderr, "/nonexistent") {
-		t.Errorf("exit %d, stderr %q; want exit 1 naming the directory", code, stderr)
+// A --spec directory that is missing, unreadable or holds no spec is named
+// in the error of every command that reads the spec.
+func TestMissingSpecDirIsNamed(t *testing.T) {
+	empty := t.TempDir()
+	for _, cmd := range [][]string{{"list"}, {"show", "bind"}, {"diff", "14", "15"}, {"matrix"}, {"export", "--out", t.TempDir()}, {"gen", "--out", t.TempDir()}, {"extract", "--docs", t.TempDir()}} {
+		code, _, stderr := pgspec(t, append(cmd, "--spec", "/nonexistent")...)
+		if want := "pgspec " + cmd[0] + ": --spec /nonexistent: no such file or directory\n"; code != 1 || stderr != want {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and %q", cmd, code, stderr, want)
+		}
+		if cmd[0] == "extract" {
+			continue
+		}
+		code, _, stderr = pgspec(t, append(cmd, "--spec", empty)...)
+		if code != 1 || !strings.HasPrefix(stderr, "pgspec "+cmd[0]+": spec "+empty+": ") {
+			t.Errorf("%v on an empty dir: exit %d, stderr %q", cmd, code, stderr)
+		}
 	}
 }
 

@@ -38,9 +38,6 @@ func (sc scope) name(it *model.Item) string {
 // widthSuffix is the reader/writer method suffix of an integer width.
 func widthSuffix(width int) string { return fmt.Sprint(8 * width) }
 
-// unsigned is the unsigned Go type of a width.
-func unsigned(width int) string { return "uint" + widthSuffix(width) }
-
 // fixedValue renders a fixed value: a tag as a character literal.
 func fixedValue(it *model.Item) *jen.Statement {
 	if it.Width == 1 && it.Value >= ' ' && it.Value < 127 {
@@ -61,23 +58,23 @@ func fixedName(it *model.Item) string {
 // when it always is.
 func condition(it *model.Item, sc scope) *jen.Statement {
 	var conds []*jen.Statement
-	switch it.Gate {
+	switch it.Cond.Gate {
 	case model.GateStreamed:
 		conds = append(conds, jen.Id("p").Dot("Streaming").Op("&").Id("Streamed").Op("!=").Lit(0))
 	case model.GateParallel:
 		conds = append(conds, jen.Id("p").Dot("Streaming").Op("&").Id("ParallelStreaming").Op("!=").Lit(0))
 	}
-	if it.SinceLogical > 0 {
-		conds = append(conds, jen.Id("p").Dot("LogicalVersion").Op(">=").Lit(it.SinceLogical))
+	if v := it.Cond.SinceLogical; v > 0 {
+		conds = append(conds, jen.Id("p").Dot("LogicalVersion").Op(">=").Lit(v))
 	}
-	if it.When != nil {
-		field := func() *jen.Statement { return jen.Id(sc.recv).Dot(it.When.Field) }
-		if it.When.Tags == "" {
+	if w := it.Cond.When; w != nil {
+		field := func() *jen.Statement { return jen.Id(sc.recv).Dot(w.Field) }
+		if len(w.Tags) == 0 {
 			conds = append(conds, field().Op("!=").Lit(0))
 		} else {
 			var c *jen.Statement
-			for i := 0; i < len(it.When.Tags); i++ {
-				eq := field().Op("==").LitRune(rune(it.When.Tags[i]))
+			for _, tag := range w.Tags {
+				eq := field().Op("==").LitRune(rune(tag))
 				if c == nil {
 					c = eq
 				} else {
@@ -109,7 +106,7 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 	var out []jen.Code
 	for _, f := range e.msg.Fields {
 		if !present[f.Name] {
-			out = append(out, zero(jen.Id("m").Dot(f.Name), f.GoType, e.isPart(f.GoType))...)
+			out = append(out, zero(jen.Id("m").Dot(f.Name), f.Type)...)
 		}
 	}
 	items := l.Items
@@ -139,22 +136,53 @@ func framedBy(items []*model.Item) (*jen.Statement, bool) {
 func (e *emitter) readItems(items []*model.Item, sc scope) []jen.Code {
 	var out []jen.Code
 	for i := 0; i < len(items); i++ {
+		if run := condRun(items[i:]); len(run) > 0 {
+			// Fields under one condition are read in one if; when it does
+			// not hold they are zeroed, so a reused value keeps no stale one.
+			var zeros []jen.Code
+			for _, it := range run {
+				zeros = append(zeros, zero(sc.target(it), it.Type)...)
+			}
+			out = append(out, jen.If(condition(run[0], sc)).Block(e.readItems(unconditional(run), sc)...).Else().Block(zeros...))
+			i += len(run) - 1
+			continue
+		}
 		if run := fixedRun(items[i:], sc); len(run) > 1 {
 			out = append(out, e.readRun(run, sc))
 			i += len(run) - 1
 			continue
 		}
-		it := items[i]
-		stmts := e.readItem(it, sc)
-		cond := condition(it, sc)
-		if cond == nil {
-			out = append(out, stmts...)
-			continue
-		}
+		out = append(out, e.readItem(items[i], sc)...)
+	}
+	return out
+}
+
+// condRun is the run of items under the condition items starts with, empty
+// when the first item is always on the wire.
+func condRun(items []*model.Item) []*model.Item {
+	if len(items) == 0 || items[0].Cond.Always() {
+		return nil
+	}
+	n := 1
+	for n < len(items) && items[n].Cond.Equal(items[0].Cond) {
+		n++
+	}
+	for _, it := range items[:n] {
 		if it.Op == model.OpCount {
-			panic("conditional count") // the model never makes one
+			panic("emit: conditional count") // the model never makes one
 		}
-		out = append(out, jen.If(cond).Block(stmts...).Else().Block(zero(sc.target(it), it.GoType, it.Op == model.OpPart)...))
+	}
+	return items[:n]
+}
+
+// unconditional is a run of items as read or written inside the if that
+// tests their condition.
+func unconditional(run []*model.Item) []*model.Item {
+	out := make([]*model.Item, len(run))
+	for i, it := range run {
+		c := *it
+		c.Cond = model.Cond{}
+		out[i] = &c
 	}
 	return out
 }
@@ -209,18 +237,18 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 	switch it.Op {
 	case model.OpInt:
 		method := "u" + widthSuffix(it.Width)
-		switch it.GoType {
-		case unsigned(it.Width):
-			return rcall(to, method, jen.Lit(name))
-		case "int" + widthSuffix(it.Width):
-			read := jen.Id("r").Dot(method).Call(jen.Lit(name))
-			return jen.List(target, jen.Id("r")).Op("=").Id("signed").Types(jen.Id(it.GoType)).Call(read)
+		if it.Type.Bits != 8*it.Width {
+			panic(fmt.Sprintf("emit: no reader of %d bytes for %s", it.Width, it.Type))
 		}
-		panic("emit: no reader for " + it.GoType)
+		if it.Type.Unsigned() {
+			return rcall(to, method, jen.Lit(name))
+		}
+		read := jen.Id("r").Dot(method).Call(jen.Lit(name))
+		return jen.List(target, jen.Id("r")).Op("=").Id("signed").Types(typeCode(it.Type)).Call(read)
 	case model.OpByte:
 		return rcall(to, "u8", jen.Lit(name))
 	case model.OpChoice:
-		return rcall(to, "choice", jen.Lit(name), jen.Lit(it.Tags), jen.Lit(it.Optional))
+		return rcall(to, "choice", jen.Lit(name), jen.Lit(string(it.Choice.Tags)), jen.Lit(it.Choice.Optional))
 	case model.OpString:
 		// The string the field holds already is passed in: when the bytes
 		// are the same it is kept, so a reused value costs no copy.
@@ -238,7 +266,7 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 // writes those in one loop (bytes32s) rather than one call per value.
 func bulkBytes(it *model.Item) bool {
 	return it.ElemType == "" && !it.Terminated && len(it.Elem) == 1 &&
-		it.Elem[0].Op == model.OpBytes && it.Elem[0].Gate == "" && it.Elem[0].When == nil
+		it.Elem[0].Op == model.OpBytes && it.Elem[0].Cond.Always()
 }
 
 func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
@@ -256,7 +284,7 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 		// the slice is sized once, then read in place like a counted group.
 		fixed, strs := terminatedShape(it)
 		return append([]jen.Code{
-			jen.Id("n" + it.Field).Op(":=").Id("r").Dot("terminated").Call(jen.Lit(fixed), jen.Lit(strs)),
+			jen.Id("n"+it.Field).Op(":=").Id("r").Dot("terminated").Call(jen.Lit(fixed), jen.Lit(strs)),
 			sized(),
 		}, append(e.readElems(it, sc, target), rcall(nil, "terminate", jen.Lit(name)))...)
 	}
@@ -287,7 +315,7 @@ func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Stateme
 func terminatedShape(g *model.Item) (fixed, strs int) {
 	for _, it := range g.Elem {
 		switch {
-		case it.Gate != "" || it.When != nil:
+		case !it.Cond.Always():
 		case it.Op == model.OpString:
 			strs++
 			continue
@@ -302,6 +330,7 @@ func terminatedShape(g *model.Item) (fixed, strs int) {
 	}
 	return fixed, strs
 }
+
 // byProtocol chooses an item's length bounds by Params.ProtocolMinor.
 func (e *emitter) byProtocol(it *model.Item, body func(lo, hi jen.Code) []jen.Code) []jen.Code {
 	if len(it.Lengths) == 0 {
@@ -337,6 +366,11 @@ func (e *emitter) writeItems(items []*model.Item, sc scope) []jen.Code {
 	var out []jen.Code
 	declared := false // the run variable, once per Go block
 	for i := 0; i < len(items); i++ {
+		if run := condRun(items[i:]); len(run) > 0 {
+			out = append(out, jen.If(condition(run[0], sc)).Block(e.writeItems(unconditional(run), sc)...))
+			i += len(run) - 1
+			continue
+		}
 		if run := fixedRun(items[i:], sc); len(run) > 1 {
 			if !declared {
 				out = append(out, jen.Var().Id("run").Index().Byte())
@@ -346,12 +380,7 @@ func (e *emitter) writeItems(items []*model.Item, sc scope) []jen.Code {
 			i += len(run) - 1
 			continue
 		}
-		it := items[i]
-		stmts := e.writeItem(it, sc)
-		if cond := condition(it, sc); cond != nil {
-			stmts = []jen.Code{jen.If(cond).Block(stmts...)}
-		}
-		out = append(out, stmts...)
+		out = append(out, e.writeItem(items[i], sc)...)
 	}
 	return out
 }
@@ -373,14 +402,14 @@ func (e *emitter) writeItem(it *model.Item, sc scope) []jen.Code {
 		return []jen.Code{wcall("count"+widthSuffix(it.Width), name, jen.Len(jen.Id(sc.recv).Dot(it.Field)))}
 	case model.OpInt:
 		val := v()
-		if it.GoType != unsigned(it.Width) {
-			val = jen.Id(unsigned(it.Width)).Call(v())
+		if !it.Type.Unsigned() {
+			val = typeCode(model.Uint(it.Width)).Call(v())
 		}
 		return []jen.Code{wcall("u"+widthSuffix(it.Width), val)}
 	case model.OpByte:
 		return []jen.Code{wcall("u8", v())}
 	case model.OpChoice:
-		return []jen.Code{wcall("choice", name, v(), jen.Lit(it.Tags), jen.Lit(it.Optional))}
+		return []jen.Code{wcall("choice", name, v(), jen.Lit(string(it.Choice.Tags)), jen.Lit(it.Choice.Optional))}
 	case model.OpString:
 		return []jen.Code{wcall("str", name, v())}
 	case model.OpBytesN:
@@ -458,7 +487,7 @@ func (e *emitter) minElem(g *model.Item) int {
 func minSize(items []*model.Item, mod *model.Model) int {
 	n := 0
 	for _, it := range items {
-		if it.Gate != "" || it.When != nil {
+		if !it.Cond.Always() {
 			continue
 		}
 		switch it.Op {
@@ -467,7 +496,7 @@ func minSize(items []*model.Item, mod *model.Model) int {
 		case model.OpTag, model.OpByte, model.OpString:
 			n++
 		case model.OpChoice:
-			if !it.Optional {
+			if !it.Choice.Optional {
 				n++
 			}
 		case model.OpBytes:
@@ -483,10 +512,10 @@ func minSize(items []*model.Item, mod *model.Model) int {
 	return n
 }
 
-func partMin(goName string, mod *model.Model) int {
+func partMin(slug string, mod *model.Model) int {
 	least := -1
 	for _, m := range mod.Messages {
-		if m.GoName != goName {
+		if m.Slug != slug {
 			continue
 		}
 		for _, l := range m.Layouts {
@@ -504,7 +533,7 @@ func partMin(goName string, mod *model.Model) int {
 func fixedRun(items []*model.Item, sc scope) []*model.Item {
 	n := 0
 	for _, it := range items {
-		if (it.Op != model.OpInt && it.Op != model.OpByte) || condition(it, sc) != nil {
+		if (it.Op != model.OpInt && it.Op != model.OpByte) || !it.Cond.Always() {
 			break
 		}
 		n++
@@ -544,10 +573,10 @@ func valueAt(it *model.Item, off int) *jen.Statement {
 	} else {
 		v = jen.Qual("encoding/binary", "BigEndian").Dot("Uint" + widthSuffix(it.Width)).Call(jen.Id("b").Index(jen.Lit(off), jen.Empty()))
 	}
-	if it.GoType == unsigned(it.Width) || it.GoType == "byte" {
+	if it.Type.Unsigned() {
 		return v
 	}
-	return jen.Id(it.GoType).Call(v)
+	return typeCode(it.Type).Call(v)
 }
 
 // writeRun grows the buffer by the run's width once (extend) and stores
@@ -557,8 +586,8 @@ func writeRun(run []*model.Item, sc scope) []jen.Code {
 	off := 0
 	for _, it := range run {
 		v := sc.target(it)
-		if it.GoType != unsigned(it.Width) && it.GoType != "byte" {
-			v = jen.Id(unsigned(it.Width)).Call(v)
+		if !it.Type.Unsigned() {
+			v = typeCode(model.Uint(it.Width)).Call(v)
 		}
 		if it.Width == 1 {
 			out = append(out, jen.Id("run").Index(jen.Lit(off)).Op("=").Add(v))

@@ -3,7 +3,6 @@ package emit
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -27,10 +26,10 @@ func dispatchers(mod *model.Model) []*dispatcher {
 	ds := []*dispatcher{
 		{name: "Backend", what: "backend message", tagged: true,
 			doc:     "Backend decodes the tagged messages a PostgreSQL backend sends (what a client reads), resolving 'R' by its Int32 subtype.",
-			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && strings.Contains(m.Direction, "B") }},
+			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && m.Direction&model.FromBackend != 0 }},
 		{name: "Frontend", what: "frontend message", tagged: true,
 			doc:     "Frontend decodes the tagged messages a frontend sends (what a server reads). The four messages tagged 'p' are told apart by Auth, which the caller sets from the state of the authentication exchange.",
-			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && strings.Contains(m.Direction, "F") }},
+			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && m.Direction&model.FromFrontend != 0 }},
 		{name: "Startup", what: "startup message",
 			doc:     "Startup decodes the untagged messages a frontend sends first (StartupMessage, SSLRequest, GSSENCRequest, CancelRequest) by their request code.",
 			carries: func(m *model.Message) bool { return fb(m) && m.Tag == 0 }},
@@ -38,11 +37,15 @@ func dispatchers(mod *model.Model) []*dispatcher {
 			doc:     "Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL data), by their tag.",
 			carries: func(m *model.Message) bool { return m.Layer == spec.LayerLogicalReplication && !m.Part }},
 		{name: "ReplicationBackend", what: "replication message", tagged: true,
-			doc:     "ReplicationBackend decodes the streaming replication messages a server sends inside CopyData (WAL data, keepalives, primary status, base backup archives and progress), by their tag.",
-			carries: func(m *model.Message) bool { return m.Layer == spec.LayerStreamingReplication && m.Direction == "B" }},
+			doc: "ReplicationBackend decodes the streaming replication messages a server sends inside CopyData (WAL data, keepalives, primary status, base backup archives and progress), by their tag.",
+			carries: func(m *model.Message) bool {
+				return m.Layer == spec.LayerStreamingReplication && m.Direction == model.FromBackend
+			}},
 		{name: "ReplicationFrontend", what: "replication message", tagged: true,
-			doc:     "ReplicationFrontend decodes the streaming replication messages a client sends inside CopyData (standby status, hot standby feedback, primary status requests), by their tag.",
-			carries: func(m *model.Message) bool { return m.Layer == spec.LayerStreamingReplication && m.Direction == "F" }},
+			doc: "ReplicationFrontend decodes the streaming replication messages a client sends inside CopyData (standby status, hot standby feedback, primary status requests), by their tag.",
+			carries: func(m *model.Message) bool {
+				return m.Layer == spec.LayerStreamingReplication && m.Direction == model.FromFrontend
+			}},
 	}
 	for _, d := range ds {
 		for _, m := range mod.Messages {

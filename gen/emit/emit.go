@@ -11,12 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/internal/atomicfile"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -134,9 +134,19 @@ func numbered(src []byte) string {
 	return b.String()
 }
 
-// Write replaces dir's generated files with files: every *_gen.go not in
-// files is removed, and files are written only when their bytes changed.
+// Write replaces dir's generated files with files: the changed ones are
+// written atomically, all or none (a failed run leaves dir as it was), and
+// then every *_gen.go not in files is removed.
 func Write(dir string, files map[string][]byte) error {
+	changed := map[string][]byte{}
+	for name, data := range files {
+		if cur, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(cur, data) {
+			changed[name] = data
+		}
+	}
+	if err := atomicfile.WriteFiles(dir, changed, 0o644); err != nil {
+		return err
+	}
 	old, err := filepath.Glob(filepath.Join(dir, "*_gen.go"))
 	if err != nil {
 		return err
@@ -146,15 +156,6 @@ func Write(dir string, files map[string][]byte) error {
 			if err := os.Remove(path); err != nil {
 				return err
 			}
-		}
-	}
-	for _, name := range sortedNames(files) {
-		path := filepath.Join(dir, name)
-		if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, files[name]) {
-			continue
-		}
-		if err := os.WriteFile(path, files[name], 0o644); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -225,17 +226,17 @@ func wrap(text string, width int) []string {
 	return lines
 }
 
-// typeCode renders a Go type string of the model.
-func typeCode(t string) *jen.Statement {
-	switch {
-	case strings.HasPrefix(t, "[]"):
-		return jen.Index().Add(typeCode(t[2:]))
-	case strings.HasPrefix(t, "["):
-		n, rest, _ := strings.Cut(t[1:], "]")
-		w, _ := strconv.Atoi(n)
-		return jen.Index(jen.Lit(w)).Add(typeCode(rest))
+// typeCode is the Go source of a model type.
+func typeCode(t model.GoType) *jen.Statement {
+	switch t.Kind {
+	case model.KindBytes:
+		return jen.Index().Byte()
+	case model.KindArray:
+		return jen.Index(jen.Lit(t.Len)).Byte()
+	case model.KindSlice:
+		return jen.Index().Add(typeCode(*t.Elem))
 	}
-	return jen.Id(t)
+	return jen.Id(t.String())
 }
 
 // majorSet is the MajorSet constant of majors.

@@ -26,7 +26,8 @@ func (e *emitter) message(owners map[string]string) {
 			continue
 		}
 		e.f.Line()
-		docComment(e.f, []string{st.Name + " is one element of a repeated group: " + st.Doc})
+		docComment(e.f, []string{fmt.Sprintf("%s is one element of %s. The manual opens the group with: %s",
+			st.Name, strings.Join(e.groupsOf(st.Name), " and "), quoteName(st.Doc))})
 		e.f.Type().Id(st.Name).Struct(fieldDecls(st.Fields)...)
 	}
 	majors := e.majorsConst()
@@ -56,7 +57,7 @@ func (e *emitter) message(owners map[string]string) {
 	}
 	e.f.Line()
 	e.f.Comment("Decode replaces m's fields with the message in src, which must hold exactly")
-	e.f.Comment("its bytes; strings and byte slices alias src.")
+	e.f.Comment("its bytes. Strings are copies; byte slices point into src.")
 	e.f.Func().Add(recv()).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Error().Block(
 		append(append([]jen.Code{
 			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
@@ -80,7 +81,7 @@ func (e *emitter) message(owners map[string]string) {
 		e.f.Comment("reset empties m when the part is absent, keeping its slices for reuse.")
 		var body []jen.Code
 		for _, f := range msg.Fields {
-			body = append(body, zero(jen.Id("m").Dot(f.Name), f.GoType, e.isPart(f.GoType))...)
+			body = append(body, zero(jen.Id("m").Dot(f.Name), f.Type)...)
 		}
 		e.f.Func().Add(recv()).Id("reset").Params().Block(body...)
 	}
@@ -141,8 +142,8 @@ func (e *emitter) typeDoc() []string {
 		kind = "message part of the pgoutput logical replication messages"
 	}
 	first := fmt.Sprintf("%s is the %s %s", msg.GoName, kind, quoteName(msg.Name))
-	if msg.Direction != "" {
-		first += " (" + msg.Direction + ")"
+	if msg.Direction != 0 {
+		first += " (" + msg.Direction.String() + ")"
 	}
 	doc := []string{first + "."}
 	doc = append(doc, msg.Doc...)
@@ -161,6 +162,19 @@ func (e *emitter) typeDoc() []string {
 	return doc
 }
 
+// groupsOf lists the message fields whose elements are of struct type name.
+func (e *emitter) groupsOf(name string) []string {
+	var out []string
+	for _, m := range e.mod.Messages {
+		for _, st := range m.Structs {
+			if st.Name == name {
+				out = append(out, m.GoName+"."+st.Group)
+			}
+		}
+	}
+	return out
+}
+
 func quoteName(n string) string { return "\u201c" + n + "\u201d" }
 
 // fieldDecls declares fields with their comments, a blank line between.
@@ -171,32 +185,23 @@ func fieldDecls(fields []*model.Field) []jen.Code {
 			out = append(out, jen.Line())
 		}
 		out = append(out, comment(f.Doc)...)
-		out = append(out, jen.Id(f.Name).Add(typeCode(f.GoType)))
+		out = append(out, jen.Id(f.Name).Add(typeCode(f.Type)))
 	}
 	return out
 }
 
-func (e *emitter) isPart(goType string) bool {
-	for _, m := range e.mod.Messages {
-		if m.Part && m.GoName == goType {
-			return true
-		}
-	}
-	return false
-}
-
 // zero sets a field to its zero value, keeping slices' backing arrays.
-func zero(target *jen.Statement, goType string, part bool) []jen.Code {
-	switch {
-	case part:
+func zero(target *jen.Statement, t model.GoType) []jen.Code {
+	switch t.Kind {
+	case model.KindPart:
 		return []jen.Code{target.Clone().Dot("reset").Call()}
-	case goType == "[]byte":
+	case model.KindBytes:
 		return []jen.Code{target.Clone().Op("=").Nil()}
-	case strings.HasPrefix(goType, "[]"):
+	case model.KindSlice:
 		return []jen.Code{target.Clone().Op("=").Add(target.Clone()).Index(jen.Empty(), jen.Lit(0))}
-	case strings.HasPrefix(goType, "["):
-		return []jen.Code{target.Clone().Op("=").Add(typeCode(goType)).Values()}
-	case goType == "string":
+	case model.KindArray:
+		return []jen.Code{target.Clone().Op("=").Add(typeCode(t)).Values()}
+	case model.KindString:
 		return []jen.Code{target.Clone().Op("=").Lit("")}
 	}
 	return []jen.Code{target.Clone().Op("=").Lit(0)}

@@ -15,9 +15,9 @@ import (
 const maxTypeErrors = 10
 
 // Check type-checks the package dir will hold once files are written: the
-// generated files with dir's other non-test .go files. pgspec itself
-// imports the codec, so writing code that does not compile would leave the
-// command that could fix it unbuildable; Check refuses it first.
+// generated files with dir's other non-test .go files. A package that does
+// not compile breaks every program importing it, so Check refuses to write
+// one.
 func Check(dir string, files map[string][]byte) error {
 	fset := token.NewFileSet()
 	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))

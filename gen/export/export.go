@@ -128,8 +128,9 @@ type Comparison struct {
 	Diff           string        `json:"diff"`
 }
 
-// NotInVersion stands for a side of a comparison whose major lacks the message.
-const NotInVersion = "该版未收录"
+// notInVersion stands for a side of a comparison whose major lacks the
+// message; the Chinese text is the seed's.
+var notInVersion = map[matrix.Lang]string{matrix.Chinese: "该版未收录", matrix.English: "not in this major"}
 
 // layerFact describes each layer for the 层次 fact; the logical replication
 // text is the seed's, the other two say the same about their framing.
@@ -175,7 +176,7 @@ func Records(specs []*spec.Spec, layout matrix.LayoutFunc, lang matrix.Lang) ([]
 		latest := row.Latest
 		r := Record{Kind: "protocol", Item: Item{
 			Slug: row.Slug, Name: displayName(latest), NameZh: latest.NameZh,
-			Category: matrix.LayerNameZh[latest.Layer], Aliases: latest.Aliases,
+			Category: matrix.LayerName(latest.Layer, lang), Aliases: latest.Aliases,
 			Versions: map[string]Version{},
 		}, Comparisons: []Comparison{}}
 		if r.Item.Aliases == nil {
@@ -190,7 +191,7 @@ func Records(specs []*spec.Spec, layout matrix.LayoutFunc, lang matrix.Lang) ([]
 				cur = &v.ComparisonData
 			}
 			if i > 0 && (prev != nil || cur != nil) {
-				c, err := compare(specs[i-1].Major, s.Major, prev, cur, row.Cells[i].Status)
+				c, err := compare(specs[i-1].Major, s.Major, prev, cur, row.Cells[i].Status, lang)
 				if err != nil {
 					return nil, fmt.Errorf("message %q: %w", row.Slug, err)
 				}
@@ -288,13 +289,13 @@ func channel(label string) string {
 }
 
 // compare diffs the {layer, fields} JSON of two majors; a side without the
-// message (nil) reads NotInVersion. class is the matrix's cell for the step.
-func compare(left, right int, a, b *ComparisonData, class matrix.Status) (Comparison, error) {
+// message (nil) reads notInVersion in lang. class is the matrix's cell for the step.
+func compare(left, right int, a, b *ComparisonData, class matrix.Status, lang matrix.Lang) (Comparison, error) {
 	c := Comparison{Left: strconv.Itoa(left), Right: strconv.Itoa(right), Classification: class}
 	sides := [2][]string{}
 	for i, d := range []*ComparisonData{a, b} {
 		if d == nil {
-			sides[i] = []string{NotInVersion}
+			sides[i] = []string{notInVersion[lang]}
 			continue
 		}
 		// The diffed form: indented, keys in the order the record uses.

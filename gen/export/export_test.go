@@ -155,7 +155,8 @@ func TestLogicalUpdateMatchesSeed(t *testing.T) {
 }
 
 // Comparisons on the fixtures: one per adjacent pair the message is in on
-// either side; added reads 该版未收录 on the left, removed on the right.
+// either side; added reads "not in this major" (in the export's
+// language) on the left, removed on the right.
 func TestComparisonsFixtures(t *testing.T) {
 	specs, err := spec.LoadAll(os.DirFS("../matrix/testdata"))
 	if err != nil {
@@ -167,7 +168,7 @@ func TestComparisonsFixtures(t *testing.T) {
 	}
 	first := added.Comparisons[0]
 	if first.Left != "14" || first.Right != "15" || first.Status != "added" ||
-		!strings.HasPrefix(first.Diff, "--- 14\n+++ 15\n@@ -1 +1,13 @@\n-该版未收录\n+{\n+  \"layer\": \"logical replication\",\n+  \"fields\": [\n") {
+		!strings.HasPrefix(first.Diff, "--- 14\n+++ 15\n@@ -1 +1,13 @@\n-not in this major\n+{\n+  \"layer\": \"logical replication\",\n+  \"fields\": [\n") {
 		t.Errorf("added comparison %+v", first)
 	}
 	if s := added.Comparisons[1]; s.Status != "unchanged" || s.Diff != "" {
@@ -183,10 +184,10 @@ func TestComparisonsFixtures(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("comparisons %v, want %v", got, want)
 	}
-	if d := removed.Comparisons[1].Diff; !strings.HasSuffix(d, "+该版未收录\n") {
+	if d := removed.Comparisons[1].Diff; !strings.HasSuffix(d, "+not in this major\n") {
 		t.Errorf("removed diff does not end with the empty right side: %q", d)
 	}
-	if _, ok := removed.Item.Versions["16"]; ok || removed.Item.Category != "前后端消息格式" {
+	if _, ok := removed.Item.Versions["16"]; ok || removed.Item.Category != "Frontend/backend messages" {
 		t.Errorf("versions %v category %q", removed.Item.Versions, removed.Item.Category)
 	}
 

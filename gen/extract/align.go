@@ -34,6 +34,9 @@ type Correction struct {
 	Evidence string `json:"evidence"`
 }
 
+// CorrectionsFile is the corrections' file name in the spec directory.
+const CorrectionsFile = "corrections.json"
+
 // Corrections is spec/corrections.json.
 type Corrections struct {
 	List []Correction `json:"corrections"`

@@ -5,9 +5,9 @@
 // make generate (go generate) rewrites the committed matrices beside the
 // spec with the directives below.
 //
-//go:generate go run -tags nocodec ../../cmd/pgspec matrix --spec ../../spec --format md --lang en --out ../../spec/matrix.md
-//go:generate go run -tags nocodec ../../cmd/pgspec matrix --spec ../../spec --format md --lang zh --out ../../spec/matrix.zh.md
-//go:generate go run -tags nocodec ../../cmd/pgspec matrix --spec ../../spec --format json --lang en --out ../../spec/matrix.json
+//go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format md --lang en --out ../../spec/matrix.md
+//go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format md --lang zh --out ../../spec/matrix.zh.md
+//go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format json --lang en --out ../../spec/matrix.json
 package matrix
 
 import (

@@ -35,6 +35,10 @@ var LayerNameZh = map[string]string{
 	spec.LayerStreamingReplication: "流复制格式",
 }
 
+// LayerName is a layer's name in lang: "Logical replication messages",
+// 逻辑复制格式.
+func LayerName(layer string, lang Lang) string { return vocab[lang].layer[layer] }
+
 // words are the fixed texts of a rendering in one language.
 type words struct {
 	title, intro          string

@@ -298,23 +298,23 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 				b.p.addf("%s: fixed entry %q matches %s, not a Byte1('x')", b.where, e.Match, n.row.Format)
 				continue
 			}
-			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row, Reason: e.Reason})
+			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
 			continue
 		}
-		it := &Item{Field: e.Name, Row: n.row, Gate: e.Gate, Reason: e.Reason, SinceLogical: b.sinceLogical(n.row, e)}
+		it := &Item{Field: e.Name, Row: n.row, Cond: Cond{Gate: e.gate, SinceLogical: b.sinceLogical(n.row, e)}}
 		if flat != nil {
 			it.Field = ""
 		}
 		if e.When != "" {
-			it.When = &When{Field: e.When, Tags: e.Tags}
+			it.Cond.When = &When{Field: e.When, Tags: []byte(e.Tags)}
 		}
 		switch {
 		case e.Choice != "":
-			it.Op, it.GoType, it.Optional = OpChoice, "byte", e.Choice == "optional"
+			it.Op, it.Type, it.Choice = OpChoice, Byte, &Choice{Optional: e.Choice == "optional"}
 			for ; i < len(scope) && scope[i].row != nil && scope[i].entry == e; i++ {
 				if tag := scope[i].row.Type.Tag; tag != "" {
-					it.Tags += tag
-					it.Alternatives = append(it.Alternatives, scope[i].row)
+					it.Choice.Tags = append(it.Choice.Tags, tag...)
+					it.Choice.Alternatives = append(it.Choice.Alternatives, scope[i].row)
 				} else {
 					b.p.addf("%s: choice %s matches %s, not a Byte1('x')", b.where, e.Name, scope[i].row.Format)
 				}
@@ -322,12 +322,12 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 			i--
 		case t.Array != "" || hasAnn(n.row.Annotations, spec.AnnRepeatField):
 			elem := b.scalar(n, e, false)
-			elem.Field, elem.Gate, elem.When, elem.Reason = "", "", nil, ""
-			it.Op, it.Elem, it.GoType = OpGroup, []*Item{elem}, "[]"+elem.GoType
+			elem.Field, elem.Cond = "", Cond{}
+			it.Op, it.Elem, it.Type = OpGroup, []*Item{elem}, SliceOf(elem.Type)
 			it.CountWidth = b.countWidth(scope, n)
 		default:
 			sc := b.scalar(n, e, i > 0 && scope[i-1].role == roleSize && scope[i-1].sizes == n)
-			sc.Field, sc.Gate, sc.When, sc.Reason, sc.SinceLogical = it.Field, it.Gate, it.When, it.Reason, it.SinceLogical
+			sc.Field, sc.Cond = it.Field, it.Cond
 			it = sc
 			if it.Op == OpBytes {
 				prev := scope[i-1].row
@@ -346,7 +346,7 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 // recognised in its description, so that a condition a new major writes
 // into the manual cannot go unnoticed.
 func (b *builder) agree(row *spec.Row, e *FieldEntry) {
-	if hasAnn(row.Annotations, spec.AnnStreamedOnly) && e.Gate != GateStreamed {
+	if hasAnn(row.Annotations, spec.AnnStreamedOnly) && e.gate != GateStreamed {
 		b.p.addf("%s: %q is only present for streamed transactions but its entry has no streamed gate", b.where, short(row))
 	}
 	if hasAnn(row.Annotations, spec.AnnOptional) && row.Type.Tag != "" && e.Choice != "optional" {
@@ -368,7 +368,7 @@ func (b *builder) sinceLogical(row *spec.Row, e *FieldEntry) int {
 			continue
 		}
 		v, err := strconv.Atoi(a.Value)
-		if err != nil || e.Gate == "" {
+		if err != nil || e.gate == NoGate {
 			b.p.addf("%s: %q is available since protocol version %q but has no gate", b.where, short(row), a.Value)
 			return 0
 		}
@@ -384,30 +384,30 @@ func (b *builder) scalar(n *node, e *FieldEntry, prefixed bool) *Item {
 	switch t.Kind {
 	case spec.KindInt:
 		if e.AsBytes {
-			it.Op, it.Width, it.GoType = OpRaw, t.Width, "[]byte"
+			it.Op, it.Width, it.Type = OpRaw, t.Width, Bytes
 			break
 		}
-		it.Op, it.Width, it.GoType = OpInt, t.Width, intType(t, e)
+		it.Op, it.Width, it.Type = OpInt, t.Width, intType(t, e)
 	case spec.KindByte:
 		if t.Tag != "" {
 			b.p.addf("%s: %s %q needs a fixed or choice entry", b.where, n.row.Format, short(n.row))
 		}
-		it.Op, it.Width, it.GoType = OpByte, 1, "byte"
+		it.Op, it.Width, it.Type = OpByte, 1, Byte
 	case spec.KindString:
-		it.Op, it.GoType = OpString, "string"
+		it.Op, it.Type = OpString, String
 	case spec.KindBytes:
 		switch {
 		case t.Width > 0:
-			it.Op, it.Width, it.GoType = OpBytesN, t.Width, fmt.Sprintf("[%d]byte", t.Width)
+			it.Op, it.Width, it.Type = OpBytesN, t.Width, GoType{Kind: KindArray, Len: t.Width}
 		case prefixed:
-			it.Op, it.GoType = OpBytes, "[]byte"
+			it.Op, it.Type = OpBytes, Bytes
 		default:
-			it.Op, it.GoType = OpRest, "[]byte"
+			it.Op, it.Type = OpRest, Bytes
 			it.Lengths = protocolLengths(e.ProtocolLengths)
 		}
 	case spec.KindPart:
 		it.Op, it.Part = OpPart, b.partName(t.Part)
-		it.GoType = it.Part
+		it.Type = GoType{Kind: KindPart, Name: it.Part}
 	default:
 		b.p.addf("%s: row %s has unknown kind %q", b.where, n.row.Format, t.Kind)
 	}
@@ -421,7 +421,7 @@ func (b *builder) groupItem(scope []*node, i int) *Item {
 	if g.entry == nil {
 		return it
 	}
-	it.Field, it.ElemType, it.Reason = g.entry.Name, g.entry.Type, g.entry.Reason
+	it.Field, it.ElemType = g.entry.Name, g.entry.Type
 	var flat *GroupEntry
 	if g.entry.Type == "" {
 		flat = g.entry
@@ -440,9 +440,9 @@ func (b *builder) groupItem(scope []*node, i int) *Item {
 	case flat != nil && values != 1:
 		b.p.addf("%s: group %s has %d fields per element; give it a type", b.where, it.Field, values)
 	case flat != nil:
-		it.GoType = "[]" + it.Elem[len(it.Elem)-1].GoType
+		it.Type = SliceOf(it.Elem[len(it.Elem)-1].Type)
 	default:
-		it.GoType = "[]" + it.ElemType
+		it.Type = SliceOf(GoType{Kind: KindStruct, Name: it.ElemType})
 	}
 	if g.terminated && len(it.Elem) > 0 {
 		if op := it.Elem[0].Op; op != OpByte && op != OpString {
@@ -485,23 +485,23 @@ func (b *builder) partName(name string) string {
 }
 
 // annotationTypes are the Go types of the manual's annotated integers.
-var annotationTypes = map[string]string{
-	"Oid":           "uint32",
-	"TransactionId": "uint32",
-	"XLogRecPtr":    "uint64",
-	"TimestampTz":   "int64",
+var annotationTypes = map[string]GoType{
+	"Oid":           Uint(4),
+	"TransactionId": Uint(4),
+	"XLogRecPtr":    Uint(8),
+	"TimestampTz":   Int(8),
 }
 
 // intType is the Go type of an IntN field: the overlay's, the annotation's,
 // or the signed type of its width.
-func intType(t spec.Type, e *FieldEntry) string {
+func intType(t spec.Type, e *FieldEntry) GoType {
 	if e.Type != "" {
-		return e.Type
+		return e.intType
 	}
 	if gt, ok := annotationTypes[t.Annotation]; ok {
 		return gt
 	}
-	return "int" + strconv.Itoa(8*t.Width)
+	return Int(t.Width)
 }
 
 // protocolLengths orders the overlay's bounds by protocol minor.

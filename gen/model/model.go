@@ -5,6 +5,7 @@
 package model
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -34,7 +35,7 @@ type Message struct {
 	Name      string
 	Names     []NameRange
 	Layer     string
-	Direction string
+	Direction Direction
 	Part      bool
 	// Tag is the first byte of every layout, 0 when untagged.
 	Tag   byte
@@ -62,8 +63,8 @@ type NameRange struct {
 
 // Field is one Go field of a message or group element.
 type Field struct {
-	Name   string
-	GoType string
+	Name string
+	Type GoType
 	// Doc is the manual's description of the field (newest major that has
 	// it) followed by what decides its presence.
 	Doc    []string
@@ -72,9 +73,12 @@ type Field struct {
 
 // Struct is the element type of a repeated group.
 type Struct struct {
-	Name   string
+	Name string
+	// Group is the message's field that holds the elements.
+	Group  string
 	Fields []*Field
-	Doc    string
+	// Doc is the manual's paragraph that opens the group.
+	Doc string
 }
 
 // ErrorField is one error/notice field code.
@@ -91,43 +95,24 @@ type Layout struct {
 	Items  []*Item
 }
 
-// Ops of a layout item: what the wire carries at that point.
-const (
-	OpTag    = "tag"    // the message's leading Byte1('x')
-	OpLength = "length" // Int32 length of the message contents, including self
-	OpFixed  = "fixed"  // an IntN(v) or Byte1('x') whose value the manual fixes
-	OpCount  = "count"  // the count of the group named by Field
-	OpInt    = "int"    // an IntN field
-	OpByte   = "byte"   // a Byte1 field
-	OpChoice = "choice" // Byte1('a') or Byte1('b') or …: one byte field holding the tag
-	OpString = "string" // a zero-terminated String
-	OpBytesN = "bytesN" // ByteN of a fixed width: [N]byte
-	OpRaw    = "raw"    // an IntN carried as its N raw bytes: []byte
-	OpRest   = "rest"   // Byten running to the end of the message
-	OpBytes  = "bytes"  // Int32 length then Byten
-	OpPart   = "part"   // a message part (TupleData) documented on its own
-	OpGroup  = "group"  // repeated elements: IntN[C], a repeated field or a group of rows
-)
-
 // Item is one step of a layout.
 type Item struct {
-	Op string
+	Op Op
 	// Field is the Go field the item reads or writes; for OpCount the group
 	// it counts; "" for constants and for the value of a flattened group.
-	Field  string
-	GoType string
+	Field string
+	Type  GoType
 	// Width in bytes of OpFixed, OpInt, OpCount, OpBytesN and OpRaw.
 	Width int
 	// Value of OpTag and OpFixed.
 	Value int64
-	// Tags of OpChoice; Optional when none of them may be present.
-	Tags     string
-	Optional bool
+	// Choice is the tags of OpChoice.
+	Choice *Choice
 	// Nullable OpBytes: a length of -1 means nil.
 	Nullable bool
 	// Lengths bounds OpRest by protocol minor; empty means any length.
 	Lengths []ProtocolLength
-	// Part is the Go type of OpPart.
+	// Part is the slug of the message part of OpPart.
 	Part string
 	// OpGroup: Elem are the element's items, ElemType its struct ("" when
 	// flattened to the one field's values), Terminated when a zero byte ends
@@ -136,25 +121,13 @@ type Item struct {
 	ElemType   string
 	Terminated bool
 	CountWidth int
-	// When and Gate make the item conditional; SinceLogical is the pgoutput
-	// protocol version a gated item also needs.
-	When         *When
-	Gate         string
-	SinceLogical int
+	// Cond is what puts the item on the wire.
+	Cond Cond
 	// Row is the manual's row the item comes from (the Byten of OpBytes,
-	// the first tag of OpChoice); nil for a group. Alternatives are the rows
-	// of every tag of OpChoice; Lead is the paragraph that opens a group.
-	Row          *spec.Row
-	Alternatives []*spec.Row
-	Lead         string
-	// Reason is the overlay entry's reason, when it decided something.
-	Reason string
-}
-
-// When makes an item present only when a choice field holds one of Tags.
-type When struct {
-	Field string
-	Tags  string
+	// the first tag of OpChoice); nil for a group. Lead is the paragraph
+	// that opens a group.
+	Row  *spec.Row
+	Lead string
 }
 
 // ProtocolLength bounds a Byten from protocol minor Minor on.
@@ -204,7 +177,7 @@ func Build(specs []*spec.Spec, ov *Overlay) (*Model, error) {
 			}
 			l := buildLayout(s, sm, me, &p, used)
 			l.Majors = []int{s.Major}
-			msg.add(s.Major, sm, l)
+			msg.add(s.Major, sm, l, &p)
 		}
 		msg.resolve(ov, &p)
 		mod.Messages = append(mod.Messages, msg)
@@ -257,7 +230,7 @@ func checkNames(mod *Model, p *problems) {
 func (st *Struct) shape() string {
 	var b strings.Builder
 	for _, f := range st.Fields {
-		b.WriteString(f.Name + " " + f.GoType + ";")
+		b.WriteString(f.Name + " " + f.Type.String() + ";")
 	}
 	return b.String()
 }
@@ -308,7 +281,7 @@ func writeItems(b *strings.Builder, items []*Item) {
 // String renders one item: op, width, value and conditions, then the field.
 func (it *Item) String() string {
 	var b strings.Builder
-	b.WriteString(it.Op)
+	b.WriteString(it.Op.String())
 	if it.Width != 0 {
 		b.WriteString(strconv.Itoa(8 * it.Width))
 	}
@@ -318,8 +291,8 @@ func (it *Item) String() string {
 	case OpFixed:
 		fmt.Fprintf(&b, "(%d)", it.Value)
 	case OpChoice:
-		fmt.Fprintf(&b, "(%q", it.Tags)
-		if it.Optional {
+		fmt.Fprintf(&b, "(%q", it.Choice.Tags)
+		if it.Choice.Optional {
 			b.WriteString("?")
 		}
 		b.WriteString(")")
@@ -334,14 +307,14 @@ func (it *Item) String() string {
 	case OpPart:
 		b.WriteString("(" + it.Part + ")")
 	}
-	if it.Gate != "" {
-		b.WriteString("[" + it.Gate + "]")
+	if g := it.Cond.Gate; g != NoGate {
+		b.WriteString("[" + g.String() + "]")
 	}
-	if it.When != nil {
-		if it.When.Tags == "" {
-			b.WriteString("[" + it.When.Field + " set]")
+	if w := it.Cond.When; w != nil {
+		if len(w.Tags) == 0 {
+			b.WriteString("[" + w.Field + " set]")
 		} else {
-			fmt.Fprintf(&b, "[%s in %q]", it.When.Field, it.When.Tags)
+			fmt.Fprintf(&b, "[%s in %q]", w.Field, w.Tags)
 		}
 	}
 	if it.Field != "" {
@@ -365,7 +338,7 @@ func (it *Item) String() string {
 
 // add records one major's layout, sharing it with the previous major when
 // the wire format is the same.
-func (msg *Message) add(major int, sm *spec.Message, l *Layout) {
+func (msg *Message) add(major int, sm *spec.Message, l *Layout, p *problems) {
 	msg.Majors = append(msg.Majors, major)
 	msg.Name = sm.Name
 	if n := len(msg.Names); n > 0 && msg.Names[n-1].Name == sm.Name {
@@ -373,7 +346,12 @@ func (msg *Message) add(major int, sm *spec.Message, l *Layout) {
 	} else {
 		msg.Names = append(msg.Names, NameRange{Name: sm.Name, Majors: []int{major}})
 	}
-	msg.Layer, msg.Direction, msg.Part = sm.Layer, sm.Direction, sm.Part
+	msg.Layer, msg.Part = sm.Layer, sm.Part
+	if d, ok := parseDirection(sm.Direction); ok {
+		msg.Direction = d
+	} else {
+		p.addf("pg%d %s: direction %q is none of F, B, F & B", major, msg.Slug, sm.Direction)
+	}
 	if len(l.Items) > 0 && l.Items[0].Op == OpTag {
 		msg.Tag = byte(l.Items[0].Value)
 	}
@@ -395,8 +373,8 @@ func (msg *Message) add(major int, sm *spec.Message, l *Layout) {
 // not in the other keeps the annotated type.
 func mergeTypes(into, from []*Item) {
 	for i, it := range into {
-		if t, ok := reconcile(it.GoType, from[i].GoType); ok {
-			it.GoType = t
+		if t, ok := reconcile(it.Type, from[i].Type); ok {
+			it.Type = t
 		}
 		mergeTypes(it.Elem, from[i].Elem)
 	}
@@ -419,35 +397,75 @@ func messageDoc(sm *spec.Message) []string {
 
 // diffLayouts says in words what changed between two layouts.
 func diffLayouts(a, b *Layout) string {
-	fa, fb := fieldSet(a.Items), fieldSet(b.Items)
-	var parts []string
-	for _, f := range sortedKeys(fb) {
-		if _, ok := fa[f]; !ok {
-			parts = append(parts, "adds "+f)
-		}
-	}
-	for _, f := range sortedKeys(fa) {
-		if _, ok := fb[f]; !ok {
-			parts = append(parts, "removes "+f)
-		}
-	}
-	for _, f := range sortedKeys(fa) {
-		if s, ok := fb[f]; ok && s != fa[f] {
-			parts = append(parts, fmt.Sprintf("changes %s from %s to %s", f, fa[f], s))
-		}
-	}
+	parts := diffItems(a.Items, b.Items, "")
 	if len(parts) == 0 {
-		return "the wire layout changes (" + b.String() + ")"
+		return "the wire layout changes"
 	}
 	return strings.Join(parts, ", ")
 }
 
-// fieldSet maps the named fields of items to their rendering.
-func fieldSet(items []*Item) map[string]string {
-	out := map[string]string{}
+// diffItems lists the fields items b adds, removes or changes from a; the
+// fields of group elements are named prefix.Field.
+func diffItems(a, b []*Item, prefix string) []string {
+	fa, fb := fieldSet(a), fieldSet(b)
+	var parts []string
+	for _, f := range sortedKeys(fb) {
+		if _, ok := fa[f]; !ok {
+			parts = append(parts, "adds "+prefix+f)
+		}
+	}
+	for _, f := range sortedKeys(fa) {
+		if _, ok := fb[f]; !ok {
+			parts = append(parts, "removes "+prefix+f)
+		}
+	}
+	for _, f := range sortedKeys(fa) {
+		x, y := fa[f], fb[f]
+		if y == nil || x.String() == y.String() {
+			continue
+		}
+		switch {
+		case x.Op == OpGroup && y.Op == OpGroup && x.Terminated == y.Terminated && x.CountWidth == y.CountWidth:
+			parts = append(parts, diffItems(x.Elem, y.Elem, prefix+f+".")...)
+		case x.Op == OpChoice && y.Op == OpChoice && x.Choice.Optional == y.Choice.Optional:
+			if add := missing(y.Choice.Tags, x.Choice.Tags); len(add) > 0 {
+				parts = append(parts, fmt.Sprintf("%s%s may also be %s", prefix, f, quoteTags(add)))
+			}
+			if drop := missing(x.Choice.Tags, y.Choice.Tags); len(drop) > 0 {
+				parts = append(parts, fmt.Sprintf("%s%s may no longer be %s", prefix, f, quoteTags(drop)))
+			}
+		default:
+			parts = append(parts, fmt.Sprintf("%s%s changes from %s to %s", prefix, f, x.format(), y.format()))
+		}
+	}
+	return parts
+}
+
+// missing lists the tags of a that b lacks.
+func missing(a, b []byte) []byte {
+	var out []byte
+	for _, t := range a {
+		if !bytes.ContainsRune(b, rune(t)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// format is how the manual writes an item: its row's format.
+func (it *Item) format() string {
+	if it.Row != nil {
+		return it.Row.Format
+	}
+	return it.Op.String()
+}
+
+// fieldSet maps the named fields of items to their items.
+func fieldSet(items []*Item) map[string]*Item {
+	out := map[string]*Item{}
 	for _, it := range items {
 		if it.Field != "" && it.Op != OpCount {
-			out[it.Field] = it.String()
+			out[it.Field] = it
 		}
 	}
 	return out

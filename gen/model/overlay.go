@@ -78,6 +78,8 @@ type FieldEntry struct {
 
 	re, formatRE *regexp.Regexp
 	lo, hi       int
+	gate         Gate
+	intType      GoType
 }
 
 // GroupEntry names the repeated group a lead paragraph opens.
@@ -95,17 +97,6 @@ type GroupEntry struct {
 	Reason     string `json:"reason,omitempty"`
 
 	re *regexp.Regexp
-}
-
-// Gates a FieldEntry may name.
-const (
-	GateStreamed = "streamed"
-	GateParallel = "parallel"
-)
-
-var intTypes = map[string]bool{
-	"int8": true, "int16": true, "int32": true, "int64": true,
-	"uint8": true, "uint16": true, "uint32": true, "uint64": true,
 }
 
 var goIdent = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
@@ -194,13 +185,14 @@ func (fe *FieldEntry) check(p *problems, where string) {
 	case !fe.Fixed && !goIdent.MatchString(fe.Name):
 		p.addf("%s: field without a name (or %q is not an exported Go identifier)", where, fe.Name)
 	}
-	if fe.Type != "" && !intTypes[fe.Type] {
+	var ok bool
+	if fe.intType, ok = parseIntType(fe.Type); fe.Type != "" && !ok {
 		p.addf("%s: type %q is not a Go integer type", where, fe.Type)
 	}
 	if fe.Choice != "" && fe.Choice != "required" && fe.Choice != "optional" {
 		p.addf("%s: choice %q is neither required nor optional", where, fe.Choice)
 	}
-	if fe.Gate != "" && fe.Gate != GateStreamed && fe.Gate != GateParallel {
+	if fe.gate, ok = ParseGate(fe.Gate); !ok {
 		p.addf("%s: unknown gate %q", where, fe.Gate)
 	}
 	if fe.Tags != "" && fe.When == "" {

@@ -29,13 +29,13 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 	for _, it := range items {
 		if it.Op == OpPart {
 			if e := ov.Messages[it.Part]; e != nil {
-				it.Part, it.GoType = e.Name, e.Name
+				it.Type = GoType{Kind: KindPart, Name: e.Name}
 			}
 		}
 		if it.Op == OpGroup && it.ElemType != "" {
 			st := structs[it.ElemType]
 			if st == nil {
-				st = &Struct{Name: it.ElemType, Doc: it.Lead}
+				st = &Struct{Name: it.ElemType, Group: it.Field, Doc: it.Lead}
 				structs[it.ElemType] = st
 				msg.Structs = append(msg.Structs, st)
 			}
@@ -44,19 +44,19 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 		if it.Op == OpGroup && it.ElemType == "" && len(it.Elem) > 0 {
 			v := it.Elem[len(it.Elem)-1]
 			msg.union([]*Item{v}, majors, new([]*Field), structs, ov, p)
-			it.GoType = "[]" + v.GoType
+			it.Type = SliceOf(v.Type)
 		}
 		if it.Field == "" || it.Op == OpCount {
 			continue
 		}
 		f := findField(*fields, it.Field)
 		if f == nil {
-			*fields = append(*fields, &Field{Name: it.Field, GoType: it.GoType, Doc: itemDoc(it)})
+			*fields = append(*fields, &Field{Name: it.Field, Type: it.Type, Doc: itemDoc(it)})
 			f = (*fields)[len(*fields)-1]
-		} else if t, ok := reconcile(f.GoType, it.GoType); ok {
-			f.GoType = t
+		} else if t, ok := reconcile(f.Type, it.Type); ok {
+			f.Type = t
 		} else {
-			p.addf("%s: field %s is %s in pg%s but %s in pg%s", msg.Slug, f.Name, f.GoType, majorList(f.Majors), it.GoType, majorList(majors))
+			p.addf("%s: field %s is %s in pg%s but %s in pg%s", msg.Slug, f.Name, f.Type, majorList(f.Majors), it.Type, majorList(majors))
 		}
 		f.Majors = mergeMajors(f.Majors, majors)
 	}
@@ -65,26 +65,24 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 // reconcile gives two majors' Go types of one field a common type: they must
 // agree, except that an integer the manual annotated in some majors (Int32
 // (Oid)) and not in others keeps its unsigned annotated type.
-func reconcile(a, b string) (string, bool) {
-	if a == b {
+func reconcile(a, b GoType) (GoType, bool) {
+	switch {
+	case a.Equal(b):
 		return a, true
+	case a.Kind == KindSlice && b.Kind == KindSlice:
+		t, ok := reconcile(*a.Elem, *b.Elem)
+		return SliceOf(t), ok
+	case a.Bits == b.Bits && (a.Kind == KindInt || a.Kind == KindUint) && (b.Kind == KindInt || b.Kind == KindUint):
+		return GoType{Kind: KindUint, Bits: a.Bits}, true
 	}
-	if strings.HasPrefix(a, "[]") && strings.HasPrefix(b, "[]") {
-		t, ok := reconcile(a[2:], b[2:])
-		return "[]" + t, ok
-	}
-	ua, ub := strings.TrimPrefix(a, "u"), strings.TrimPrefix(b, "u")
-	if ua == ub && intTypes[a] && intTypes[b] {
-		return "u" + ua, true
-	}
-	return "", false
+	return GoType{}, false
 }
 
 // setTypes gives every item the Go type of its union field.
 func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
 	for _, it := range items {
 		if f := findField(fields, it.Field); f != nil && it.Op != OpCount {
-			it.GoType = f.GoType
+			it.Type = f.Type
 		}
 		if it.Op != OpGroup {
 			continue
@@ -92,7 +90,7 @@ func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
 		if st := structs[it.ElemType]; st != nil {
 			setTypes(it.Elem, st.Fields, structs)
 		} else if len(it.Elem) > 0 {
-			it.Elem[len(it.Elem)-1].GoType = strings.TrimPrefix(it.GoType, "[]")
+			it.Elem[len(it.Elem)-1].Type = *it.Type.Elem
 		}
 	}
 }
@@ -101,7 +99,7 @@ func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
 func (msg *Message) present(fields []*Field) {
 	for _, f := range fields {
 		if len(f.Majors) != len(msg.Majors) {
-			f.Doc = append(f.Doc, "Only in PostgreSQL "+majorList(f.Majors)+".")
+			f.Doc = append(f.Doc, "Only in PostgreSQL "+majorList(f.Majors)+"; with another Params.Major, Decode sets it to "+zeroWord(f.Type)+" and Encode writes nothing for it.")
 		}
 	}
 }
@@ -129,10 +127,10 @@ func itemDoc(it *Item) []string {
 	var doc []string
 	switch {
 	case it.Op == OpChoice:
-		for _, r := range it.Alternatives {
+		for _, r := range it.Choice.Alternatives {
 			doc = append(doc, fmt.Sprintf("%s: %s", r.Format, r.Description.En))
 		}
-		if it.Optional {
+		if it.Choice.Optional {
 			doc = append(doc, "0 when none of them is present.")
 		}
 	case it.Op == OpGroup && it.Lead != "":
@@ -148,44 +146,82 @@ func itemDoc(it *Item) []string {
 		doc = append(doc, it.Row.Description.En)
 	}
 	if it.Nullable || it.Op == OpGroup && len(it.Elem) > 0 && it.Elem[len(it.Elem)-1].Nullable {
-		doc = append(doc, "nil stands for the length -1 (NULL).")
+		doc = append(doc, "nil is NULL, the length -1 on the wire.")
 	}
-	for _, pl := range it.Lengths {
-		if pl.Min == pl.Max {
-			doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d bytes long.", pl.Minor, pl.Min))
-		} else {
-			doc = append(doc, fmt.Sprintf("From protocol 3.%d on it is %d to %d bytes long.", pl.Minor, pl.Min, pl.Max))
+	if t := it.Type; t.Kind == KindBytes || t.Kind == KindSlice && t.Elem != nil && t.Elem.Kind == KindBytes {
+		doc = append(doc, "Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep it after src is reused.")
+	}
+	if len(it.Lengths) > 0 {
+		var from []string
+		for _, pl := range it.Lengths {
+			n := fmt.Sprintf("%d to %d bytes", pl.Min, pl.Max)
+			if pl.Min == pl.Max {
+				n = fmt.Sprintf("%d bytes", pl.Min)
+			}
+			from = append(from, fmt.Sprintf("%s from protocol 3.%d", n, pl.Minor))
 		}
+		doc = append(doc, "Its length depends on Params.ProtocolMinor: "+strings.Join(from, ", ")+".")
 	}
-	version := ""
-	if it.SinceLogical > 0 {
-		version = fmt.Sprintf(", protocol version %d and later (Params.LogicalVersion)", it.SinceLogical)
-	}
-	switch it.Gate {
-	case GateStreamed:
-		doc = append(doc, "Present only inside a streamed transaction (Params.Streamed)"+version+".")
-	case GateParallel:
-		doc = append(doc, "Present only with parallel streaming (Params.ParallelStreaming)"+version+".")
-	}
-	if it.When != nil {
-		if it.When.Tags == "" {
-			doc = append(doc, "Present only when "+it.When.Field+" is not 0.")
-		} else {
-			doc = append(doc, "Present only when "+it.When.Field+" is one of "+quoteTags(it.When.Tags)+".")
-		}
-	}
-	if it.Reason != "" {
-		doc = append(doc, "Overlay: "+it.Reason)
+	if s := presence(it); s != "" {
+		doc = append(doc, s)
 	}
 	return doc
 }
 
-func quoteTags(tags string) string {
-	q := make([]string, len(tags))
-	for i := range tags {
-		q[i] = "'" + tags[i:i+1] + "'"
+// presence says in Go terms when a conditional item is on the wire.
+func presence(it *Item) string {
+	var when []string
+	what := ""
+	switch it.Cond.Gate {
+	case GateStreamed:
+		what = " inside a streamed transaction"
+		when = append(when, "Params.Streaming has Streamed")
+	case GateParallel:
+		what = " with parallel streaming"
+		when = append(when, "Params.Streaming has ParallelStreaming")
 	}
-	return strings.Join(q, ", ")
+	if v := it.Cond.SinceLogical; v > 0 {
+		when = append(when, fmt.Sprintf("Params.LogicalVersion >= %d", v))
+	}
+	if w := it.Cond.When; w != nil {
+		if len(w.Tags) == 0 {
+			when = append(when, w.Field+" != 0")
+		} else {
+			when = append(when, w.Field+" is "+quoteTags(w.Tags))
+		}
+	}
+	if len(when) == 0 {
+		return ""
+	}
+	if what != "" {
+		what += ":"
+	}
+	return fmt.Sprintf("Present only%s when %s. Otherwise Decode sets it to %s and Encode writes nothing for it.",
+		what, strings.Join(when, " and "), zeroWord(it.Type))
+}
+
+// zeroWord names the zero value of t for a doc comment.
+func zeroWord(t GoType) string {
+	switch t.Kind {
+	case KindString:
+		return `""`
+	case KindBytes:
+		return "nil"
+	case KindSlice, KindPart:
+		return "empty"
+	case KindArray:
+		return "zeros"
+	}
+	return "0"
+}
+
+// quoteTags lists tags as Go rune literals: 'K' or 'O'.
+func quoteTags(tags []byte) string {
+	q := make([]string, len(tags))
+	for i, t := range tags {
+		q[i] = "'" + string(rune(t)) + "'"
+	}
+	return strings.Join(q, " or ")
 }
 
 // errorFields names the error/notice field codes of every major.

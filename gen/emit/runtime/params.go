@@ -68,7 +68,8 @@ type Message interface {
 	// Encode appends the message's bytes to dst (see the package comment).
 	Encode(dst []byte, p Params) ([]byte, error)
 	// Decode replaces the message's fields with those read from src, which
-	// must hold exactly one message; fields alias src.
+	// must hold exactly one message. Strings are copies; []byte fields
+	// point into src.
 	Decode(src []byte, p Params) error
 	// Slug is the message's stable identity in the spec, e.g. "bind".
 	Slug() string

@@ -29,7 +29,7 @@ func (*AuthenticationSASL) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 	if !authenticationSASLMajors.Has(p.Major) {
 		return &VersionError{
@@ -44,11 +44,10 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(10)", 4, 10)
-	m.Mechanisms = m.Mechanisms[:0]
-	for !r.ended() {
-		var v string
-		v, r = r.str("Mechanisms", r.zero())
-		m.Mechanisms = append(m.Mechanisms, v)
+	nMechanisms := r.terminated(0, 1)
+	m.Mechanisms = grow(m.Mechanisms, nMechanisms)[:nMechanisms]
+	for i := range m.Mechanisms {
+		m.Mechanisms[i], r = r.str("Mechanisms", m.Mechanisms[i])
 	}
 	r = r.terminate("Mechanisms")
 	return r.done("AuthenticationSASL", len(src))

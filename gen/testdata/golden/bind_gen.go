@@ -18,7 +18,10 @@ type Bind struct {
 	//
 	// The value of the parameter. n is the above length.
 	//
-	// nil stands for the length -1 (NULL).
+	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Params [][]byte
 
 	// The result-column format code.
@@ -38,7 +41,7 @@ func (*Bind) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Bind) Decode(src []byte, p Params) error {
 	if !bindMajors.Has(p.Major) {
 		return &VersionError{
@@ -52,7 +55,7 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('B').length()
 	}
-	m.Portal, r = r.str("Portal", r.zero())
+	m.Portal, r = r.str("Portal", m.Portal)
 	var nFormatCodes int
 	nFormatCodes, r = r.count16("FormatCodes", 2)
 	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)[:nFormatCodes]

@@ -10,19 +10,18 @@ package codec
 //
 // Documented in PostgreSQL 10–11.
 //
-// Layout changes: PostgreSQL 11: changes SecretKey from raw32:SecretKey to
-// rest(3.0:4..4)(3.2:4..256):SecretKey.
+// Layout changes: PostgreSQL 11: SecretKey changes from Int32 to Byten.
 type KeyData struct {
 	// The process ID of this backend.
 	ProcessID uint32
 
 	// The secret key of this backend. This field extends to the end of the message.
 	//
-	// From protocol 3.0 on it is 4 bytes long.
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	//
-	// From protocol 3.2 on it is 4 to 256 bytes long.
-	//
-	// Overlay: 4 bytes before protocol 3.2
+	// Its length depends on Params.ProtocolMinor: 4 bytes from protocol 3.0, 4 to 256 bytes from
+	// protocol 3.2.
 	SecretKey []byte
 }
 
@@ -39,7 +38,7 @@ func (*KeyData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *KeyData) Decode(src []byte, p Params) error {
 	if !keyDataMajors.Has(p.Major) {
 		return &VersionError{

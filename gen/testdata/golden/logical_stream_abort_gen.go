@@ -13,10 +13,9 @@ type StreamAbort struct {
 
 	// The LSN of the abort operation, present only when streaming is set to parallel.
 	//
-	// Present only with parallel streaming (Params.ParallelStreaming), protocol version 4 and
-	// later (Params.LogicalVersion).
-	//
-	// Overlay: only with parallel streaming
+	// Present only with parallel streaming: when Params.Streaming has ParallelStreaming and
+	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0 and Encode writes nothing for
+	// it.
 	AbortLSN uint64
 }
 
@@ -33,7 +32,7 @@ func (*StreamAbort) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *StreamAbort) Decode(src []byte, p Params) error {
 	if !streamAbortMajors.Has(p.Major) {
 		return &VersionError{

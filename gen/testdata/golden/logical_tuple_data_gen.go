@@ -7,31 +7,29 @@ package codec
 //
 // Documented in PostgreSQL 10–11.
 //
-// Layout changes: PostgreSQL 11: changes Columns from group:Columns/count16
-// Column{choice("nt"):Kind bytes[Kind in "tb"]:Data} to group:Columns/count16
-// Column{choice("ntb"):Kind bytes[Kind in "tb"]:Data}.
+// Layout changes: PostgreSQL 11: Columns.Kind may also be 'b'.
 type TupleData struct {
 	// Next, one of the following submessages appears for each column:
 	Columns []Column
 }
 
-// Column is one element of a repeated group: Next, one of the following submessages appears
-// for each column:
+// Column is one element of TupleData.Columns. The manual opens the group with: “Next, one
+// of the following submessages appears for each column:”
 type Column struct {
 	// Byte1('n'): Identifies the data as NULL value.
 	//
 	// Byte1('t'): Identifies the data as text formatted value.
 	//
 	// Byte1('b'): Identifies the data as binary formatted value.
-	//
-	// Overlay: one of the alternatives
 	Kind byte
 
 	// The value of the column. n is the above length.
 	//
-	// Present only when Kind is one of 't', 'b'.
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	//
-	// Overlay: text and binary carry data
+	// Present only when Kind is 't' or 'b'. Otherwise Decode sets it to nil and Encode writes
+	// nothing for it.
 	Data []byte
 }
 
@@ -48,7 +46,7 @@ func (*TupleData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *TupleData) Decode(src []byte, p Params) error {
 	if !tupleDataMajors.Has(p.Major) {
 		return &VersionError{

@@ -15,11 +15,11 @@ package codec
 type Update struct {
 	// Xid of the transaction (only present for streamed transactions).
 	//
-	// Present only inside a streamed transaction (Params.Streamed).
+	// Present only inside a streamed transaction: when Params.Streaming has Streamed. Otherwise
+	// Decode sets it to 0 and Encode writes nothing for it.
 	//
-	// Overlay: only inside a streamed transaction
-	//
-	// Only in PostgreSQL 11.
+	// Only in PostgreSQL 11; with another Params.Major, Decode sets it to 0 and Encode writes
+	// nothing for it.
 	Xid uint32
 
 	// ID of the relation.
@@ -32,15 +32,12 @@ type Update struct {
 	// optional.
 	//
 	// 0 when none of them is present.
-	//
-	// Overlay: 'K' or 'O' or neither
 	OldKind byte
 
 	// TupleData message part representing the contents of the old tuple or primary key.
 	//
-	// Present only when OldKind is not 0.
-	//
-	// Overlay: only after 'K' or 'O'
+	// Present only when OldKind != 0. Otherwise Decode sets it to empty and Encode writes
+	// nothing for it.
 	Old TupleData
 
 	// TupleData message part representing the contents of a new tuple.
@@ -60,7 +57,7 @@ func (*Update) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Update) Decode(src []byte, p Params) error {
 	if !updateMajors.Has(p.Major) {
 		return &VersionError{

@@ -25,7 +25,7 @@ func (*Password) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Password) Decode(src []byte, p Params) error {
 	if !passwordMajors.Has(p.Major) {
 		return &VersionError{
@@ -39,7 +39,7 @@ func (m *Password) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('p').length()
 	}
-	m.Password, r = r.str("Password", r.zero())
+	m.Password, r = r.str("Password", m.Password)
 	return r.done("Password", len(src))
 }
 

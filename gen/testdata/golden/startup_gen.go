@@ -7,8 +7,6 @@ package codec
 // Documented in PostgreSQL 10–11.
 type StartupMessage struct {
 	// The protocol version number.
-	//
-	// Overlay: the version is data, whatever the manual prints
 	Version uint32
 
 	// The protocol version number is followed by one or more pairs of parameter name and value
@@ -16,9 +14,9 @@ type StartupMessage struct {
 	Params []Param
 }
 
-// Param is one element of a repeated group: The protocol version number is followed by one
-// or more pairs of parameter name and value strings. A zero byte is required as a terminator
-// after the last name/value pair.
+// Param is one element of StartupMessage.Params. The manual opens the group with: “The
+// protocol version number is followed by one or more pairs of parameter name and value
+// strings. A zero byte is required as a terminator after the last name/value pair.”
 type Param struct {
 	// The parameter name.
 	Name string
@@ -40,7 +38,7 @@ func (*StartupMessage) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *StartupMessage) Decode(src []byte, p Params) error {
 	if !startupMessageMajors.Has(p.Major) {
 		return &VersionError{
@@ -51,12 +49,12 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	m.Version, r = r.u32("Version")
-	m.Params = m.Params[:0]
-	for !r.ended() {
-		var e Param
-		e.Name, r = r.str("Params.Name", r.zero())
-		e.Value, r = r.str("Params.Value", r.zero())
-		m.Params = append(m.Params, e)
+	nParams := r.terminated(0, 2)
+	m.Params = grow(m.Params, nParams)[:nParams]
+	for i := range m.Params {
+		e := &m.Params[i]
+		e.Name, r = r.str("Params.Name", e.Name)
+		e.Value, r = r.str("Params.Value", e.Value)
 	}
 	r = r.terminate("Params")
 	return r.done("StartupMessage", len(src))

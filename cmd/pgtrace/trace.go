@@ -1,10 +1,3 @@
-// The trace command is the only one that uses the generated codec; the
-// nocodec build leaves it out, so that go generate can rebuild codec/ with
-// a command that does not need codec/ to compile first (after a change to
-// the codec runtime, say).
-
-//go:build !nocodec
-
 package main
 
 import (
@@ -16,12 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/pgspec/pgspec/cmd/pgspec/internal/trace"
+	"github.com/pgspec/pgspec/internal/trace"
 )
-
-func init() {
-	commands["trace"] = command{"proxy PostgreSQL traffic, decoding and re-encoding every message", runTrace}
-}
 
 // runTrace listens until SIGINT or SIGTERM, then prints the summary. It
 // exits 1 when any message could not be decoded or re-encoded identically.
@@ -36,18 +25,18 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "pgspec trace: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "pgtrace trace: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	case *listen == "" || *upstream == "":
-		fmt.Fprintln(stderr, "pgspec trace: --listen and --upstream are required")
+		fmt.Fprintln(stderr, "pgtrace trace: --listen and --upstream are required")
 		return 2
 	case *format != "text" && *format != "json":
-		fmt.Fprintf(stderr, "pgspec trace: --format %q: want text or json\n", *format)
+		fmt.Fprintf(stderr, "pgtrace trace: --format %q: want text or json\n", *format)
 		return 2
 	}
 	p := trace.New(trace.Options{Upstream: *upstream, JSON: *format == "json", Strict: *strict, Out: stdout, Log: stderr})
 	if err := p.CheckUpstream(); err != nil {
-		fmt.Fprintln(stderr, "pgspec trace:", err)
+		fmt.Fprintln(stderr, "pgtrace trace:", err)
 		return 1
 	}
 	// Catch the signals before listening: once a client can connect, a signal ends the proxy cleanly.
@@ -55,10 +44,10 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
-		fmt.Fprintln(stderr, "pgspec trace:", err)
+		fmt.Fprintln(stderr, "pgtrace trace:", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "pgspec trace: listening on %s, upstream %s\n", l.Addr(), *upstream)
+	fmt.Fprintf(stderr, "pgtrace trace: listening on %s, upstream %s\n", l.Addr(), *upstream)
 	go func() {
 		<-ctx.Done()
 		l.Close()
@@ -67,7 +56,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	err = p.Serve(l)
 	p.Summary(stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "pgspec trace:", err)
+		fmt.Fprintln(stderr, "pgtrace trace:", err)
 		return 1
 	}
 	if !p.Clean() {

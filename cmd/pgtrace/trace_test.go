@@ -1,5 +1,3 @@
-//go:build !nocodec
-
 package main
 
 import (
@@ -38,7 +36,7 @@ func TestTraceUnreachableUpstream(t *testing.T) {
 	l.Close()
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"trace", "--listen", "127.0.0.1:0", "--upstream", closed}, &stdout, &stderr)
-	if want := "pgspec trace: upstream " + closed + " unreachable: dial tcp " + closed + ": connect: connection refused"; code != 1 || !strings.Contains(stderr.String(), want) {
+	if want := "pgtrace trace: upstream " + closed + " unreachable: dial tcp " + closed + ": connect: connection refused"; code != 1 || !strings.Contains(stderr.String(), want) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), want)
 	}
 }

@@ -238,7 +238,7 @@ func (p *Proxy) count(d Direction, layer, slug string) {
 func (p *Proxy) logf(format string, args ...any) {
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
-	fmt.Fprintf(p.opts.Log, "pgspec trace: "+format+"\n", args...)
+	fmt.Fprintf(p.opts.Log, "pgtrace: "+format+"\n", args...)
 }
 
 func (p *Proxy) writeLine(line []byte) {

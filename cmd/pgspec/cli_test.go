@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every form of help prints to stdout and exits 0.
+func TestHelpExitsZero(t *testing.T) {
+	forms := [][]string{{"help"}, {"-h"}, {"--help"}}
+	for name := range commands {
+		forms = append(forms, []string{"help", name}, []string{name, "-h"}, []string{name, "--help"})
+	}
+	for _, args := range forms {
+		code, out, stderr := pgspec(t, args...)
+		if code != 0 || !strings.HasPrefix(out, "usage: pgspec ") || stderr != "" {
+			t.Errorf("pgspec %q: exit %d, stdout %q, stderr %q", args, code, out, stderr)
+		}
+	}
+	_, out, _ := pgspec(t, "help", "diff")
+	if !strings.HasPrefix(out, "usage: pgspec diff [flags] A B [MESSAGE]\n\nclassify and diff") || !strings.Contains(out, "\nflags:\n  -lang string") {
+		t.Errorf("help diff:\n%s", out)
+	}
+	// No arguments at all is a usage error.
+	if code, _, stderr := pgspec(t); code != 2 || !strings.HasPrefix(stderr, "usage: pgspec") {
+		t.Errorf("no arguments: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Flags are accepted before and after the positional arguments, and a
+// message is named by its slug or its Go type name alike.
+func TestFlagsAnywhereAndGoNames(t *testing.T) {
+	same := [][2][]string{
+		{{"show", "--version", "14", "--lang", "zh", "logical-update"}, {"show", "LogicalUpdate", "--version", "14", "--lang", "zh"}},
+		{{"show", "--version", "17", "bind"}, {"show", "Bind", "--version=17"}},
+		{{"diff", "--lang", "zh", "13", "14", "logical-insert"}, {"diff", "13", "--lang", "zh", "14", "LogicalInsert"}},
+		{{"list", "--version", "12", "--layer", "logical-replication"}, {"list", "--layer", "logical-replication", "--version", "12"}},
+		{{"matrix", "--format", "json", "--lang", "zh"}, {"matrix", "--lang", "zh", "--format", "json"}},
+	}
+	for _, pair := range same {
+		c1, o1, e1 := pgspec(t, pair[0]...)
+		c2, o2, e2 := pgspec(t, pair[1]...)
+		if c1 != 0 || c2 != 0 || o1 != o2 || o1 == "" {
+			t.Errorf("%q and %q differ: exit %d/%d, stderr %q/%q", pair[0], pair[1], c1, c2, e1, e2)
+		}
+	}
+	// After --, everything is an argument.
+	if code, _, stderr := pgspec(t, "show", "--", "-bind"); code != 2 || !strings.Contains(stderr, `unknown message "-bind"`) {
+		t.Errorf("show -- -bind: exit %d, %q", code, stderr)
+	}
+}
+
+// The default version is the newest release, 18.6, not 19's release
+// candidate, which is shown when asked for; show's heading names the release.
+func TestDefaultVersionIsNewestRelease(t *testing.T) {
+	_, out, _ := pgspec(t, "show", "bind")
+	if !strings.HasPrefix(out, "Bind (F) — PostgreSQL 18 (18.6), ") {
+		t.Errorf("show bind: %q", firstLine(out))
+	}
+	_, out, _ = pgspec(t, "show", "--version", "19", "bind")
+	if !strings.HasPrefix(out, "Bind (F) — PostgreSQL 19 (19rc1), ") {
+		t.Errorf("show --version 19 bind: %q", firstLine(out))
+	}
+	// 19 adds the primary status messages: the default list lacks them.
+	_, out18, _ := pgspec(t, "list")
+	_, out19, _ := pgspec(t, "list", "--version", "19")
+	if strings.Contains(out18, "replication-primary-status-update") || !strings.Contains(out19, "replication-primary-status-update") {
+		t.Error("list defaults to 19rc1, or --version 19 lacks its messages")
+	}
+	if code, _, stderr := pgspec(t, "show", "PrimaryStatusUpdate"); code != 2 ||
+		stderr != "pgspec show: replication-primary-status-update is not in PostgreSQL 18 (it is in 19)\n" {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
+
+// export's category and labels are in the language asked for.
+func TestExportLabelsInLanguage(t *testing.T) {
+	for lang, want := range map[string][3]string{
+		"en": {"Logical replication messages", "Position", "Layer"},
+		"zh": {"逻辑复制格式", "位置", "层次"},
+	} {
+		dir := t.TempDir()
+		if code, _, stderr := pgspec(t, "export", "--out", dir, "--lang", lang); code != 0 {
+			t.Fatalf("export %s: %s", lang, stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "logical-update.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Item struct {
+				Category string
+				Versions map[string]struct {
+					Tables []struct{ Columns []struct{ Label string } }
+					Facts  []struct{ Label string }
+				}
+			}
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		v := r.Item.Versions["18"]
+		if got := [3]string{r.Item.Category, v.Tables[0].Columns[0].Label, v.Facts[0].Label}; got != want {
+			t.Errorf("%s: category and labels %q, want %q", lang, got, want)
+		}
+	}
+}
+
+// The built binary needs nothing beside it: run from an empty directory,
+// every command that reads the spec works from the copy built in.
+func TestBinaryRunsAnywhere(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "pgspec")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	work := t.TempDir()
+	for _, args := range [][]string{
+		{"list"},
+		{"show", "LogicalUpdate"},
+		{"diff", "17", "18", "cancel-request"},
+		{"matrix", "--format", "json", "--out", "m.json"},
+		{"export", "--out", "records"},
+		{"gen", "--out", "codec"},
+	} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = work
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("pgspec %q in an empty directory: %v\n%s", args, err, out)
+		}
+	}
+	for _, p := range []string{"m.json", "records/logical-update.json", "codec/bind_gen.go"} {
+		if _, err := os.Stat(filepath.Join(work, p)); err != nil {
+			t.Errorf("not written: %v", err)
+		}
+	}
+}
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/pgspec/pgspec/gen/matrix"
+	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
+)
+
+// specSource is where a command reads the spec: the copy built into the
+// program, or a working copy named by --spec. Its errors say which.
+type specSource struct {
+	fsys  fs.FS
+	where string
+}
+
+// specFlag adds --spec to a command that reads the spec.
+func (c *cli) specFlag() *string {
+	return c.String("spec", "", "read the spec (pgNN.json, overlay.json, …) from this `directory` instead of the copy built into pgspec")
+}
+
+// openSpec returns the built-in spec for "", else the directory dir, which
+// must exist and be readable.
+func openSpec(dir string) (*specSource, error) {
+	if dir == "" {
+		return &specSource{spec.Embedded(), "built-in spec"}, nil
+	}
+	if _, err := os.ReadDir(dir); err != nil {
+		return nil, fmt.Errorf("--spec %s: %w", dir, unwrapPath(err))
+	}
+	return &specSource{os.DirFS(dir), "spec " + dir}, nil
+}
+
+// unwrapPath drops the path an *fs.PathError repeats, which the caller names.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func (s *specSource) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", s.where, err)
+}
+
+func (s *specSource) all() ([]*spec.Spec, error) {
+	specs, err := spec.LoadAll(s.fsys)
+	return specs, s.wrap(err)
+}
+
+func (s *specSource) overlay() (*model.Overlay, error) {
+	ov, err := model.LoadOverlay(s.fsys)
+	return ov, s.wrap(err)
+}
+
+// layout is the generator's layout under the source's overlay: the notion
+// of wire change matrix, diff and export share.
+func (s *specSource) layout() (matrix.LayoutFunc, error) {
+	ov, err := s.overlay()
+	if err != nil {
+		return nil, err
+	}
+	return matrix.ModelLayout(ov), nil
+}
+
+// history compares specs with the source's layout.
+func (s *specSource) history(specs []*spec.Spec) (*matrix.History, error) {
+	layout, err := s.layout()
+	if err != nil {
+		return nil, err
+	}
+	return matrix.Build(specs, layout)
+}

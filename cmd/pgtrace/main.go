@@ -1,0 +1,49 @@
+// Command pgtrace is a PostgreSQL protocol analyzer built on the generated
+// codec: `pgtrace trace` is a transparent proxy that decodes, prints and
+// re-encodes every message it forwards, `pgtrace decode` reads the same
+// traffic from a pcap or pcapng capture.
+//
+// It is a command of its own, apart from cmd/pgspec, so that the generator
+// never imports the codec it generates.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: pgtrace <command> [flags]
+  trace    proxy PostgreSQL traffic, decoding and re-encoding every message
+`
+
+// run dispatches to a subcommand, which returns the exit status: 0 ok,
+// 1 failure, 2 bad arguments.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "trace":
+		return runTrace(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	fmt.Fprintf(stderr, "pgtrace: unknown command %q\n%s", args[0], usage)
+	return 2
+}
+
+// newFlags is a subcommand's flag set: errors are returned, not fatal, and
+// usage goes to stderr.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fl := flag.NewFlagSet("pgtrace "+name, flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	return fl
+}
