@@ -55,3 +55,10 @@ func (m *AuthenticationCleartextPassword) Encode(dst []byte, p Params) ([]byte, 
 	w = w.finish(start)
 	return w.result("AuthenticationCleartextPassword", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationCleartextPassword) Clone() *AuthenticationCleartextPassword {
+	c := *m
+	return &c
+}

@@ -55,3 +55,10 @@ func (m *AuthenticationKerberosV5) Encode(dst []byte, p Params) ([]byte, error) 
 	w = w.finish(start)
 	return w.result("AuthenticationKerberosV5", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationKerberosV5) Clone() *AuthenticationKerberosV5 {
+	c := *m
+	return &c
+}

@@ -60,3 +60,10 @@ func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error)
 	w = w.finish(start)
 	return w.result("AuthenticationMD5Password", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationMD5Password) Clone() *AuthenticationMD5Password {
+	c := *m
+	return &c
+}

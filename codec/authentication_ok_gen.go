@@ -55,3 +55,10 @@ func (m *AuthenticationOk) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("AuthenticationOk", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationOk) Clone() *AuthenticationOk {
+	c := *m
+	return &c
+}

@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // AuthenticationSASLContinue is the message of the frontend/backend protocol
 // “AuthenticationSASLContinue” (B).
 //
@@ -62,4 +64,12 @@ func (m *AuthenticationSASLContinue) Encode(dst []byte, p Params) ([]byte, error
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("AuthenticationSASLContinue", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSASLContinue) Clone() *AuthenticationSASLContinue {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

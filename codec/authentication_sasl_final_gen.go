@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // AuthenticationSASLFinal is the message of the frontend/backend protocol
 // “AuthenticationSASLFinal” (B).
 //
@@ -62,4 +64,12 @@ func (m *AuthenticationSASLFinal) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("AuthenticationSASLFinal", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSASLFinal) Clone() *AuthenticationSASLFinal {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

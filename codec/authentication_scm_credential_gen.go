@@ -55,3 +55,10 @@ func (m *AuthenticationSCMCredential) Encode(dst []byte, p Params) ([]byte, erro
 	w = w.finish(start)
 	return w.result("AuthenticationSCMCredential", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSCMCredential) Clone() *AuthenticationSCMCredential {
+	c := *m
+	return &c
+}

@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // BackendKeyData is the message of the frontend/backend protocol “BackendKeyData” (B).
 //
 // Identifies the message as cancellation key data. The frontend must save these values if it
@@ -138,4 +140,12 @@ func (m *BackendKeyData) write18(w writer, p Params) writer {
 	}
 	w = w.finish(start)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackendKeyData) Clone() *BackendKeyData {
+	c := *m
+	c.SecretKey = bytes.Clone(m.SecretKey)
+	return &c
 }

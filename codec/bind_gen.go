@@ -2,6 +2,11 @@
 
 package codec
 
+import (
+	"bytes"
+	"slices"
+)
+
 // Bind is the message of the frontend/backend protocol “Bind” (F).
 //
 // Identifies the message as a Bind command.
@@ -105,4 +110,14 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("Bind", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Bind) Clone() *Bind {
+	c := *m
+	c.ParameterFormatCodes = slices.Clone(m.ParameterFormatCodes)
+	c.Parameters = cloneAll(m.Parameters, bytes.Clone)
+	c.ResultFormatCodes = slices.Clone(m.ResultFormatCodes)
+	return &c
 }

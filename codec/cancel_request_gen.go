@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // CancelRequest is the message of the frontend/backend protocol “CancelRequest” (F).
 //
 // Before protocol version 3.2, the secret key was always 4 bytes long.
@@ -125,4 +127,12 @@ func (m *CancelRequest) write18(w writer, p Params) writer {
 	}
 	w = w.finish(start)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CancelRequest) Clone() *CancelRequest {
+	c := *m
+	c.SecretKey = bytes.Clone(m.SecretKey)
+	return &c
 }

@@ -52,3 +52,10 @@ func (m *CloseComplete) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("CloseComplete", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CloseComplete) Clone() *CloseComplete {
+	c := *m
+	return &c
+}

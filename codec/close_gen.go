@@ -63,3 +63,10 @@ func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("Close", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Close) Clone() *Close {
+	c := *m
+	return &c
+}

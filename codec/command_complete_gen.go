@@ -67,3 +67,10 @@ func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("CommandComplete", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CommandComplete) Clone() *CommandComplete {
+	c := *m
+	return &c
+}

@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // CopyBothResponse is the message of the frontend/backend protocol “CopyBothResponse”
 // (B).
 //
@@ -74,4 +76,12 @@ func (m *CopyBothResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("CopyBothResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyBothResponse) Clone() *CopyBothResponse {
+	c := *m
+	c.ColumnFormatCodes = slices.Clone(m.ColumnFormatCodes)
+	return &c
 }

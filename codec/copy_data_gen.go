@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // CopyData is the message of the frontend/backend protocol “CopyData” (F & B).
 //
 // Identifies the message as COPY data.
@@ -61,4 +63,12 @@ func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("CopyData", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyData) Clone() *CopyData {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

@@ -52,3 +52,10 @@ func (m *CopyDone) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("CopyDone", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyDone) Clone() *CopyDone {
+	c := *m
+	return &c
+}

@@ -57,3 +57,10 @@ func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("CopyFail", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyFail) Clone() *CopyFail {
+	c := *m
+	return &c
+}

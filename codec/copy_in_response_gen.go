@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // CopyInResponse is the message of the frontend/backend protocol “CopyInResponse” (B).
 //
 // Identifies the message as a Start Copy In response. The frontend must now send copy-in
@@ -73,4 +75,12 @@ func (m *CopyInResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("CopyInResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyInResponse) Clone() *CopyInResponse {
+	c := *m
+	c.ColumnFormatCodes = slices.Clone(m.ColumnFormatCodes)
+	return &c
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // DataRow is the message of the frontend/backend protocol “DataRow” (B).
 //
 // Identifies the message as a data row.
@@ -68,4 +70,12 @@ func (m *DataRow) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes32s("Values", m.Values, true)
 	w = w.finish(start)
 	return w.result("DataRow", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *DataRow) Clone() *DataRow {
+	c := *m
+	c.Values = cloneAll(m.Values, bytes.Clone)
+	return &c
 }

@@ -54,3 +54,10 @@ func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("EmptyQueryResponse", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *EmptyQueryResponse) Clone() *EmptyQueryResponse {
+	c := *m
+	return &c
+}

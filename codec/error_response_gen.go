@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // ErrorResponse is the message of the frontend/backend protocol “ErrorResponse” (B).
 //
 // Identifies the message as an error.
@@ -85,4 +87,12 @@ func (m *ErrorResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("ErrorResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *ErrorResponse) Clone() *ErrorResponse {
+	c := *m
+	c.Fields = slices.Clone(m.Fields)
+	return &c
 }

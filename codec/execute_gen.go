@@ -63,3 +63,10 @@ func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("Execute", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Execute) Clone() *Execute {
+	c := *m
+	return &c
+}

@@ -2,6 +2,11 @@
 
 package codec
 
+import (
+	"bytes"
+	"slices"
+)
+
 // FunctionCall is the message of the frontend/backend protocol “FunctionCall” (F).
 //
 // Identifies the message as a function call.
@@ -91,4 +96,13 @@ func (m *FunctionCall) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u16(uint16(m.ResultFormatCode))
 	w = w.finish(start)
 	return w.result("FunctionCall", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *FunctionCall) Clone() *FunctionCall {
+	c := *m
+	c.ArgumentFormatCodes = slices.Clone(m.ArgumentFormatCodes)
+	c.Arguments = cloneAll(m.Arguments, bytes.Clone)
+	return &c
 }

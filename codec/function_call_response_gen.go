@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // FunctionCallResponse is the message of the frontend/backend protocol
 // “FunctionCallResponse” (B).
 //
@@ -63,4 +65,12 @@ func (m *FunctionCallResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes32("Result", m.Result, true)
 	w = w.finish(start)
 	return w.result("FunctionCallResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *FunctionCallResponse) Clone() *FunctionCallResponse {
+	c := *m
+	c.Result = bytes.Clone(m.Result)
+	return &c
 }

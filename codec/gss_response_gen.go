@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // GSSResponse is the message of the frontend/backend protocol “GSSResponse” (F).
 //
 // Identifies the message as a GSSAPI or SSPI response. Note that this is also used for SASL
@@ -60,4 +62,12 @@ func (m *GSSResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("GSSResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *GSSResponse) Clone() *GSSResponse {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

@@ -48,3 +48,10 @@ func (m *GSSEncRequest) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("GSSEncRequest", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *GSSEncRequest) Clone() *GSSEncRequest {
+	c := *m
+	return &c
+}

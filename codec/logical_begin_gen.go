@@ -74,3 +74,10 @@ func (m *LogicalBegin) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint32(run[16:], m.Xid)
 	return w.result("LogicalBegin", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalBegin) Clone() *LogicalBegin {
+	c := *m
+	return &c
+}

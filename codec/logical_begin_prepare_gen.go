@@ -85,3 +85,10 @@ func (m *LogicalBeginPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("GID", m.GID)
 	return w.result("LogicalBeginPrepare", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalBeginPrepare) Clone() *LogicalBeginPrepare {
+	c := *m
+	return &c
+}

@@ -80,3 +80,10 @@ func (m *LogicalCommit) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[17:], uint64(m.CommitTime))
 	return w.result("LogicalCommit", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalCommit) Clone() *LogicalCommit {
+	c := *m
+	return &c
+}

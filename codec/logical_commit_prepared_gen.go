@@ -91,3 +91,10 @@ func (m *LogicalCommitPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("GID", m.GID)
 	return w.result("LogicalCommitPrepared", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalCommitPrepared) Clone() *LogicalCommitPrepared {
+	c := *m
+	return &c
+}

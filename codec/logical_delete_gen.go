@@ -140,3 +140,11 @@ func (m *LogicalDelete) write14(w writer, p Params) writer {
 	w = m.Old.write(w, p)
 	return w
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalDelete) Clone() *LogicalDelete {
+	c := *m
+	c.Old = *m.Old.Clone()
+	return &c
+}

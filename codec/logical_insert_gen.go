@@ -129,3 +129,11 @@ func (m *LogicalInsert) write14(w writer, p Params) writer {
 	w = m.New.write(w, p)
 	return w
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalInsert) Clone() *LogicalInsert {
+	c := *m
+	c.New = *m.New.Clone()
+	return &c
+}

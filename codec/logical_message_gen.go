@@ -2,7 +2,10 @@
 
 package codec
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // LogicalMessage is the pgoutput logical replication message “Message”.
 //
@@ -95,4 +98,12 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Prefix", m.Prefix)
 	w = w.bytes32("Content", m.Content, false)
 	return w.result("LogicalMessage", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalMessage) Clone() *LogicalMessage {
+	c := *m
+	c.Content = bytes.Clone(m.Content)
+	return &c
 }

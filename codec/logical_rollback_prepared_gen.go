@@ -99,3 +99,10 @@ func (m *LogicalRollbackPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("GID", m.GID)
 	return w.result("LogicalRollbackPrepared", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalRollbackPrepared) Clone() *LogicalRollbackPrepared {
+	c := *m
+	return &c
+}

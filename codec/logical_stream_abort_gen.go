@@ -166,3 +166,10 @@ func (m *LogicalStreamAbort) write16(w writer, p Params) writer {
 	}
 	return w
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamAbort) Clone() *LogicalStreamAbort {
+	c := *m
+	return &c
+}

@@ -86,3 +86,10 @@ func (m *LogicalStreamCommit) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[21:], uint64(m.CommitTime))
 	return w.result("LogicalStreamCommit", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamCommit) Clone() *LogicalStreamCommit {
+	c := *m
+	return &c
+}

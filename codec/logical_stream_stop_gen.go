@@ -47,3 +47,10 @@ func (m *LogicalStreamStop) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8('E')
 	return w.result("LogicalStreamStop", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamStop) Clone() *LogicalStreamStop {
+	c := *m
+	return &c
+}

@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // LogicalTruncate is the pgoutput logical replication message “Truncate”.
 //
 // Identifies the message as a truncate message.
@@ -141,4 +143,12 @@ func (m *LogicalTruncate) write14(w writer, p Params) writer {
 		w = w.u32(v)
 	}
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalTruncate) Clone() *LogicalTruncate {
+	c := *m
+	c.RelationOIDs = slices.Clone(m.RelationOIDs)
+	return &c
 }

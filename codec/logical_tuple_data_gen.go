@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // TupleData is the message part of the pgoutput logical replication messages
 // “TupleData”.
 //
@@ -157,4 +159,19 @@ func (m *TupleData) write14(w writer, p Params) writer {
 // reset empties m when the part is absent, keeping its slices for reuse.
 func (m *TupleData) reset() {
 	m.Columns = m.Columns[:0]
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *TupleData) Clone() *TupleData {
+	c := *m
+	c.Columns = cloneAll(m.Columns, TupleDataColumn.clone)
+	return &c
+}
+
+// clone is a deep copy of m, for TupleData.Clone.
+func (m TupleDataColumn) clone() TupleDataColumn {
+	c := m
+	c.Data = bytes.Clone(m.Data)
+	return c
 }

@@ -132,3 +132,10 @@ func (m *LogicalType) write14(w writer, p Params) writer {
 	w = w.str("Name", m.Name)
 	return w
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalType) Clone() *LogicalType {
+	c := *m
+	return &c
+}

@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // NegotiateProtocolVersion is the message of the frontend/backend protocol
 // “NegotiateProtocolVersion” (B).
 //
@@ -73,4 +75,12 @@ func (m *NegotiateProtocolVersion) Encode(dst []byte, p Params) ([]byte, error) 
 	}
 	w = w.finish(start)
 	return w.result("NegotiateProtocolVersion", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *NegotiateProtocolVersion) Clone() *NegotiateProtocolVersion {
+	c := *m
+	c.UnrecognizedOptions = slices.Clone(m.UnrecognizedOptions)
+	return &c
 }

@@ -52,3 +52,10 @@ func (m *NoData) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("NoData", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *NoData) Clone() *NoData {
+	c := *m
+	return &c
+}

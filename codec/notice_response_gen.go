@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // NoticeResponse is the message of the frontend/backend protocol “NoticeResponse” (B).
 //
 // Identifies the message as a notice.
@@ -70,4 +72,12 @@ func (m *NoticeResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("NoticeResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *NoticeResponse) Clone() *NoticeResponse {
+	c := *m
+	c.Fields = slices.Clone(m.Fields)
+	return &c
 }

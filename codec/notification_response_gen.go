@@ -68,3 +68,10 @@ func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("NotificationResponse", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *NotificationResponse) Clone() *NotificationResponse {
+	c := *m
+	return &c
+}

@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // ParameterDescription is the message of the frontend/backend protocol
 // “ParameterDescription” (B).
 //
@@ -67,4 +69,12 @@ func (m *ParameterDescription) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("ParameterDescription", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *ParameterDescription) Clone() *ParameterDescription {
+	c := *m
+	c.ParameterOIDs = slices.Clone(m.ParameterOIDs)
+	return &c
 }

@@ -62,3 +62,10 @@ func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("ParameterStatus", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *ParameterStatus) Clone() *ParameterStatus {
+	c := *m
+	return &c
+}

@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // Parse is the message of the frontend/backend protocol “Parse” (F).
 //
 // Identifies the message as a Parse command.
@@ -78,4 +80,12 @@ func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("Parse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Parse) Clone() *Parse {
+	c := *m
+	c.ParameterOIDs = slices.Clone(m.ParameterOIDs)
+	return &c
 }

@@ -58,3 +58,10 @@ func (m *PasswordMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("PasswordMessage", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *PasswordMessage) Clone() *PasswordMessage {
+	c := *m
+	return &c
+}

@@ -53,3 +53,10 @@ func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("PortalSuspended", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *PortalSuspended) Clone() *PortalSuspended {
+	c := *m
+	return &c
+}

@@ -57,3 +57,10 @@ func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("Query", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Query) Clone() *Query {
+	c := *m
+	return &c
+}

@@ -60,3 +60,10 @@ func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("ReadyForQuery", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *ReadyForQuery) Clone() *ReadyForQuery {
+	c := *m
+	return &c
+}

@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // BackupData is the streaming replication message carried in CopyData “archive or manifest
 // data” (B).
 //
@@ -55,4 +57,12 @@ func (m *BackupData) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8('d')
 	w = w.bytes(m.Data)
 	return w.result("BackupData", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackupData) Clone() *BackupData {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

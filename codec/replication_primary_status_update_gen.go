@@ -85,3 +85,10 @@ func (m *PrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[24:], uint64(m.ServerTime))
 	return w.result("PrimaryStatusUpdate", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *PrimaryStatusUpdate) Clone() *PrimaryStatusUpdate {
+	c := *m
+	return &c
+}

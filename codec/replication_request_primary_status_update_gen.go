@@ -54,3 +54,10 @@ func (m *RequestPrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error
 	w = w.u64(uint64(m.ClientTime))
 	return w.result("RequestPrimaryStatusUpdate", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *RequestPrimaryStatusUpdate) Clone() *RequestPrimaryStatusUpdate {
+	c := *m
+	return &c
+}

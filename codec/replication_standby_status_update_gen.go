@@ -88,3 +88,10 @@ func (m *StandbyStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 	run[32] = m.ReplyRequested
 	return w.result("StandbyStatusUpdate", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *StandbyStatusUpdate) Clone() *StandbyStatusUpdate {
+	c := *m
+	return &c
+}

@@ -2,7 +2,10 @@
 
 package codec
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // XLogData is the streaming replication message carried in CopyData “WALData” (B).
 //
@@ -85,4 +88,12 @@ func (m *XLogData) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[16:], uint64(m.ServerTime))
 	w = w.bytes(m.WALData)
 	return w.result("XLogData", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *XLogData) Clone() *XLogData {
+	c := *m
+	c.WALData = bytes.Clone(m.WALData)
+	return &c
 }

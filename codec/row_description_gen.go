@@ -2,7 +2,10 @@
 
 package codec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // RowDescription is the message of the frontend/backend protocol “RowDescription” (B).
 //
@@ -123,4 +126,12 @@ func (m *RowDescription) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("RowDescription", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *RowDescription) Clone() *RowDescription {
+	c := *m
+	c.Fields = slices.Clone(m.Fields)
+	return &c
 }

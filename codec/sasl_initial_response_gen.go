@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // SASLInitialResponse is the message of the frontend/backend protocol
 // “SASLInitialResponse” (F).
 //
@@ -69,4 +71,12 @@ func (m *SASLInitialResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes32("Data", m.Data, true)
 	w = w.finish(start)
 	return w.result("SASLInitialResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *SASLInitialResponse) Clone() *SASLInitialResponse {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

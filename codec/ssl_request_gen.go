@@ -48,3 +48,10 @@ func (m *SSLRequest) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("SSLRequest", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *SSLRequest) Clone() *SSLRequest {
+	c := *m
+	return &c
+}

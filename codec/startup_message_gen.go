@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // StartupMessage is the message of the frontend/backend protocol “StartupMessage” (F).
 //
 // Documented in PostgreSQL 10–19.
@@ -96,4 +98,12 @@ func (m *StartupMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("StartupMessage", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *StartupMessage) Clone() *StartupMessage {
+	c := *m
+	c.Parameters = slices.Clone(m.Parameters)
+	return &c
 }

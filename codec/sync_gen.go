@@ -52,3 +52,10 @@ func (m *Sync) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("Sync", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Sync) Clone() *Sync {
+	c := *m
+	return &c
+}

@@ -52,3 +52,10 @@ func (m *Terminate) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("Terminate", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Terminate) Clone() *Terminate {
+	c := *m
+	return &c
+}

@@ -21,10 +21,12 @@ func (e *emitter) message(owners map[string]string) {
 	msg := e.msg
 	docComment(e.f, e.typeDoc())
 	e.f.Type().Id(msg.GoName).Struct(fieldDecls(msg.Fields)...)
+	var owned []*model.Struct
 	for _, st := range msg.Structs {
 		if owners[st.Name] != msg.Slug {
 			continue
 		}
+		owned = append(owned, st)
 		e.f.Line()
 		docComment(e.f, []string{fmt.Sprintf("%s is one element of %s. The manual opens the group with: %s",
 			st.Name, strings.Join(e.groupsOf(st.Name), " and "), quoteName(st.Doc))})
@@ -85,6 +87,7 @@ func (e *emitter) message(owners map[string]string) {
 		}
 		e.f.Func().Add(recv()).Id("reset").Params().Block(body...)
 	}
+	e.clones(owned)
 }
 
 // layouts emits name (read or write) and, when the message has several

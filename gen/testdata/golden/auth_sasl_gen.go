@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // AuthenticationSASL is the message of the frontend/backend protocol “AuthSASL” (B).
 //
 // Identifies the message as an authentication request.
@@ -71,4 +73,12 @@ func (m *AuthenticationSASL) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("AuthenticationSASL", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSASL) Clone() *AuthenticationSASL {
+	c := *m
+	c.Mechanisms = slices.Clone(m.Mechanisms)
+	return &c
 }

@@ -2,6 +2,11 @@
 
 package codec
 
+import (
+	"bytes"
+	"slices"
+)
+
 // Bind is the message of the frontend/backend protocol “Bind” (F).
 //
 // Identifies the message as a Bind command.
@@ -90,4 +95,13 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u16(uint16(m.ResultFormat))
 	w = w.finish(start)
 	return w.result("Bind", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Bind) Clone() *Bind {
+	c := *m
+	c.FormatCodes = slices.Clone(m.FormatCodes)
+	c.Params = cloneAll(m.Params, bytes.Clone)
+	return &c
 }

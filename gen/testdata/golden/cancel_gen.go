@@ -53,3 +53,10 @@ func (m *Cancel) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("Cancel", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Cancel) Clone() *Cancel {
+	c := *m
+	return &c
+}

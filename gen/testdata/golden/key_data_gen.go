@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // KeyData is the message of the frontend/backend protocol “KeyData” (B).
 //
 // Identifies the message as cancellation key data.
@@ -130,4 +132,12 @@ func (m *KeyData) write11(w writer, p Params) writer {
 	}
 	w = w.finish(start)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *KeyData) Clone() *KeyData {
+	c := *m
+	c.SecretKey = bytes.Clone(m.SecretKey)
+	return &c
 }

@@ -67,3 +67,10 @@ func (m *StreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	return w.result("StreamAbort", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *StreamAbort) Clone() *StreamAbort {
+	c := *m
+	return &c
+}

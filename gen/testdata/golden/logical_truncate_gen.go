@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // Truncate is the pgoutput logical replication message “Truncate”.
 //
 // Identifies the message as a truncate message.
@@ -64,4 +66,12 @@ func (m *Truncate) Encode(dst []byte, p Params) ([]byte, error) {
 		w = w.u32(v)
 	}
 	return w.result("Truncate", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Truncate) Clone() *Truncate {
+	c := *m
+	c.Relations = slices.Clone(m.Relations)
+	return &c
 }

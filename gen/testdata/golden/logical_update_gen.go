@@ -165,3 +165,12 @@ func (m *Update) write11(w writer, p Params) writer {
 	w = m.New.write(w, p)
 	return w
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Update) Clone() *Update {
+	c := *m
+	c.Old = *m.Old.Clone()
+	c.New = *m.New.Clone()
+	return &c
+}

@@ -57,3 +57,10 @@ func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.finish(start)
 	return w.result("Password", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Password) Clone() *Password {
+	c := *m
+	return &c
+}

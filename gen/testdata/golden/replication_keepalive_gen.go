@@ -67,3 +67,10 @@ func (m *Keepalive) Encode(dst []byte, p Params) ([]byte, error) {
 	run[8] = m.Reply
 	return w.result("Keepalive", len(dst))
 }
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Keepalive) Clone() *Keepalive {
+	c := *m
+	return &c
+}

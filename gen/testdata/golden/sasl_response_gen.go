@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // SASLResponse is the message of the frontend/backend protocol “SASLResponse” (F).
 //
 // Identifies the message as a SASL response.
@@ -59,4 +61,12 @@ func (m *SASLResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("SASLResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *SASLResponse) Clone() *SASLResponse {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

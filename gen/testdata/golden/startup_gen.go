@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // StartupMessage is the message of the frontend/backend protocol “Startup” (F).
 //
 // Documented in PostgreSQL 10–11.
@@ -80,4 +82,12 @@ func (m *StartupMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("StartupMessage", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *StartupMessage) Clone() *StartupMessage {
+	c := *m
+	c.Params = slices.Clone(m.Params)
+	return &c
 }
