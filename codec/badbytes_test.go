@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pgspec/pgspec/codec"
@@ -98,8 +99,14 @@ func TestVersionError(t *testing.T) {
 		{&codec.Query{}, 20},
 	} {
 		var ve *codec.VersionError
-		if err := c.msg.Decode([]byte{0}, codec.Params{Major: c.major}); !errors.As(err, &ve) || ve.Major != c.major {
+		err := c.msg.Decode([]byte{0}, codec.Params{Major: c.major})
+		if !errors.As(err, &ve) || ve.Major != c.major {
 			t.Errorf("%T decode in %d: got %v", c.msg, c.major, err)
+		}
+		// Majors outside the generated 10–19 say so, and wrap ErrMajorNotGenerated.
+		if outside := c.major < 10 || c.major > 19; errors.Is(err, codec.ErrMajorNotGenerated) != outside ||
+			outside != strings.Contains(err.Error(), "is not one of the majors the codec was generated for (10, 11, 12, 13, 14, 15, 16, 17, 18, 19)") {
+			t.Errorf("%T decode in %d: %v; outside the generated majors: %v", c.msg, c.major, err, outside)
 		}
 		dst := []byte("keep")
 		out, err := c.msg.Encode(dst, codec.Params{Major: c.major})

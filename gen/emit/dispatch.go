@@ -58,8 +58,8 @@ func dispatchers(mod *model.Model) []*dispatcher {
 }
 
 // dispatchFile renders the dispatchers and the AuthState type.
-func dispatchFile(mod *model.Model) (*jen.File, error) {
-	f := newFile()
+func dispatchFile(mod *model.Model, o Options) (*jen.File, error) {
+	f := o.newFile()
 	var states []*model.Message
 	for _, m := range mod.Messages {
 		if m.State != "" {
@@ -235,12 +235,13 @@ func allStates(ms []*model.Message) bool {
 }
 
 // constantsFile renders the majors, the error field codes and NewMessages.
-func constantsFile(mod *model.Model) *jen.File {
-	f := newFile()
+func constantsFile(mod *model.Model, o Options) *jen.File {
+	f := o.newFile()
 	f.Comment("The PostgreSQL majors the codec was generated for.")
 	f.Const().Defs(
 		jen.Id("OldestMajor").Op("=").Lit(mod.Majors[0]),
 		jen.Id("NewestMajor").Op("=").Lit(mod.Newest()),
+		jen.Id("GeneratedMajors").Id("MajorSet").Op("=").Op(fmt.Sprintf("%#x", majorSet(mod.Majors))).Comment("PostgreSQL "+model.MajorList(mod.Majors)),
 	)
 	f.Line()
 	f.Comment("Codes of the fields of ErrorResponse and NoticeResponse (the manual's")

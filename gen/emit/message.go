@@ -41,7 +41,8 @@ func (e *emitter) message(owners map[string]string) {
 	e.f.Comment(fmt.Sprintf("Slug returns %q, the message's identity in the spec.", msg.Slug))
 	e.f.Func().Params(jen.Op("*").Id(msg.GoName)).Id("Slug").Params().String().Block(jen.Return(jen.Lit(msg.Slug)))
 	e.f.Line()
-	e.f.Comment("Majors returns the PostgreSQL majors whose manual documents the message.")
+	e.f.Comment("Majors returns the PostgreSQL majors whose manual documents the message, of those")
+	e.f.Comment("the codec was generated for.")
 	e.f.Func().Params(jen.Op("*").Id(msg.GoName)).Id("Majors").Params().Id("MajorSet").Block(jen.Return(jen.Id(majors)))
 
 	versionErr := jen.Op("&").Id("VersionError").Values(jen.Dict{

@@ -53,9 +53,9 @@ func runtimeFiles() ([]runtimeFile, error) {
 	return out, nil
 }
 
-// addRuntime adds the runtime to out in package pkg, under the generated
-// header; a generated file of the same name is an error.
-func addRuntime(pkg string, out map[string][]byte) error {
+// addRuntime adds the runtime to out, under the generated header; a
+// generated file of the same name is an error.
+func addRuntime(o Options, out map[string][]byte) error {
 	rt, err := runtimeFiles()
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func addRuntime(pkg string, out map[string][]byte) error {
 		if _, dup := out[f.name]; dup {
 			return fmt.Errorf("%s: a message's file has the name of the runtime's", f.name)
 		}
-		src := append([]byte("// "+Header+"\n\npackage "+pkg+"\n"), f.body...)
+		src := append([]byte("// "+strings.Join(o.header(), "\n// ")+"\n\npackage "+o.pkg()+"\n"), f.body...)
 		if out[f.name], err = format.Source(src); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}

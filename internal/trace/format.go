@@ -2,24 +2,125 @@ package trace
 
 import (
 	"encoding/hex"
-	"encoding/json"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 )
 
-// layer is one decoded level of a wire message: the message itself, or a
-// sub-message inside a CopyData or an XLogData.
-type layer struct {
-	name string // "startup", "frontend-backend", "replication", "logical-replication"
-	msg  codec.Message
-	p    codec.Params
+// DefaultMaxValue is how many bytes of one value a line shows by default.
+const DefaultMaxValue = 256
+
+// style is how lines are written: text for people, JSON lines for tools
+// (the schema is in README.md, "pgtrace output").
+type style struct {
+	json        bool
+	showSecrets bool
+	maxValue    int // bytes of one value shown; longer ones are cut
 }
 
-// payloadField names the field that holds the next layer's bytes; it is not
-// printed, the next layer is.
+// formatter renders the messages of one direction. It is used by one
+// goroutine only, so its cache needs no lock.
+type formatter struct {
+	style
+	absent map[presenceKey]uint64 // fields not on the wire, by message type and params
+}
+
+// appendLine renders a message chain as one line. Text:
+//
+//	2026-11-30T13:20:01.123456Z #3 B @1234 CopyData > XLogData WALStart=0/16B3740 … > LogicalInsert RelationOID=16390 …
+//
+// JSON:
+//
+//	{"time":"2026-11-30T13:20:01.123456Z","session":3,"dir":"B","offset":1234,"messages":[{"name":"CopyData","slug":"copy-data"},…]}
+//
+// Each message is named as the server's major names it; the payload field
+// that holds the next layer is not printed (the next layer is), nor is any
+// field that is not on the wire.
+func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer) []byte {
+	if f.json {
+		b = append(b, `{"time":"`...)
+		b = appendTime(b, at)
+		b = append(b, `","session":`...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, `,"dir":"`...)
+		b = append(b, d.String()...)
+		b = append(b, `","offset":`...)
+		b = strconv.AppendInt(b, off, 10)
+		b = append(b, `,"messages":[`...)
+	} else {
+		b = appendTime(b, at)
+		b = append(b, " #"...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, ' ')
+		b = append(b, d.String()...)
+		b = append(b, " @"...)
+		b = strconv.AppendInt(b, off, 10)
+	}
+	for i, l := range chain {
+		v := reflect.ValueOf(l.Msg).Elem()
+		name := messageName(l.Msg, l.Params.Major)
+		if f.json {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = appendJSONString(b, name)
+			b = append(b, `,"slug":`...)
+			b = appendJSONString(b, l.Msg.Slug())
+		} else {
+			if i > 0 {
+				b = append(b, " >"...)
+			}
+			b = append(b, ' ')
+			b = append(b, name...)
+		}
+		skip := ""
+		if i < len(chain)-1 {
+			skip = payloadField(l.Msg)
+		}
+		absent := f.absentFields(l.Msg, l.Params)
+		secret := ""
+		if !f.showSecrets {
+			secret = secretField(l.Msg)
+		}
+		hide := hiddenFields(v)
+		t := v.Type()
+		for j := range v.NumField() {
+			fl := t.Field(j)
+			if !fl.IsExported() || fl.Name == skip || absent&(1<<j) != 0 || slices.Contains(hide, fl.Name) {
+				continue
+			}
+			b = f.appendName(b, fl.Name)
+			if fl.Name == secret {
+				b = f.appendRedacted(b, v.Field(j))
+			} else {
+				b = f.appendValue(b, fl.Name, v.Field(j))
+			}
+		}
+		if f.json {
+			b = append(b, '}')
+		}
+	}
+	if f.json {
+		b = append(b, ']', '}')
+	}
+	return append(b, '\n')
+}
+
+// appendTime writes t in RFC 3339, UTC, to the microsecond.
+func appendTime(b []byte, t time.Time) []byte {
+	return t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z07:00")
+}
+
+// payloadField names the field that holds the next layer's bytes.
 func payloadField(m codec.Message) string {
 	switch m.(type) {
 	case *codec.CopyData:
@@ -30,170 +131,270 @@ func payloadField(m codec.Message) string {
 	return ""
 }
 
-// maxShown bounds how many bytes of one value a text line shows.
-const maxShown = 64
-
-// style is how a line is written: text for people, JSON lines for tools.
-type style struct {
-	json bool
+// secretField names the field of m that PostgreSQL never logs: passwords
+// (cleartext or MD5), SASL and GSSAPI/SSPI exchange data, cancel keys. A
+// SCRAM client-first message is only a user name and a nonce and is shown;
+// other SASL mechanisms' initial responses (OAUTHBEARER's carries a bearer
+// token) are not.
+func secretField(m codec.Message) string {
+	switch m := m.(type) {
+	case *codec.PasswordMessage:
+		return "Password"
+	case *codec.SASLInitialResponse:
+		if !strings.HasPrefix(m.AuthMechanism, "SCRAM-") {
+			return "Data"
+		}
+	case *codec.SASLResponse, *codec.GSSResponse, *codec.AuthenticationSASLContinue,
+		*codec.AuthenticationSASLFinal, *codec.AuthenticationGSSContinue:
+		return "Data"
+	case *codec.BackendKeyData, *codec.CancelRequest:
+		return "SecretKey"
+	}
+	return ""
 }
 
-// appendLine renders a message chain as one line. Text:
-//
-//	#3 B @1234 CopyData > XLogData WALStart=… > LogicalInsert RelationOID=16390 …
-//
-// JSON:
-//
-//	{"session":3,"dir":"B","offset":1234,"messages":[{"type":"CopyData"},{"type":"XLogData","WALStart":…},…]}
-//
-// In text, byte values are quoted when printable and hex otherwise, cut at
-// maxShown bytes; in JSON they are strings when valid UTF-8 and {"hex":"…"}
-// otherwise, never cut. NULL is NULL or null.
-func (st style) appendLine(b []byte, id int64, d Direction, off int64, chain []layer) []byte {
-	if st.json {
-		b = append(b, `{"session":`...)
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, `,"dir":"`...)
-		b = append(b, d.String()...)
-		b = append(b, `","offset":`...)
-		b = strconv.AppendInt(b, off, 10)
-		b = append(b, `,"messages":[`...)
-	} else {
-		b = append(b, '#')
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, ' ')
-		b = append(b, d.String()...)
-		b = append(b, " @"...)
-		b = strconv.AppendInt(b, off, 10)
-	}
-	for i, l := range chain {
-		v := reflect.Indirect(reflect.ValueOf(l.msg))
-		if st.json {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"type":`...)
-			b = strconv.AppendQuote(b, v.Type().Name())
-		} else {
-			if i > 0 {
-				b = append(b, " >"...)
-			}
-			b = append(b, ' ')
-			b = append(b, v.Type().Name()...)
+// hiddenFields names the fields of v whose presence on the wire depends on
+// another field's value: an Update's old tuple (and its kind byte) when it
+// has none, a TupleData column's bytes when it is NULL or unchanged TOAST.
+func hiddenFields(v reflect.Value) []string {
+	switch m := v.Addr().Interface().(type) {
+	case *codec.LogicalUpdate:
+		if m.OldKind == 0 {
+			return noOldTuple
 		}
-		skip := ""
-		if i < len(chain)-1 {
-			skip = payloadField(l.msg)
-		}
-		for j := range v.NumField() {
-			if f := v.Type().Field(j); f.IsExported() && f.Name != skip {
-				b = st.appendField(b, f.Name, v.Field(j))
-			}
-		}
-		if st.json {
-			b = append(b, '}')
+	case *codec.TupleDataColumn:
+		if m.Kind != 't' && m.Kind != 'b' {
+			return noColumnData
 		}
 	}
-	if st.json {
-		b = append(b, ']', '}')
-	}
-	return append(b, '\n')
+	return nil
 }
 
-// appendField writes a separator, the field's name and its value.
-func (st style) appendField(b []byte, name string, v reflect.Value) []byte {
-	if st.json {
+var noOldTuple, noColumnData = []string{"OldKind", "Old"}, []string{"Data"}
+
+// presenceKey is what decides which fields a message has on the wire.
+type presenceKey struct {
+	t reflect.Type
+	p codec.Params
+}
+
+// absentFields returns a bit per field of m (by index) that is not on the
+// wire with p: a field of another major's layout, an xid outside a streamed
+// transaction, Stream Abort's LSN and time without parallel streaming. It
+// finds them as the codec does, by encoding: a scalar field whose value
+// does not change the bytes is not written. The answer is cached per type
+// and params.
+func (f *formatter) absentFields(m codec.Message, p codec.Params) uint64 {
+	t := reflect.TypeOf(m).Elem()
+	key := presenceKey{t, p}
+	if mask, ok := f.absent[key]; ok {
+		return mask
+	}
+	var mask uint64
+	zero := reflect.New(t)
+	if base, err := zero.Interface().(codec.Message).Encode(nil, p); err == nil {
+		for j := range min(t.NumField(), 64) {
+			probe := reflect.New(t)
+			fv := probe.Elem().Field(j)
+			if !t.Field(j).IsExported() || !setAllOnes(fv) {
+				continue
+			}
+			out, err := probe.Interface().(codec.Message).Encode(nil, p)
+			if err == nil && string(out) == string(base) {
+				mask |= 1 << j
+			}
+		}
+	}
+	if f.absent == nil {
+		f.absent = map[presenceKey]uint64{}
+	}
+	f.absent[key] = mask
+	return mask
+}
+
+// setAllOnes sets an integer field to its largest value, which no layout
+// writes as zeros; other kinds are left alone (false).
+func setAllOnes(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(math.MaxUint64 >> (64 - v.Type().Bits()))
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(math.MaxInt64 >> (64 - v.Type().Bits()))
+	default:
+		return false
+	}
+	return true
+}
+
+// valueKind is how an integer field reads best.
+type valueKind int
+
+const (
+	plain     valueKind = iota
+	lsn                 // a WAL position: X/X
+	timestamp           // microseconds since 2000-01-01 UTC: RFC 3339
+)
+
+// kinds are the codec's 64-bit fields that are WAL positions or times,
+// reviewed by name (TestEveryWideFieldHasAKind lists the others).
+var kinds = map[string]valueKind{
+	"AbortLSN": lsn, "CommitEndLSN": lsn, "CommitLSN": lsn, "FinalLSN": lsn, "InsertLSN": lsn, "LSN": lsn,
+	"PrepareEndLSN": lsn, "PrepareLSN": lsn, "RollbackEndLSN": lsn, "TransactionEndLSN": lsn,
+	"WALApplyPosition": lsn, "WALFlushPosition": lsn, "WALStart": lsn, "WALWritePosition": lsn, "ServerWALEnd": lsn,
+	"AbortTime": timestamp, "ClientTime": timestamp, "CommitTime": timestamp, "PrepareTime": timestamp,
+	"RollbackTime": timestamp, "ServerTime": timestamp,
+}
+
+// appendName writes a separator and a field's name.
+func (f *formatter) appendName(b []byte, name string) []byte {
+	if f.json {
 		b = append(b, ',')
-		b = st.appendString(b, name)
-		b = append(b, ':')
-	} else {
-		b = append(b, ' ')
-		b = append(b, name...)
-		b = append(b, '=')
+		b = appendJSONString(b, name)
+		return append(b, ':')
 	}
-	return st.appendValue(b, v)
+	b = append(b, ' ')
+	b = append(b, name...)
+	return append(b, '=')
 }
 
-func (st style) appendValue(b []byte, v reflect.Value) []byte {
+func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 	switch v.Kind() {
 	case reflect.String:
-		return st.appendString(b, v.String())
+		s := v.String()
+		return f.appendBytes(b, unsafe.Slice(unsafe.StringData(s), len(s)), true) // read only
 	case reflect.Uint8:
-		if c := v.Uint(); !st.json && c >= 0x20 && c < 0x7f { // tags and kinds read better as characters
+		if c := v.Uint(); !f.json && c >= 0x20 && c < 0x7f { // tags and kinds read better as characters
 			return strconv.AppendQuoteRune(b, rune(c))
 		}
 		return strconv.AppendUint(b, v.Uint(), 10)
-	case reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	case reflect.Uint64:
+		if kinds[name] == lsn {
+			return f.quoted(b, session.LSN(v.Uint()).String())
+		}
 		return strconv.AppendUint(b, v.Uint(), 10)
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int:
+	case reflect.Int64:
+		if kinds[name] == timestamp {
+			return f.quoted(b, formatMicros(v.Int()))
+		}
+		return strconv.AppendInt(b, v.Int(), 10)
+	case reflect.Uint16, reflect.Uint32:
+		return strconv.AppendUint(b, v.Uint(), 10)
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int:
 		return strconv.AppendInt(b, v.Int(), 10)
 	case reflect.Array: // a fixed byte array such as the MD5 salt
 		data := make([]byte, v.Len())
-		for i := range data {
-			data[i] = byte(v.Index(i).Uint())
-		}
-		return st.appendBytes(b, data)
+		reflect.Copy(reflect.ValueOf(data), v)
+		return f.appendBytes(b, data, false)
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			if v.IsNil() {
-				if st.json {
+				if f.json {
 					return append(b, "null"...)
 				}
 				return append(b, "NULL"...)
 			}
-			return st.appendBytes(b, v.Bytes())
+			return f.appendBytes(b, v.Bytes(), false)
 		}
 		b = append(b, '[')
 		for i := range v.Len() {
 			if i > 0 {
-				b = append(b, st.sep())
+				if f.json {
+					b = append(b, ',')
+				} else {
+					b = append(b, ' ')
+				}
 			}
-			b = st.appendValue(b, v.Index(i))
+			b = f.appendValue(b, name, v.Index(i))
 		}
 		return append(b, ']')
 	case reflect.Struct:
 		b = append(b, '{')
 		mark := len(b)
+		t := v.Type()
+		hide := hiddenFields(v)
 		for i := range v.NumField() {
-			b = st.appendField(b, v.Type().Field(i).Name, v.Field(i))
+			if t.Field(i).IsExported() && !slices.Contains(hide, t.Field(i).Name) {
+				b = f.appendName(b, t.Field(i).Name)
+				b = f.appendValue(b, t.Field(i).Name, v.Field(i))
+			}
 		}
-		if len(b) > mark { // appendField put a separator before the first field too: drop it
+		if len(b) > mark { // appendName put a separator before the first field too: drop it
 			b = append(b[:mark], b[mark+1:]...)
 		}
 		return append(b, '}')
 	}
-	if st.json {
+	if f.json {
 		return append(b, "null"...)
 	}
 	return append(b, '?')
 }
 
-func (st style) sep() byte {
-	if st.json {
-		return ','
+// formatMicros is a TimestampTz in RFC 3339, UTC.
+func formatMicros(us int64) string {
+	switch us {
+	case session.MicrosInfinity:
+		return "infinity"
+	case session.MicrosNegativeInfinity:
+		return "-infinity"
 	}
-	return ' '
+	return session.TimeFromMicros(us).Format(time.RFC3339Nano)
 }
 
-func (st style) appendString(b []byte, s string) []byte {
-	if st.json {
-		q, _ := json.Marshal(s) // a string always marshals
-		return append(b, q...)
+// quoted writes s, which needs no escaping, as text (bare) or a JSON string.
+func (f *formatter) quoted(b []byte, s string) []byte {
+	if f.json {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
 	}
-	return strconv.AppendQuote(b, s)
+	return append(b, s...)
 }
 
-func (st style) appendBytes(b, data []byte) []byte {
-	if st.json {
-		if utf8.Valid(data) {
-			return st.appendString(b, string(data))
+// appendRedacted stands in for a secret: its length, never its bytes.
+func (f *formatter) appendRedacted(b []byte, v reflect.Value) []byte {
+	n := int64(v.Len())
+	if f.json {
+		b = append(b, `{"bytes":`...)
+		b = strconv.AppendInt(b, n, 10)
+		return append(b, `,"redacted":true}`...)
+	}
+	b = append(b, "<redacted "...)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, " bytes>"...)
+}
+
+// appendBytes writes a string or byte value, cut at maxValue bytes. Text:
+// quoted with Go escapes when it reads as text (isString: always), else
+// 0x and hex; a cut value ends in …(N bytes). JSON: a string when the whole
+// value is text, else {"bytes":N,"text":…} or {"bytes":N,"hex":…} holding
+// the value or, when cut, its first maxValue bytes.
+func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
+	shown := data
+	if len(data) > f.maxValue {
+		cut := f.maxValue
+		for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(data[cut]); back++ {
+			cut-- // do not cut a character in two
 		}
-		b = append(b, `{"hex":"`...)
-		b = hex.AppendEncode(b, data)
-		return append(b, `"}`...)
+		shown = data[:cut]
 	}
-	shown := data[:min(len(data), maxShown)]
-	if utf8.Valid(shown) && printable(shown) {
+	text := isString || readsAsText(shown)
+	if f.json {
+		if len(shown) == len(data) && text && utf8.Valid(data) {
+			return appendJSONString(b, string(data))
+		}
+		b = append(b, `{"bytes":`...)
+		b = strconv.AppendInt(b, int64(len(data)), 10)
+		if text && utf8.Valid(shown) {
+			b = append(b, `,"text":`...)
+			b = appendJSONString(b, string(shown))
+		} else {
+			b = append(b, `,"hex":"`...)
+			b = hex.AppendEncode(b, shown)
+			b = append(b, '"')
+		}
+		return append(b, '}')
+	}
+	if text {
 		b = strconv.AppendQuote(b, string(shown))
 	} else {
 		b = append(b, "0x"...)
@@ -207,11 +408,39 @@ func (st style) appendBytes(b, data []byte) []byte {
 	return b
 }
 
-func printable(data []byte) bool {
-	for _, c := range data {
-		if c < 0x20 && c != '\n' && c != '\t' && c != '\r' {
-			return false
+// readsAsText reports whether a person would rather read data as escaped
+// text than as hex: at least three bytes in four are printable characters.
+func readsAsText(data []byte) bool {
+	good := 0
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r != utf8.RuneError && (r >= 0x20 && r != 0x7f || r == '\n' || r == '\t' || r == '\r') {
+			good += n
+		}
+		i += n
+	}
+	return 4*good >= 3*len(data)
+}
+
+// appendJSONString writes s, valid UTF-8, as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c < 0x20 || c == 0x7f:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		default:
+			b = append(b, c)
 		}
 	}
-	return true
+	return append(b, '"')
 }

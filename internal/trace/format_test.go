@@ -1,41 +1,197 @@
 package trace
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/pgspec/pgspec/codec"
 )
 
-// TestLines renders hand-built messages in both styles; the expected lines
-// are written out by hand from the rules in appendLine's comment.
+var at = time.Date(2026, 11, 30, 13, 20, 1, 123456789, time.FixedZone("CET", 3600))
+
+func line(f Format, chain []Layer) string {
+	a := &analyzer{}
+	a.init(f, nil)
+	x := a.newFormatter()
+	return string(x.appendLine(nil, at, 7, Backend, 42, chain))
+}
+
+// TestLines renders hand-built messages in both formats; the expected lines
+// are written out by hand from the rules in appendLine's and appendBytes's
+// comments.
 func TestLines(t *testing.T) {
-	insert := &codec.LogicalInsert{RelationOID: 16390, New: codec.TupleData{Columns: []codec.TupleDataColumn{
-		{Kind: 't', Data: []byte("1")}, {Kind: 'n'}, {Kind: 'b', Data: []byte{0, 0xff}}}}}
-	chain := []layer{
-		{msg: &codec.CopyData{Data: []byte("payload, not printed")}},
-		{msg: &codec.XLogData{WALStart: 1, ServerWALEnd: 2, ServerTime: 3, WALData: []byte("not printed")}},
-		{msg: insert},
+	v1 := codec.Params{Major: 18, LogicalVersion: 1}
+	insert := &codec.LogicalInsert{Xid: 99, RelationOID: 16390, New: codec.TupleData{Columns: []codec.TupleDataColumn{
+		{Kind: 't', Data: []byte("1")}, {Kind: 'n'}, {Kind: 'b', Data: []byte{0, 0xff}}, {Kind: 'u'}}}}
+	chain := []Layer{
+		{Msg: &codec.CopyData{Data: []byte("payload, not printed")}, Params: v1},
+		{Msg: &codec.XLogData{WALStart: 0x16B3740, ServerWALEnd: 1<<32 | 2, ServerTime: 1_000_000, WALData: []byte("not printed")}, Params: v1},
+		{Msg: insert, Params: v1}, // Xid is not on the wire outside a streamed transaction
 	}
-	long := []layer{{msg: &codec.DataRow{Values: [][]byte{[]byte(strings.Repeat("x", 70)), nil, {}}}}}
-	salt := []layer{{msg: &codec.AuthenticationMD5Password{Salt: [4]byte{1, 2, 3, 0xff}}}}
-	empty := []layer{{msg: &codec.Sync{}}}
+	long := []Layer{{Msg: &codec.DataRow{Values: [][]byte{[]byte(strings.Repeat("x", 300)), nil, {}}}}}
+	salt := []Layer{{Msg: &codec.AuthenticationMD5Password{Salt: [4]byte{1, 2, 3, 0xff}}}}
+	copyBinary := []Layer{{Msg: &codec.CopyData{Data: []byte("PGCOPY\n\xff\r\n\x00")}}}
+	empty := []Layer{{Msg: &codec.Sync{}}}
+	schema := lineSchema(t)
 	for _, c := range []struct {
 		json  bool
-		chain []layer
+		chain []Layer
 		want  string
 	}{
-		{false, chain, `#7 B @42 CopyData > XLogData WALStart=1 ServerWALEnd=2 ServerTime=3 > LogicalInsert Xid=0 RelationOID=16390 New={Columns=[{Kind='t' Data="1"} {Kind='n' Data=NULL} {Kind='b' Data=0x00ff}]}`},
-		{true, chain, `{"session":7,"dir":"B","offset":42,"messages":[{"type":"CopyData"},{"type":"XLogData","WALStart":1,"ServerWALEnd":2,"ServerTime":3},{"type":"LogicalInsert","Xid":0,"RelationOID":16390,"New":{"Columns":[{"Kind":116,"Data":"1"},{"Kind":110,"Data":null},{"Kind":98,"Data":{"hex":"00ff"}}]}}]}`},
-		{false, long, `#7 B @42 DataRow Values=["` + strings.Repeat("x", 64) + `"…(70 bytes) NULL ""]`},
-		{true, long, `{"session":7,"dir":"B","offset":42,"messages":[{"type":"DataRow","Values":["` + strings.Repeat("x", 70) + `",null,""]}]}`},
-		{false, salt, `#7 B @42 AuthenticationMD5Password Salt=0x010203ff`},
-		{true, salt, `{"session":7,"dir":"B","offset":42,"messages":[{"type":"AuthenticationMD5Password","Salt":{"hex":"010203ff"}}]}`},
-		{false, empty, `#7 B @42 Sync`},
-		{true, empty, `{"session":7,"dir":"B","offset":42,"messages":[{"type":"Sync"}]}`},
+		{false, chain, `2026-11-30T12:20:01.123456Z #7 B @42 CopyData > XLogData WALStart=0/16B3740 ServerWALEnd=1/2 ServerTime=2000-01-01T00:00:01Z > LogicalInsert RelationOID=16390 New={Columns=[{Kind='t' Data="1"} {Kind='n'} {Kind='b' Data=0x00ff} {Kind='u'}]}`},
+		{true, chain, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"CopyData","slug":"copy-data"},{"name":"XLogData","slug":"replication-xlog-data","WALStart":"0/16B3740","ServerWALEnd":"1/2","ServerTime":"2000-01-01T00:00:01Z"},{"name":"LogicalInsert","slug":"logical-insert","RelationOID":16390,"New":{"Columns":[{"Kind":116,"Data":"1"},{"Kind":110},{"Kind":98,"Data":{"bytes":2,"hex":"00ff"}},{"Kind":117}]}}]}`},
+		{false, long, `2026-11-30T12:20:01.123456Z #7 B @42 DataRow Values=["` + strings.Repeat("x", 256) + `"…(300 bytes) NULL ""]`},
+		{true, long, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"DataRow","slug":"data-row","Values":[{"bytes":300,"text":"` + strings.Repeat("x", 256) + `"},null,""]}]}`},
+		{false, salt, `2026-11-30T12:20:01.123456Z #7 B @42 AuthenticationMD5Password Salt=0x010203ff`},
+		{true, salt, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"AuthenticationMD5Password","slug":"authentication-md5-password","Salt":{"bytes":4,"hex":"010203ff"}}]}`},
+		{false, copyBinary, `2026-11-30T12:20:01.123456Z #7 B @42 CopyData Data="PGCOPY\n\xff\r\n\x00"`},
+		{true, copyBinary, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"CopyData","slug":"copy-data","Data":{"bytes":11,"hex":"5047434f50590aff0d0a00"}}]}`},
+		{false, empty, `2026-11-30T12:20:01.123456Z #7 B @42 Sync`},
+		{true, empty, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"Sync","slug":"sync"}]}`},
 	} {
-		if got := string(style{json: c.json}.appendLine(nil, 7, Backend, 42, c.chain)); got != c.want+"\n" {
+		got := line(Format{JSON: c.json}, c.chain)
+		if got != c.want+"\n" {
 			t.Errorf("\n got %s\nwant %s", got, c.want)
+		}
+		if c.json {
+			validLine(t, schema, got)
+		}
+	}
+}
+
+// lineSchema compiles line.schema.json, the documented shape of a JSON line.
+func lineSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	sch, err := c.Compile("line.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+func validLine(t *testing.T, schema *jsonschema.Schema, line string) {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
+	if err == nil {
+		err = schema.Validate(doc)
+	}
+	if err != nil {
+		t.Errorf("line %s: %v", line, err)
+	}
+}
+
+// TestLineSchemaRejects: the schema is a check, not a description only.
+func TestLineSchemaRejects(t *testing.T) {
+	schema := lineSchema(t)
+	for _, bad := range []string{
+		`{"time":"now","session":1,"dir":"B","offset":0,"messages":[{"name":"Sync","slug":"sync"}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"X","offset":0,"messages":[{"name":"Sync","slug":"sync"}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"type":"Sync"}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"name":"CopyData","slug":"copy-data","Data":{"hex":"00"}}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"name":"CopyData","slug":"copy-data","Data":{"bytes":1,"hex":"0"}}]}`,
+	} {
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if schema.Validate(doc) == nil {
+			t.Errorf("schema accepts %s", bad)
+		}
+	}
+}
+
+// TestSecretsRedacted: every message that carries a secret shows its length
+// only, in both formats, unless ShowSecrets; a SCRAM client-first message
+// (a user name and a nonce) is shown.
+func TestSecretsRedacted(t *testing.T) {
+	key32 := []byte("0123456789abcdef0123456789ABCDEF")
+	for _, c := range []struct {
+		msg    codec.Message
+		secret string
+		n      int
+	}{
+		{&codec.PasswordMessage{Password: "hunter2"}, "hunter2", 7},
+		{&codec.PasswordMessage{Password: "md5f4e1b4bd0ad5a36c17aa08bfb1e16fa2"}, "md5f4e1b4bd0ad5a36c17aa08bfb1e16fa2", 35},
+		{&codec.SASLInitialResponse{AuthMechanism: "OAUTHBEARER", Data: []byte("n,,\x01auth=Bearer tok3n\x01\x01")}, "tok3n", 23},
+		{&codec.SASLResponse{Data: []byte("c=biws,r=nonce,p=cHJvb2Y=")}, "cHJvb2Y=", 25},
+		{&codec.AuthenticationSASLContinue{Data: []byte("r=nonce,s=c2FsdA==,i=4096")}, "c2FsdA==", 25},
+		{&codec.AuthenticationSASLFinal{Data: []byte("v=c2lnbmF0dXJl")}, "c2lnbmF0dXJl", 14},
+		{&codec.GSSResponse{Data: []byte("gss-client-token")}, "gss-client-token", 16},
+		{&codec.AuthenticationGSSContinue{Data: []byte("gss-server-token")}, "gss-server-token", 16},
+		{&codec.BackendKeyData{ProcessID: 4242, SecretKey: key32}, "0123456789abcdef", 32},
+		{&codec.CancelRequest{ProcessID: 4242, SecretKey: []byte("k3y!")}, "k3y!", 4},
+	} {
+		chain := []Layer{{Msg: c.msg}}
+		schema := lineSchema(t)
+		for _, json := range []bool{false, true} {
+			got := line(Format{JSON: json}, chain)
+			want := fmt.Sprintf("<redacted %d bytes>", c.n)
+			if json {
+				want = fmt.Sprintf(`{"bytes":%d,"redacted":true}`, c.n)
+				validLine(t, schema, got)
+			}
+			if strings.Contains(got, c.secret) || !strings.Contains(got, want) {
+				t.Errorf("%T json=%v: %s; want %s and no %q", c.msg, json, got, want, c.secret)
+			}
+			if shown := line(Format{JSON: json, ShowSecrets: true}, chain); !strings.Contains(shown, c.secret) {
+				t.Errorf("%T json=%v with ShowSecrets: %s lacks %q", c.msg, json, shown, c.secret)
+			}
+		}
+	}
+	scram := line(Format{}, []Layer{{Msg: &codec.SASLInitialResponse{AuthMechanism: "SCRAM-SHA-256", Data: []byte("n,,n=,r=nonce")}}})
+	if !strings.Contains(scram, `Data="n,,n=,r=nonce"`) {
+		t.Errorf("SCRAM client-first: %s", scram)
+	}
+}
+
+// TestFieldsNotOnTheWire: Stream Abort's LSN and time are printed only with
+// parallel streaming on a major that has them, an xid only inside a
+// streamed transaction.
+func TestFieldsNotOnTheWire(t *testing.T) {
+	abort := &codec.LogicalStreamAbort{Xid: 7, SubXid: 8, AbortLSN: 0x16B3740, AbortTime: 1_000_000}
+	update := &codec.LogicalUpdate{Xid: 7, RelationOID: 1, New: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 'n'}}}}
+	for _, c := range []struct {
+		msg  codec.Message
+		p    codec.Params
+		want string
+	}{
+		{abort, codec.Params{Major: 18, LogicalVersion: 4, Streaming: codec.ParallelStreaming}, "LogicalStreamAbort Xid=7 SubXid=8 AbortLSN=0/16B3740 AbortTime=2000-01-01T00:00:01Z"},
+		{abort, codec.Params{Major: 18, LogicalVersion: 4}, "LogicalStreamAbort Xid=7 SubXid=8"},
+		{abort, codec.Params{Major: 18, LogicalVersion: 3, Streaming: codec.ParallelStreaming}, "LogicalStreamAbort Xid=7 SubXid=8"},
+		{abort, codec.Params{Major: 15, LogicalVersion: 4, Streaming: codec.ParallelStreaming}, "LogicalStreamAbort Xid=7 SubXid=8"},
+		{update, codec.Params{Major: 18, LogicalVersion: 2, Streaming: codec.Streamed}, "LogicalUpdate Xid=7 RelationOID=1 New={Columns=[{Kind='n'}]}"},
+		{update, codec.Params{Major: 18, LogicalVersion: 2}, "LogicalUpdate RelationOID=1 New={Columns=[{Kind='n'}]}"},
+	} {
+		if got := line(Format{}, []Layer{{Msg: c.msg, Params: c.p}}); !strings.HasSuffix(got, " "+c.want+"\n") {
+			t.Errorf("%+v:\n got %s\nwant … %s", c.p, got, c.want)
+		}
+	}
+}
+
+// TestCancelRequestByLength: a CancelRequest on a connection of its own
+// decodes and re-encodes identically with a 3.0 key (4 bytes) and a 3.2 key
+// (32 bytes) alike, though nothing but its length says which it is.
+func TestCancelRequestByLength(t *testing.T) {
+	for _, key := range [][]byte{[]byte("k3y!"), []byte("0123456789abcdef0123456789ABCDEF")} {
+		frame, err := (&codec.CancelRequest{ProcessID: 4242, SecretKey: key}).Encode(nil, codec.Params{ProtocolMinor: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &analyzer{}
+		a.init(Format{}, nil)
+		x := newExaminer(a, &newConn(1).dirs[Frontend])
+		lines, decoded, problem := x.examine(frame, at, nil)
+		if !decoded || problem != "" || a.Stats(Frontend).Identical != 1 {
+			t.Errorf("%d-byte key: decoded %v, problem %q", len(key), decoded, problem)
+		}
+		if want := fmt.Sprintf("CancelRequest ProcessID=4242 SecretKey=<redacted %d bytes>\n", len(key)); !strings.HasSuffix(string(lines), want) {
+			t.Errorf("%d-byte key: %s", len(key), lines)
 		}
 	}
 }

@@ -34,14 +34,19 @@ func TestReencodingThatDiffersIsCaught(t *testing.T) {
 		var log bytes.Buffer
 		var forwarded captured
 		p := New(Options{Strict: strict, Log: &log})
-		s := &session{p: p, id: 7}
-		pump := &pump{s: s, dir: Backend, dst: &forwarded}
-		pump.offset = 100
-		msg, err := pump.relay(frame, func() ([]layer, error) {
-			return []layer{{name: "frontend-backend", msg: &skewed{codec.CommandComplete{CommandTag: "SELECT 2"}}}}, nil
-		})
-		if msg != nil {
-			t.Errorf("strict=%v: relay returned %v for a mismatched message", strict, msg)
+		s := newSession(p, 7, nil)
+		pump := s.newPump(Backend, nil, &forwarded)
+		pump.d.offset = 100
+		pump.decode = func(frame []byte) ([]Layer, error) {
+			pump.d.offset += int64(len(frame))
+			return []Layer{{Name: "frontend-backend", Msg: &skewed{codec.CommandComplete{CommandTag: "SELECT 2"}}}}, nil
+		}
+		decoded, err := pump.relay(frame)
+		if err == nil {
+			err = pump.flush()
+		}
+		if !decoded {
+			t.Errorf("strict=%v: relay says the message was not decoded", strict)
 		}
 		st := p.Stats(Backend)
 		if st.Decoded != 1 || st.Mismatched != 1 || st.Identical != 0 {
@@ -49,7 +54,7 @@ func TestReencodingThatDiffersIsCaught(t *testing.T) {
 		}
 		line := log.String()
 		if !strings.Contains(line, "session #7") || !strings.Contains(line, "backend message at byte offset 100") ||
-			!strings.Contains(line, "re-encodes differently from byte 12") {
+			!strings.Contains(line, "skewed re-encodes differently from byte 12: got 43") {
 			t.Errorf("strict=%v: log %q", strict, line)
 		}
 		if strict {

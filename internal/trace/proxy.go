@@ -1,8 +1,9 @@
-// Package trace is a transparent PostgreSQL proxy that decodes every message
-// in both directions with the generated codec, prints it, re-encodes it and
-// forwards the re-encoded bytes, counting every message whose re-encoding
-// differs from what was received. It is the codec's test against real
-// clients and servers: any byte the codec cannot reproduce shows up.
+// Package trace is a PostgreSQL protocol analyzer: a transparent proxy
+// (Proxy) and a capture file decoder (DecodeCapture) that decode every
+// message in both directions with the generated codec, print it, re-encode
+// it and count every message whose re-encoding differs from what was
+// received. The proxy forwards the re-encoded bytes: any byte the codec
+// cannot reproduce shows up.
 //
 // It learns what it needs from the traffic itself: the protocol version from
 // StartupMessage and NegotiateProtocolVersion, the server's major from the
@@ -10,26 +11,37 @@
 // 'p' messages apart, the one-byte answers to SSLRequest and GSSENCRequest,
 // and the kind of replication stream (physical, or logical with pgoutput's
 // version and options) from the START_REPLICATION command it forwards.
+//
+// The proxy holds a client to PostgreSQL's own limits before it trusts it
+// (startup packet, authentication messages, authentication time), caps the
+// number of connections and can drop idle ones; it never prints a secret
+// unless asked.
 package trace
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/pgspec/pgspec/codec"
+)
+
+// Defaults of the Options limits.
+const (
+	DefaultMaxConns       = 100
+	DefaultStartupTimeout = 60 * time.Second
+	DefaultDialTimeout    = 10 * time.Second
 )
 
 // Options configure a Proxy.
 type Options struct {
+	Format
 	// Upstream is the server's host:port.
 	Upstream string
-	// JSON selects JSON lines instead of text for the decoded messages.
-	JSON bool
 	// Strict closes a session at the first message that cannot be decoded or
 	// whose re-encoding differs, instead of forwarding it as received.
 	Strict bool
@@ -37,82 +49,58 @@ type Options struct {
 	Out io.Writer
 	// Log receives warnings and errors, one per line.
 	Log io.Writer
-	// DialTimeout bounds connecting to Upstream; 0 means 10s.
+	// DialTimeout bounds connecting to Upstream; 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
+	// MaxMessage bounds a client message after authentication; 0 means
+	// PostgreSQL's own limit (codec.DefaultMaxSize). Before, the limits are
+	// PostgreSQL's: MaxStartupSize, then MaxAuthSize.
+	MaxMessage int
+	// MaxConns bounds the sessions open at once; 0 means DefaultMaxConns.
+	// A client past it gets PostgreSQL's "too many connections" error.
+	MaxConns int
+	// StartupTimeout bounds the time from accepting a client to its
+	// authentication (PostgreSQL's authentication_timeout); 0 means
+	// DefaultStartupTimeout.
+	StartupTimeout time.Duration
+	// IdleTimeout closes a session when neither side has sent a byte for
+	// that long; 0 means never.
+	IdleTimeout time.Duration
 }
 
 // Proxy forwards sessions from a listener to the upstream server.
 type Proxy struct {
+	analyzer
 	opts   Options
-	outMu  sync.Mutex // one line at a time on Out and Log
+	out    *output
 	nextID atomic.Int64
-	stats  [2]counters // by direction
 	wg     sync.WaitGroup
 
-	sessMu   sync.Mutex
-	sessions map[*session]bool
+	sessMu   sync.Mutex // taken per session, never per message
+	sessions map[*proxySession]bool
 	closed   bool
-}
-
-// Direction says who sent a message.
-type Direction int
-
-const (
-	// Frontend messages travel from the client to the server.
-	Frontend Direction = iota
-	// Backend messages travel from the server to the client.
-	Backend
-)
-
-func (d Direction) String() string {
-	if d == Frontend {
-		return "F"
-	}
-	return "B"
-}
-
-// name is the direction in log lines and the summary.
-func (d Direction) name() string {
-	if d == Frontend {
-		return "frontend"
-	}
-	return "backend"
-}
-
-// Counts is the summary of one direction.
-type Counts struct {
-	// Decoded wire messages, every layer inside them decoded too.
-	Decoded int64
-	// Identical: re-encoded to exactly the bytes received.
-	Identical int64
-	// Mismatched: decoded, but the re-encoding differs.
-	Mismatched int64
-	// Undecodable: a layer failed to decode (or the bytes could not be framed).
-	Undecodable int64
-	// Layers counts decoded messages per layer, including those inside CopyData.
-	Layers map[string]int64
-	// Messages counts decoded messages per slug.
-	Messages map[string]int64
-}
-
-type counters struct {
-	decoded, identical, mismatched, undecodable atomic.Int64
-	mu                                          sync.Mutex
-	layers, messages                            map[string]int64
 }
 
 // New returns a proxy; call Serve to run it.
 func New(opts Options) *Proxy {
 	if opts.Out == nil {
 		opts.Out = io.Discard
-	}
-	if opts.Log == nil {
-		opts.Log = io.Discard
+		opts.Quiet = true
 	}
 	if opts.DialTimeout == 0 {
-		opts.DialTimeout = 10 * time.Second
+		opts.DialTimeout = DefaultDialTimeout
 	}
-	return &Proxy{opts: opts}
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = codec.DefaultMaxSize
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.StartupTimeout <= 0 {
+		opts.StartupTimeout = DefaultStartupTimeout
+	}
+	p := &Proxy{opts: opts}
+	p.init(opts.Format, opts.Log)
+	return p
 }
 
 // CheckUpstream dials the upstream once, so that a wrong address is reported
@@ -125,9 +113,17 @@ func (p *Proxy) CheckUpstream() error {
 	return c.Close()
 }
 
-// Serve accepts clients until l is closed, then waits for their sessions to end.
+// Serve accepts clients until l is closed, then waits for their sessions to
+// end and for their lines to be written.
 func (p *Proxy) Serve(l net.Listener) error {
+	p.out = newOutput(p.opts.Out)
+	defer p.out.close()
 	defer p.wg.Wait()
+	if p.opts.IdleTimeout > 0 {
+		stop := make(chan struct{})
+		defer close(stop)
+		go p.closeIdle(stop)
+	}
 	for {
 		c, err := l.Accept()
 		if errors.Is(err, net.ErrClosed) {
@@ -136,50 +132,85 @@ func (p *Proxy) Serve(l net.Listener) error {
 		if err != nil {
 			return err
 		}
+		id := p.nextID.Add(1)
+		s := newSession(p, id, c)
+		if full := !p.track(s); full {
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				p.refuse(id, c)
+			}()
+			continue
+		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.serve(c)
+			defer p.untrack(s)
+			s.run()
 		}()
 	}
 }
 
-func (p *Proxy) serve(client net.Conn) {
-	id := p.nextID.Add(1)
-	server, err := net.DialTimeout("tcp", p.opts.Upstream, p.opts.DialTimeout)
-	if err != nil {
-		p.logf("session #%d: upstream %s unreachable: %v", id, p.opts.Upstream, err)
-		client.Close()
-		return
-	}
-	s := &session{p: p, id: id, client: client, server: server}
-	if !p.track(s) {
-		s.close()
-		return
-	}
-	defer p.untrack(s)
-	s.run()
-}
-
-// track adds a live session for Close to end; it refuses it after Close.
-func (p *Proxy) track(s *session) bool {
+// track adds a session for Close to end; it refuses one past MaxConns or
+// after Close.
+func (p *Proxy) track(s *proxySession) bool {
 	p.sessMu.Lock()
 	defer p.sessMu.Unlock()
-	if p.closed {
+	if p.closed || len(p.sessions) >= p.opts.MaxConns {
 		return false
 	}
 	if p.sessions == nil {
-		p.sessions = map[*session]bool{}
+		p.sessions = map[*proxySession]bool{}
 	}
 	p.sessions[s] = true
 	return true
 }
 
 // untrack removes a session that has ended.
-func (p *Proxy) untrack(s *session) {
+func (p *Proxy) untrack(s *proxySession) {
 	p.sessMu.Lock()
 	defer p.sessMu.Unlock()
 	delete(p.sessions, s)
+}
+
+// refuse answers a client past MaxConns as PostgreSQL answers one past
+// max_connections, after reading its first packet as PostgreSQL does (so
+// that the client reads the answer instead of a reset connection).
+func (p *Proxy) refuse(id int64, c net.Conn) {
+	defer c.Close()
+	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
+	c.SetDeadline(time.Now().Add(time.Second))
+	fr := codec.NewFrameReader(c)
+	fr.MaxSize = MaxStartupSize
+	fr.NextUntagged()
+	msg := fmt.Sprintf("sorry, too many clients already (pgtrace --max-conns %d)", p.opts.MaxConns)
+	e := &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: codec.ErrorFieldSeverity, Value: "FATAL"},
+		{Code: codec.ErrorFieldSeverityNonLocalized, Value: "FATAL"}, {Code: codec.ErrorFieldCode, Value: "53300"},
+		{Code: codec.ErrorFieldMessage, Value: msg}}}
+	if b, err := e.Encode(nil, codec.Params{}); err == nil {
+		c.Write(b)
+	}
+}
+
+// closeIdle ends the sessions in which neither side has sent a byte for IdleTimeout.
+func (p *Proxy) closeIdle(stop <-chan struct{}) {
+	tick := time.NewTicker(max(p.opts.IdleTimeout/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			p.sessMu.Lock()
+			for s := range p.sessions {
+				if idle := now.Sub(s.lastActive()); idle >= p.opts.IdleTimeout {
+					p.logf("session #%d: idle for %s (--idle-timeout %s); closing", s.c.id, idle.Round(time.Millisecond), p.opts.IdleTimeout)
+					s.close()
+				}
+			}
+			p.sessMu.Unlock()
+		}
+	}
 }
 
 // Close ends every session in progress and refuses new ones; close the
@@ -191,58 +222,4 @@ func (p *Proxy) Close() {
 	for s := range p.sessions {
 		s.close()
 	}
-}
-
-// Stats returns a snapshot of the counts of one direction.
-func (p *Proxy) Stats(d Direction) Counts {
-	c := &p.stats[d]
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return Counts{Decoded: c.decoded.Load(), Identical: c.identical.Load(), Mismatched: c.mismatched.Load(),
-		Undecodable: c.undecodable.Load(), Layers: maps.Clone(c.layers), Messages: maps.Clone(c.messages)}
-}
-
-// Summary writes the counts of both directions.
-func (p *Proxy) Summary(w io.Writer) {
-	for _, d := range []Direction{Frontend, Backend} {
-		c := p.Stats(d)
-		fmt.Fprintf(w, "%s: %d decoded, %d re-encoded identically, %d mismatched, %d undecodable\n",
-			d.name(), c.Decoded, c.Identical, c.Mismatched, c.Undecodable)
-		for _, l := range slices.Sorted(maps.Keys(c.Layers)) {
-			fmt.Fprintf(w, "  %-22s %d\n", l, c.Layers[l])
-		}
-	}
-}
-
-// Clean reports whether every message so far was decoded and re-encoded identically.
-func (p *Proxy) Clean() bool {
-	for d := range p.stats {
-		if p.stats[d].mismatched.Load() != 0 || p.stats[d].undecodable.Load() != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (p *Proxy) count(d Direction, layer, slug string) {
-	c := &p.stats[d]
-	c.mu.Lock()
-	if c.layers == nil {
-		c.layers, c.messages = map[string]int64{}, map[string]int64{}
-	}
-	c.layers[layer]++
-	c.messages[slug]++
-	c.mu.Unlock()
-}
-
-func (p *Proxy) logf(format string, args ...any) {
-	p.outMu.Lock()
-	defer p.outMu.Unlock()
-	fmt.Fprintf(p.opts.Log, "pgtrace: "+format+"\n", args...)
-}
-
-func (p *Proxy) writeLine(line []byte) {
-	p.outMu.Lock()
-	defer p.outMu.Unlock()
-	p.opts.Out.Write(line)
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"testing"
+	"time"
 
 	"github.com/pgspec/pgspec/codec"
 )
@@ -11,8 +12,8 @@ import (
 // leaves nothing behind: the next START_REPLICATION's Insert carries no xid
 // and is decoded as such.
 func TestNewStreamStartsUnstreamed(t *testing.T) {
-	s := &session{p: New(Options{})}
-	bp := &pump{s: s, dir: Backend}
+	c := newConn(1)
+	bp := &c.dirs[Backend]
 	const start = "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on')"
 	v2 := codec.Params{LogicalVersion: 2}
 	insert := &codec.LogicalInsert{RelationOID: 16390, New: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 't', Data: []byte("1")}}}}
@@ -28,7 +29,7 @@ func TestNewStreamStartsUnstreamed(t *testing.T) {
 		{backend: &codec.CopyData{}, logical: insert},
 	} {
 		if step.frontend != nil {
-			s.frontendSent(step.frontend)
+			c.dirs[Frontend].frontendSent(step.frontend)
 		}
 		if step.logical != nil {
 			wal, err := step.logical.Encode(nil, v2)
@@ -55,8 +56,8 @@ func TestNewStreamStartsUnstreamed(t *testing.T) {
 		if len(chain) != 3 {
 			t.Fatalf("step %d: decoded %s, want CopyData > XLogData > %T", i, chainName(chain), step.logical)
 		}
-		text := style{}
-		if got, want := text.appendLine(nil, 0, Backend, 0, chain[2:]), text.appendLine(nil, 0, Backend, 0, []layer{{msg: step.logical}}); string(got) != string(want) {
+		text := formatter{style: style{maxValue: DefaultMaxValue}}
+		if got, want := text.appendLine(nil, time.Time{}, 0, Backend, 0, chain[2:]), text.appendLine(nil, time.Time{}, 0, Backend, 0, []Layer{{Msg: step.logical, Params: v2}}); string(got) != string(want) {
 			t.Errorf("step %d decoded\n%s want\n%s", i, got, want)
 		}
 	}

@@ -227,6 +227,18 @@ select 'done';
 			t.Errorf("trace lacks %q", want)
 		}
 	}
+	// Cleartext and MD5 passwords, SCRAM proofs and signatures, cancel keys: lengths only.
+	for _, want := range []string{"PasswordMessage Password=<redacted ", "SASLResponse Data=<redacted ", "AuthenticationSASLContinue Data=<redacted ",
+		"AuthenticationSASLFinal Data=<redacted ", "SecretKey=<redacted 4 bytes>"} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("trace lacks %q", want)
+		}
+	}
+	for _, u := range []pgtest.User{pgtest.MD5User, pgtest.PlainUser, pgtest.SCRAMUser} {
+		if strings.Contains(lines, u.Password) {
+			t.Errorf("trace prints %s's password", u.Name)
+		}
+	}
 }
 
 // TestPgbench initialises pgbench's tables (COPY of 100000 rows) and runs
@@ -338,14 +350,16 @@ func TestPgReceivewal(t *testing.T) {
 	tr.requireClean(t)
 }
 
-// TestJSONFormat checks that every line is a JSON object naming the
-// session, direction, offset and the decoded messages with their fields.
+// TestJSONFormat checks that every line of a real session is valid against
+// line.schema.json and holds the session's messages with their fields.
 func TestJSONFormat(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true, Out: &syncBuffer{}, JSON: true})
-	runClient(t, tr.addr, pgtest.SCRAMUser, "", "psql", "-X", "-c", `select 'ü', '\x00ff'::bytea, null`)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true, Out: &syncBuffer{}, Format: Format{JSON: true}})
+	runClient(t, tr.addr, pgtest.SCRAMUser, "", "psql", "-X", "-c", `select 'ü', '\x00ff'::bytea, null, repeat('y', 300)`)
 	tr.requireClean(t)
+	schema := lineSchema(t)
 	type line struct {
+		Time     time.Time
 		Session  int64
 		Dir      string
 		Offset   int64
@@ -353,15 +367,16 @@ func TestJSONFormat(t *testing.T) {
 	}
 	var query, row bool
 	for _, text := range strings.Split(strings.TrimSpace(tr.out.String()), "\n") {
+		validLine(t, schema, text)
 		var l line
-		if err := json.Unmarshal([]byte(text), &l); err != nil || l.Session != 1 || (l.Dir != "F" && l.Dir != "B") || len(l.Messages) == 0 {
+		if err := json.Unmarshal([]byte(text), &l); err != nil || l.Session != 1 || time.Since(l.Time) > time.Minute {
 			t.Fatalf("line %s: %v", text, err)
 		}
-		switch m := l.Messages[0]; m["type"] {
+		switch m := l.Messages[0]; m["name"] {
 		case "Query":
-			query = m["String"] == `select 'ü', '\x00ff'::bytea, null`
+			query = m["String"] == `select 'ü', '\x00ff'::bytea, null, repeat('y', 300)`
 		case "DataRow":
-			row = fmt.Sprint(m["Values"]) == `[ü \x00ff <nil>]`
+			row = fmt.Sprint(m["Values"]) == `[ü \x00ff <nil> map[bytes:300 text:`+strings.Repeat("y", DefaultMaxValue)+`]]`
 		}
 	}
 	if !query || !row {

@@ -23,6 +23,9 @@ var (
 	ErrZeroByte       = errors.New("zero byte inside a zero-terminated value")
 	ErrTooLarge       = errors.New("value too large for its wire field")
 	ErrTooLong        = errors.New("message longer than the maximum size")
+	// ErrMajorNotGenerated is the cause of a VersionError whose major is not
+	// in GeneratedMajors (pgspec gen -majors left it out).
+	ErrMajorNotGenerated = errors.New("major not generated")
 )
 
 // DecodeError says where decoding failed: the message, the Go field being
@@ -62,14 +65,30 @@ func (e *EncodeError) Error() string {
 func (e *EncodeError) Unwrap() error { return e.Err }
 
 // VersionError reports a message used with a PostgreSQL major that does not
-// have it (or a major outside the generated range).
+// have it, or that the codec was not generated for (then it wraps
+// ErrMajorNotGenerated).
 type VersionError struct {
 	Message string
 	Major   int
 }
 
 func (e *VersionError) Error() string {
+	if e.Unwrap() != nil {
+		var majors []string
+		for _, m := range GeneratedMajors.Majors() {
+			majors = append(majors, strconv.Itoa(m))
+		}
+		return "codec: " + e.Message + ": PostgreSQL " + strconv.Itoa(e.Major) +
+			" is not one of the majors the codec was generated for (" + strings.Join(majors, ", ") + ")"
+	}
 	return "codec: " + e.Message + " does not exist in PostgreSQL " + strconv.Itoa(e.Major)
+}
+
+func (e *VersionError) Unwrap() error {
+	if !GeneratedMajors.Has(e.Major) {
+		return ErrMajorNotGenerated
+	}
+	return nil
 }
 
 // FrameError reports a message that framing refused before reading its body.

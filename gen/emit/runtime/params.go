@@ -73,6 +73,7 @@ type Message interface {
 	Decode(src []byte, p Params) error
 	// Slug is the message's stable identity in the spec, e.g. "bind".
 	Slug() string
-	// Majors is the set of PostgreSQL majors whose manual documents the message.
+	// Majors is the set of PostgreSQL majors whose manual documents the
+	// message, of those the codec was generated for.
 	Majors() MajorSet
 }

@@ -16,7 +16,8 @@ func (*AuthOk) Slug() string {
 	return "auth-ok"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*AuthOk) Majors() MajorSet {
 	return authOkMajors
 }

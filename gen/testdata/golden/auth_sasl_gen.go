@@ -25,7 +25,8 @@ func (*AuthenticationSASL) Slug() string {
 	return "auth-sasl"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*AuthenticationSASL) Majors() MajorSet {
 	return authenticationSASLMajors
 }

@@ -40,7 +40,8 @@ func (*Bind) Slug() string {
 	return "bind"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*Bind) Majors() MajorSet {
 	return bindMajors
 }

@@ -17,7 +17,8 @@ func (*Cancel) Slug() string {
 	return "cancel"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*Cancel) Majors() MajorSet {
 	return cancelMajors
 }

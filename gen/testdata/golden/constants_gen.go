@@ -4,8 +4,9 @@ package codec
 
 // The PostgreSQL majors the codec was generated for.
 const (
-	OldestMajor = 10
-	NewestMajor = 11
+	OldestMajor              = 10
+	NewestMajor              = 11
+	GeneratedMajors MajorSet = 0xc00 // PostgreSQL 10–11
 )
 
 // Codes of the fields of ErrorResponse and NoticeResponse (the manual's

@@ -34,7 +34,8 @@ func (*KeyData) Slug() string {
 	return "key-data"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*KeyData) Majors() MajorSet {
 	return keyDataMajors
 }

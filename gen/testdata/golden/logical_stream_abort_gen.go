@@ -26,7 +26,8 @@ func (*StreamAbort) Slug() string {
 	return "logical-stream-abort"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*StreamAbort) Majors() MajorSet {
 	return streamAbortMajors
 }

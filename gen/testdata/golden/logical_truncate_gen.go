@@ -24,7 +24,8 @@ func (*Truncate) Slug() string {
 	return "logical-truncate"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*Truncate) Majors() MajorSet {
 	return truncateMajors
 }

@@ -42,7 +42,8 @@ func (*TupleData) Slug() string {
 	return "logical-tuple-data"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*TupleData) Majors() MajorSet {
 	return tupleDataMajors
 }

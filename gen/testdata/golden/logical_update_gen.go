@@ -51,7 +51,8 @@ func (*Update) Slug() string {
 	return "logical-update"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*Update) Majors() MajorSet {
 	return updateMajors
 }

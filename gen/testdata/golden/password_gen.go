@@ -19,7 +19,8 @@ func (*Password) Slug() string {
 	return "password"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*Password) Majors() MajorSet {
 	return passwordMajors
 }

@@ -24,7 +24,8 @@ func (*Keepalive) Slug() string {
 	return "replication-keepalive"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*Keepalive) Majors() MajorSet {
 	return keepaliveMajors
 }

@@ -24,7 +24,8 @@ func (*SASLResponse) Slug() string {
 	return "sasl-response"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*SASLResponse) Majors() MajorSet {
 	return saslResponseMajors
 }

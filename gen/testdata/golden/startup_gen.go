@@ -34,7 +34,8 @@ func (*StartupMessage) Slug() string {
 	return "startup"
 }
 
-// Majors returns the PostgreSQL majors whose manual documents the message.
+// Majors returns the PostgreSQL majors whose manual documents the message, of those
+// the codec was generated for.
 func (*StartupMessage) Majors() MajorSet {
 	return startupMessageMajors
 }

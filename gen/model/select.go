@@ -1,0 +1,231 @@
+package model
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// Selection is the part of a model a codec is generated for (pgspec gen's
+// -majors, -layers and -messages). A nil field selects everything.
+type Selection struct {
+	Majors []int
+	// Layers are spec layers (spec.Layers).
+	Layers []string
+	// Messages are slugs, Go names or path.Match globs of either.
+	Messages []string
+}
+
+// layerNames are the names -layers accepts: each layer's own and a short one.
+var layerNames = map[string]string{
+	spec.LayerFrontendBackend: spec.LayerFrontendBackend, "frontend": spec.LayerFrontendBackend,
+	spec.LayerLogicalReplication: spec.LayerLogicalReplication, "logical": spec.LayerLogicalReplication,
+	spec.LayerStreamingReplication: spec.LayerStreamingReplication, "replication": spec.LayerStreamingReplication, "streaming": spec.LayerStreamingReplication,
+}
+
+// ParseLayers reads a comma-separated list of layers: the spec's names or
+// frontend, logical, replication (= streaming).
+func ParseLayers(s string) ([]string, error) {
+	var out []string
+	for _, name := range splitList(s) {
+		l, ok := layerNames[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown layer %q (want frontend, logical, replication or one of %s)", name, strings.Join(spec.Layers, ", "))
+		}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// ParseMajors reads majors as a comma-separated list of majors and ranges:
+// "14-18", "10,12", "10-12,15". The result is increasing, without repeats.
+func ParseMajors(s string) ([]int, error) {
+	set := map[int]bool{}
+	for _, part := range splitList(s) {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, errA := strconv.Atoi(lo)
+		b, errB := a, error(nil)
+		if isRange {
+			b, errB = strconv.Atoi(hi)
+		}
+		if errA != nil || errB != nil || a <= 0 || b < a || b > 63 {
+			return nil, fmt.Errorf("bad major or range %q (want e.g. 14, 14-18 or 10,12-13)", part)
+		}
+		for m := a; m <= b; m++ {
+			set[m] = true
+		}
+	}
+	return sortedKeys(set), nil
+}
+
+// splitList splits a comma-separated flag value, trimming spaces.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Select returns the part of m that sel selects: its messages restricted to
+// the selected majors (layouts, fields and names of other majors dropped),
+// with the message parts they carry whether or not a pattern names them.
+// A major the spec lacks, a pattern that selects nothing, or an empty
+// result is an error. Descriptions keep what the manual says of every
+// major. m is not modified.
+func (m *Model) Select(sel Selection) (*Model, error) {
+	majors := m.Majors
+	if sel.Majors != nil {
+		for _, mj := range sel.Majors {
+			if !slices.Contains(m.Majors, mj) {
+				return nil, fmt.Errorf("majors: the spec has no PostgreSQL %d (it has %s)", mj, MajorList(m.Majors))
+			}
+		}
+		majors = sel.Majors
+	}
+	in := func(mj int) bool { return slices.Contains(majors, mj) }
+	out := &Model{Majors: majors}
+
+	wanted := map[string]bool{}
+	for _, pat := range sel.Messages {
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("messages: bad pattern %q: %w", pat, err)
+		}
+		found := false
+		for _, msg := range m.Messages {
+			if !matches(pat, msg) {
+				continue
+			}
+			if sel.Layers != nil && !slices.Contains(sel.Layers, msg.Layer) || !slices.ContainsFunc(msg.Majors, in) {
+				continue
+			}
+			wanted[msg.Slug], found = true, true
+		}
+		if !found {
+			return nil, fmt.Errorf("messages: %q selects no message of PostgreSQL %s in the layers asked for", pat, MajorList(majors))
+		}
+	}
+	keep := func(msg *Message) bool {
+		if sel.Messages != nil {
+			return wanted[msg.Slug]
+		}
+		return (sel.Layers == nil || slices.Contains(sel.Layers, msg.Layer)) && slices.ContainsFunc(msg.Majors, in)
+	}
+	parts := map[string]bool{}
+	for _, msg := range m.Messages {
+		if keep(msg) {
+			for _, l := range msg.Layouts {
+				if slices.ContainsFunc(l.Majors, in) {
+					partsOf(l.Items, parts)
+				}
+			}
+		}
+	}
+	for _, msg := range m.Messages {
+		if keep(msg) || msg.Part && parts[msg.Slug] {
+			out.Messages = append(out.Messages, msg.only(in))
+		}
+	}
+	if len(out.Messages) == 0 {
+		return nil, fmt.Errorf("the selection holds no message of PostgreSQL %s", MajorList(majors))
+	}
+	if slices.ContainsFunc(out.Messages, func(msg *Message) bool { return msg.Layer == spec.LayerFrontendBackend }) {
+		for _, ef := range m.ErrorFields {
+			if e := *ef; len(filter(ef.Majors, in)) > 0 {
+				e.Majors = filter(ef.Majors, in)
+				out.ErrorFields = append(out.ErrorFields, &e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// matches reports whether pat matches the message's slug or Go name.
+func matches(pat string, msg *Message) bool {
+	a, _ := path.Match(pat, msg.Slug)
+	b, _ := path.Match(pat, msg.GoName)
+	return a || b
+}
+
+// partsOf adds the slugs of the message parts items carry.
+func partsOf(items []*Item, parts map[string]bool) {
+	for _, it := range items {
+		if it.Op == OpPart {
+			parts[it.Part] = true
+		}
+		partsOf(it.Elem, parts)
+	}
+}
+
+// only is a copy of msg restricted to the majors in reports true for.
+func (msg *Message) only(in func(int) bool) *Message {
+	c := *msg
+	c.Majors = filter(msg.Majors, in)
+	c.Names, c.Layouts, c.Fields, c.Structs = nil, nil, nil, nil
+	for _, n := range msg.Names {
+		if mj := filter(n.Majors, in); len(mj) > 0 {
+			c.Names = append(c.Names, NameRange{Name: n.Name, Majors: mj})
+			c.Name = n.Name
+		}
+	}
+	for _, l := range msg.Layouts {
+		if mj := filter(l.Majors, in); len(mj) > 0 {
+			cl := *l
+			cl.Majors = mj
+			c.Layouts = append(c.Layouts, &cl)
+		}
+	}
+	c.Fields = onlyFields(msg.Fields, in)
+	elems := map[string]bool{}
+	for _, l := range c.Layouts {
+		elemTypes(l.Items, elems)
+	}
+	for _, st := range msg.Structs {
+		if elems[st.Name] {
+			cs := *st
+			cs.Fields = onlyFields(st.Fields, in)
+			c.Structs = append(c.Structs, &cs)
+		}
+	}
+	return &c
+}
+
+// elemTypes adds the element types of the groups items hold.
+func elemTypes(items []*Item, types map[string]bool) {
+	for _, it := range items {
+		if it.ElemType != "" {
+			types[it.ElemType] = true
+		}
+		elemTypes(it.Elem, types)
+	}
+}
+
+func onlyFields(fields []*Field, in func(int) bool) []*Field {
+	var out []*Field
+	for _, f := range fields {
+		if mj := filter(f.Majors, in); len(mj) > 0 {
+			c := *f
+			c.Majors = mj
+			out = append(out, &c)
+		}
+	}
+	return out
+}
+
+func filter(majors []int, in func(int) bool) []int {
+	var out []int
+	for _, mj := range majors {
+		if in(mj) {
+			out = append(out, mj)
+		}
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package model
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+func committedModel(t *testing.T) *Model {
+	t.Helper()
+	specs, ov := loadCommitted(t)
+	mod, err := Build(specs, ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod
+}
+
+func TestParseMajors(t *testing.T) {
+	for in, want := range map[string][]int{"14-18": {14, 15, 16, 17, 18}, "10,12": {10, 12}, "12, 10-11,12": {10, 11, 12}, "19": {19}} {
+		got, err := ParseMajors(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"18-14", "x", "14-", "-3", "0", "64", "14-18-19"} {
+		if got, err := ParseMajors(in); err == nil {
+			t.Errorf("%q: accepted as %v", in, got)
+		}
+	}
+}
+
+func TestParseLayers(t *testing.T) {
+	got, err := ParseLayers("logical,replication,logical-replication")
+	if want := []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, %v; want %v", got, err, want)
+	}
+	if _, err := ParseLayers("logical,physical"); err == nil || !strings.Contains(err.Error(), `unknown layer "physical"`) {
+		t.Errorf("physical: %v", err)
+	}
+}
+
+func slugs(mod *Model) map[string]*Message {
+	out := map[string]*Message{}
+	for _, m := range mod.Messages {
+		out[m.Slug] = m
+	}
+	return out
+}
+
+// The consumer of the issue: 14-18, logical and streaming replication.
+func TestSelectMajorsAndLayers(t *testing.T) {
+	full := committedModel(t)
+	before := slugs(full)["logical-stream-abort"].Layouts[1].Majors
+	mod, err := full.Select(Selection{Majors: []int{14, 15, 16, 17, 18}, Layers: []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slugs(mod)
+	for slug, m := range got {
+		if m.Layer == spec.LayerFrontendBackend {
+			t.Errorf("%s: frontend-backend message selected", slug)
+		}
+		if m.Majors[0] < 14 || m.Majors[len(m.Majors)-1] > 18 {
+			t.Errorf("%s: majors %v", slug, m.Majors)
+		}
+	}
+	for _, slug := range []string{"logical-insert", "logical-stream-start", "logical-tuple-data", "replication-xlog-data"} {
+		if got[slug] == nil {
+			t.Errorf("%s missing", slug)
+		}
+	}
+	if got["replication-primary-status-update"] != nil {
+		t.Error("PG 19's primary status update selected for 14-18")
+	}
+	if len(mod.ErrorFields) != 0 {
+		t.Errorf("error field codes without the frontend-backend layer: %d", len(mod.ErrorFields))
+	}
+	// Stream Abort: one layout for 14-15, one with the abort LSN from 16 on.
+	abort := got["logical-stream-abort"]
+	var layouts [][]int
+	for _, l := range abort.Layouts {
+		layouts = append(layouts, l.Majors)
+	}
+	if want := [][]int{{14, 15}, {16, 17, 18}}; !reflect.DeepEqual(layouts, want) {
+		t.Errorf("stream abort layouts %v, want %v", layouts, want)
+	}
+	if after := slugs(full)["logical-stream-abort"].Layouts[1].Majors; !reflect.DeepEqual(after, []int{16, 17, 18, 19}) || !reflect.DeepEqual(before, after) {
+		t.Errorf("Select changed the full model's layouts: %v, then %v", before, after)
+	}
+}
+
+// Fields of majors left out are dropped: Insert's xid exists only from 14.
+func TestSelectDropsFieldsOfOtherMajors(t *testing.T) {
+	mod, err := committedModel(t).Select(Selection{Majors: []int{10, 11, 12, 13}, Messages: []string{"logical-insert"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slugs(mod)
+	if len(got) != 2 || got["logical-insert"] == nil || got["logical-tuple-data"] == nil {
+		t.Fatalf("got %v, want logical-insert and the part it carries", mod.Messages)
+	}
+	full := slugs(committedModel(t))["logical-insert"]
+	if len(got["logical-insert"].Fields) != len(full.Fields)-1 {
+		t.Errorf("fields %d of %d; the xid of 14+ should be gone", len(got["logical-insert"].Fields), len(full.Fields))
+	}
+}
+
+func TestSelectPatterns(t *testing.T) {
+	mod, err := committedModel(t).Select(Selection{Messages: []string{"logical-stream-*", "Bind"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range mod.Messages {
+		names = append(names, m.Slug)
+	}
+	if got := strings.Join(names, " "); got != "bind logical-stream-abort logical-stream-commit logical-stream-prepare logical-stream-start logical-stream-stop" {
+		t.Errorf("selected %s", got)
+	}
+}
+
+func TestSelectRefuses(t *testing.T) {
+	full := committedModel(t)
+	for _, c := range []struct {
+		sel  Selection
+		want string
+	}{
+		{Selection{Majors: []int{9, 10}}, "the spec has no PostgreSQL 9 (it has 10–19)"},
+		{Selection{Messages: []string{"no-such-*"}}, `"no-such-*" selects no message`},
+		{Selection{Messages: []string{"[bind"}}, `bad pattern "[bind"`},
+		{Selection{Majors: []int{10, 11, 12, 13}, Messages: []string{"logical-stream-start"}}, `"logical-stream-start" selects no message of PostgreSQL 10–13`},
+		{Selection{Layers: []string{spec.LayerLogicalReplication}, Messages: []string{"bind"}}, `"bind" selects no message`},
+	} {
+		if _, err := full.Select(c.sel); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want %q", c.sel, err, c.want)
+		}
+	}
+}

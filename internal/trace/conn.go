@@ -1,0 +1,297 @@
+package trace
+
+import (
+	"encoding/binary"
+	"strings"
+	"sync/atomic"
+
+	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
+)
+
+// The sizes PostgreSQL itself accepts from a client before it trusts it: a
+// startup-phase packet (MAX_STARTUP_PACKET_LENGTH) and an authentication
+// message (PG_MAX_AUTH_TOKEN_LENGTH). A longer announced length ends the
+// connection before any of the body is read.
+const (
+	MaxStartupSize = 10000
+	MaxAuthSize    = 65535
+)
+
+// Layer is one decoded level of a wire message: the message itself, or a
+// sub-message inside a CopyData or an XLogData.
+type Layer struct {
+	// Name is the layer: "startup", "frontend-backend", "replication" or
+	// "logical-replication".
+	Name string
+	// Msg is the decoded message; it aliases the frame it was decoded from
+	// and is valid until the direction's next message.
+	Msg codec.Message
+	// Params are those Msg was decoded with.
+	Params codec.Params
+}
+
+// conn is what the two directions of one connection learn from each other:
+// the state that decides how the next message is decoded. A message that
+// changes it is decoded before it is forwarded, and the peer answers only
+// after receiving it, so the state is current whenever the other direction
+// reads it. The fields are atomics so that reading them costs no lock.
+type conn struct {
+	id int64
+
+	major, protocolMinor atomic.Int32 // codec.Params.Major (0: newest) and ProtocolMinor
+	auth                 atomic.Int32 // codec.AuthState: what the client's next 'p' is
+	authenticated        atomic.Bool  // AuthenticationOk seen: the client's limit is the configured one
+	started              atomic.Bool  // StartupMessage seen: the client sends tagged messages
+	answerPending        atomic.Bool  // SSLRequest or GSSENCRequest sent: the server answers one byte
+	encrypted            atomic.Bool  // the server accepted encryption: nothing more can be decoded
+	replicating          atomic.Bool  // in a CopyBoth stream: CopyData carry replication messages
+	pending              atomic.Pointer[stream]
+	backupPending        atomic.Bool // BASE_BACKUP sent, its CopyOutResponse not yet seen
+
+	dirs [2]decoder
+}
+
+func newConn(id int64) *conn {
+	c := &conn{id: id}
+	for d := range c.dirs {
+		c.dirs[d] = decoder{c: c, dir: Direction(d)}
+	}
+	return c
+}
+
+func (c *conn) params() codec.Params {
+	return codec.Params{Major: int(c.major.Load()), ProtocolMinor: int(c.protocolMinor.Load())}
+}
+
+// decoder is one direction's decoders and the state only that direction uses.
+type decoder struct {
+	c      *conn
+	dir    Direction
+	offset int64 // of the next message in this direction's byte stream
+
+	st codec.Startup
+	fe codec.Frontend
+	be codec.Backend
+	rf codec.ReplicationFrontend
+	rb codec.ReplicationBackend
+	lg codec.Logical
+	er EncryptionResponse
+
+	// Backend only: the replication stream in progress (nil outside one),
+	// and whether CopyData carry BASE_BACKUP's sub-messages.
+	stream *stream
+	backup bool
+
+	layers [3]Layer
+}
+
+// frameKind is how the next message of a direction is cut from its bytes.
+type frameKind int
+
+const (
+	tagged    frameKind = iota // tag byte, Int32 length, body
+	untagged                   // Int32 length, body: the client's startup phase
+	oneByte                    // the server's answer to SSLRequest or GSSENCRequest
+	undecoded                  // encrypted: nothing can be cut
+)
+
+// next says how the direction's next message is framed.
+func (d *decoder) next() frameKind {
+	switch {
+	case d.c.encrypted.Load():
+		return undecoded
+	case d.dir == Frontend && !d.c.started.Load():
+		return untagged
+	case d.dir == Backend && d.c.answerPending.Load():
+		return oneByte
+	}
+	return tagged
+}
+
+// maxSize is the longest message the direction accepts now: the server is
+// trusted as far as the protocol allows; a client is held to PostgreSQL's
+// own limits until it has authenticated, then to max.
+func (d *decoder) maxSize(max int) int {
+	switch {
+	case d.dir == Backend:
+		return codec.DefaultMaxSize
+	case !d.c.started.Load():
+		return MaxStartupSize
+	case !d.c.authenticated.Load():
+		return MaxAuthSize
+	}
+	return max
+}
+
+// decode takes one message of the direction apart, down to the replication
+// and pgoutput messages inside CopyData, and updates the connection's
+// state. On error the layers decoded so far are returned, the failed one
+// last with a nil Msg when even its type is unknown.
+func (d *decoder) decode(frame []byte) ([]Layer, error) {
+	d.offset += int64(len(frame))
+	switch d.next() {
+	case untagged:
+		return d.decodeStartup(frame)
+	case oneByte:
+		d.er.Answer = frame[0]
+		d.c.answerPending.Store(false)
+		d.c.encrypted.Store(d.er.Answer != 'N')
+		d.layers[0] = Layer{Name: "startup", Msg: &d.er}
+		return d.layers[:1], nil
+	}
+	p := d.c.params()
+	var m codec.Message
+	var err error
+	if d.dir == Frontend {
+		d.fe.Auth = codec.AuthState(d.c.auth.Load())
+		m, err = d.fe.Decode(frame, p)
+	} else {
+		m, err = d.be.Decode(frame, p)
+	}
+	d.layers[0] = Layer{Name: "frontend-backend", Msg: m, Params: p}
+	chain := d.layers[:1]
+	if err != nil {
+		return chain, err
+	}
+	if d.dir == Frontend {
+		d.frontendSent(m)
+	} else {
+		d.backendSent(m)
+	}
+	cd, ok := m.(*codec.CopyData)
+	if !ok || (!d.c.replicating.Load() && !d.backup) {
+		return chain, nil
+	}
+	var sub codec.Message
+	if d.dir == Frontend {
+		sub, err = d.rf.Decode(cd.Data, p)
+	} else {
+		sub, err = d.rb.Decode(cd.Data, p)
+	}
+	d.layers[1] = Layer{Name: "replication", Msg: sub, Params: p}
+	chain = d.layers[:2]
+	x, ok := sub.(*codec.XLogData)
+	if err != nil || !ok || d.stream == nil || d.stream.protoVersion == 0 {
+		return chain, err
+	}
+	lp := p
+	lp.LogicalVersion, lp.Streaming = d.stream.protoVersion, d.stream.streaming
+	lm, err := d.lg.Decode(x.WALData, lp)
+	d.layers[2] = Layer{Name: "logical-replication", Msg: lm, Params: lp}
+	switch lm.(type) {
+	case *codec.LogicalStreamStart:
+		d.stream.streaming |= codec.Streamed
+	case *codec.LogicalStreamStop:
+		d.stream.streaming &^= codec.Streamed
+	}
+	return d.layers[:3], err
+}
+
+// cancelRequestCode is CancelRequest's request code, in place of a protocol version.
+const cancelRequestCode = 80877102
+
+// decodeStartup decodes the client's untagged startup-phase messages.
+func (d *decoder) decodeStartup(frame []byte) ([]Layer, error) {
+	p := d.c.params()
+	// A CancelRequest comes on a connection of its own: nothing says which
+	// protocol its key is from but its length. Under 3.2 a 4-byte key reads
+	// the same as under 3.0, so any other length is read as 3.2.
+	if len(frame) >= 8 && binary.BigEndian.Uint32(frame[4:]) == cancelRequestCode && len(frame) != 16 {
+		p.ProtocolMinor = session.Protocol32.Minor()
+	}
+	m, err := d.st.Decode(frame, p)
+	d.layers[0] = Layer{Name: "startup", Msg: m, Params: p}
+	if err != nil {
+		return d.layers[:1], err
+	}
+	switch m := m.(type) {
+	case *codec.SSLRequest, *codec.GSSEncRequest:
+		d.c.answerPending.Store(true)
+	case *codec.StartupMessage:
+		d.c.protocolMinor.Store(int32(session.ProtocolVersion(m.ProtocolVersion).Minor()))
+		d.c.started.Store(true)
+	}
+	return d.layers[:1], nil
+}
+
+// frontendSent notes what a client message tells about the replies to come.
+func (d *decoder) frontendSent(m codec.Message) {
+	q, ok := m.(*codec.Query)
+	if !ok {
+		return
+	}
+	if st, ok := parseStartReplication(q.String); ok {
+		d.c.pending.Store(&st)
+	}
+	if fields := strings.Fields(q.String); len(fields) > 0 && strings.EqualFold(fields[0], "BASE_BACKUP") {
+		d.c.backupPending.Store(true)
+	}
+}
+
+// backendSent follows the server: authentication requests decide what the
+// client's next 'p' is, ParameterStatus gives the major, and the copy
+// responses open replication and base backup streams.
+func (d *decoder) backendSent(m codec.Message) {
+	c := d.c
+	switch m := m.(type) {
+	case *codec.AuthenticationOk:
+		c.authenticated.Store(true)
+	case *codec.AuthenticationCleartextPassword, *codec.AuthenticationMD5Password:
+		c.auth.Store(int32(codec.AuthPassword))
+	case *codec.AuthenticationSASL:
+		c.auth.Store(int32(codec.AuthSASLInitial))
+	case *codec.AuthenticationSASLContinue:
+		c.auth.Store(int32(codec.AuthSASL))
+	case *codec.AuthenticationGSS, *codec.AuthenticationSSPI, *codec.AuthenticationGSSContinue:
+		c.auth.Store(int32(codec.AuthGSS))
+	case *codec.NegotiateProtocolVersion:
+		c.protocolMinor.Store(int32(session.ProtocolVersion(m.NewestProtocolVersion).Minor()))
+	case *codec.ParameterStatus:
+		if m.Name == "server_version" {
+			if major, err := session.ParseServerVersion(m.Value); err == nil {
+				c.major.Store(int32(session.Layout(major)))
+			}
+		}
+	case *codec.CopyBothResponse:
+		d.stream = c.pending.Swap(nil)
+		if d.stream == nil { // a stream no START_REPLICATION announced: physical
+			d.stream = &stream{}
+		}
+		c.replicating.Store(true)
+	case *codec.CopyOutResponse:
+		d.backup = c.backupPending.Swap(false)
+	case *codec.CommandComplete, *codec.ErrorResponse:
+		d.endCopy()
+	case *codec.ReadyForQuery:
+		d.endCopy()
+		c.pending.Store(nil)
+		c.backupPending.Store(false)
+	}
+}
+
+// endCopy forgets the replication or base backup stream that ended.
+func (d *decoder) endCopy() {
+	if d.stream != nil {
+		d.stream = nil
+		d.c.replicating.Store(false)
+	}
+	d.backup = false
+}
+
+// EncryptionResponse is the one-byte answer to SSLRequest or GSSENCRequest.
+// It is no codec message (it has no length), so it is only printed.
+type EncryptionResponse struct{ Answer byte }
+
+func (m *EncryptionResponse) Encode(dst []byte, _ codec.Params) ([]byte, error) {
+	return append(dst, m.Answer), nil
+}
+func (m *EncryptionResponse) Decode(src []byte, _ codec.Params) error {
+	if len(src) != 1 {
+		return codec.ErrBadLength
+	}
+	m.Answer = src[0]
+	return nil
+}
+func (*EncryptionResponse) Slug() string           { return "encryption-answer" }
+func (*EncryptionResponse) Majors() codec.MajorSet { return 0 }
