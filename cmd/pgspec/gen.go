@@ -15,7 +15,9 @@ import (
 )
 
 func init() {
-	commands["gen"] = command{summary: "generate a self-contained codec package from the spec", run: runGen}
+	commands["gen"] = command{summary: "generate a self-contained codec package from the spec", run: runGen,
+		more: "In a package of your module, after go get -tool github.com/pgspec/pgspec/cmd/pgspec:\n" +
+			"  //go:generate go tool pgspec gen -majors 14-18 -layers logical,replication"}
 }
 
 // runGen renders the codec -majors, -layers and -messages select from the
@@ -25,9 +27,9 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	dir := c.specFlag()
 	out := c.String("out", ".", "`directory` of the package to write *_gen.go into, created if missing")
 	pkg := c.String("package", os.Getenv("GOPACKAGE"), "package `name` (default: $GOPACKAGE, else the package in -out, else -out's base name)")
-	majors := c.String("majors", "", "PostgreSQL `majors`: majors and ranges such as 14-18 or 10,12-13 (default: all in the spec)")
-	layers := c.String("layers", "", "`layers`: frontend, logical, replication, comma-separated (default: all)")
-	messages := c.String("messages", "", "`messages`: slugs, Go names or globs, comma-separated (default: all); the parts they carry come along")
+	majors := c.String("majors", "", "the PostgreSQL `majors` to generate: majors and ranges such as 14-18 or 10,12-13 (default: all in the spec)")
+	layers := c.String("layers", "", "the `layers` to generate: frontend, logical, replication, comma-separated (default: all)")
+	messages := c.String("messages", "", "the `messages` to generate: slugs, Go names or globs, comma-separated (default: all); the parts they carry come along")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}

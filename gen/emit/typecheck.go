@@ -81,14 +81,23 @@ func Check(dir string, o Options, files map[string][]byte) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	var errs []string
+	// go list compiles the package with the overlay too, and reports the
+	// same errors under the overlay's temporary names: the type checker's,
+	// under the files' own names, are listed when there are any.
+	var errs, listed []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
-			if len(errs) < maxTypeErrors {
+			if e.Kind == packages.ListError {
+				listed = append(listed, e.Error())
+			} else {
 				errs = append(errs, e.Error())
 			}
 		}
 	})
+	if len(errs) == 0 {
+		errs = listed
+	}
+	errs = errs[:min(len(errs), maxTypeErrors)]
 	if len(errs) > 0 {
 		return fmt.Errorf("generated code does not compile in %s; nothing was written:\n  %s", dir, strings.Join(errs, "\n  "))
 	}

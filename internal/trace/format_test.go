@@ -195,3 +195,16 @@ func TestCancelRequestByLength(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesPerMajor: a message is named as the server's major names it.
+func TestNamesPerMajor(t *testing.T) {
+	x := &codec.XLogData{WALStart: 1}
+	for major, want := range map[int]string{10: "XLogData", 18: "XLogData", 19: "WALData", 0: "WALData"} {
+		if got := line(Format{}, []Layer{{Msg: x, Params: codec.Params{Major: major}}}); !strings.Contains(got, " B @42 "+want+" WALStart=0/1 ") {
+			t.Errorf("major %d: %s", major, got)
+		}
+	}
+	if got := messageName(&codec.HotStandbyFeedback{}, 10); got != "HotStandbyFeedback" {
+		t.Errorf("a change of case only is no rename: %s", got)
+	}
+}

@@ -222,11 +222,23 @@ func (p *pump) flush() error {
 // next reads the direction's next message, framed as the session's phase
 // says and no longer than the phase allows.
 func (p *pump) next() ([]byte, error) {
-	p.fr.MaxSize = p.d.maxSize(p.s.p.opts.MaxMessage)
-	if p.d.next() == untagged {
-		return p.fr.NextUntagged()
+	for {
+		limit := p.d.maxSize(p.s.p.opts.MaxMessage)
+		p.fr.MaxSize = limit
+		var frame []byte
+		var err error
+		if p.d.next() == untagged {
+			frame, err = p.fr.NextUntagged()
+		} else {
+			frame, err = p.fr.Next()
+		}
+		// The limit may have risen (the server accepted the client) while
+		// this read waited: the FrameReader keeps the header, so try again.
+		if errors.Is(err, codec.ErrTooLong) && p.d.maxSize(p.s.p.opts.MaxMessage) != limit {
+			continue
+		}
+		return frame, err
 	}
-	return p.fr.Next()
 }
 
 func (p *pump) loop() {

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The consumer's module, pgspec replaced by this checkout (the test adds
+// it as a tool dependency with go get -tool), and two packages generated
+// by go generate: wire (14-18, logical and streaming replication) and ins
+// (16, Insert alone). "//GENERATE" stands for the go:generate directive,
+// which go generate would otherwise find in this file.
+var consumerFiles = map[string]string{
+	"go.mod": `module example.com/consumer
+
+go 1.26
+
+require github.com/pgspec/pgspec ` + noVersion + `
+
+replace github.com/pgspec/pgspec => REPO
+`,
+	"wire/wire.go": `// Package wire is the consumer's codec of pgoutput and streaming
+// replication, PostgreSQL 14-18.
+package wire
+
+//GENERATE go tool pgspec gen -majors 14-18 -layers logical,replication
+`,
+	"wire/wire_test.go": `package wire
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+// One message of each generated layer survives Encode and Decode, directly
+// and through its layer's dispatcher.
+func TestRoundTrip(t *testing.T) {
+	p := Params{Major: 16, LogicalVersion: 2}
+	var logical Logical
+	var repl ReplicationFrontend
+	for _, c := range []struct {
+		msg    Message
+		size   int
+		decode func([]byte, Params) (Message, error)
+	}{
+		{&LogicalBegin{FinalLSN: 0x16B3748, CommitTime: 1234567, Xid: 42}, 1 + 8 + 8 + 4, logical.Decode},
+		{&StandbyStatusUpdate{WALWritePosition: 1, WALFlushPosition: 2, WALApplyPosition: 3, ClientTime: 4, ReplyRequested: 1}, 1 + 4*8 + 1, repl.Decode},
+	} {
+		b, err := c.msg.Encode(nil, p)
+		if err != nil || len(b) != c.size {
+			t.Fatalf("%T: encode: %d bytes, %v; want %d", c.msg, len(b), err, c.size)
+		}
+		got := reflect.New(reflect.TypeOf(c.msg).Elem()).Interface().(Message)
+		if err := got.Decode(b, p); err != nil || !reflect.DeepEqual(got, c.msg) {
+			t.Errorf("%T: decoded %+v, %v", c.msg, got, err)
+		}
+		if got, err := c.decode(b, p); err != nil || !reflect.DeepEqual(got, c.msg) {
+			t.Errorf("%T: dispatched %+v, %v", c.msg, got, err)
+		}
+	}
+}
+
+// A major outside -majors is a typed error.
+func TestMajorsOutsideTheGeneratedOnes(t *testing.T) {
+	if GeneratedMajors.Majors()[0] != 14 || NewestMajor != 18 {
+		t.Fatalf("generated for %v", GeneratedMajors.Majors())
+	}
+	for _, major := range []int{13, 19} {
+		_, err := (&LogicalBegin{}).Encode(nil, Params{Major: major})
+		var ve *VersionError
+		if !errors.As(err, &ve) || !errors.Is(err, ErrMajorNotGenerated) || ve.Major != major {
+			t.Errorf("major %d: %v", major, err)
+		}
+	}
+}
+`,
+	"wire/ins/ins.go": `// Package ins decodes pgoutput's Insert of PostgreSQL 16, and nothing else.
+package ins
+
+//GENERATE go tool pgspec gen -majors 16 -messages logical-insert
+`,
+	"wire/ins/ins_test.go": `package ins
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func TestInsertAlone(t *testing.T) {
+	p := Params{LogicalVersion: 1}
+	in := &LogicalInsert{RelationOID: 16384, New: TupleData{Columns: []TupleDataColumn{{Kind: 't', Data: []byte("hello")}}}}
+	b, err := in.Encode(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Logical
+	got, err := d.Decode(b, p)
+	if err != nil || !reflect.DeepEqual(got, in) {
+		t.Errorf("dispatched %+v, %v", got, err)
+	}
+	// The dispatcher routes only what was generated: Begin ('B') is unknown.
+	if _, err := d.Decode([]byte{'B', 0}, p); !errors.Is(err, ErrUnknownTag) {
+		t.Errorf("Begin: %v", err)
+	}
+}
+`,
+}
+
+// noVersion is the version a replaced module is required at.
+const noVersion = "v0.0.0-00010101000000-000000000000"
+
+// TestConsumerModule is the path of a user who adds pgspec to their own
+// module: go generate, go vet and the consumer's own tests, offline (no
+// proxy: the module cache already holds what pgspec needs).
+func TestConsumerModule(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"go.sum": string(sum)}
+	for name, src := range consumerFiles {
+		files[name] = strings.NewReplacer("REPO", repo, "//GENERATE", "//go:"+"generate").Replace(src)
+	}
+	for name, src := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goCmd := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	goCmd("get", "-tool", "github.com/pgspec/pgspec/cmd/pgspec@"+noVersion)
+	out := goCmd("generate", "./...")
+	if !strings.Contains(out, "of package wire in .") || !strings.Contains(out, "of package ins in .") {
+		t.Errorf("go generate said:\n%s", out)
+	}
+	wire := generated(t, filepath.Join(dir, "wire"))
+	for _, name := range []string{"logical_begin_gen.go", "logical_stream_abort_gen.go", "replication_standby_status_update_gen.go", "reader_gen.go", "dispatch_gen.go"} {
+		if wire[name] == "" {
+			t.Errorf("wire: %s not generated", name)
+		}
+	}
+	// Outside -layers (Bind) and outside -majors (PG 19's primary status update).
+	for _, name := range []string{"bind_gen.go", "replication_primary_status_update_gen.go"} {
+		if wire[name] != "" {
+			t.Errorf("wire: %s generated", name)
+		}
+	}
+	want := "// Code generated by pgspec. DO NOT EDIT.\n// Generated by pgspec " + noVersion + ": pgspec gen -majors 14-18 -layers logical,replication\n\npackage wire\n"
+	for name, src := range wire {
+		if !strings.HasPrefix(src, want) {
+			t.Errorf("wire/%s starts\n%.200s", name, src)
+		}
+		for _, decl := range []string{"type Bind struct", "type PrimaryStatusUpdate struct", "type Backend struct", "type Frontend struct"} {
+			if strings.Contains(src, decl) {
+				t.Errorf("wire/%s declares %s", name, decl)
+			}
+		}
+	}
+	ins := generated(t, filepath.Join(dir, "wire", "ins"))
+	if ins["logical_insert_gen.go"] == "" || ins["logical_tuple_data_gen.go"] == "" || ins["logical_begin_gen.go"] != "" || len(ins) != 9 {
+		t.Errorf("ins: generated %d files, want Insert, the TupleData it carries, dispatch, constants and the runtime", len(ins))
+	}
+	goCmd("vet", "./...")
+	out = goCmd("test", "-count=1", "./...")
+	if !strings.Contains(out, "ok  \texample.com/consumer/wire\t") || !strings.Contains(out, "ok  \texample.com/consumer/wire/ins\t") {
+		t.Errorf("go test:\n%s", out)
+	}
+}
+
+// generated reads dir's *_gen.go files by name.
+func generated(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*_gen.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = string(src)
+	}
+	return out
+}
