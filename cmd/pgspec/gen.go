@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgspec/pgspec/gen/emit"
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 func init() {
@@ -35,6 +36,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	var sel model.Selection
 	var err error
+	var code int
 	if *majors != "" {
 		if sel.Majors, err = model.ParseMajors(*majors); err != nil {
 			return c.usageError("-majors: %v", err)
@@ -45,12 +47,12 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 			return c.usageError("-layers: %v", err)
 		}
 	}
-	if *messages != "" {
-		sel.Messages = strings.FieldsFunc(*messages, func(r rune) bool { return r == ',' || r == ' ' })
-	}
 	src, err := openSpec(*dir)
 	if err != nil {
 		return c.fail(1, "%v", err)
+	}
+	if sel.Messages, code = messagePatterns(c, src, *messages); code != 0 {
+		return code
 	}
 	full, err := emit.Load(src.fsys)
 	if err != nil {
@@ -80,6 +82,32 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "pgspec gen: %d files of package %s in %s\n", len(files), name, *out)
 	return 0
+}
+
+// messagePatterns splits -messages; a name that is no glob is resolved as
+// show resolves one (slug, Go name or the manual's name, any case), so a
+// typo gets the nearest slugs.
+func messagePatterns(c *cli, src *specSource, list string) ([]string, int) {
+	var out []string
+	var specs []*spec.Spec
+	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if strings.ContainsAny(name, "*?[\\") {
+			out = append(out, name)
+			continue
+		}
+		if specs == nil {
+			var err error
+			if specs, err = src.all(); err != nil {
+				return nil, c.fail(1, "%v", err)
+			}
+		}
+		slug, code := resolveMessage(c, src, specs, name)
+		if code != 0 {
+			return nil, code
+		}
+		out = append(out, slug)
+	}
+	return out, 0
 }
 
 // packageName is the package to generate into dir: the one dir holds,

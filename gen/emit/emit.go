@@ -281,8 +281,8 @@ func lowerFirst(s string) string {
 	return strings.ToLower(s[:i-1]) + s[i-1:]
 }
 
-// Generate renders the codec of sel from a spec directory (pgNN.json and
-// overlay.json): no network, nothing else read.
+// Generate renders the codec of sel from a spec directory (pgNN.json,
+// overlay.json and wirechanges.json): no network, nothing else read.
 func Generate(specDir fs.FS, sel model.Selection, o Options) (map[string][]byte, error) {
 	mod, err := Load(specDir)
 	if err != nil {
@@ -294,7 +294,8 @@ func Generate(specDir fs.FS, sel model.Selection, o Options) (map[string][]byte,
 	return Files(mod, o)
 }
 
-// Load resolves the model of a spec directory.
+// Load resolves the model of a spec directory, after checking that every
+// wire change between its consecutive majors is acknowledged.
 func Load(specDir fs.FS) (*model.Model, error) {
 	specs, err := spec.LoadAll(specDir)
 	if err != nil {
@@ -304,5 +305,16 @@ func Load(specDir fs.FS) (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return model.Build(specs, ov)
+	mod, err := model.Build(specs, ov)
+	if err != nil {
+		return nil, err
+	}
+	acks, err := spec.LoadWireChanges(specDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.CheckWireChanges(mod.WireChanges(), acks, mod.Majors[1:]); err != nil {
+		return nil, err
+	}
+	return mod, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,10 +28,11 @@ func readDoc(t *testing.T, name string) []byte {
 	return data
 }
 
-// miniCorpus is the real MANIFEST.md with the English and Chinese pages of 18.
+// miniCorpus is the English and Chinese pages of 18 with the real
+// MANIFEST.md's rows for them.
 func miniCorpus(t *testing.T) fstest.MapFS {
 	t.Helper()
-	fsys := fstest.MapFS{"MANIFEST.md": {Data: readDoc(t, "MANIFEST.md")}}
+	fsys := fstest.MapFS{"MANIFEST.md": {Data: manifestRows(readDoc(t, "MANIFEST.md"), func(p string) bool { return strings.Contains(p, "/18/") })}}
 	for _, lang := range []string{"en", "zh"} {
 		for _, k := range Pages {
 			name := lang + "/18/" + k.File
@@ -38,6 +40,19 @@ func miniCorpus(t *testing.T) fstest.MapFS {
 		}
 	}
 	return fsys
+}
+
+// manifestRows keeps the rows of a manifest's file table whose path keep
+// accepts, and every other line.
+func manifestRows(manifest []byte, keep func(path string) bool) []byte {
+	var out []byte
+	for _, line := range bytes.SplitAfter(manifest, []byte("\n")) {
+		if p, ok := bytes.CutPrefix(line, []byte("| `")); ok && !keep(string(p[:bytes.IndexByte(p, '`')])) {
+			continue
+		}
+		out = append(out, line...)
+	}
+	return out
 }
 
 // setPage replaces a page of the mini corpus and its checksum in MANIFEST.md,
@@ -218,5 +233,89 @@ func TestFieldTableInsideProse(t *testing.T) {
 	pe := pageError(t, data, Pages[0])
 	if pe.Message != "Bind" || !strings.Contains(pe.Error(), "field tables nested in prose: rows dropped") {
 		t.Errorf("got %q", pe.Error())
+	}
+}
+
+// The manifest says what the corpus must hold: a major or language
+// directory that is missing, a directory it does not list, a page it
+// forgets, a row listed twice, and Chinese without English are all errors.
+func TestManifestListsWhatMustBeThere(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		break_ func(fsys fstest.MapFS)
+		want   string
+	}{
+		{"language dir missing", func(fsys fstest.MapFS) {
+			for _, k := range Pages {
+				delete(fsys, "zh/18/"+k.File)
+			}
+		}, "zh/18: the directory is missing; MANIFEST.md lists its pages"},
+		{"major dir missing", func(fsys fstest.MapFS) {
+			for name := range fsys {
+				if name != "MANIFEST.md" {
+					delete(fsys, name)
+				}
+			}
+		}, "en/18: the directory is missing; MANIFEST.md lists its pages\nzh/18: the directory is missing"},
+		{"dir not listed", func(fsys fstest.MapFS) {
+			fsys["en/17/protocol-message-formats.html"] = &fstest.MapFile{Data: []byte("x")}
+		}, "en/17: not in MANIFEST.md: list its pages (pgspec fetch does) or remove it"},
+		{"page not listed", func(fsys fstest.MapFS) {
+			fsys["MANIFEST.md"].Data = manifestRows(fsys["MANIFEST.md"].Data, func(p string) bool { return p != "en/18/protocol-replication.html" })
+		}, "MANIFEST.md: lists en/18 but not en/18/protocol-replication.html"},
+		{"row twice", func(fsys fstest.MapFS) {
+			m := fsys["MANIFEST.md"].Data
+			i := bytes.Index(m, []byte("| `en/18/"))
+			row := m[i : i+bytes.IndexByte(m[i:], '\n')+1]
+			fsys["MANIFEST.md"].Data = append(bytes.Clone(m), row...)
+		}, "en/18/protocol-message-formats.html is listed twice"},
+		{"chinese without english", func(fsys fstest.MapFS) {
+			fsys["MANIFEST.md"].Data = manifestRows(fsys["MANIFEST.md"].Data, func(p string) bool { return !strings.HasPrefix(p, "en/") })
+			for _, k := range Pages {
+				delete(fsys, "en/18/"+k.File)
+			}
+		}, "zh/18: MANIFEST.md lists Chinese pages of 18 but no English ones"},
+		{"columns disagree", func(fsys fstest.MapFS) {
+			fsys["MANIFEST.md"].Data = bytes.Replace(fsys["MANIFEST.md"].Data, []byte("| `en/18/protocol-replication.html` | en | 18 |"), []byte("| `en/18/protocol-replication.html` | en | 17 |"), 1)
+		}, `en/18/protocol-replication.html: language "en" and major "17" do not match the path`},
+	} {
+		fsys := miniCorpus(t)
+		c.break_(fsys)
+		_, err := Extract(fsys, corrections18(t))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// Bytes that are not UTF-8 are named by file and offset, even with the
+// checksum updated to match them.
+func TestInvalidUTF8IsRefused(t *testing.T) {
+	fsys := miniCorpus(t)
+	name := "en/18/protocol-error-fields.html"
+	data := bytes.Clone(fsys[name].Data)
+	off := bytes.Index(data, []byte("Severity"))
+	data[off] = 0xff
+	setPage(t, fsys, name, data)
+	_, err := Extract(fsys, corrections18(t))
+	want := fmt.Sprintf("en/18/protocol-error-fields.html: invalid UTF-8 at byte offset %d", off)
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// A message documented twice is named as a duplicate, not silently merged.
+func TestDuplicateMessageIsNamed(t *testing.T) {
+	fsys := miniCorpus(t)
+	name := "en/18/protocol-message-formats.html"
+	data := fsys[name].Data
+	start := bytes.Index(data, []byte(`<dt id="PROTOCOL-MESSAGE-FORMATS-FLUSH"`))
+	end := start + bytes.Index(data[start:], []byte(`<dt id="PROTOCOL-MESSAGE-FORMATS-FUNCTIONCALL"`))
+	entry := bytes.Replace(data[start:end], []byte(`id="PROTOCOL-MESSAGE-FORMATS-FLUSH"`), []byte(`id="FLUSH-AGAIN"`), 1)
+	setPage(t, fsys, name, slices.Concat(data[:end], entry, data[end:]))
+	_, err := Extract(fsys, corrections18(t))
+	want := `en/18/protocol-message-formats.html: message "Flush": duplicate message: documented again at #FLUSH-AGAIN (first at #PROTOCOL-MESSAGE-FORMATS-FLUSH)`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"io/fs"
 	"path"
 	"slices"
-	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/pgspec/pgspec/spec"
 )
@@ -26,7 +26,7 @@ import (
 // Extract reads every major under docs/en (and docs/zh where present).
 // It returns every problem found at once; specs are nil when there is any.
 func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
-	mf, err := docs.Open("MANIFEST.md")
+	mf, err := docs.Open(ManifestFile)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
@@ -35,13 +35,13 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	majors, err := listMajors(docs, "en")
+	plan, err := planCorpus(docs, manifest)
 	if err != nil {
 		return nil, err
 	}
 	var errs []error
 	var specs []*spec.Spec
-	for _, major := range majors {
+	for _, major := range plan.majors {
 		s := &spec.Spec{Major: major}
 		for _, kind := range Pages {
 			p, src, err := readPage(docs, manifest, "en", major, kind)
@@ -59,6 +59,7 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 				s.ErrorFields = p.Terms
 			}
 		}
+		errs = append(errs, duplicates(s)...)
 		specs = append(specs, s)
 	}
 	if len(errs) > 0 {
@@ -69,7 +70,7 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 	for _, s := range specs {
 		annotate(s)
 		s.Coverage = append(s.Coverage, coverage(s, "en"))
-		if _, err := fs.Stat(docs, path.Join("zh", strconv.Itoa(s.Major))); err != nil {
+		if !plan.chinese[s.Major] {
 			continue
 		}
 		if err := addChinese(docs, manifest, s, corr, used); err != nil {
@@ -78,8 +79,9 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 		}
 		s.Coverage = append(s.Coverage, coverage(s, "zh"))
 	}
+	// An entry for a major this corpus does not hold is not judged by it.
 	for i := range corr.List {
-		if c := &corr.List[i]; !used[c] {
+		if c := &corr.List[i]; !used[c] && slices.Contains(plan.majors, c.Major) {
 			errs = append(errs, fmt.Errorf("corrections: entry %d (%s %d %q %s) matches nothing: remove it", i+1, c.Lang, c.Major, c.Message, c.Kind))
 		}
 	}
@@ -110,6 +112,9 @@ func readPage(docs fs.FS, manifest map[string]manifestEntry, lang string, major 
 	if got := hex.EncodeToString(sum[:]); got != entry.SHA256 {
 		return nil, spec.Source{}, &Error{File: name, Err: fmt.Errorf("sha256 %s, MANIFEST.md says %s", got, entry.SHA256)}
 	}
+	if off := invalidUTF8(data); off >= 0 {
+		return nil, spec.Source{}, &Error{File: name, Err: fmt.Errorf("invalid UTF-8 at byte offset %d", off)}
+	}
 	p, err := ParsePage(bytes.NewReader(data), name, kind)
 	if p == nil {
 		return nil, spec.Source{}, err
@@ -117,6 +122,22 @@ func readPage(docs fs.FS, manifest map[string]manifestEntry, lang string, major 
 	src := spec.Source{Lang: lang, Page: kind.File, Release: p.Release, Upstream: entry.Upstream,
 		Origin: entry.Origin, HowMade: entry.HowMade, SHA256: entry.SHA256}
 	return p, src, err
+}
+
+// invalidUTF8 returns the offset of the first byte of data that is not
+// valid UTF-8, or -1.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for off := 0; off < len(data); {
+		r, n := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && n <= 1 {
+			return off
+		}
+		off += n
+	}
+	return -1
 }
 
 // addChinese parses the major's Chinese pages and aligns them to the English
@@ -172,22 +193,30 @@ func alignTerms(file string, en, zh []spec.Term) []error {
 	return errs
 }
 
-func listMajors(docs fs.FS, lang string) ([]int, error) {
-	entries, err := fs.ReadDir(docs, lang)
-	if err != nil {
-		return nil, fmt.Errorf("corpus: %w", err)
-	}
-	var majors []int
-	for _, e := range entries {
-		if n, err := strconv.Atoi(e.Name()); err == nil && e.IsDir() {
-			majors = append(majors, n)
+// duplicates names every message a major documents twice: two entries
+// with one identity would give one slug two layouts.
+func duplicates(s *spec.Spec) []error {
+	var errs []error
+	seen := map[string]*spec.Message{}
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		id := identity(m)
+		if first, ok := seen[id]; ok {
+			errs = append(errs, &Error{File: pageFile("en", s.Major, PageKind{File: m.Page}), Message: m.Name,
+				Err: fmt.Errorf("duplicate message: documented again at %s (first at %s)", orAnchor(m.Anchor), orAnchor(first.Anchor))})
+			continue
 		}
+		seen[id] = m
 	}
-	if len(majors) == 0 {
-		return nil, fmt.Errorf("corpus: no major version directories under %s/", lang)
+	return errs
+}
+
+// orAnchor is where an entry stands: its anchor, when the page gives one.
+func orAnchor(a string) string {
+	if a == "" {
+		return "an entry without anchor"
 	}
-	sort.Ints(majors)
-	return majors, nil
+	return "#" + a
 }
 
 // coverage counts, for one language, the messages and rows that carry text

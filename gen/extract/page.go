@@ -1,10 +1,12 @@
 package extract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -66,10 +68,51 @@ type Page struct {
 }
 
 var (
-	releaseRE = regexp.MustCompile(`^PostgreSQL (\S+) (?:Documentation|手册)$`)
+	releaseRE = regexp.MustCompile(`^PostgreSQL (\S+) (Documentation|手册)$`)
 	// messageTermRE splits "Bind (F)" and "主要存活消息 (B)" into name and direction.
 	messageTermRE = regexp.MustCompile(`^(.*\S)\s*[(（](F|B|F & B)[)）]$`)
 )
+
+// Identify says which page data is: the release its home link names
+// ("18.6", "19rc1", "20devel") and its language ("en" for Documentation,
+// "zh" for 手册). A page of another chapter, or without a release label, is
+// an error naming file.
+func Identify(data []byte, file string, kind PageKind) (release, lang string, err error) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(data))
+	if err != nil {
+		return "", "", &Error{File: file, Err: err}
+	}
+	return identify(doc, file, kind)
+}
+
+func identify(doc *goquery.Document, file string, kind PageKind) (release, lang string, err error) {
+	if doc.Find("div.sect1#"+kind.Section).Length() == 0 {
+		return "", "", &Error{File: file, Err: fmt.Errorf("no section %s: not the %s page of the protocol chapter", kind.Section, kind.File)}
+	}
+	home, _ := doc.Find(`a[accesskey="h"]`).Attr("title")
+	m := releaseRE.FindStringSubmatch(home)
+	if m == nil {
+		return "", "", &Error{File: file, Err: fmt.Errorf("no release label: home link title is %q", home)}
+	}
+	lang = "en"
+	if m[2] == "手册" {
+		lang = "zh"
+	}
+	return m[1], lang, nil
+}
+
+var releaseMajorRE = regexp.MustCompile(`^(\d+)(?:\.\d+)*(?:devel|beta\d+|rc\d+)?$`)
+
+// ReleaseMajor is the major of a release label: 18 for "18.6", 19 for
+// "19rc1", 20 for "20devel"; false when the label is not one.
+func ReleaseMajor(release string) (int, bool) {
+	m := releaseMajorRE.FindStringSubmatch(release)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
 
 // ParsePage reads one protocol page. Descriptions and prose land in the En
 // side of spec.Text whatever the page's language; Align moves Chinese over.
@@ -78,17 +121,12 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 	if err != nil {
 		return nil, &Error{File: file, Err: err}
 	}
+	release, _, err := identify(doc, file, kind)
+	if err != nil {
+		return nil, err
+	}
 	sect := doc.Find("div.sect1#" + kind.Section)
-	if sect.Length() == 0 {
-		return nil, &Error{File: file, Err: fmt.Errorf("no section %s: not the %s page of the protocol chapter", kind.Section, kind.File)}
-	}
-	p := &Page{}
-	home, _ := doc.Find(`a[accesskey="h"]`).Attr("title")
-	if m := releaseRE.FindStringSubmatch(home); m != nil {
-		p.Release = m[1]
-	} else {
-		return nil, &Error{File: file, Err: fmt.Errorf("no release label: home link title is %q", home)}
-	}
+	p := &Page{Release: release}
 	var errs []error
 	fail := func(msg string, row int, err error) {
 		errs = append(errs, &Error{File: file, Message: msg, Row: row, Err: err})

@@ -10,7 +10,13 @@ import (
 // loadCommitted reads the committed spec and overlay.
 func loadCommitted(t *testing.T) ([]*spec.Spec, *Overlay) {
 	t.Helper()
-	fsys := os.DirFS("../../spec")
+	return loadDir(t, "../../spec")
+}
+
+// loadDir reads the spec and overlay of a spec directory.
+func loadDir(t *testing.T, dir string) ([]*spec.Spec, *Overlay) {
+	t.Helper()
+	fsys := os.DirFS(dir)
 	specs, err := spec.LoadAll(fsys)
 	if err != nil {
 		t.Fatal(err)

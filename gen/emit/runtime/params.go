@@ -65,11 +65,14 @@ func (s MajorSet) Majors() []int {
 
 // Message is what every generated message type implements.
 type Message interface {
-	// Encode appends the message's bytes to dst (see the package comment).
+	// Encode appends the message's bytes to dst, the length back-patched:
+	// a frontend/backend message whole (tag and length; the untagged
+	// startup-phase ones from their length), a pgoutput or streaming
+	// replication message as the CopyData payload, from its tag byte.
 	Encode(dst []byte, p Params) ([]byte, error)
 	// Decode replaces the message's fields with those read from src, which
-	// must hold exactly one message. Strings are copies; []byte fields
-	// point into src.
+	// must hold exactly the bytes Encode writes. Strings are copies;
+	// []byte fields point into src.
 	Decode(src []byte, p Params) error
 	// Slug is the message's stable identity in the spec, e.g. "bind".
 	Slug() string

@@ -1,0 +1,211 @@
+// Package fetch downloads a major's five protocol pages into the corpus
+// layout extract reads (DOCS/<lang>/<major>/<page>.html) and records each
+// page's URL, size, sha256 and date in the corpus MANIFEST.md.
+//
+// A page is refused, naming its URL and the reason, when the server answers
+// with an HTTP error, redirects to another page, sends more than MaxPage
+// bytes, or sends a page of another chapter, language or major. Transient
+// failures (network errors, 5xx, 429) are retried a bounded number of times.
+// Nothing is written unless all five pages were fetched and accepted.
+package fetch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pgspec/pgspec/gen/extract"
+)
+
+// Where the pages are published: the PostgreSQL website for English
+// (devel included), the Chinese documentation site for Chinese.
+var DefaultBaseURL = map[string]string{
+	"en": "https://www.postgresql.org/docs/",
+	"zh": "http://www.postgres.cn/docs/",
+}
+
+// MaxPage bounds a page's size: the largest protocol page is about 300 kB.
+const MaxPage = 8 << 20
+
+// Request says what to fetch.
+type Request struct {
+	// Major is a major number ("20") or "devel".
+	Major string
+	// Lang is "en" or "zh".
+	Lang string
+	// BaseURL is where <major>/<page> is found; DefaultBaseURL[Lang] when empty.
+	BaseURL string
+	// Retries bounds the further attempts after a transient failure.
+	Retries int
+	// Backoff is the wait before the first retry; it doubles after each.
+	Backoff time.Duration
+}
+
+// Page is one fetched and accepted page.
+type Page struct {
+	// Path is where the corpus keeps it: "en/20/protocol-replication.html".
+	Path    string
+	URL     string
+	Lang    string
+	Major   int
+	Release string
+	Size    int
+	SHA256  string
+	Date    time.Time
+	Data    []byte
+}
+
+// Fetch downloads the five pages of r with client, checks each and
+// returns them, or an error listing every page refused with its URL and
+// reason. now stamps the pages.
+func Fetch(ctx context.Context, client *http.Client, r Request, now func() time.Time) ([]Page, error) {
+	base, err := baseURL(r)
+	if err != nil {
+		return nil, err
+	}
+	want := 0
+	if r.Major != "devel" {
+		if want, err = strconv.Atoi(r.Major); err != nil || want <= 0 || strconv.Itoa(want) != r.Major {
+			return nil, fmt.Errorf("major %q: want a number such as 20, or devel", r.Major)
+		}
+	}
+	var pages []Page
+	var errs []error
+	for _, kind := range extract.Pages {
+		u := base.JoinPath(r.Major, kind.File).String()
+		p, err := fetchPage(ctx, client, u, kind, r, want)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", u, err))
+			continue
+		}
+		p.Date = now().UTC()
+		pages = append(pages, p)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	// devel names its major in its release label; every page must agree.
+	for _, p := range pages[1:] {
+		if p.Major != pages[0].Major {
+			return nil, fmt.Errorf("%s: release %s, but %s is %s", p.URL, p.Release, pages[0].URL, pages[0].Release)
+		}
+	}
+	return pages, nil
+}
+
+func baseURL(r Request) (*url.URL, error) {
+	raw := r.BaseURL
+	if raw == "" {
+		raw = DefaultBaseURL[r.Lang]
+	}
+	if raw == "" {
+		return nil, fmt.Errorf("language %q: want en or zh", r.Lang)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("base URL %q: want an http or https URL", raw)
+	}
+	return u, nil
+}
+
+// fetchPage gets one page, retrying transient failures, and checks it is
+// the page asked for.
+func fetchPage(ctx context.Context, client *http.Client, u string, kind extract.PageKind, r Request, want int) (Page, error) {
+	var data []byte
+	var err error
+	wait := r.Backoff
+	for attempt := 0; ; attempt++ {
+		var transient bool
+		data, transient, err = get(ctx, client, u, kind.File)
+		if err == nil || !transient || attempt >= r.Retries {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return Page{}, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+	if err != nil {
+		return Page{}, err
+	}
+	release, lang, err := extract.Identify(data, u, kind)
+	if err != nil {
+		var e *extract.Error
+		if errors.As(err, &e) {
+			err = e.Err
+		}
+		return Page{}, err
+	}
+	major, ok := extract.ReleaseMajor(release)
+	switch {
+	case lang != r.Lang:
+		return Page{}, fmt.Errorf("a page in %s, not %s", lang, r.Lang)
+	case !ok:
+		return Page{}, fmt.Errorf("release label %q names no major", release)
+	case want != 0 && major != want:
+		return Page{}, fmt.Errorf("the page of PostgreSQL %s, not %d", release, want)
+	case want == 0 && !strings.HasSuffix(release, "devel"):
+		return Page{}, fmt.Errorf("the page of PostgreSQL %s, not a devel snapshot", release)
+	}
+	sum := sha256.Sum256(data)
+	return Page{
+		Path: path.Join(r.Lang, strconv.Itoa(major), kind.File), URL: u, Lang: lang, Major: major,
+		Release: release, Size: len(data), SHA256: hex.EncodeToString(sum[:]), Data: data,
+	}, nil
+}
+
+// errRedirect marks a redirect to a page other than the one asked for.
+var errRedirect = errors.New("redirected")
+
+// get makes one attempt; transient says whether another may succeed.
+func get(ctx context.Context, client *http.Client, u, file string) (data []byte, transient bool, err error) {
+	c := *client
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return fmt.Errorf("%w %d times", errRedirect, len(via))
+		}
+		if path.Base(req.URL.Path) != file {
+			return fmt.Errorf("%w to %s, not the page asked for", errRedirect, req.URL)
+		}
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		if errors.Is(err, errRedirect) {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
+			return nil, false, err
+		}
+		return nil, ctx.Err() == nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests, fmt.Errorf("HTTP %s", resp.Status)
+	}
+	data, err = io.ReadAll(io.LimitReader(resp.Body, MaxPage+1))
+	if err != nil {
+		return nil, true, fmt.Errorf("reading the body: %w", err)
+	}
+	if len(data) > MaxPage {
+		return nil, false, fmt.Errorf("more than %d bytes", MaxPage)
+	}
+	return data, false, nil
+}

@@ -1,0 +1,194 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pgspec/pgspec/gen/extract"
+	"github.com/pgspec/pgspec/internal/corpus"
+)
+
+var stamp = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func now() time.Time { return stamp }
+
+// site serves the corpus pages of a language and major at
+// /docs/<as>/<page>, through edit when it is set.
+func site(t *testing.T, lang, major, as string, edit func(w http.ResponseWriter, r *http.Request, page []byte) bool) *httptest.Server {
+	t.Helper()
+	docs := corpus.Dir(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		file, ok := strings.CutPrefix(r.URL.Path, "/docs/"+as+"/")
+		data, err := os.ReadFile(filepath.Join(docs, lang, major, filepath.Base(file)))
+		if !ok || err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		if edit != nil && edit(w, r, data) {
+			return
+		}
+		w.Write(data)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func fetchFrom(srv *httptest.Server, major, lang string, retries int) ([]Page, error) {
+	return Fetch(context.Background(), srv.Client(), Request{Major: major, Lang: lang, BaseURL: srv.URL + "/docs/", Retries: retries, Backoff: time.Millisecond}, now)
+}
+
+func TestFetchesTheFivePages(t *testing.T) {
+	srv := site(t, "zh", "18", "18", nil)
+	pages, err := fetchFrom(srv, "18", "zh", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile(filepath.Join(corpus.Dir(t), "MANIFEST.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pages {
+		want := "zh/18/" + extract.Pages[i].File
+		if p.Path != want || p.URL != srv.URL+"/docs/18/"+extract.Pages[i].File || p.Release != "18.3" || p.Major != 18 || p.Lang != "zh" ||
+			p.Size != len(p.Data) || !p.Date.Equal(stamp) || !bytes.Contains(manifest, []byte(want+"` | zh | 18 | 18.3 (translation base) | ")) {
+			t.Errorf("page %d: %s %s %s %d %s", i, p.Path, p.URL, p.Release, p.Size, p.Date)
+		}
+		if !bytes.Contains(manifest, []byte("`"+p.SHA256+"`")) {
+			t.Errorf("%s: sha256 %s is not the corpus's", p.Path, p.SHA256)
+		}
+	}
+}
+
+func TestDevelNamesItsMajor(t *testing.T) {
+	srv := site(t, "en", "19", "devel", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+		w.Write(bytes.ReplaceAll(page, []byte("PostgreSQL 19rc1 Documentation"), []byte("PostgreSQL 20devel Documentation")))
+		return true
+	})
+	pages, err := fetchFrom(srv, "devel", "en", 0)
+	if err != nil || len(pages) != 5 || pages[0].Path != "en/20/protocol-message-formats.html" || pages[0].Release != "20devel" {
+		t.Fatalf("%v %v", err, pages)
+	}
+	// A release candidate served as devel is not a devel snapshot.
+	if _, err := fetchFrom(site(t, "en", "19", "devel", nil), "devel", "en", 0); err == nil || !strings.Contains(err.Error(), "the page of PostgreSQL 19rc1, not a devel snapshot") {
+		t.Errorf("rc as devel: %v", err)
+	}
+}
+
+// Every refusal names the URL and the reason, and nothing is returned.
+func TestRefusals(t *testing.T) {
+	types := "protocol-message-types.html"
+	for _, c := range []struct {
+		name            string
+		lang, major, as string // served
+		askMajor        string
+		edit            func(w http.ResponseWriter, r *http.Request, page []byte) bool
+		want            string
+	}{
+		{"another major", "en", "19", "20", "20", nil,
+			"/docs/20/protocol-message-formats.html: the page of PostgreSQL 19rc1, not 20"},
+		{"another language", "zh", "18", "18", "18", nil,
+			"/docs/18/protocol-replication.html: a page in zh, not en"},
+		{"another chapter", "en", "18", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+			if strings.HasSuffix(r.URL.Path, "/protocol-replication.html") {
+				data, _ := os.ReadFile(filepath.Join(corpus.Dir(t), "en", "18", types))
+				w.Write(data)
+				return true
+			}
+			return false
+		}, "/docs/18/protocol-replication.html: no section PROTOCOL-REPLICATION: not the protocol-replication.html page of the protocol chapter"},
+		{"HTTP error", "en", "18", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+			if strings.HasSuffix(r.URL.Path, types) {
+				http.Error(w, "gone", http.StatusGone)
+				return true
+			}
+			return false
+		}, "/docs/18/protocol-message-types.html: HTTP 410 Gone"},
+		{"redirect elsewhere", "en", "18", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+			if strings.HasSuffix(r.URL.Path, types) {
+				http.Redirect(w, r, "/docs/18/index.html", http.StatusFound)
+				return true
+			}
+			return false
+		}, "/docs/18/protocol-message-types.html: redirected to {srv}/docs/18/index.html, not the page asked for"},
+		{"too big", "en", "18", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+			if strings.HasSuffix(r.URL.Path, types) {
+				w.Write(make([]byte, MaxPage+1))
+				return true
+			}
+			return false
+		}, "/docs/18/protocol-message-types.html: more than 8388608 bytes"},
+	} {
+		srv := site(t, c.lang, c.major, c.as, c.edit)
+		want := srv.URL + strings.ReplaceAll(c.want, "{srv}", srv.URL)
+		pages, err := fetchFrom(srv, c.askMajor, "en", 0)
+		if pages != nil || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, want)
+		}
+	}
+}
+
+// A redirect to the same page elsewhere (http to https, a moved
+// directory) is followed; the content still decides.
+func TestRedirectToTheSamePageIsFollowed(t *testing.T) {
+	srv := site(t, "en", "18", "18", nil)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, srv.URL+strings.Replace(r.URL.Path, "/old/", "/docs/", 1), http.StatusMovedPermanently)
+	}))
+	defer front.Close()
+	pages, err := Fetch(context.Background(), front.Client(), Request{Major: "18", Lang: "en", BaseURL: front.URL + "/old/"}, now)
+	if err != nil || len(pages) != 5 || pages[0].URL != front.URL+"/old/18/protocol-message-formats.html" {
+		t.Fatalf("%v", err)
+	}
+}
+
+// Transient failures are retried a bounded number of times; others are not.
+func TestRetries(t *testing.T) {
+	var calls atomic.Int32
+	failFirst := func(n int32, status int) func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+		calls.Store(0)
+		return func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+			if !strings.HasSuffix(r.URL.Path, "protocol-error-fields.html") {
+				return false
+			}
+			if calls.Add(1) <= n {
+				http.Error(w, "busy", status)
+				return true
+			}
+			return false
+		}
+	}
+	if _, err := fetchFrom(site(t, "en", "18", "18", failFirst(2, http.StatusServiceUnavailable)), "18", "en", 2); err != nil || calls.Load() != 3 {
+		t.Errorf("two 503s then the page, 2 retries: %v after %d requests", err, calls.Load())
+	}
+	_, err := fetchFrom(site(t, "en", "18", "18", failFirst(5, http.StatusServiceUnavailable)), "18", "en", 2)
+	if err == nil || !strings.Contains(err.Error(), "HTTP 503 Service Unavailable") || calls.Load() != 3 {
+		t.Errorf("503 always, 2 retries: %v after %d requests", err, calls.Load())
+	}
+	_, err = fetchFrom(site(t, "en", "18", "18", failFirst(5, http.StatusNotFound)), "18", "en", 2)
+	if err == nil || calls.Load() != 1 {
+		t.Errorf("404 is not retried: %v after %d requests", err, calls.Load())
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	for _, c := range []struct {
+		r    Request
+		want string
+	}{
+		{Request{Major: "x20", Lang: "en", BaseURL: "http://127.0.0.1:1/"}, `major "x20": want a number such as 20, or devel`},
+		{Request{Major: "20", Lang: "fr"}, `language "fr": want en or zh`},
+		{Request{Major: "20", Lang: "en", BaseURL: "ftp://example.org/"}, `base URL "ftp://example.org/": want an http or https URL`},
+	} {
+		if _, err := Fetch(context.Background(), http.DefaultClient, c.r, now); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: got %v, want %q", c.r, err, c.want)
+		}
+	}
+}
