@@ -253,17 +253,17 @@ func TestStartupTimeout(t *testing.T) {
 // TestIdleTimeout: an authenticated session in which neither side sends
 // anything is closed after IdleTimeout; one that keeps talking is not.
 func TestIdleTimeout(t *testing.T) {
-	tr := startTrace(t, Options{Upstream: fakeServer(t, true), IdleTimeout: 200 * time.Millisecond})
+	tr := startTrace(t, Options{Upstream: fakeServer(t, true), IdleTimeout: time.Second})
 	idle, busy := dial(t, tr.addr), dial(t, tr.addr)
 	idle.Write(startupPacket(t))
 	busy.Write(startupPacket(t))
 	syncMsg, _ := (&codec.Sync{}).Encode(nil, codec.Params{})
 	start := time.Now()
-	for time.Since(start) < 600*time.Millisecond {
+	for time.Since(start) < 2500*time.Millisecond {
 		if _, err := busy.Write(syncMsg); err != nil {
-			t.Fatalf("the busy session was closed: %v", err)
+			t.Fatalf("the busy session was closed: %v\n%s", err, tr.log)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 	expectClosed(t, idle)
 	if want := "session #1: idle for "; !strings.Contains(tr.log.String(), want) || strings.Contains(tr.log.String(), "session #2: idle") {
