@@ -128,30 +128,15 @@ func (p *pgtraceProcess) stop(b *testing.B) {
 // startForwarder is the baseline: a proxy that copies bytes both ways and
 // does nothing else.
 func startForwarder(b *testing.B, upstream string) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				u, err := net.Dial("tcp", upstream)
-				if err != nil {
-					return
-				}
-				defer u.Close()
-				go func() { io.Copy(c, u); c.Close() }()
-				io.Copy(u, c)
-			}()
+	return serve(b, func(c net.Conn) {
+		u, err := net.Dial("tcp", upstream)
+		if err != nil {
+			return
 		}
-	}()
-	return l.Addr().String()
+		defer u.Close()
+		go func() { io.Copy(c, u); c.Close() }()
+		io.Copy(u, c)
+	})
 }
 
 var tpsRE = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)

@@ -21,15 +21,30 @@ import (
 // past the proxy.
 func fakeServer(t testing.TB, trusting bool) string {
 	t.Helper()
+	var hello []byte
+	for _, m := range []codec.Message{&codec.AuthenticationOk{}, &codec.ReadyForQuery{TxStatus: 'I'}} {
+		hello, _ = m.Encode(hello, codec.Params{})
+	}
+	return serve(t, func(c net.Conn) {
+		if trusting {
+			if _, err := codec.NewFrameReader(c).NextUntagged(); err != nil {
+				return
+			}
+			c.Write(hello)
+		}
+		io.Copy(io.Discard, c)
+	})
+}
+
+// serve accepts connections on a local port until the test ends and hands
+// each to handle in a goroutine of its own, closing it afterwards.
+func serve(t testing.TB, handle func(net.Conn)) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	var hello []byte
-	for _, m := range []codec.Message{&codec.AuthenticationOk{}, &codec.ReadyForQuery{TxStatus: 'I'}} {
-		hello, _ = m.Encode(hello, codec.Params{})
-	}
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -38,13 +53,7 @@ func fakeServer(t testing.TB, trusting bool) string {
 			}
 			go func() {
 				defer c.Close()
-				if trusting {
-					if _, err := codec.NewFrameReader(c).NextUntagged(); err != nil {
-						return
-					}
-					c.Write(hello)
-				}
-				io.Copy(io.Discard, c)
+				handle(c)
 			}()
 		}
 	}()
