@@ -1,0 +1,173 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgspec/pgspec/gen/extract"
+	"github.com/pgspec/pgspec/internal/corpus"
+)
+
+// fakeMajor20 serves "PostgreSQL 20": the pages of 19 with one field added
+// to ParameterStatus and one new message, ParameterFlags ('j').
+func fakeMajor20(t *testing.T) *httptest.Server {
+	t.Helper()
+	pages := map[string][]byte{}
+	for _, k := range extract.Pages {
+		data, err := os.ReadFile(filepath.Join(corpus.Dir(t), "en", "19", k.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.ReplaceAll(string(data), "PostgreSQL 19rc1 Documentation", "PostgreSQL 20.0 Documentation")
+		if k.File == "protocol-message-formats.html" {
+			status := `<dt id="PROTOCOL-MESSAGE-FORMATS-PARAMETERSTATUS"`
+			value := "The current value of the parameter.\n        </p></dd>"
+			i := strings.Index(s, status)
+			if i < 0 || !strings.Contains(s[i:], value) {
+				t.Fatal("ParameterStatus not found in en/19")
+			}
+			j := i + strings.Index(s[i:], value) + len(value)
+			s = s[:i] + `<dt id="PROTOCOL-MESSAGE-FORMATS-PARAMETERFLAGS"><span class="term">ParameterFlags (B)</span></dt><dd>` +
+				`<div class="variablelist"><dl class="variablelist">` +
+				`<dt><span class="term">Byte1('j')</span></dt><dd><p>Identifies the message as a run-time parameter flags report.</p></dd>` +
+				`<dt><span class="term">Int32</span></dt><dd><p>Length of message contents in bytes, including self.</p></dd>` +
+				`<dt><span class="term">String</span></dt><dd><p>The name of the run-time parameter being reported.</p></dd>` +
+				`</dl></div></dd>` + s[i:j] + `<dt><span class="term">Int32</span></dt><dd><p>The flags of the parameter.</p></dd>` + s[j:]
+		}
+		pages["/docs/20/"+k.File] = []byte(s)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if data, ok := pages[r.URL.Path]; ok {
+			w.Write(data)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// editJSON rewrites a JSON file of the spec directory through edit.
+func editJSON(t *testing.T, path string, edit func(doc map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	if data, err = json.MarshalIndent(doc, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	corpus.WriteFile(t, path, data)
+}
+
+// The new-major drill, as the README's "When PostgreSQL N ships" runs it:
+// fetch → extract → gen stops with exactly what a person must decide (the
+// overlay's Go names, then the wire changes to acknowledge), and once those
+// are written the codec gains 20 and the matrix shows 19 → 20's changes as
+// wire changes.
+func TestNewMajorDrill(t *testing.T) {
+	srv := fakeMajor20(t)
+	docs := corpus.Copy(t, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
+	specDir := workingSpec(t)
+	now = func() time.Time { return time.Date(2027, 9, 25, 12, 0, 0, 0, time.UTC) }
+	defer func() { now = time.Now }()
+
+	code, out, stderr := pgspec(t, "fetch", "-major", "20", "-lang", "en", "-out", docs, "-base-url", srv.URL+"/docs/")
+	if code != 0 || strings.Count(out, "\n") != 5 || !strings.HasPrefix(out, "en/20/protocol-message-formats.html  20.0  ") {
+		t.Fatalf("fetch: exit %d\n%s%s", code, out, stderr)
+	}
+	manifest, _ := os.ReadFile(filepath.Join(docs, "MANIFEST.md"))
+	if !strings.Contains(string(manifest), "| `en/20/protocol-replication.html` | en | 20 | 20.0 | "+srv.URL+"/docs/20/protocol-replication.html | fetched by pgspec fetch on 2027-09-25T12:00:00Z, ") {
+		t.Errorf("MANIFEST.md does not record the fetched pages")
+	}
+	if code, out, stderr = pgspec(t, "extract", "-docs", docs, "-spec", specDir, "-out", specDir); code != 0 || !strings.Contains(out, "\n20    en         83    354 ") {
+		t.Fatalf("extract: exit %d\n%s%s", code, out, stderr)
+	}
+
+	codec := filepath.Join(t.TempDir(), "codec")
+	gen := func() (int, string) {
+		code, _, stderr := pgspec(t, "gen", "-spec", specDir, "-out", codec)
+		return code, strings.TrimPrefix(stderr, "pgspec gen: spec "+specDir+": ")
+	}
+	// First the overlay: the new message and the new row need Go names.
+	if code, stderr := gen(); code != 1 || stderr != "2 problem(s):\n"+
+		"  parameter-flags (pg20): message has no overlay entry\n"+
+		"  pg20 parameter-status: row Int32 \"The flags of the parameter.\" is matched by no overlay entry\n" {
+		t.Fatalf("gen before the overlay: exit %d, %q", code, stderr)
+	}
+	editJSON(t, filepath.Join(specDir, "overlay.json"), func(doc map[string]any) {
+		msgs := doc["messages"].(map[string]any)
+		status := msgs["parameter-status"].(map[string]any)
+		status["fields"] = append(status["fields"].([]any), map[string]any{"match": "flags of the parameter", "name": "Flags"})
+		msgs["parameter-flags"] = map[string]any{"name": "ParameterFlags", "reason": "Go name: the manual's name for the message.",
+			"fields": []any{map[string]any{"match": "name of the run-time parameter", "name": "Name"}}}
+	})
+	// Then the wire changes: each is acknowledged once, with its reason.
+	if code, stderr := gen(); code != 1 || stderr != "2 wire changes are not acknowledged in wirechanges.json: review each, then add it with its reason:\n"+
+		`  {"major":20,"message":"parameter-flags","change":"message-added","reason":""}`+"\n"+
+		`  {"major":20,"message":"parameter-status","change":"field-added","field":"Flags","reason":""}`+"\n" {
+		t.Fatalf("gen before the acknowledgements: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(codec); err == nil {
+		t.Fatal("a refused gen wrote its output")
+	}
+	editJSON(t, filepath.Join(specDir, "wirechanges.json"), func(doc map[string]any) {
+		doc["wire_changes"] = append(doc["wire_changes"].([]any),
+			map[string]any{"major": 20, "message": "parameter-flags", "change": "message-added", "reason": "PostgreSQL 20 reports parameter flags."},
+			map[string]any{"major": 20, "message": "parameter-status", "change": "field-added", "field": "Flags", "reason": "ParameterStatus carries the flags."})
+	})
+	if code, stderr := gen(); code != 0 {
+		t.Fatalf("gen with the decisions made: exit %d, %s", code, stderr)
+	}
+	flags, err := os.ReadFile(filepath.Join(codec, "parameter_flags_gen.go"))
+	if err != nil || !strings.Contains(string(flags), "type ParameterFlags struct {") {
+		t.Errorf("ParameterFlags not generated: %v", err)
+	}
+	status, _ := os.ReadFile(filepath.Join(codec, "parameter_status_gen.go"))
+	if !strings.Contains(string(status), "// Layout changes: PostgreSQL 20: adds Flags.") || !strings.Contains(string(status), "// PostgreSQL 10–20") {
+		t.Errorf("ParameterStatus does not gain 20:\n%s", status)
+	}
+
+	code, out, stderr = pgspec(t, "matrix", "-spec", specDir, "-format", "json")
+	if code != 0 {
+		t.Fatalf("matrix: %s", stderr)
+	}
+	var m struct {
+		Layers []struct {
+			Messages []struct {
+				Slug  string
+				Cells []struct {
+					Major  int
+					Status string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]string{}
+	for _, l := range m.Layers {
+		for _, msg := range l.Messages {
+			for _, c := range msg.Cells {
+				if c.Major == 20 && c.Status != "unchanged" && c.Status != "absent" {
+					changed[msg.Slug] = c.Status
+				}
+			}
+		}
+	}
+	if len(changed) != 2 || changed["parameter-flags"] != "added" || changed["parameter-status"] != "wire change" {
+		t.Errorf("19 → 20 in the matrix: %v", changed)
+	}
+}
