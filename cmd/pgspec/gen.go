@@ -81,6 +81,10 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		return c.fail(1, "%v", err)
 	}
 	fmt.Fprintf(stdout, "pgspec gen: %d files of package %s in %s\n", len(files), name, *out)
+	fmt.Fprintf(stdout, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(full.Defaults))
+	for _, d := range full.Defaults {
+		fmt.Fprintf(stdout, "  %s\n", d)
+	}
 	return 0
 }
 

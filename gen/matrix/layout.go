@@ -18,7 +18,7 @@ type LayoutFunc func(s *spec.Spec, slug string) ([]string, error)
 // ModelLayout is the generator's resolved layout (gen/model with the
 // reviewed overlay): what the codec actually reads and writes. It is the
 // layout pgspec matrix, diff and export use.
-func ModelLayout(ov *model.Overlay) LayoutFunc {
+func ModelLayout(ov *spec.Overlay) LayoutFunc {
 	return func(s *spec.Spec, slug string) ([]string, error) { return model.LayoutOf(s, slug, ov) }
 }
 
