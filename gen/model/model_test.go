@@ -16,7 +16,7 @@ func loadCommitted(t *testing.T) ([]*spec.Spec, *spec.Overlay) {
 }
 
 // loadDir reads the spec and overlay of a spec directory.
-func loadDir(t *testing.T, dir string) ([]*spec.Spec, *Overlay) {
+func loadDir(t *testing.T, dir string) ([]*spec.Spec, *spec.Overlay) {
 	t.Helper()
 	fsys := os.DirFS(dir)
 	specs, err := spec.LoadAll(fsys)
