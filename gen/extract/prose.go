@@ -74,17 +74,17 @@ func recognise(rs []recogniser, text string) []spec.Annotation {
 // paragraph "The following message parts are shared by the above messages"
 // makes the entries after it message parts.
 func annotate(s *spec.Spec) {
-	parts := map[string]bool{}
+	shared := map[string]bool{}
 	for mi := range s.Messages {
 		m := &s.Messages[mi]
 		if m.Lead != nil {
 			m.Lead.Annotations = recognise(leadRecognisers, m.Lead.Text.En)
 			markNamedMessages(s, m)
 			if hasKind(m.Lead.Annotations, spec.AnnSharedParts) {
-				parts[m.Layer] = true
+				shared[m.Layer] = true
 			}
 		}
-		m.Part = parts[m.Layer]
+		m.Part = shared[m.Layer] || usedAsPart(s, m)
 		for bi := range m.Blocks {
 			b := &m.Blocks[bi]
 			if b.Lead != nil {
@@ -99,6 +99,20 @@ func annotate(s *spec.Spec) {
 			m.Notes[ni].Annotations = recognise(leadRecognisers, m.Notes[ni].Text.En)
 		}
 	}
+}
+
+// usedAsPart reports whether a row of another message of m's layer has
+// m's name as its format (TupleData): m is a part of those messages even
+// where the paragraph that says so is missing.
+func usedAsPart(s *spec.Spec, m *spec.Message) bool {
+	for _, o := range s.Messages {
+		for _, r := range o.Rows() {
+			if o.Layer == m.Layer && r.Type.Kind == spec.KindPart && r.Type.Part == m.Name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasKind(anns []spec.Annotation, kind string) bool {
