@@ -281,3 +281,13 @@ func Load(fsys fs.FS, major int) (*Spec, error) {
 	}
 	return &s, nil
 }
+
+// Has reports whether anns hold an annotation of kind.
+func Has(anns []Annotation, kind string) bool {
+	for _, a := range anns {
+		if a.Kind == kind {
+			return true
+		}
+	}
+	return false
+}

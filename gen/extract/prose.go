@@ -80,7 +80,7 @@ func annotate(s *spec.Spec) {
 		if m.Lead != nil {
 			m.Lead.Annotations = recognise(leadRecognisers, m.Lead.Text.En)
 			markNamedMessages(s, m)
-			if hasKind(m.Lead.Annotations, spec.AnnSharedParts) {
+			if spec.Has(m.Lead.Annotations, spec.AnnSharedParts) {
 				shared[m.Layer] = true
 			}
 		}
@@ -110,15 +110,6 @@ func usedAsPart(s *spec.Spec, m *spec.Message) bool {
 			if o.Layer == m.Layer && r.Type.Kind == spec.KindPart && r.Type.Part == m.Name {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func hasKind(anns []spec.Annotation, kind string) bool {
-	for _, a := range anns {
-		if a.Kind == kind {
-			return true
 		}
 	}
 	return false

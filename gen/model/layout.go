@@ -66,7 +66,7 @@ func buildLayout(s *spec.Spec, m *spec.Message, ov *spec.Overlay, me *spec.Messa
 		top[0].entry = nil
 	}
 	for _, n := range top {
-		if n.row != nil && hasAnn(n.row.Annotations, spec.AnnLengthOfSelf) {
+		if n.row != nil && spec.Has(n.row.Annotations, spec.AnnLengthOfSelf) {
 			n.role = roleLength
 		}
 	}
@@ -94,18 +94,18 @@ func (b *builder) segment(used usage) []*node {
 			switch {
 			case ge != nil:
 				used.groups[ge]++
-				cur = &group{entry: ge, lead: text, terminated: hasAnn(blk.Lead.Annotations, spec.AnnTerminated)}
+				cur = &group{entry: ge, lead: text, terminated: spec.Has(blk.Lead.Annotations, spec.AnnTerminated)}
 				if ge.Terminated != nil {
 					cur.terminated = *ge.Terminated
 				}
 				top = append(top, &node{group: cur})
-			case hasAnn(blk.Lead.Annotations, spec.AnnRepeatEach):
+			case spec.Has(blk.Lead.Annotations, spec.AnnRepeatEach):
 				b.p.addf("%s: lead %q opens a group that no overlay group entry names", b.where, text)
 				cur = &group{lead: text}
 				top = append(top, &node{group: cur})
-			case hasAnn(blk.Lead.Annotations, spec.AnnAfterGroup):
+			case spec.Has(blk.Lead.Annotations, spec.AnnAfterGroup):
 				cur = nil
-			case hasAnn(blk.Lead.Annotations, spec.AnnAlternative):
+			case spec.Has(blk.Lead.Annotations, spec.AnnAlternative):
 				// "Or": the rows after it are an alternative to the ones
 				// before, in the same group; they become one choice.
 			}
@@ -183,10 +183,10 @@ func (b *builder) pair(scope []*node) {
 			} else {
 				b.p.addf("%s: array %s has no count row", b.where, n.row.Format)
 			}
-		case n.row != nil && hasAnn(n.row.Annotations, spec.AnnRepeatField):
+		case n.row != nil && spec.Has(n.row.Annotations, spec.AnnRepeatField):
 			var c *node
 			for j := i - 1; j >= 0 && c == nil; j-- {
-				if r := scope[j]; r.row != nil && isCount(r) && hasAnn(r.row.Annotations, spec.AnnCount) {
+				if r := scope[j]; r.row != nil && isCount(r) && spec.Has(r.row.Annotations, spec.AnnCount) {
 					c = r
 				}
 			}
@@ -221,7 +221,7 @@ func (b *builder) prefixed(scope []*node, i int) bool {
 	candidate := prev != nil && prev.role == "" && prev.row.Type.Kind == spec.KindInt &&
 		prev.row.Type.Width == 4 && prev.row.Type.Value == nil && prev.row.Type.Array == ""
 	row := scope[i].row
-	if hasAnn(row.Annotations, spec.AnnRest) {
+	if spec.Has(row.Annotations, spec.AnnRest) {
 		return false
 	}
 	if e := scope[i].entry; e != nil && e.Prefixed != nil {
@@ -230,13 +230,13 @@ func (b *builder) prefixed(scope []*node, i int) bool {
 		}
 		return *e.Prefixed && candidate
 	}
-	if hasAnn(row.Annotations, spec.AnnLengthFrom) {
+	if spec.Has(row.Annotations, spec.AnnLengthFrom) {
 		if !candidate {
 			b.p.addf("%s: %q says n is the above length but no Int32 precedes it", b.where, short(row))
 		}
 		return candidate
 	}
-	return candidate && lengthWord.MatchString(prev.row.Description.En) && !hasAnn(prev.row.Annotations, spec.AnnLengthOfSelf)
+	return candidate && lengthWord.MatchString(prev.row.Description.En) && !spec.Has(prev.row.Annotations, spec.AnnLengthOfSelf)
 }
 
 func (b *builder) countNamed(scope []*node, name string) *node {
@@ -321,11 +321,11 @@ func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 				r := scope[i].row
 				it.Choice.Tags = append(it.Choice.Tags, r.Type.Tag...)
 				it.Choice.Alternatives = append(it.Choice.Alternatives, r)
-				it.Choice.Optional = it.Choice.Optional || hasAnn(r.Annotations, spec.AnnOptional)
+				it.Choice.Optional = it.Choice.Optional || spec.Has(r.Annotations, spec.AnnOptional)
 			}
 			i--
 			b.choice(it, e)
-		case t.Array != "" || hasAnn(n.row.Annotations, spec.AnnRepeatField):
+		case t.Array != "" || spec.Has(n.row.Annotations, spec.AnnRepeatField):
 			elem := b.scalar(n, e, false)
 			elem.Field, elem.Cond = "", Cond{}
 			it.Op, it.Elem, it.Type = OpGroup, []*Item{elem}, SliceOf(elem.Type)
@@ -336,7 +336,7 @@ func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 			it = sc
 			if it.Op == OpBytes {
 				prev := scope[i-1].row
-				it.Nullable = hasAnn(prev.Annotations, spec.AnnNullMinusOne)
+				it.Nullable = spec.Has(prev.Annotations, spec.AnnNullMinusOne)
 				if e.Null != nil {
 					it.Nullable = *e.Null
 				}
@@ -385,7 +385,7 @@ func (b *builder) cond(row *spec.Row, e *spec.FieldEntry, before []*Item) Cond {
 	}
 	for _, a := range row.Annotations {
 		decided := parallelCondition.MatchString(a.Value) || previousPart.MatchString(a.Value) ||
-			row.Type.Tag != "" && hasAnn(row.Annotations, spec.AnnOptional) || e.When != "" || e.Gate != ""
+			row.Type.Tag != "" && spec.Has(row.Annotations, spec.AnnOptional) || e.When != "" || e.Gate != ""
 		if a.Kind == spec.AnnPresentIf && !decided {
 			b.p.addf("%s: %q is %q, which the generator cannot decide; say when in the overlay", b.where, short(row), a.Phrase)
 		}
@@ -607,15 +607,6 @@ func protocolLengths(m map[string][2]int) []ProtocolLength {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Minor < out[j].Minor })
 	return out
-}
-
-func hasAnn(anns []spec.Annotation, kind string) bool {
-	for _, a := range anns {
-		if a.Kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // short is a row's description cut for a problem report.
