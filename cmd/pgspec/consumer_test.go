@@ -180,7 +180,7 @@ func TestConsumerModule(t *testing.T) {
 		}
 	}
 	ins := generated(t, filepath.Join(dir, "wire", "ins"))
-	if ins["logical_insert_gen.go"] == "" || ins["logical_tuple_data_gen.go"] == "" || ins["logical_begin_gen.go"] != "" || len(ins) != 9 {
+	if ins["logical_insert_gen.go"] == "" || ins["logical_tuple_data_gen.go"] == "" || ins["logical_begin_gen.go"] != "" || len(ins) != 11 {
 		t.Errorf("ins: generated %d files, want Insert, the TupleData it carries, dispatch, constants and the runtime", len(ins))
 	}
 	goCmd("vet", "./...")

@@ -20,6 +20,7 @@ func main() {
 
 const usage = `usage: pgtrace <command> [flags]
   trace    proxy PostgreSQL traffic, decoding and re-encoding every message
+  decode   decode the PostgreSQL traffic in a pcap or pcapng capture
 `
 
 // run dispatches to a subcommand, which returns the exit status: 0 ok,
@@ -32,6 +33,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "trace":
 		return runTrace(args[1:], stdout, stderr)
+	case "decode":
+		return runDecode(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stderr, usage)
 		return 2

@@ -48,6 +48,7 @@ type conn struct {
 	replicating          atomic.Bool  // in a CopyBoth stream: CopyData carry replication messages
 	pending              atomic.Pointer[stream]
 	backupPending        atomic.Bool // BASE_BACKUP sent, its CopyOutResponse not yet seen
+	majorFixed           bool        // major set by the user: server_version does not change it
 
 	dirs [2]decoder
 }
@@ -248,7 +249,7 @@ func (d *decoder) backendSent(m codec.Message) {
 	case *codec.NegotiateProtocolVersion:
 		c.protocolMinor.Store(int32(session.ProtocolVersion(m.NewestProtocolVersion).Minor()))
 	case *codec.ParameterStatus:
-		if m.Name == "server_version" {
+		if m.Name == "server_version" && !c.majorFixed {
 			if major, err := session.ParseServerVersion(m.Value); err == nil {
 				c.major.Store(int32(session.Layout(major)))
 			}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pgspec/pgspec/internal/trace"
+)
+
+// runDecode decodes a pcap or pcapng capture ("-": standard input). It
+// exits 1 when the capture cannot be read, when a message could not be
+// decoded or re-encoded identically, or when bytes were missing.
+func runDecode(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("decode", stderr)
+	format := formatFlags(fs)
+	port := fs.Int("port", trace.DefaultPort, "the server's TCP port; connections to other ports are skipped")
+	major := fs.Int("major", 0, "decode as this PostgreSQL major (10-19) instead of learning it from server_version")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	switch {
+	case fs.NArg() != 1:
+		fmt.Fprintf(stderr, "pgtrace decode: want one capture file, got %d arguments\n", fs.NArg())
+		return 2
+	case *port < 1 || *port > 65535:
+		fmt.Fprintf(stderr, "pgtrace decode: --port %d: want 1 to 65535\n", *port)
+		return 2
+	case *major != 0 && (*major < 10 || *major > 19):
+		fmt.Fprintf(stderr, "pgtrace decode: --major %d: want 10 to 19\n", *major)
+		return 2
+	}
+	f, ok := format.get(stderr)
+	if !ok {
+		return 2
+	}
+	name := fs.Arg(0)
+	in, size := io.Reader(os.Stdin), int64(0)
+	if name != "-" {
+		file, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintln(stderr, "pgtrace decode:", err)
+			return 1
+		}
+		defer file.Close()
+		if st, err := file.Stat(); err == nil {
+			size = st.Size()
+		}
+		in = file
+	}
+	opts := trace.CaptureOptions{Format: f, Out: stdout, Log: stderr, Port: *port, Major: *major, Size: size}
+	if size == 0 || size > 64<<20 {
+		opts.Progress = stderr // a large file, or one of unknown size
+	}
+	c, err := trace.DecodeCapture(in, opts)
+	if c != nil {
+		c.Summary(stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "pgtrace decode: %s: %v\n", name, err)
+		return 1
+	}
+	if !c.Clean() {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,386 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+	"github.com/google/gopacket/reassembly"
+
+	"github.com/pgspec/pgspec/codec"
+)
+
+// progressEvery is how often DecodeCapture reports its progress.
+var progressEvery = 2 * time.Second
+
+// DefaultPort is the server port DecodeCapture follows unless told otherwise.
+const DefaultPort = 5432
+
+// CaptureOptions configure DecodeCapture.
+type CaptureOptions struct {
+	Format
+	// Out receives one line per decoded message; nil discards them.
+	Out io.Writer
+	// Log receives warnings: gaps, undecodable or mismatched messages.
+	Log io.Writer
+	// Port is the server's TCP port; 0 means DefaultPort. Connections to
+	// other ports are skipped.
+	Port int
+	// Major decodes every connection as this PostgreSQL major instead of
+	// learning it from server_version; 0 learns it.
+	Major int
+	// Progress, when not nil, receives a line every few seconds saying how
+	// far the decoder has read; Size (the capture's length in bytes, 0 if
+	// unknown) turns it into a percentage.
+	Progress io.Writer
+	Size     int64
+}
+
+// Capture is what DecodeCapture saw: the counts of Stats, Summary and
+// Clean, and the connections and gaps it found.
+type Capture struct {
+	analyzer
+	opts    CaptureOptions
+	out     *bufio.Writer
+	lines   []byte
+	conns   int64 // PostgreSQL connections seen
+	gaps    int   // bytes missing from the capture, by occurrence
+	packets int64
+}
+
+// Gaps is how many times bytes of a followed connection were missing from
+// the capture (a lost segment, a truncated packet): each ends the decoding
+// of its direction, since nothing after it can be framed with certainty.
+func (c *Capture) Gaps() int { return c.gaps }
+
+// Connections is how many PostgreSQL connections the capture holds.
+func (c *Capture) Connections() int64 { return c.conns }
+
+// Summary writes the counts of both directions, the connections and the gaps.
+func (c *Capture) Summary(w io.Writer) {
+	fmt.Fprintf(w, "%d packets, %d connections, %d gaps\n", c.packets, c.conns, c.gaps)
+	c.analyzer.Summary(w)
+}
+
+// Clean reports whether every message was decoded and re-encoded
+// identically and nothing was missing.
+func (c *Capture) Clean() bool { return c.gaps == 0 && c.analyzer.Clean() }
+
+// pcapngMagic opens a pcapng file (its Section Header Block type).
+var pcapngMagic = []byte{0x0a, 0x0d, 0x0d, 0x0a}
+
+// packetSource is what pcapgo's two readers have in common.
+type packetSource interface {
+	ReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+	LinkType() layers.LinkType
+}
+
+// DecodeCapture reads a pcap or pcapng capture, reassembles the TCP
+// connections to the server port (out-of-order segments put in order,
+// retransmissions dropped, gaps reported), and decodes each connection's
+// two directions as the proxy does, in capture order. It returns an error
+// only for a capture it cannot read; what it could not decode is counted and
+// logged.
+func DecodeCapture(r io.Reader, opts CaptureOptions) (*Capture, error) {
+	if opts.Port == 0 {
+		opts.Port = DefaultPort
+	}
+	if opts.Out == nil {
+		opts.Out = io.Discard
+		opts.Quiet = true
+	}
+	counted := &countingReader{r: r}
+	br := bufio.NewReaderSize(counted, 1<<16)
+	magic, err := br.Peek(4)
+	if err != nil {
+		return nil, fmt.Errorf("not a pcap or pcapng capture: %w", noEOF(err))
+	}
+	var src packetSource
+	if bytes.Equal(magic, pcapngMagic) {
+		src, err = pcapgo.NewNgReader(br, pcapgo.DefaultNgReaderOptions)
+	} else {
+		src, err = pcapgo.NewReader(br)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("not a pcap or pcapng capture: %w", err)
+	}
+	c := &Capture{opts: opts, out: bufio.NewWriterSize(opts.Out, 1<<16)}
+	c.init(opts.Format, opts.Log)
+	asm := reassembly.NewAssembler(reassembly.NewStreamPool(&streamFactory{c: c}))
+	// A segment that never arrives must not hold all that follows in memory:
+	// past this many buffered pages (about 4 MiB) the gap is reported.
+	asm.MaxBufferedPagesPerConnection = 2048
+	link := src.LinkType()
+	lastProgress := time.Now()
+	for {
+		data, ci, err := src.ReadPacketData()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return c, fmt.Errorf("packet %d (byte %d): %w", c.packets+1, counted.n-int64(br.Buffered()), noEOF(err))
+		}
+		c.packets++
+		if tcp, netFlow, ok := tcpOf(data, link); ok {
+			asm.AssembleWithContext(netFlow, tcp, captureContext(ci))
+		}
+		if opts.Progress != nil && time.Since(lastProgress) >= progressEvery {
+			lastProgress = time.Now()
+			c.progress(counted.n)
+		}
+	}
+	asm.FlushAll()
+	c.writeLines(true)
+	return c, c.out.Flush()
+}
+
+// noEOF turns the end of the input in the middle of a structure into an
+// error that says so.
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func (c *Capture) progress(read int64) {
+	decoded := c.stats[Frontend].decoded.Load() + c.stats[Backend].decoded.Load()
+	if c.opts.Size > 0 {
+		fmt.Fprintf(c.opts.Progress, "pgtrace decode: %d of %d MiB (%d%%), %d packets, %d messages\n",
+			read>>20, c.opts.Size>>20, read*100/c.opts.Size, c.packets, decoded)
+		return
+	}
+	fmt.Fprintf(c.opts.Progress, "pgtrace decode: %d MiB, %d packets, %d messages\n", read>>20, c.packets, decoded)
+}
+
+// writeLines writes the lines collected so far when they are many, or all.
+func (c *Capture) writeLines(all bool) {
+	if len(c.lines) >= batchSize || all && len(c.lines) > 0 {
+		c.out.Write(c.lines)
+		c.lines = c.lines[:0]
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (r *countingReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	r.n += int64(n)
+	return n, err
+}
+
+// linkTypeLinuxSLL2 is LINKTYPE_LINUX_SLL2 (276), what `tcpdump -i any`
+// writes on current Linux. The gopacket release this module uses keeps link
+// types in a byte, so pcapgo reports it as 276 & 0xff = 20, a value no other
+// link type has.
+const linkTypeLinuxSLL2 layers.LinkType = 276 & 0xff
+
+// tcpOf finds the TCP segment in a captured frame.
+func tcpOf(data []byte, link layers.LinkType) (*layers.TCP, gopacket.Flow, bool) {
+	var first gopacket.Decoder = link
+	if link == linkTypeLinuxSLL2 {
+		if len(data) < 20 {
+			return nil, gopacket.Flow{}, false
+		}
+		switch layers.EthernetType(binary.BigEndian.Uint16(data)) {
+		case layers.EthernetTypeIPv4:
+			first = layers.LayerTypeIPv4
+		case layers.EthernetTypeIPv6:
+			first = layers.LayerTypeIPv6
+		default:
+			return nil, gopacket.Flow{}, false
+		}
+		data = data[20:]
+	}
+	p := gopacket.NewPacket(data, first, gopacket.DecodeOptions{Lazy: true, NoCopy: true})
+	tcp, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+	if !ok || p.NetworkLayer() == nil {
+		return nil, gopacket.Flow{}, false
+	}
+	return tcp, p.NetworkLayer().NetworkFlow(), true
+}
+
+type captureContext gopacket.CaptureInfo
+
+func (c captureContext) GetCaptureInfo() gopacket.CaptureInfo { return gopacket.CaptureInfo(c) }
+
+// streamFactory makes a stream per TCP connection: a decoding one for a
+// connection to the server port, an ignoring one otherwise.
+type streamFactory struct{ c *Capture }
+
+func (f *streamFactory) New(_, tcpFlow gopacket.Flow, _ *layers.TCP, _ reassembly.AssemblerContext) reassembly.Stream {
+	port := uint16(f.c.opts.Port)
+	var clientFirst bool
+	switch port {
+	case binary.BigEndian.Uint16(tcpFlow.Dst().Raw()):
+		clientFirst = true
+	case binary.BigEndian.Uint16(tcpFlow.Src().Raw()):
+	default:
+		return ignored{}
+	}
+	f.c.conns++
+	s := &captureStream{c: f.c, conn: newConn(f.c.conns), clientFirst: clientFirst}
+	if f.c.opts.Major != 0 {
+		s.conn.major.Store(int32(f.c.opts.Major))
+		s.conn.majorFixed = true
+	}
+	for d := range s.dirs {
+		h := &s.dirs[d]
+		h.examiner = newExaminer(&f.c.analyzer, &s.conn.dirs[d])
+		h.fr = codec.NewFrameReader(&h.feed)
+	}
+	return s
+}
+
+// ignored is a connection to another port.
+type ignored struct{}
+
+func (ignored) Accept(*layers.TCP, gopacket.CaptureInfo, reassembly.TCPFlowDirection, reassembly.Sequence, *bool, reassembly.AssemblerContext) bool {
+	return false
+}
+func (ignored) ReassembledSG(reassembly.ScatterGather, reassembly.AssemblerContext) {}
+func (ignored) ReassemblyComplete(reassembly.AssemblerContext) bool                 { return true }
+
+// captureStream decodes one connection's two directions from the bytes the
+// assembler hands it in order.
+type captureStream struct {
+	c           *Capture
+	conn        *conn
+	clientFirst bool // the connection's first packet went to the server
+	dirs        [2]halfStream
+}
+
+// halfStream is one direction: its bytes wait in feed until a whole message
+// is there; stopped is set at a gap or a framing error.
+type halfStream struct {
+	examiner
+	feed     feed
+	fr       *codec.FrameReader
+	received int64 // bytes delivered so far
+	synSeen  bool
+	started  bool
+	stopped  bool
+}
+
+// feed hands the FrameReader what the assembler delivered, then says
+// errNeedMore; the FrameReader keeps a partial message until more comes.
+type feed struct{ data []byte }
+
+var errNeedMore = errors.New("need more bytes")
+
+func (f *feed) Read(b []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, errNeedMore
+	}
+	n := copy(b, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+func (s *captureStream) direction(d reassembly.TCPFlowDirection) Direction {
+	if (d == reassembly.TCPDirClientToServer) == s.clientFirst {
+		return Frontend
+	}
+	return Backend
+}
+
+func (s *captureStream) Accept(tcp *layers.TCP, _ gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, _ reassembly.AssemblerContext) bool {
+	h := &s.dirs[s.direction(dir)]
+	if tcp.SYN {
+		h.synSeen = true
+	}
+	if nextSeq == -1 && !tcp.SYN && !h.synSeen {
+		*start = true // the capture began after the connection did: start here
+	}
+	return true
+}
+
+func (s *captureStream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.AssemblerContext) {
+	dir, _, _, skip := sg.Info()
+	d := s.direction(dir)
+	h := &s.dirs[d]
+	n, _ := sg.Lengths()
+	if n == 0 || h.stopped {
+		return
+	}
+	at := sg.CaptureInfo(0).Timestamp
+	if !h.started {
+		h.started = true
+		if !h.synSeen {
+			s.c.logf("session #%d: the capture begins after the %s side of the connection did; decoding from its first bytes as a message start", s.conn.id, d.name())
+			s.conn.started.Store(true)
+			s.conn.authenticated.Store(true)
+		}
+	}
+	if skip > 0 {
+		s.c.gaps++
+		h.stopped = true
+		s.c.logf("session #%d: %s bytes %d to %d are not in the capture; not decoding the %s side further", s.conn.id, d.name(), h.received, h.received+int64(skip), d.name())
+		return
+	}
+	h.received += int64(n)
+	h.feed.data = sg.Fetch(n)
+	for !h.stopped {
+		if h.d.next() == undecoded {
+			h.stopped = true
+			s.c.logf("session #%d: the server accepted encryption; not decoding the %s side further", s.conn.id, d.name())
+			return
+		}
+		frame, err := h.next()
+		if errors.Is(err, errNeedMore) {
+			return
+		}
+		if err != nil {
+			h.stopped = true
+			h.a.stats[d].undecodable.Add(1)
+			s.c.logf("session #%d: %s byte offset %d: %v; not decoding the %s side further", s.conn.id, d.name(), h.d.offset, err, d.name())
+			return
+		}
+		var problem string
+		s.c.lines, _, problem = h.examine(frame, at, s.c.lines)
+		if problem != "" {
+			s.c.logf("session #%d: %s message at byte offset %d: %s", s.conn.id, d.name(), h.d.offset-int64(len(frame)), problem)
+		}
+		s.c.writeLines(false)
+	}
+}
+
+// ReassemblyComplete reports a message the capture ends in the middle of.
+func (s *captureStream) ReassemblyComplete(reassembly.AssemblerContext) bool {
+	for d := range s.dirs {
+		h := &s.dirs[d]
+		if rest := h.received - h.d.offset; rest > 0 && !h.stopped {
+			s.c.gaps++
+			s.c.logf("session #%d: the capture ends %d bytes into the %s message at byte offset %d", s.conn.id, rest, Direction(d).name(), h.d.offset)
+		}
+	}
+	return true
+}
+
+// next cuts the direction's next message, framed as the connection's phase
+// says; errNeedMore when it has not all arrived.
+func (h *halfStream) next() ([]byte, error) {
+	h.fr.MaxSize = h.d.maxSize(codec.DefaultMaxSize)
+	switch h.d.next() {
+	case untagged:
+		return h.fr.NextUntagged()
+	case oneByte:
+		if len(h.feed.data) == 0 {
+			return nil, errNeedMore
+		}
+		b := h.feed.data[:1]
+		h.feed.data = h.feed.data[1:]
+		return b, nil
+	}
+	return h.fr.Next()
+}
