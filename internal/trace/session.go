@@ -125,7 +125,10 @@ func (s *proxySession) startup(fp, bp *pump) bool {
 			if !s.encryptionAnswer(fp, bp) {
 				return false
 			}
-		default: // CancelRequest: the server closes when done
+		default: // CancelRequest: nothing follows it; the server closes when done
+			if tc, ok := s.server.(*net.TCPConn); ok {
+				tc.CloseWrite()
+			}
 			io.Copy(s.client, bp)
 			return false
 		}
