@@ -85,3 +85,15 @@ fuzz:
 			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# Real traffic of PostgreSQL 13, 15, 17, 18 and 19, each server in a
+# debootstrap chroot under $(CHROOTS), recorded with tcpdump into
+# testdata/captures/ (not CI: needs root and Debian's mirror; CI decodes the
+# committed captures). CAPTURE_MAJORS picks some: make captures CAPTURE_MAJORS=19
+CHROOTS ?= /var/tmp/pgspec-chroots
+CAPTURE_MAJORS ?=
+
+.PHONY: captures
+
+captures:
+	CHROOTS=$(CHROOTS) bash testdata/captures/record.sh $(CAPTURE_MAJORS)
