@@ -1,7 +1,7 @@
 // Command capturework runs the parts of the capture workloads that libpq's
 // tools cannot: binary parameters and results over the extended protocol,
-// a suspended portal, CopyFail, an empty query, a startup with an unknown
-// protocol option, and on a physical replication connection the standby
+// a suspended portal, COPY FROM STDIN in binary, CopyFail, an empty query,
+// a startup with an unknown protocol option, and on a physical replication connection the standby
 // status update, hot standby feedback and (19 on) primary status request.
 // testdata/captures/record.sh runs it against each major's server while
 // tcpdump records; it is no test and prints nothing on success.
@@ -71,6 +71,9 @@ func sessions(cfg pgclient.Config) error {
 	}
 	if _, err := c.SimpleQuery(""); err != nil { // EmptyQueryResponse
 		return err
+	}
+	if err := copyBinary(c); err != nil {
+		return fmt.Errorf("binary COPY FROM STDIN: %w", err)
 	}
 	if err := copyFail(c); err != nil {
 		return err
@@ -145,6 +148,45 @@ func extended(c *pgclient.Conn) error {
 		}
 	}
 	if err := c.Send(&codec.Sync{}); err != nil {
+		return err
+	}
+	_, err = c.ReadUntilReady(nil)
+	return err
+}
+
+// copyBinary sends one row in COPY's binary format: the PGCOPY signature,
+// flags and header extension, a tuple of five fields (NULLs among them),
+// and the trailer.
+func copyBinary(c *pgclient.Conn) error {
+	if err := c.Send(&codec.Query{String: "COPY items FROM STDIN (FORMAT binary)"}); err != nil {
+		return err
+	}
+	m, err := c.Receive()
+	if err != nil {
+		return err
+	}
+	if r, ok := m.(*codec.CopyInResponse); !ok || r.OverallFormat != 1 {
+		return fmt.Errorf("answered %s, want a binary CopyInResponse", m.Slug())
+	}
+	data := []byte("PGCOPY\n\xff\r\n\x00")
+	data = binary.BigEndian.AppendUint32(data, 0) // flags
+	data = binary.BigEndian.AppendUint32(data, 0) // header extension length
+	data = binary.BigEndian.AppendUint16(data, 5)
+	field := func(v []byte) {
+		if v == nil {
+			data = binary.BigEndian.AppendUint32(data, math.MaxUint32) // -1: NULL
+			return
+		}
+		data = binary.BigEndian.AppendUint32(data, uint32(len(v)))
+		data = append(data, v...)
+	}
+	field(binary.BigEndian.AppendUint32(nil, 8))
+	field([]byte("binary row"))
+	field(nil)
+	field([]byte{0xde, 0xad, 0xbe, 0xef})
+	field(nil)
+	data = binary.BigEndian.AppendUint16(data, 0xffff) // trailer: -1
+	if err := c.Send(&codec.CopyData{Data: data}, &codec.CopyDone{}); err != nil {
 		return err
 	}
 	_, err = c.ReadUntilReady(nil)

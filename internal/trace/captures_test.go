@@ -19,11 +19,14 @@ import (
 )
 
 // captureMajors and captureKinds name the committed captures of real traffic
-// (testdata/captures, recorded by make captures): pgNN-KIND.pcap.gz, the
-// server listening on port 5400+NN.
+// (testdata/captures, recorded by make captures): pgNN-KIND.FORMAT.gz, the
+// server listening on port 5400+NN; dumpcap wrote the pcapng ones, tcpdump
+// the pcap ones.
 var (
 	captureMajors = []int{13, 15, 17, 18, 19}
-	captureKinds  = []string{"sessions", "logical", "physical", "backup"}
+	captureKinds  = []struct{ name, format string }{
+		{"sessions", "pcapng"}, {"logical", "pcap"}, {"physical", "pcapng"}, {"backup", "pcap"},
+	}
 )
 
 const capturesDir = "../../testdata/captures"
@@ -34,14 +37,14 @@ const capturesDir = "../../testdata/captures"
 // the workloads the README lists are really in each file, so that a capture
 // recorded empty or cut short cannot pass.
 func TestCaptures(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(capturesDir, "pg*.pcap.gz"))
+	files, err := filepath.Glob(filepath.Join(capturesDir, "pg*.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []string
 	for _, major := range captureMajors {
 		for _, kind := range captureKinds {
-			want = append(want, fmt.Sprintf("pg%d-%s.pcap.gz", major, kind))
+			want = append(want, fmt.Sprintf("pg%d-%s.%s.gz", major, kind.name, kind.format))
 		}
 	}
 	var got []string
@@ -54,11 +57,11 @@ func TestCaptures(t *testing.T) {
 	}
 	for _, major := range captureMajors {
 		for _, kind := range captureKinds {
-			name := fmt.Sprintf("pg%d-%s", major, kind)
+			name := fmt.Sprintf("pg%d-%s", major, kind.name)
 			t.Run(name, func(t *testing.T) {
-				seen := decodeCapture(t, filepath.Join(capturesDir, name+".pcap.gz"), major)
-				seen.check(t, expected(kind, major))
-				checkDetails(t, kind, major, seen)
+				seen := decodeCapture(t, filepath.Join(capturesDir, name+"."+kind.format+".gz"), kind.format, major)
+				seen.check(t, expected(kind.name, major))
+				checkDetails(t, kind.name, major, seen)
 			})
 		}
 	}
@@ -78,7 +81,10 @@ type captureLine struct {
 	Messages []map[string]any `json:"messages"`
 }
 
-func decodeCapture(t *testing.T, path string, major int) seen {
+// pcapngMagic opens a pcapng file; pcap files open with a4 b2 c3 d4 or its reverse.
+var pcapngMagic = []byte{0x0a, 0x0d, 0x0d, 0x0a}
+
+func decodeCapture(t *testing.T, path, format string, major int) seen {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -89,8 +95,12 @@ func decodeCapture(t *testing.T, path string, major int) seen {
 	if err != nil {
 		t.Fatal(err)
 	}
+	br := bufio.NewReader(z)
+	if magic, err := br.Peek(4); err != nil || bytes.Equal(magic, pcapngMagic) != (format == "pcapng") {
+		t.Fatalf("file starts with %x (%v), want a %s file", magic, err, format)
+	}
 	var out, log bytes.Buffer
-	c, err := trace.DecodeCapture(z, trace.CaptureOptions{Format: trace.Format{JSON: true}, Out: &out, Log: &log, Port: 5400 + major})
+	c, err := trace.DecodeCapture(br, trace.CaptureOptions{Format: trace.Format{JSON: true}, Out: &out, Log: &log, Port: 5400 + major})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +171,10 @@ func expected(kind string, major int) map[string]int64 {
 		add(1, "authentication-cleartext-password", "authentication-md5-password", "notice-response",
 			"copy-fail", "parse-complete", "bind-complete", "parameter-description", "no-data", "close",
 			"close-complete", "flush", "empty-query-response")
-		add(2, "password-message", "notification-response", "copy-in-response", "copy-out-response", "portal-suspended")
-		add(3, "authentication-sasl", "copy-done", "copy-data", "parse", "bind", "describe", "execute", "sync")
+		add(2, "password-message", "notification-response", "copy-out-response", "portal-suspended")
+		add(3, "copy-in-response") // psql's text, capturework's binary and abandoned COPY
+		add(4, "copy-done", "copy-data")
+		add(3, "authentication-sasl", "parse", "bind", "describe", "execute", "sync")
 		add(4, "error-response") // wrong password, division by zero, CopyFail, cancel
 		add(9, "function-call", "function-call-response")
 		if major >= 18 { // psql 3.0, psql 3.2, capturework 3.2

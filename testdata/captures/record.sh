@@ -6,7 +6,8 @@
 # untouched), records its loopback port with tcpdump while the major's own
 # clients (psql, pgbench, pg_recvlogical, pg_receivewal, pg_basebackup) and
 # internal/capturework run the workloads README.md lists, and writes
-# pgNN-{sessions,logical,physical,backup}.pcap.gz next to this script.
+# pgNN-{sessions.pcapng,logical.pcap,physical.pcapng,backup.pcap}.gz next
+# to this script.
 #
 # Needs root, debootstrap, tcpdump, go and Debian's mirror. CHROOTS says
 # where the chroots live (default /var/tmp/pgspec-chroots, outside the repo).
@@ -25,9 +26,9 @@ done
 [ "$(id -u)" = 0 ] || { echo "record.sh: run as root (chroot, tcpdump)" >&2; exit 1; }
 
 work=$(mktemp -d)
-tcpdump_pid=
+recorder_pid=
 cleanup() {
-	[ -z "$tcpdump_pid" ] || kill -INT "$tcpdump_pid" 2>/dev/null || true
+	[ -z "$recorder_pid" ] || kill -INT "$recorder_pid" 2>/dev/null || true
 	[ -z "${root:-}" ] || stop_server
 	rm -rf "$work"
 }
@@ -109,28 +110,35 @@ stop_server() {
 	data=
 }
 
-# capture NAME FUNCTION records what FUNCTION sends over the server's port
-# into pgNN-NAME.pcap.gz (gzip: Wireshark and the tests read it as it is).
+# capture NAME FORMAT FUNCTION records what FUNCTION sends over the server's
+# port into pgNN-NAME.FORMAT.gz (gzip: Wireshark and the tests read it as it
+# is): FORMAT pcap with tcpdump, pcapng with Wireshark's dumpcap (which runs
+# in the trixie chroot, so that the host gets no Wireshark).
 capture() {
-	local file=$out/pg$major-$1.pcap.gz
-	tcpdump -i lo -s 0 -B 131072 -U -w "$work/capture.pcap" "tcp port $port" 2>"$work/tcpdump.log" &
-	tcpdump_pid=$!
-	until grep -qs listening "$work/tcpdump.log"; do sleep 0.1; done
-	sleep 1 # "listening" comes a moment before the first packet is recorded
-	"$2"
+	local name=pg$major-$1.$2.gz
+	rm -f "$chroots/trixie/tmp/pgspec-capture.pcapng"
+	case $2 in
+	pcap) tcpdump -i lo -s 0 -B 131072 -U -w "$work/capture" "tcp port $port" 2>"$work/recorder.log" & ;;
+	pcapng) chroot "$chroots/trixie" dumpcap -i lo -s 0 -B 128 -f "tcp port $port" -w /tmp/pgspec-capture.pcapng 2>"$work/recorder.log" & ;;
+	esac
+	recorder_pid=$!
+	until grep -qs 'listening\|Capturing' "$work/recorder.log"; do sleep 0.1; done
+	sleep 1 # the recorder says so a moment before the first packet is recorded
+	"$3"
 	sleep 1 # the last FIN and ACK
-	kill -INT "$tcpdump_pid"
-	wait "$tcpdump_pid" || true
-	tcpdump_pid=
+	kill -INT "$recorder_pid"
+	wait "$recorder_pid" || true
+	recorder_pid=
+	[ "$2" = pcap ] || mv "$chroots/trixie/tmp/pgspec-capture.pcapng" "$work/capture"
 	# A packet the kernel dropped is a gap no decoder may guess over.
-	if ! grep -q '^0 packets dropped by kernel' "$work/tcpdump.log"; then
-		cat "$work/tcpdump.log" >&2
-		echo "record.sh: tcpdump lost packets recording pg$major-$1" >&2
+	if ! grep -q '^0 packets dropped by kernel\|dropped on interface .*: [0-9]*/0 ' "$work/recorder.log"; then
+		cat "$work/recorder.log" >&2
+		echo "record.sh: lost packets recording $name" >&2
 		exit 1
 	fi
-	gzip -9n <"$work/capture.pcap" >"$file.tmp"
-	mv "$file.tmp" "$file"
-	echo "pg$major-$1.pcap.gz: $(stat -c %s "$work/capture.pcap") bytes, $(stat -c %s "$file") gzipped"
+	gzip -9n <"$work/capture" >"$out/$name.tmp"
+	mv "$out/$name.tmp" "$out/$name"
+	echo "$name: $(stat -c %s "$work/capture") bytes, $(stat -c %s "$out/$name") gzipped"
 }
 
 # new_client PROGRAM ARGS... runs a client of libpq 18 (or 19), which speaks
@@ -302,7 +310,8 @@ for major in "${majors[@]}"; do
 	base=${suite%+experimental}
 	root=$chroots/$base
 	port=$((5400 + major))
-	"$here/chroot.sh" "$root" "$suite" "postgresql-$major" >"$work/chroot.log" 2>&1 || {
+	"$here/chroot.sh" "$chroots/trixie" trixie wireshark-common >"$work/chroot.log" 2>&1 &&
+	"$here/chroot.sh" "$root" "$suite" "postgresql-$major" >>"$work/chroot.log" 2>&1 || {
 		cat "$work/chroot.log" >&2
 		exit 1
 	}
@@ -316,9 +325,9 @@ for major in "${majors[@]}"; do
 		CREATE PUBLICATION pub FOR TABLE lr, lr_full;
 		SELECT pg_replication_origin_create('upstream') \g /dev/null
 	EOF
-	capture sessions sessions
-	capture logical logical
-	capture physical physical
-	capture backup backup
+	capture sessions pcapng sessions
+	capture logical pcap logical
+	capture physical pcapng physical
+	capture backup pcap backup
 	stop_server
 done
