@@ -25,7 +25,7 @@ func (*AuthenticationGSS) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
 	if !authenticationGSSMajors.Has(p.Major) {
 		return &VersionError{
@@ -56,4 +56,11 @@ func (m *AuthenticationGSS) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u32(7)
 	w = w.finish(start)
 	return w.result("AuthenticationGSS", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationGSS) Clone() *AuthenticationGSS {
+	c := *m
+	return &c
 }

@@ -28,7 +28,7 @@ func (*AuthenticationMD5Password) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 	if !authenticationMD5PasswordMajors.Has(p.Major) {
 		return &VersionError{
@@ -61,4 +61,11 @@ func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error)
 	w = w.bytes(m.Salt[:])
 	w = w.finish(start)
 	return w.result("AuthenticationMD5Password", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationMD5Password) Clone() *AuthenticationMD5Password {
+	c := *m
+	return &c
 }

@@ -25,7 +25,7 @@ func (*AuthenticationOk) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationOk) Decode(src []byte, p Params) error {
 	if !authenticationOkMajors.Has(p.Major) {
 		return &VersionError{
@@ -56,4 +56,11 @@ func (m *AuthenticationOk) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u32(0)
 	w = w.finish(start)
 	return w.result("AuthenticationOk", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationOk) Clone() *AuthenticationOk {
+	c := *m
+	return &c
 }

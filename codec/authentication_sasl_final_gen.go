@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // AuthenticationSASLFinal is the message of the frontend/backend protocol
 // “AuthenticationSASLFinal” (B).
 //
@@ -11,6 +13,9 @@ package codec
 // Documented in PostgreSQL 10–19.
 type AuthenticationSASLFinal struct {
 	// SASL outcome "additional data", specific to the SASL mechanism being used.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -28,7 +33,7 @@ func (*AuthenticationSASLFinal) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationSASLFinal) Decode(src []byte, p Params) error {
 	if !authenticationSASLFinalMajors.Has(p.Major) {
 		return &VersionError{
@@ -61,4 +66,12 @@ func (m *AuthenticationSASLFinal) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("AuthenticationSASLFinal", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSASLFinal) Clone() *AuthenticationSASLFinal {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

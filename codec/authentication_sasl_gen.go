@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // AuthenticationSASL is the message of the frontend/backend protocol
 // “AuthenticationSASL” (B).
 //
@@ -32,7 +34,7 @@ func (*AuthenticationSASL) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 	if !authenticationSASLMajors.Has(p.Major) {
 		return &VersionError{
@@ -47,11 +49,10 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(10)", 4, 10)
-	m.AuthMechanisms = m.AuthMechanisms[:0]
-	for !r.ended() {
-		var v string
-		v, r = r.str("AuthMechanisms", r.zero())
-		m.AuthMechanisms = append(m.AuthMechanisms, v)
+	nAuthMechanisms := r.terminated(0, 1)
+	m.AuthMechanisms = grow(m.AuthMechanisms, nAuthMechanisms)[:nAuthMechanisms]
+	for i := range m.AuthMechanisms {
+		m.AuthMechanisms[i], r = r.str("AuthMechanisms", m.AuthMechanisms[i])
 	}
 	r = r.terminate("AuthMechanisms")
 	return r.done("AuthenticationSASL", len(src))
@@ -75,4 +76,12 @@ func (m *AuthenticationSASL) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("AuthenticationSASL", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSASL) Clone() *AuthenticationSASL {
+	c := *m
+	c.AuthMechanisms = slices.Clone(m.AuthMechanisms)
+	return &c
 }

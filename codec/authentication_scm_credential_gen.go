@@ -25,7 +25,7 @@ func (*AuthenticationSCMCredential) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationSCMCredential) Decode(src []byte, p Params) error {
 	if !authenticationSCMCredentialMajors.Has(p.Major) {
 		return &VersionError{
@@ -56,4 +56,11 @@ func (m *AuthenticationSCMCredential) Encode(dst []byte, p Params) ([]byte, erro
 	w = w.u32(6)
 	w = w.finish(start)
 	return w.result("AuthenticationSCMCredential", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSCMCredential) Clone() *AuthenticationSCMCredential {
+	c := *m
+	return &c
 }

@@ -25,7 +25,7 @@ func (*AuthenticationSSPI) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationSSPI) Decode(src []byte, p Params) error {
 	if !authenticationSSPIMajors.Has(p.Major) {
 		return &VersionError{
@@ -56,4 +56,11 @@ func (m *AuthenticationSSPI) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u32(9)
 	w = w.finish(start)
 	return w.result("AuthenticationSSPI", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSSPI) Clone() *AuthenticationSSPI {
+	c := *m
+	return &c
 }

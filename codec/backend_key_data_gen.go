@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // BackendKeyData is the message of the frontend/backend protocol “BackendKeyData” (B).
 //
 // Identifies the message as cancellation key data. The frontend must save these values if it
@@ -26,6 +28,9 @@ type BackendKeyData struct {
 	// middleware applications are layered on top of each other, each of which may wrap the key
 	// with extra data.
 	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
+	//
 	// Its length depends on Params.ProtocolMinor: 4 bytes from protocol 3.0, 4 to 256 bytes from
 	// protocol 3.2.
 	SecretKey []byte
@@ -45,7 +50,7 @@ func (*BackendKeyData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackendKeyData) Decode(src []byte, p Params) error {
 	if !backendKeyDataMajors.Has(p.Major) {
 		return &VersionError{
@@ -137,4 +142,12 @@ func (m *BackendKeyData) write18(w writer, p Params) writer {
 	}
 	w = w.finish(start)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackendKeyData) Clone() *BackendKeyData {
+	c := *m
+	c.SecretKey = bytes.Clone(m.SecretKey)
+	return &c
 }

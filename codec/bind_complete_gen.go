@@ -24,7 +24,7 @@ func (*BindComplete) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BindComplete) Decode(src []byte, p Params) error {
 	if !bindCompleteMajors.Has(p.Major) {
 		return &VersionError{
@@ -53,4 +53,11 @@ func (m *BindComplete) Encode(dst []byte, p Params) ([]byte, error) {
 	w, start := w.header('2')
 	w = w.finish(start)
 	return w.result("BindComplete", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BindComplete) Clone() *BindComplete {
+	c := *m
+	return &c
 }

@@ -3,6 +3,11 @@
 
 package codec
 
+import (
+	"bytes"
+	"slices"
+)
+
 // Bind is the message of the frontend/backend protocol “Bind” (F).
 //
 // Identifies the message as a Bind command.
@@ -25,6 +30,9 @@ type Bind struct {
 	// the above length.
 	//
 	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Parameters [][]byte
 
 	// The result-column format codes. Each must presently be zero (text) or one (binary).
@@ -45,7 +53,7 @@ func (*Bind) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Bind) Decode(src []byte, p Params) error {
 	if !bindMajors.Has(p.Major) {
 		return &VersionError{
@@ -59,8 +67,8 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('B').length()
 	}
-	m.DestinationPortal, r = r.str("DestinationPortal", r.zero())
-	m.PreparedStatement, r = r.str("PreparedStatement", r.zero())
+	m.DestinationPortal, r = r.str("DestinationPortal", m.DestinationPortal)
+	m.PreparedStatement, r = r.str("PreparedStatement", m.PreparedStatement)
 	var nParameterFormatCodes int
 	nParameterFormatCodes, r = r.count16("ParameterFormatCodes", 2)
 	m.ParameterFormatCodes = grow(m.ParameterFormatCodes, nParameterFormatCodes)[:nParameterFormatCodes]
@@ -104,4 +112,14 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("Bind", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Bind) Clone() *Bind {
+	c := *m
+	c.ParameterFormatCodes = slices.Clone(m.ParameterFormatCodes)
+	c.Parameters = cloneAll(m.Parameters, bytes.Clone)
+	c.ResultFormatCodes = slices.Clone(m.ResultFormatCodes)
+	return &c
 }

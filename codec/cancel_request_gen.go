@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // CancelRequest is the message of the frontend/backend protocol “CancelRequest” (F).
 //
 // Before protocol version 3.2, the secret key was always 4 bytes long.
@@ -16,6 +18,9 @@ type CancelRequest struct {
 
 	// The secret key for the target backend. This field extends to the end of the message,
 	// indicated by the length field. The maximum key length is 256 bytes.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	//
 	// Its length depends on Params.ProtocolMinor: 4 bytes from protocol 3.0, 4 to 256 bytes from
 	// protocol 3.2.
@@ -36,7 +41,7 @@ func (*CancelRequest) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CancelRequest) Decode(src []byte, p Params) error {
 	if !cancelRequestMajors.Has(p.Major) {
 		return &VersionError{
@@ -124,4 +129,12 @@ func (m *CancelRequest) write18(w writer, p Params) writer {
 	}
 	w = w.finish(start)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CancelRequest) Clone() *CancelRequest {
+	c := *m
+	c.SecretKey = bytes.Clone(m.SecretKey)
+	return &c
 }

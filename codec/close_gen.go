@@ -31,7 +31,7 @@ func (*Close) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Close) Decode(src []byte, p Params) error {
 	if !closeMajors.Has(p.Major) {
 		return &VersionError{
@@ -46,7 +46,7 @@ func (m *Close) Decode(src []byte, p Params) error {
 		r = r.tag('C').length()
 	}
 	m.ObjectType, r = r.u8("ObjectType")
-	m.Name, r = r.str("Name", r.zero())
+	m.Name, r = r.str("Name", m.Name)
 	return r.done("Close", len(src))
 }
 
@@ -64,4 +64,11 @@ func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Name", m.Name)
 	w = w.finish(start)
 	return w.result("Close", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Close) Clone() *Close {
+	c := *m
+	return &c
 }

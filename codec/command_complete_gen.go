@@ -37,7 +37,7 @@ func (*CommandComplete) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CommandComplete) Decode(src []byte, p Params) error {
 	if !commandCompleteMajors.Has(p.Major) {
 		return &VersionError{
@@ -51,7 +51,7 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('C').length()
 	}
-	m.CommandTag, r = r.str("CommandTag", r.zero())
+	m.CommandTag, r = r.str("CommandTag", m.CommandTag)
 	return r.done("CommandComplete", len(src))
 }
 
@@ -68,4 +68,11 @@ func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("CommandTag", m.CommandTag)
 	w = w.finish(start)
 	return w.result("CommandComplete", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CommandComplete) Clone() *CommandComplete {
+	c := *m
+	return &c
 }

@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // CopyBothResponse is the message of the frontend/backend protocol “CopyBothResponse”
 // (B).
 //
@@ -35,7 +37,7 @@ func (*CopyBothResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyBothResponse) Decode(src []byte, p Params) error {
 	if !copyBothResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -76,4 +78,12 @@ func (m *CopyBothResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("CopyBothResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyBothResponse) Clone() *CopyBothResponse {
+	c := *m
+	c.ColumnFormatCodes = slices.Clone(m.ColumnFormatCodes)
+	return &c
 }

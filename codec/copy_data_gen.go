@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // CopyData is the message of the frontend/backend protocol “CopyData” (F & B).
 //
 // Identifies the message as COPY data.
@@ -12,6 +14,9 @@ type CopyData struct {
 	// Data that forms part of a COPY data stream. Messages sent from the backend will always
 	// correspond to single data rows, but messages sent by frontends might divide the data
 	// stream arbitrarily.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -29,7 +34,7 @@ func (*CopyData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyData) Decode(src []byte, p Params) error {
 	if !copyDataMajors.Has(p.Major) {
 		return &VersionError{
@@ -60,4 +65,12 @@ func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("CopyData", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyData) Clone() *CopyData {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

@@ -27,7 +27,7 @@ func (*CopyFail) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyFail) Decode(src []byte, p Params) error {
 	if !copyFailMajors.Has(p.Major) {
 		return &VersionError{
@@ -41,7 +41,7 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('f').length()
 	}
-	m.Message, r = r.str("Message", r.zero())
+	m.Message, r = r.str("Message", m.Message)
 	return r.done("CopyFail", len(src))
 }
 
@@ -58,4 +58,11 @@ func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Message", m.Message)
 	w = w.finish(start)
 	return w.result("CopyFail", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyFail) Clone() *CopyFail {
+	c := *m
+	return &c
 }

@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // CopyInResponse is the message of the frontend/backend protocol “CopyInResponse” (B).
 //
 // Identifies the message as a Start Copy In response. The frontend must now send copy-in
@@ -34,7 +36,7 @@ func (*CopyInResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyInResponse) Decode(src []byte, p Params) error {
 	if !copyInResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -75,4 +77,12 @@ func (m *CopyInResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("CopyInResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyInResponse) Clone() *CopyInResponse {
+	c := *m
+	c.ColumnFormatCodes = slices.Clone(m.ColumnFormatCodes)
+	return &c
 }

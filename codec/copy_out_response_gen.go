@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // CopyOutResponse is the message of the frontend/backend protocol “CopyOutResponse” (B).
 //
 // Identifies the message as a Start Copy Out response. This message will be followed by
@@ -34,7 +36,7 @@ func (*CopyOutResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 	if !copyOutResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -75,4 +77,12 @@ func (m *CopyOutResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("CopyOutResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *CopyOutResponse) Clone() *CopyOutResponse {
+	c := *m
+	c.ColumnFormatCodes = slices.Clone(m.ColumnFormatCodes)
+	return &c
 }

@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // DataRow is the message of the frontend/backend protocol “DataRow” (B).
 //
 // Identifies the message as a data row.
@@ -15,6 +17,9 @@ type DataRow struct {
 	// above length.
 	//
 	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Values [][]byte
 }
 
@@ -32,7 +37,7 @@ func (*DataRow) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *DataRow) Decode(src []byte, p Params) error {
 	if !dataRowMajors.Has(p.Major) {
 		return &VersionError{
@@ -67,4 +72,12 @@ func (m *DataRow) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes32s("Values", m.Values, true)
 	w = w.finish(start)
 	return w.result("DataRow", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *DataRow) Clone() *DataRow {
+	c := *m
+	c.Values = cloneAll(m.Values, bytes.Clone)
+	return &c
 }

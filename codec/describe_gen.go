@@ -31,7 +31,7 @@ func (*Describe) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Describe) Decode(src []byte, p Params) error {
 	if !describeMajors.Has(p.Major) {
 		return &VersionError{
@@ -46,7 +46,7 @@ func (m *Describe) Decode(src []byte, p Params) error {
 		r = r.tag('D').length()
 	}
 	m.ObjectType, r = r.u8("ObjectType")
-	m.Name, r = r.str("Name", r.zero())
+	m.Name, r = r.str("Name", m.Name)
 	return r.done("Describe", len(src))
 }
 
@@ -64,4 +64,11 @@ func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Name", m.Name)
 	w = w.finish(start)
 	return w.result("Describe", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Describe) Clone() *Describe {
+	c := *m
+	return &c
 }

@@ -22,12 +22,19 @@
 //
 // # Lifetime
 //
-// Decode does not copy: string fields alias src (they are built with
-// unsafe.String) and []byte fields are sub-slices of src. Both stay valid
-// only while src is not modified or reused; copy them (strings.Clone,
-// bytes.Clone) to keep them longer. Slices of repeated fields are reused
-// (m.X = m.X[:0]), so decoding into the same value again allocates nothing
-// once its slices have grown.
+// A string a message holds never changes: Decode copies strings out of src,
+// so they can be kept, compared and used as map keys after src is reused
+// (by a FrameReader, say). The copies cost nothing in steady state: a field
+// decoded again with the same bytes keeps its string, and strings of up to
+// 64 bytes (names, command tags, parameter statuses, SQLSTATEs) come from a
+// small table shared by all decoders, so a session's repeated strings are
+// allocated once. Longer strings (query text, error messages) are copied
+// when they change.
+//
+// []byte fields are not copied: they are sub-slices of src, valid while src
+// is, as Go's io.Reader and bufio contracts go. Clone a message (or
+// bytes.Clone a field) to keep it. Slices of repeated fields are reused, so
+// decoding into the same value again allocates nothing once they have grown.
 //
 // # Versions
 //

@@ -26,7 +26,7 @@ func (*EmptyQueryResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
 	if !emptyQueryResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -55,4 +55,11 @@ func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w, start := w.header('I')
 	w = w.finish(start)
 	return w.result("EmptyQueryResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *EmptyQueryResponse) Clone() *EmptyQueryResponse {
+	c := *m
+	return &c
 }

@@ -31,7 +31,7 @@ func (*Execute) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Execute) Decode(src []byte, p Params) error {
 	if !executeMajors.Has(p.Major) {
 		return &VersionError{
@@ -45,7 +45,7 @@ func (m *Execute) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('E').length()
 	}
-	m.Portal, r = r.str("Portal", r.zero())
+	m.Portal, r = r.str("Portal", m.Portal)
 	m.MaxRows, r = signed[int32](r.u32("MaxRows"))
 	return r.done("Execute", len(src))
 }
@@ -64,4 +64,11 @@ func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u32(uint32(m.MaxRows))
 	w = w.finish(start)
 	return w.result("Execute", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Execute) Clone() *Execute {
+	c := *m
+	return &c
 }

@@ -24,7 +24,7 @@ func (*Flush) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Flush) Decode(src []byte, p Params) error {
 	if !flushMajors.Has(p.Major) {
 		return &VersionError{
@@ -53,4 +53,11 @@ func (m *Flush) Encode(dst []byte, p Params) ([]byte, error) {
 	w, start := w.header('H')
 	w = w.finish(start)
 	return w.result("Flush", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Flush) Clone() *Flush {
+	c := *m
+	return &c
 }

@@ -3,6 +3,11 @@
 
 package codec
 
+import (
+	"bytes"
+	"slices"
+)
+
 // FunctionCall is the message of the frontend/backend protocol “FunctionCall” (F).
 //
 // Identifies the message as a function call.
@@ -21,6 +26,9 @@ type FunctionCall struct {
 	// above length.
 	//
 	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Arguments [][]byte
 
 	// The format code for the function result. Must presently be zero (text) or one (binary).
@@ -41,7 +49,7 @@ func (*FunctionCall) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *FunctionCall) Decode(src []byte, p Params) error {
 	if !functionCallMajors.Has(p.Major) {
 		return &VersionError{
@@ -90,4 +98,13 @@ func (m *FunctionCall) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u16(uint16(m.ResultFormatCode))
 	w = w.finish(start)
 	return w.result("FunctionCall", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *FunctionCall) Clone() *FunctionCall {
+	c := *m
+	c.ArgumentFormatCodes = slices.Clone(m.ArgumentFormatCodes)
+	c.Arguments = cloneAll(m.Arguments, bytes.Clone)
+	return &c
 }

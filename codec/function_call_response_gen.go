@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // FunctionCallResponse is the message of the frontend/backend protocol
 // “FunctionCallResponse” (B).
 //
@@ -14,6 +16,9 @@ type FunctionCallResponse struct {
 	// is the above length.
 	//
 	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Result []byte
 }
 
@@ -31,7 +36,7 @@ func (*FunctionCallResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *FunctionCallResponse) Decode(src []byte, p Params) error {
 	if !functionCallResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -62,4 +67,12 @@ func (m *FunctionCallResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes32("Result", m.Result, true)
 	w = w.finish(start)
 	return w.result("FunctionCallResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *FunctionCallResponse) Clone() *FunctionCallResponse {
+	c := *m
+	c.Result = bytes.Clone(m.Result)
+	return &c
 }

@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // GSSResponse is the message of the frontend/backend protocol “GSSResponse” (F).
 //
 // Identifies the message as a GSSAPI or SSPI response. Note that this is also used for SASL
@@ -11,6 +13,9 @@ package codec
 // Documented in PostgreSQL 10–19.
 type GSSResponse struct {
 	// GSSAPI/SSPI specific message data.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -28,7 +33,7 @@ func (*GSSResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *GSSResponse) Decode(src []byte, p Params) error {
 	if !gssResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -59,4 +64,12 @@ func (m *GSSResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("GSSResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *GSSResponse) Clone() *GSSResponse {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

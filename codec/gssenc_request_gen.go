@@ -22,7 +22,7 @@ func (*GSSEncRequest) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *GSSEncRequest) Decode(src []byte, p Params) error {
 	if !gssEncRequestMajors.Has(p.Major) {
 		return &VersionError{
@@ -49,4 +49,11 @@ func (m *GSSEncRequest) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u32(80877104)
 	w = w.finish(start)
 	return w.result("GSSEncRequest", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *GSSEncRequest) Clone() *GSSEncRequest {
+	c := *m
+	return &c
 }

@@ -36,7 +36,7 @@ func (*LogicalBegin) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalBegin) Decode(src []byte, p Params) error {
 	if !logicalBeginMajors.Has(p.Major) {
 		return &VersionError{
@@ -75,4 +75,11 @@ func (m *LogicalBegin) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[8:], uint64(m.CommitTime))
 	binary.BigEndian.PutUint32(run[16:], m.Xid)
 	return w.result("LogicalBegin", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalBegin) Clone() *LogicalBegin {
+	c := *m
+	return &c
 }

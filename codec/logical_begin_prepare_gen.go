@@ -42,7 +42,7 @@ func (*LogicalBeginPrepare) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 	if !logicalBeginPrepareMajors.Has(p.Major) {
 		return &VersionError{
@@ -64,7 +64,7 @@ func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 		m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", r.zero())
+	m.GID, r = r.str("GID", m.GID)
 	return r.done("LogicalBeginPrepare", len(src))
 }
 
@@ -86,4 +86,11 @@ func (m *LogicalBeginPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint32(run[24:], m.Xid)
 	w = w.str("GID", m.GID)
 	return w.result("LogicalBeginPrepare", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalBeginPrepare) Clone() *LogicalBeginPrepare {
+	c := *m
+	return &c
 }

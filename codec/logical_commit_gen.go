@@ -39,7 +39,7 @@ func (*LogicalCommit) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalCommit) Decode(src []byte, p Params) error {
 	if !logicalCommitMajors.Has(p.Major) {
 		return &VersionError{
@@ -81,4 +81,11 @@ func (m *LogicalCommit) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[9:], m.TransactionEndLSN)
 	binary.BigEndian.PutUint64(run[17:], uint64(m.CommitTime))
 	return w.result("LogicalCommit", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalCommit) Clone() *LogicalCommit {
+	c := *m
+	return &c
 }

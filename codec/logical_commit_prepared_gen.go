@@ -45,7 +45,7 @@ func (*LogicalCommitPrepared) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 	if !logicalCommitPreparedMajors.Has(p.Major) {
 		return &VersionError{
@@ -69,7 +69,7 @@ func (m *LogicalCommitPrepared) Decode(src []byte, p Params) error {
 		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", r.zero())
+	m.GID, r = r.str("GID", m.GID)
 	return r.done("LogicalCommitPrepared", len(src))
 }
 
@@ -92,4 +92,11 @@ func (m *LogicalCommitPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint32(run[25:], m.Xid)
 	w = w.str("GID", m.GID)
 	return w.result("LogicalCommitPrepared", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalCommitPrepared) Clone() *LogicalCommitPrepared {
+	c := *m
+	return &c
 }

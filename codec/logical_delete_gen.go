@@ -54,7 +54,7 @@ func (*LogicalDelete) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalDelete) Decode(src []byte, p Params) error {
 	if !logicalDeleteMajors.Has(p.Major) {
 		return &VersionError{
@@ -141,4 +141,12 @@ func (m *LogicalDelete) write14(w writer, p Params) writer {
 	w = w.choice("OldKind", m.OldKind, "KO", false)
 	w = m.Old.write(w, p)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalDelete) Clone() *LogicalDelete {
+	c := *m
+	c.Old = *m.Old.Clone()
+	return &c
 }

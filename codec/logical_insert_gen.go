@@ -43,7 +43,7 @@ func (*LogicalInsert) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalInsert) Decode(src []byte, p Params) error {
 	if !logicalInsertMajors.Has(p.Major) {
 		return &VersionError{
@@ -130,4 +130,12 @@ func (m *LogicalInsert) write14(w writer, p Params) writer {
 	w = w.u8('N')
 	w = m.New.write(w, p)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalInsert) Clone() *LogicalInsert {
+	c := *m
+	c.New = *m.New.Clone()
+	return &c
 }

@@ -3,7 +3,10 @@
 
 package codec
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // LogicalMessage is the pgoutput logical replication message “Message”.
 //
@@ -29,6 +32,9 @@ type LogicalMessage struct {
 	Prefix string
 
 	// The content of the logical decoding message.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Content []byte
 }
 
@@ -46,7 +52,7 @@ func (*LogicalMessage) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalMessage) Decode(src []byte, p Params) error {
 	if !logicalMessageMajors.Has(p.Major) {
 		return &VersionError{
@@ -69,7 +75,7 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 		m.Flags, r = signed[int8](r.u8("Flags"))
 		m.LSN, r = r.u64("LSN")
 	}
-	m.Prefix, r = r.str("Prefix", r.zero())
+	m.Prefix, r = r.str("Prefix", m.Prefix)
 	m.Content, r = r.bytes32("Content", false)
 	return r.done("LogicalMessage", len(src))
 }
@@ -94,4 +100,12 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Prefix", m.Prefix)
 	w = w.bytes32("Content", m.Content, false)
 	return w.result("LogicalMessage", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalMessage) Clone() *LogicalMessage {
+	c := *m
+	c.Content = bytes.Clone(m.Content)
+	return &c
 }

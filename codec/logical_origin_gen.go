@@ -32,7 +32,7 @@ func (*LogicalOrigin) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 	if !logicalOriginMajors.Has(p.Major) {
 		return &VersionError{
@@ -43,7 +43,7 @@ func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('O')
 	m.CommitLSN, r = r.u64("CommitLSN")
-	m.Name, r = r.str("Name", r.zero())
+	m.Name, r = r.str("Name", m.Name)
 	return r.done("LogicalOrigin", len(src))
 }
 
@@ -60,4 +60,11 @@ func (m *LogicalOrigin) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u64(m.CommitLSN)
 	w = w.str("Name", m.Name)
 	return w.result("LogicalOrigin", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalOrigin) Clone() *LogicalOrigin {
+	c := *m
+	return &c
 }

@@ -45,7 +45,7 @@ func (*LogicalPrepare) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalPrepare) Decode(src []byte, p Params) error {
 	if !logicalPrepareMajors.Has(p.Major) {
 		return &VersionError{
@@ -69,7 +69,7 @@ func (m *LogicalPrepare) Decode(src []byte, p Params) error {
 		m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", r.zero())
+	m.GID, r = r.str("GID", m.GID)
 	return r.done("LogicalPrepare", len(src))
 }
 
@@ -92,4 +92,11 @@ func (m *LogicalPrepare) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint32(run[25:], m.Xid)
 	w = w.str("GID", m.GID)
 	return w.result("LogicalPrepare", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalPrepare) Clone() *LogicalPrepare {
+	c := *m
+	return &c
 }

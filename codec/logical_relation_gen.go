@@ -3,7 +3,10 @@
 
 package codec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // LogicalRelation is the pgoutput logical replication message “Relation”.
 //
@@ -71,7 +74,7 @@ func (*LogicalRelation) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalRelation) Decode(src []byte, p Params) error {
 	if !logicalRelationMajors.Has(p.Major) {
 		return &VersionError{
@@ -111,8 +114,8 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 	m.Xid = 0
 	r = r.tag('R')
 	m.RelationOID, r = r.u32("RelationOID")
-	m.Namespace, r = r.str("Namespace", r.zero())
-	m.RelationName, r = r.str("RelationName", r.zero())
+	m.Namespace, r = r.str("Namespace", m.Namespace)
+	m.RelationName, r = r.str("RelationName", m.RelationName)
 	m.ReplicaIdentity, r = signed[int8](r.u8("ReplicaIdentity"))
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
@@ -120,7 +123,7 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 	for i := range m.Columns {
 		e := &m.Columns[i]
 		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
-		e.Name, r = r.str("Columns.Name", r.zero())
+		e.Name, r = r.str("Columns.Name", e.Name)
 		if b := r.rest; len(b) >= 8 {
 			e.DataType = binary.BigEndian.Uint32(b[0:])
 			e.TypeModifier = int32(binary.BigEndian.Uint32(b[4:]))
@@ -142,8 +145,8 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 		m.Xid = 0
 	}
 	m.RelationOID, r = r.u32("RelationOID")
-	m.Namespace, r = r.str("Namespace", r.zero())
-	m.RelationName, r = r.str("RelationName", r.zero())
+	m.Namespace, r = r.str("Namespace", m.Namespace)
+	m.RelationName, r = r.str("RelationName", m.RelationName)
 	m.ReplicaIdentity, r = signed[int8](r.u8("ReplicaIdentity"))
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
@@ -151,7 +154,7 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 	for i := range m.Columns {
 		e := &m.Columns[i]
 		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
-		e.Name, r = r.str("Columns.Name", r.zero())
+		e.Name, r = r.str("Columns.Name", e.Name)
 		if b := r.rest; len(b) >= 8 {
 			e.DataType = binary.BigEndian.Uint32(b[0:])
 			e.TypeModifier = int32(binary.BigEndian.Uint32(b[4:]))
@@ -214,4 +217,12 @@ func (m *LogicalRelation) write14(w writer, p Params) writer {
 		binary.BigEndian.PutUint32(run[4:], uint32(e.TypeModifier))
 	}
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalRelation) Clone() *LogicalRelation {
+	c := *m
+	c.Columns = slices.Clone(m.Columns)
+	return &c
 }

@@ -50,7 +50,7 @@ func (*LogicalRollbackPrepared) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 	if !logicalRollbackPreparedMajors.Has(p.Major) {
 		return &VersionError{
@@ -76,7 +76,7 @@ func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 		m.RollbackTime, r = signed[int64](r.u64("RollbackTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", r.zero())
+	m.GID, r = r.str("GID", m.GID)
 	return r.done("LogicalRollbackPrepared", len(src))
 }
 
@@ -100,4 +100,11 @@ func (m *LogicalRollbackPrepared) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint32(run[33:], m.Xid)
 	w = w.str("GID", m.GID)
 	return w.result("LogicalRollbackPrepared", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalRollbackPrepared) Clone() *LogicalRollbackPrepared {
+	c := *m
+	return &c
 }

@@ -56,7 +56,7 @@ func (*LogicalStreamAbort) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamAbort) Decode(src []byte, p Params) error {
 	if !logicalStreamAbortMajors.Has(p.Major) {
 		return &VersionError{
@@ -167,4 +167,11 @@ func (m *LogicalStreamAbort) write16(w writer, p Params) writer {
 		binary.BigEndian.PutUint64(run[8:], uint64(m.AbortTime))
 	}
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamAbort) Clone() *LogicalStreamAbort {
+	c := *m
+	return &c
 }

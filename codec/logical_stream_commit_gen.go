@@ -42,7 +42,7 @@ func (*LogicalStreamCommit) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamCommit) Decode(src []byte, p Params) error {
 	if !logicalStreamCommitMajors.Has(p.Major) {
 		return &VersionError{
@@ -87,4 +87,11 @@ func (m *LogicalStreamCommit) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[13:], m.TransactionEndLSN)
 	binary.BigEndian.PutUint64(run[21:], uint64(m.CommitTime))
 	return w.result("LogicalStreamCommit", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamCommit) Clone() *LogicalStreamCommit {
+	c := *m
+	return &c
 }

@@ -33,7 +33,7 @@ func (*LogicalStreamStart) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
 	if !logicalStreamStartMajors.Has(p.Major) {
 		return &VersionError{
@@ -69,4 +69,11 @@ func (m *LogicalStreamStart) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint32(run[0:], m.Xid)
 	run[4] = uint8(m.FirstSegment)
 	return w.result("LogicalStreamStart", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamStart) Clone() *LogicalStreamStart {
+	c := *m
+	return &c
 }

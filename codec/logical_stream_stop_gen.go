@@ -24,7 +24,7 @@ func (*LogicalStreamStop) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamStop) Decode(src []byte, p Params) error {
 	if !logicalStreamStopMajors.Has(p.Major) {
 		return &VersionError{
@@ -48,4 +48,11 @@ func (m *LogicalStreamStop) Encode(dst []byte, p Params) ([]byte, error) {
 	w := writer{buf: dst}
 	w = w.u8('E')
 	return w.result("LogicalStreamStop", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalStreamStop) Clone() *LogicalStreamStop {
+	c := *m
+	return &c
 }

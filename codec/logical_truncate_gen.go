@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // LogicalTruncate is the pgoutput logical replication message “Truncate”.
 //
 // Identifies the message as a truncate message.
@@ -44,7 +46,7 @@ func (*LogicalTruncate) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalTruncate) Decode(src []byte, p Params) error {
 	if !logicalTruncateMajors.Has(p.Major) {
 		return &VersionError{
@@ -143,4 +145,12 @@ func (m *LogicalTruncate) write14(w writer, p Params) writer {
 		w = w.u32(v)
 	}
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalTruncate) Clone() *LogicalTruncate {
+	c := *m
+	c.RelationOIDs = slices.Clone(m.RelationOIDs)
+	return &c
 }

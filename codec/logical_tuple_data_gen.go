@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // TupleData is the message part of the pgoutput logical replication messages
 // “TupleData”.
 //
@@ -30,6 +32,9 @@ type TupleDataColumn struct {
 	// The value of the column, either in binary or in text format. (As specified in the
 	// preceding format byte). n is the above length.
 	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
+	//
 	// Present only when Kind is 't' or 'b'. Otherwise Decode sets it to nil and Encode writes
 	// nothing for it.
 	Data []byte
@@ -49,7 +54,7 @@ func (*TupleData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *TupleData) Decode(src []byte, p Params) error {
 	if !tupleDataMajors.Has(p.Major) {
 		return &VersionError{
@@ -156,4 +161,19 @@ func (m *TupleData) write14(w writer, p Params) writer {
 // reset empties m when the part is absent, keeping its slices for reuse.
 func (m *TupleData) reset() {
 	m.Columns = m.Columns[:0]
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *TupleData) Clone() *TupleData {
+	c := *m
+	c.Columns = cloneAll(m.Columns, TupleDataColumn.clone)
+	return &c
+}
+
+// clone is a deep copy of m, for TupleData.Clone.
+func (m TupleDataColumn) clone() TupleDataColumn {
+	c := m
+	c.Data = bytes.Clone(m.Data)
+	return c
 }

@@ -46,7 +46,7 @@ func (*LogicalType) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalType) Decode(src []byte, p Params) error {
 	if !logicalTypeMajors.Has(p.Major) {
 		return &VersionError{
@@ -86,8 +86,8 @@ func (m *LogicalType) read10(r reader, p Params) reader {
 	m.Xid = 0
 	r = r.tag('Y')
 	m.DataType, r = r.u32("DataType")
-	m.Namespace, r = r.str("Namespace", r.zero())
-	m.Name, r = r.str("Name", r.zero())
+	m.Namespace, r = r.str("Namespace", m.Namespace)
+	m.Name, r = r.str("Name", m.Name)
 	return r
 }
 
@@ -100,8 +100,8 @@ func (m *LogicalType) read14(r reader, p Params) reader {
 		m.Xid = 0
 	}
 	m.DataType, r = r.u32("DataType")
-	m.Namespace, r = r.str("Namespace", r.zero())
-	m.Name, r = r.str("Name", r.zero())
+	m.Namespace, r = r.str("Namespace", m.Namespace)
+	m.Name, r = r.str("Name", m.Name)
 	return r
 }
 
@@ -133,4 +133,11 @@ func (m *LogicalType) write14(w writer, p Params) writer {
 	w = w.str("Namespace", m.Namespace)
 	w = w.str("Name", m.Name)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *LogicalType) Clone() *LogicalType {
+	c := *m
+	return &c
 }

@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // NegotiateProtocolVersion is the message of the frontend/backend protocol
 // “NegotiateProtocolVersion” (B).
 //
@@ -34,7 +36,7 @@ func (*NegotiateProtocolVersion) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	if !negotiateProtocolVersionMajors.Has(p.Major) {
 		return &VersionError{
@@ -53,7 +55,7 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	nUnrecognizedOptions, r = r.count("UnrecognizedOptions", 4, 1)
 	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)[:nUnrecognizedOptions]
 	for i := range m.UnrecognizedOptions {
-		m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions", r.zero())
+		m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions", m.UnrecognizedOptions[i])
 	}
 	return r.done("NegotiateProtocolVersion", len(src))
 }
@@ -75,4 +77,12 @@ func (m *NegotiateProtocolVersion) Encode(dst []byte, p Params) ([]byte, error) 
 	}
 	w = w.finish(start)
 	return w.result("NegotiateProtocolVersion", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *NegotiateProtocolVersion) Clone() *NegotiateProtocolVersion {
+	c := *m
+	c.UnrecognizedOptions = slices.Clone(m.UnrecognizedOptions)
+	return &c
 }

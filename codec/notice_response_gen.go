@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // NoticeResponse is the message of the frontend/backend protocol “NoticeResponse” (B).
 //
 // Identifies the message as a notice.
@@ -28,7 +30,7 @@ func (*NoticeResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *NoticeResponse) Decode(src []byte, p Params) error {
 	if !noticeResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -42,12 +44,12 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('N').length()
 	}
-	m.Fields = m.Fields[:0]
-	for !r.ended() {
-		var e ErrorField
+	nFields := r.terminated(1, 1)
+	m.Fields = grow(m.Fields, nFields)[:nFields]
+	for i := range m.Fields {
+		e := &m.Fields[i]
 		e.Code, r = r.u8("Fields.Code")
-		e.Value, r = r.str("Fields.Value", r.zero())
-		m.Fields = append(m.Fields, e)
+		e.Value, r = r.str("Fields.Value", e.Value)
 	}
 	r = r.terminate("Fields")
 	return r.done("NoticeResponse", len(src))
@@ -72,4 +74,12 @@ func (m *NoticeResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("NoticeResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *NoticeResponse) Clone() *NoticeResponse {
+	c := *m
+	c.Fields = slices.Clone(m.Fields)
+	return &c
 }

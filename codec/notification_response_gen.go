@@ -34,7 +34,7 @@ func (*NotificationResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *NotificationResponse) Decode(src []byte, p Params) error {
 	if !notificationResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -49,8 +49,8 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 		r = r.tag('A').length()
 	}
 	m.ProcessID, r = r.u32("ProcessID")
-	m.Channel, r = r.str("Channel", r.zero())
-	m.Payload, r = r.str("Payload", r.zero())
+	m.Channel, r = r.str("Channel", m.Channel)
+	m.Payload, r = r.str("Payload", m.Payload)
 	return r.done("NotificationResponse", len(src))
 }
 
@@ -69,4 +69,11 @@ func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Payload", m.Payload)
 	w = w.finish(start)
 	return w.result("NotificationResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *NotificationResponse) Clone() *NotificationResponse {
+	c := *m
+	return &c
 }

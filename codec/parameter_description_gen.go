@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // ParameterDescription is the message of the frontend/backend protocol
 // “ParameterDescription” (B).
 //
@@ -30,7 +32,7 @@ func (*ParameterDescription) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *ParameterDescription) Decode(src []byte, p Params) error {
 	if !parameterDescriptionMajors.Has(p.Major) {
 		return &VersionError{
@@ -69,4 +71,12 @@ func (m *ParameterDescription) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("ParameterDescription", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *ParameterDescription) Clone() *ParameterDescription {
+	c := *m
+	c.ParameterOIDs = slices.Clone(m.ParameterOIDs)
+	return &c
 }

@@ -30,7 +30,7 @@ func (*ParameterStatus) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *ParameterStatus) Decode(src []byte, p Params) error {
 	if !parameterStatusMajors.Has(p.Major) {
 		return &VersionError{
@@ -44,8 +44,8 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('S').length()
 	}
-	m.Name, r = r.str("Name", r.zero())
-	m.Value, r = r.str("Value", r.zero())
+	m.Name, r = r.str("Name", m.Name)
+	m.Value, r = r.str("Value", m.Value)
 	return r.done("ParameterStatus", len(src))
 }
 
@@ -63,4 +63,11 @@ func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Value", m.Value)
 	w = w.finish(start)
 	return w.result("ParameterStatus", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *ParameterStatus) Clone() *ParameterStatus {
+	c := *m
+	return &c
 }

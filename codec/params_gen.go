@@ -72,7 +72,8 @@ type Message interface {
 	// replication message as the CopyData payload, from its tag byte.
 	Encode(dst []byte, p Params) ([]byte, error)
 	// Decode replaces the message's fields with those read from src, which
-	// must hold exactly the bytes Encode writes; fields alias src.
+	// must hold exactly the bytes Encode writes. Strings are copies;
+	// []byte fields point into src.
 	Decode(src []byte, p Params) error
 	// Slug is the message's stable identity in the spec, e.g. "bind".
 	Slug() string

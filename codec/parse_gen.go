@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // Parse is the message of the frontend/backend protocol “Parse” (F).
 //
 // Identifies the message as a Parse command.
@@ -37,7 +39,7 @@ func (*Parse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Parse) Decode(src []byte, p Params) error {
 	if !parseMajors.Has(p.Major) {
 		return &VersionError{
@@ -51,8 +53,8 @@ func (m *Parse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('P').length()
 	}
-	m.Name, r = r.str("Name", r.zero())
-	m.Query, r = r.str("Query", r.zero())
+	m.Name, r = r.str("Name", m.Name)
+	m.Query, r = r.str("Query", m.Query)
 	var nParameterOIDs int
 	nParameterOIDs, r = r.count16("ParameterOIDs", 4)
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)[:nParameterOIDs]
@@ -80,4 +82,12 @@ func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("Parse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Parse) Clone() *Parse {
+	c := *m
+	c.ParameterOIDs = slices.Clone(m.ParameterOIDs)
+	return &c
 }

@@ -28,7 +28,7 @@ func (*PasswordMessage) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *PasswordMessage) Decode(src []byte, p Params) error {
 	if !passwordMessageMajors.Has(p.Major) {
 		return &VersionError{
@@ -42,7 +42,7 @@ func (m *PasswordMessage) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('p').length()
 	}
-	m.Password, r = r.str("Password", r.zero())
+	m.Password, r = r.str("Password", m.Password)
 	return r.done("PasswordMessage", len(src))
 }
 
@@ -59,4 +59,11 @@ func (m *PasswordMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Password", m.Password)
 	w = w.finish(start)
 	return w.result("PasswordMessage", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *PasswordMessage) Clone() *PasswordMessage {
+	c := *m
+	return &c
 }

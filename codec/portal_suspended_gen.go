@@ -25,7 +25,7 @@ func (*PortalSuspended) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *PortalSuspended) Decode(src []byte, p Params) error {
 	if !portalSuspendedMajors.Has(p.Major) {
 		return &VersionError{
@@ -54,4 +54,11 @@ func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
 	w, start := w.header('s')
 	w = w.finish(start)
 	return w.result("PortalSuspended", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *PortalSuspended) Clone() *PortalSuspended {
+	c := *m
+	return &c
 }

@@ -27,7 +27,7 @@ func (*Query) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Query) Decode(src []byte, p Params) error {
 	if !queryMajors.Has(p.Major) {
 		return &VersionError{
@@ -41,7 +41,7 @@ func (m *Query) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('Q').length()
 	}
-	m.String, r = r.str("String", r.zero())
+	m.String, r = r.str("String", m.String)
 	return r.done("Query", len(src))
 }
 
@@ -58,4 +58,11 @@ func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("String", m.String)
 	w = w.finish(start)
 	return w.result("Query", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Query) Clone() *Query {
+	c := *m
+	return &c
 }

@@ -30,7 +30,7 @@ func (*ReadyForQuery) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 	if !readyForQueryMajors.Has(p.Major) {
 		return &VersionError{
@@ -61,4 +61,11 @@ func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(m.TxStatus)
 	w = w.finish(start)
 	return w.result("ReadyForQuery", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *ReadyForQuery) Clone() *ReadyForQuery {
+	c := *m
+	return &c
 }

@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // BackupData is the streaming replication message carried in CopyData “archive or manifest
 // data” (B).
 //
@@ -11,6 +13,9 @@ package codec
 // Documented in PostgreSQL 15–19.
 type BackupData struct {
 	// Data bytes.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -28,7 +33,7 @@ func (*BackupData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackupData) Decode(src []byte, p Params) error {
 	if !backupDataMajors.Has(p.Major) {
 		return &VersionError{
@@ -54,4 +59,12 @@ func (m *BackupData) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8('d')
 	w = w.bytes(m.Data)
 	return w.result("BackupData", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackupData) Clone() *BackupData {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

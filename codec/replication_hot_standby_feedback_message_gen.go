@@ -48,7 +48,7 @@ func (*HotStandbyFeedback) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
 	if !hotStandbyFeedbackMajors.Has(p.Major) {
 		return &VersionError{
@@ -93,4 +93,11 @@ func (m *HotStandbyFeedback) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint32(run[16:], m.CatalogXmin)
 	binary.BigEndian.PutUint32(run[20:], m.CatalogXminEpoch)
 	return w.result("HotStandbyFeedback", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *HotStandbyFeedback) Clone() *HotStandbyFeedback {
+	c := *m
+	return &c
 }

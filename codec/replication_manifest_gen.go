@@ -25,7 +25,7 @@ func (*BackupManifest) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackupManifest) Decode(src []byte, p Params) error {
 	if !backupManifestMajors.Has(p.Major) {
 		return &VersionError{
@@ -49,4 +49,11 @@ func (m *BackupManifest) Encode(dst []byte, p Params) ([]byte, error) {
 	w := writer{buf: dst}
 	w = w.u8('m')
 	return w.result("BackupManifest", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackupManifest) Clone() *BackupManifest {
+	c := *m
+	return &c
 }

@@ -35,7 +35,7 @@ func (*BackupNewArchive) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 	if !backupNewArchiveMajors.Has(p.Major) {
 		return &VersionError{
@@ -45,8 +45,8 @@ func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('n')
-	m.FileName, r = r.str("FileName", r.zero())
-	m.Location, r = r.str("Location", r.zero())
+	m.FileName, r = r.str("FileName", m.FileName)
+	m.Location, r = r.str("Location", m.Location)
 	return r.done("BackupNewArchive", len(src))
 }
 
@@ -63,4 +63,11 @@ func (m *BackupNewArchive) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("FileName", m.FileName)
 	w = w.str("Location", m.Location)
 	return w.result("BackupNewArchive", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackupNewArchive) Clone() *BackupNewArchive {
+	c := *m
+	return &c
 }

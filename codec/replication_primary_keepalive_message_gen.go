@@ -38,7 +38,7 @@ func (*PrimaryKeepalive) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
 	if !primaryKeepaliveMajors.Has(p.Major) {
 		return &VersionError{
@@ -77,4 +77,11 @@ func (m *PrimaryKeepalive) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[8:], uint64(m.ServerTime))
 	run[16] = m.ReplyRequested
 	return w.result("PrimaryKeepalive", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *PrimaryKeepalive) Clone() *PrimaryKeepalive {
+	c := *m
+	return &c
 }

@@ -44,7 +44,7 @@ func (*PrimaryStatusUpdate) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *PrimaryStatusUpdate) Decode(src []byte, p Params) error {
 	if !primaryStatusUpdateMajors.Has(p.Major) {
 		return &VersionError{
@@ -86,4 +86,11 @@ func (m *PrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[16:], m.NextFullXid)
 	binary.BigEndian.PutUint64(run[24:], uint64(m.ServerTime))
 	return w.result("PrimaryStatusUpdate", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *PrimaryStatusUpdate) Clone() *PrimaryStatusUpdate {
+	c := *m
+	return &c
 }

@@ -29,7 +29,7 @@ func (*BackupProgress) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *BackupProgress) Decode(src []byte, p Params) error {
 	if !backupProgressMajors.Has(p.Major) {
 		return &VersionError{
@@ -55,4 +55,11 @@ func (m *BackupProgress) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8('p')
 	w = w.u64(uint64(m.BytesDone))
 	return w.result("BackupProgress", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *BackupProgress) Clone() *BackupProgress {
+	c := *m
+	return &c
 }

@@ -29,7 +29,7 @@ func (*RequestPrimaryStatusUpdate) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *RequestPrimaryStatusUpdate) Decode(src []byte, p Params) error {
 	if !requestPrimaryStatusUpdateMajors.Has(p.Major) {
 		return &VersionError{
@@ -55,4 +55,11 @@ func (m *RequestPrimaryStatusUpdate) Encode(dst []byte, p Params) ([]byte, error
 	w = w.u8('p')
 	w = w.u64(uint64(m.ClientTime))
 	return w.result("RequestPrimaryStatusUpdate", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *RequestPrimaryStatusUpdate) Clone() *RequestPrimaryStatusUpdate {
+	c := *m
+	return &c
 }

@@ -44,7 +44,7 @@ func (*StandbyStatusUpdate) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
 	if !standbyStatusUpdateMajors.Has(p.Major) {
 		return &VersionError{
@@ -89,4 +89,11 @@ func (m *StandbyStatusUpdate) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[24:], uint64(m.ClientTime))
 	run[32] = m.ReplyRequested
 	return w.result("StandbyStatusUpdate", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *StandbyStatusUpdate) Clone() *StandbyStatusUpdate {
+	c := *m
+	return &c
 }

@@ -3,7 +3,10 @@
 
 package codec
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // XLogData is the streaming replication message carried in CopyData “WALData” (B).
 //
@@ -26,6 +29,9 @@ type XLogData struct {
 	// using continuation records, it can be split at the page boundary. In other words, the
 	// first main WAL record and its continuation records can be sent in different XLogData
 	// messages.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	WALData []byte
 }
 
@@ -43,7 +49,7 @@ func (*XLogData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *XLogData) Decode(src []byte, p Params) error {
 	if !xLogDataMajors.Has(p.Major) {
 		return &VersionError{
@@ -84,4 +90,12 @@ func (m *XLogData) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[16:], uint64(m.ServerTime))
 	w = w.bytes(m.WALData)
 	return w.result("XLogData", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *XLogData) Clone() *XLogData {
+	c := *m
+	c.WALData = bytes.Clone(m.WALData)
+	return &c
 }

@@ -3,7 +3,10 @@
 
 package codec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // RowDescription is the message of the frontend/backend protocol “RowDescription” (B).
 //
@@ -60,7 +63,7 @@ func (*RowDescription) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *RowDescription) Decode(src []byte, p Params) error {
 	if !rowDescriptionMajors.Has(p.Major) {
 		return &VersionError{
@@ -79,7 +82,7 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 	m.Fields = grow(m.Fields, nFields)[:nFields]
 	for i := range m.Fields {
 		e := &m.Fields[i]
-		e.Name, r = r.str("Fields.Name", r.zero())
+		e.Name, r = r.str("Fields.Name", e.Name)
 		if b := r.rest; len(b) >= 18 {
 			e.TableOID = binary.BigEndian.Uint32(b[0:])
 			e.TableAttributeNumber = int16(binary.BigEndian.Uint16(b[4:]))
@@ -125,4 +128,12 @@ func (m *RowDescription) Encode(dst []byte, p Params) ([]byte, error) {
 	}
 	w = w.finish(start)
 	return w.result("RowDescription", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *RowDescription) Clone() *RowDescription {
+	c := *m
+	c.Fields = slices.Clone(m.Fields)
+	return &c
 }

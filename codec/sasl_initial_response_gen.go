@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // SASLInitialResponse is the message of the frontend/backend protocol
 // “SASLInitialResponse” (F).
 //
@@ -18,6 +20,9 @@ type SASLInitialResponse struct {
 	// SASL mechanism specific "Initial Response".
 	//
 	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -35,7 +40,7 @@ func (*SASLInitialResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 	if !saslInitialResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -49,7 +54,7 @@ func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('p').length()
 	}
-	m.AuthMechanism, r = r.str("AuthMechanism", r.zero())
+	m.AuthMechanism, r = r.str("AuthMechanism", m.AuthMechanism)
 	m.Data, r = r.bytes32("Data", true)
 	return r.done("SASLInitialResponse", len(src))
 }
@@ -68,4 +73,12 @@ func (m *SASLInitialResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes32("Data", m.Data, true)
 	w = w.finish(start)
 	return w.result("SASLInitialResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *SASLInitialResponse) Clone() *SASLInitialResponse {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

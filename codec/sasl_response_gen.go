@@ -3,6 +3,8 @@
 
 package codec
 
+import "bytes"
+
 // SASLResponse is the message of the frontend/backend protocol “SASLResponse” (F).
 //
 // Identifies the message as a SASL response. Note that this is also used for GSSAPI, SSPI
@@ -11,6 +13,9 @@ package codec
 // Documented in PostgreSQL 10–19.
 type SASLResponse struct {
 	// SASL mechanism specific message data.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Data []byte
 }
 
@@ -28,7 +33,7 @@ func (*SASLResponse) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *SASLResponse) Decode(src []byte, p Params) error {
 	if !saslResponseMajors.Has(p.Major) {
 		return &VersionError{
@@ -59,4 +64,12 @@ func (m *SASLResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.bytes(m.Data)
 	w = w.finish(start)
 	return w.result("SASLResponse", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *SASLResponse) Clone() *SASLResponse {
+	c := *m
+	c.Data = bytes.Clone(m.Data)
+	return &c
 }

@@ -3,6 +3,8 @@
 
 package codec
 
+import "slices"
+
 // StartupMessage is the message of the frontend/backend protocol “StartupMessage” (F).
 //
 // Documented in PostgreSQL 10–19.
@@ -56,7 +58,7 @@ func (*StartupMessage) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *StartupMessage) Decode(src []byte, p Params) error {
 	if !startupMessageMajors.Has(p.Major) {
 		return &VersionError{
@@ -67,12 +69,12 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	m.ProtocolVersion, r = r.u32("ProtocolVersion")
-	m.Parameters = m.Parameters[:0]
-	for !r.ended() {
-		var e StartupParameter
-		e.Name, r = r.str("Parameters.Name", r.zero())
-		e.Value, r = r.str("Parameters.Value", r.zero())
-		m.Parameters = append(m.Parameters, e)
+	nParameters := r.terminated(0, 2)
+	m.Parameters = grow(m.Parameters, nParameters)[:nParameters]
+	for i := range m.Parameters {
+		e := &m.Parameters[i]
+		e.Name, r = r.str("Parameters.Name", e.Name)
+		e.Value, r = r.str("Parameters.Value", e.Value)
 	}
 	r = r.terminate("Parameters")
 	return r.done("StartupMessage", len(src))
@@ -98,4 +100,12 @@ func (m *StartupMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("StartupMessage", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *StartupMessage) Clone() *StartupMessage {
+	c := *m
+	c.Parameters = slices.Clone(m.Parameters)
+	return &c
 }

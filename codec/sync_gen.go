@@ -24,7 +24,7 @@ func (*Sync) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Sync) Decode(src []byte, p Params) error {
 	if !syncMajors.Has(p.Major) {
 		return &VersionError{
@@ -53,4 +53,11 @@ func (m *Sync) Encode(dst []byte, p Params) ([]byte, error) {
 	w, start := w.header('S')
 	w = w.finish(start)
 	return w.result("Sync", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Sync) Clone() *Sync {
+	c := *m
+	return &c
 }

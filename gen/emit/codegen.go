@@ -250,7 +250,9 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 	case model.OpChoice:
 		return rcall(to, "choice", jen.Lit(name), jen.Lit(string(it.Choice.Tags)), jen.Lit(it.Choice.Optional))
 	case model.OpString:
-		return rcall(to, "str", jen.Lit(name), jen.Id("r").Dot("zero").Call())
+		// The string the field holds already is passed in: when the bytes
+		// are the same it is kept, so a reused value costs no copy.
+		return rcall(to, "str", jen.Lit(name), target)
 	case model.OpRaw:
 		return rcall(to, "take", jen.Lit(name), jen.Lit(it.Width))
 	case model.OpBytes:
@@ -278,28 +280,21 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 		return []jen.Code{sized(), rcall(nil, "bytes32s", jen.Lit(name), target(), jen.Lit(it.Elem[0].Nullable))}
 	}
 	if it.Terminated {
-		// Elements until a zero byte: appended, as their number is unknown.
-		var body []jen.Code
-		if it.ElemType == "" {
-			v := it.Elem[len(it.Elem)-1]
-			body = append(e.readItems(it.Elem[:len(it.Elem)-1], sc),
-				jen.Var().Id("v").Add(typeCode(v.Type)),
-				readValue(jen.Id("v"), v, name),
-				target().Op("=").Append(target(), jen.Id("v")))
-		} else {
-			inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
-			body = append(body, jen.Var().Id("e").Id(it.ElemType))
-			body = append(body, e.readItems(it.Elem, inner)...)
-			body = append(body, target().Op("=").Append(target(), jen.Id("e")))
-		}
-		return []jen.Code{
-			target().Op("=").Add(target()).Index(jen.Empty(), jen.Lit(0)),
-			jen.For(jen.Op("!").Id("r").Dot("ended").Call()).Block(body...),
-			rcall(nil, "terminate", jen.Lit(name)),
-		}
+		// Elements until a zero byte: counted first (terminated), so that
+		// the slice is sized once, then read in place like a counted group.
+		fixed, strs := terminatedShape(it)
+		return append([]jen.Code{
+			jen.Id("n"+it.Field).Op(":=").Id("r").Dot("terminated").Call(jen.Lit(fixed), jen.Lit(strs)),
+			sized(),
+		}, append(e.readElems(it, sc, target), rcall(nil, "terminate", jen.Lit(name)))...)
 	}
-	// A counted group: its elements are read in place, every field of each
-	// assigned (or zeroed when absent), so a reused value keeps no stale one.
+	return append([]jen.Code{sized()}, e.readElems(it, sc, target)...)
+}
+
+// readElems reads a group's elements in place, every field of each
+// assigned (or zeroed when absent), so a reused value keeps no stale one.
+func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Statement) []jen.Code {
+	name := sc.name(it)
 	var body []jen.Code
 	if it.ElemType == "" {
 		v := it.Elem[len(it.Elem)-1]
@@ -309,10 +304,31 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 		body = append(body, jen.Id("e").Op(":=").Op("&").Add(target()).Index(jen.Id("i")))
 		body = append(body, e.readItems(it.Elem, inner)...)
 	}
-	return []jen.Code{
-		sized(),
-		jen.For(jen.Id("i").Op(":=").Range().Add(target())).Block(body...),
+	return []jen.Code{jen.For(jen.Id("i").Op(":=").Range().Add(target())).Block(body...)}
+}
+
+// terminatedShape is what reader.terminated needs to count a zero-terminated
+// group's elements: how many fixed bytes each starts with, then how many
+// zero-terminated strings follow. Every such group in the manual has that
+// shape (ErrorResponse's code and value, StartupMessage's name and value,
+// AuthenticationSASL's mechanisms).
+func terminatedShape(g *model.Item) (fixed, strs int) {
+	for _, it := range g.Elem {
+		switch {
+		case !it.Cond.Always():
+		case it.Op == model.OpString:
+			strs++
+			continue
+		case strs == 0 && it.Op == model.OpByte:
+			fixed++
+			continue
+		case strs == 0 && it.Op == model.OpInt:
+			fixed += it.Width
+			continue
+		}
+		panic("emit: zero-terminated group " + g.Field + " has an element other than fixed bytes then strings")
 	}
+	return fixed, strs
 }
 
 // byProtocol chooses an item's length bounds by Params.ProtocolMinor.

@@ -21,10 +21,12 @@ func (e *emitter) message(owners map[string]string) {
 	msg := e.msg
 	docComment(e.f, e.typeDoc())
 	e.f.Type().Id(msg.GoName).Struct(fieldDecls(msg.Fields)...)
+	var owned []*model.Struct
 	for _, st := range msg.Structs {
 		if owners[st.Name] != msg.Slug {
 			continue
 		}
+		owned = append(owned, st)
 		e.f.Line()
 		docComment(e.f, []string{fmt.Sprintf("%s is one element of %s. The manual opens the group with: %s",
 			st.Name, strings.Join(e.groupsOf(st.Name), " and "), quoteName(st.Doc))})
@@ -58,7 +60,7 @@ func (e *emitter) message(owners map[string]string) {
 	}
 	e.f.Line()
 	e.f.Comment("Decode replaces m's fields with the message in src, which must hold exactly")
-	e.f.Comment("its bytes; strings and byte slices alias src.")
+	e.f.Comment("its bytes. Strings are copies; byte slices point into src.")
 	e.f.Func().Add(recv()).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Error().Block(
 		append(append([]jen.Code{
 			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
@@ -86,6 +88,7 @@ func (e *emitter) message(owners map[string]string) {
 		}
 		e.f.Func().Add(recv()).Id("reset").Params().Block(body...)
 	}
+	e.clones(owned)
 }
 
 // layouts emits name (read or write) and, when the message has several

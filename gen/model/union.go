@@ -148,6 +148,9 @@ func itemDoc(it *Item) []string {
 	if it.Nullable || it.Op == OpGroup && len(it.Elem) > 0 && it.Elem[len(it.Elem)-1].Nullable {
 		doc = append(doc, "nil is NULL, the length -1 on the wire.")
 	}
+	if t := it.Type; t.Kind == KindBytes || t.Kind == KindSlice && t.Elem != nil && t.Elem.Kind == KindBytes {
+		doc = append(doc, "Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep it after src is reused.")
+	}
 	if len(it.Lengths) > 0 {
 		var from []string
 		for _, pl := range it.Lengths {

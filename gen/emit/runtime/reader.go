@@ -5,7 +5,6 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
-	"unsafe"
 )
 
 // reader is the bounds-checked cursor generated decoders read through:
@@ -163,20 +162,21 @@ func (r reader) badLength() reader {
 	return r
 }
 
-// str reads a zero-terminated string that ends at end, the index of the
-// first zero byte (r.zero()); the result aliases the input. Decoders read
-// one as r.str("X", r.zero()): two functions small enough to inline where
-// one is not (the call to IndexByte is most of the inliner's budget), so
-// reading a string costs no call but IndexByte's.
-func (r reader) str(field string, end int) (string, reader) {
+// str reads a zero-terminated string. The result never aliases the input:
+// it is old (what the field held) when that has the same bytes, so that
+// decoding into a value again costs no copy, else intern's copy. It is the
+// one hot reader helper that is not inlined: the comparison and intern's
+// table are calls anyway, and one call per string is the least.
+func (r reader) str(field string, old string) (string, reader) {
+	end := bytes.IndexByte(r.rest, 0)
 	if end < 0 {
 		return "", r.fail(field, ErrUnterminated)
 	}
-	return unsafe.String(unsafe.SliceData(r.rest), end), reader{r.rest[end+1:], r.err}
+	if b := r.rest[:end]; old != string(b) {
+		old = intern(b)
+	}
+	return old, reader{r.rest[end+1:], r.err}
 }
-
-// zero returns the index of the next zero byte, or -1.
-func (r reader) zero() int { return bytes.IndexByte(r.rest, 0) }
 
 // remaining returns the bytes up to the end of the message.
 func (r reader) remaining(field string, minLen, maxLen int) ([]byte, reader) {
@@ -294,10 +294,6 @@ func (r reader) choice(field string, tags string, optional bool) (byte, reader) 
 	return 0, r.fail(field, unknownTag(r.rest[0], tags))
 }
 
-// ended reports whether a zero-terminated list ends here (or the input
-// does); terminate then consumes the zero byte.
-func (r reader) ended() bool { return len(r.rest) == 0 || r.rest[0] == 0 }
-
 // terminate consumes a zero-terminated list's terminator; a list that runs
 // out of input fails with ErrUnterminated.
 func (r reader) terminate(field string) reader {
@@ -306,6 +302,30 @@ func (r reader) terminate(field string) reader {
 	}
 	r.rest = r.rest[1:]
 	return r
+}
+
+// terminated counts the elements of a zero-terminated list, each fixed
+// bytes then strs zero-terminated strings, so that the decoder sizes the
+// list once; an element cut short counts too, for the decoder to report.
+// Every element takes at least one byte, so the count is bounded by the
+// input.
+func (r reader) terminated(fixed, strs int) int {
+	b, n := r.rest, 0
+	for len(b) > 0 && b[0] != 0 {
+		n++
+		if len(b) < fixed {
+			break
+		}
+		b = b[fixed:]
+		for range strs {
+			i := bytes.IndexByte(b, 0)
+			if i < 0 {
+				return n
+			}
+			b = b[i+1:]
+		}
+	}
+	return n
 }
 
 // done returns the first error, naming msg and counting its offset from

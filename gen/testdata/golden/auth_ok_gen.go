@@ -23,7 +23,7 @@ func (*AuthOk) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthOk) Decode(src []byte, p Params) error {
 	if !authOkMajors.Has(p.Major) {
 		return &VersionError{
@@ -54,4 +54,11 @@ func (m *AuthOk) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u32(0)
 	w = w.finish(start)
 	return w.result("AuthOk", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthOk) Clone() *AuthOk {
+	c := *m
+	return &c
 }

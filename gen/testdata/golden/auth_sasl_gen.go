@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // AuthenticationSASL is the message of the frontend/backend protocol “AuthSASL” (B).
 //
 // Identifies the message as an authentication request.
@@ -30,7 +32,7 @@ func (*AuthenticationSASL) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 	if !authenticationSASLMajors.Has(p.Major) {
 		return &VersionError{
@@ -45,11 +47,10 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(10)", 4, 10)
-	m.Mechanisms = m.Mechanisms[:0]
-	for !r.ended() {
-		var v string
-		v, r = r.str("Mechanisms", r.zero())
-		m.Mechanisms = append(m.Mechanisms, v)
+	nMechanisms := r.terminated(0, 1)
+	m.Mechanisms = grow(m.Mechanisms, nMechanisms)[:nMechanisms]
+	for i := range m.Mechanisms {
+		m.Mechanisms[i], r = r.str("Mechanisms", m.Mechanisms[i])
 	}
 	r = r.terminate("Mechanisms")
 	return r.done("AuthenticationSASL", len(src))
@@ -73,4 +74,12 @@ func (m *AuthenticationSASL) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("AuthenticationSASL", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *AuthenticationSASL) Clone() *AuthenticationSASL {
+	c := *m
+	c.Mechanisms = slices.Clone(m.Mechanisms)
+	return &c
 }

@@ -2,6 +2,11 @@
 
 package codec
 
+import (
+	"bytes"
+	"slices"
+)
+
 // Bind is the message of the frontend/backend protocol “Bind” (F).
 //
 // Identifies the message as a Bind command.
@@ -19,6 +24,9 @@ type Bind struct {
 	// The value of the parameter. n is the above length.
 	//
 	// nil is NULL, the length -1 on the wire.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	Params [][]byte
 
 	// The result-column format code.
@@ -39,7 +47,7 @@ func (*Bind) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Bind) Decode(src []byte, p Params) error {
 	if !bindMajors.Has(p.Major) {
 		return &VersionError{
@@ -53,7 +61,7 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('B').length()
 	}
-	m.Portal, r = r.str("Portal", r.zero())
+	m.Portal, r = r.str("Portal", m.Portal)
 	var nFormatCodes int
 	nFormatCodes, r = r.count16("FormatCodes", 2)
 	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)[:nFormatCodes]
@@ -88,4 +96,13 @@ func (m *Bind) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u16(uint16(m.ResultFormat))
 	w = w.finish(start)
 	return w.result("Bind", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Bind) Clone() *Bind {
+	c := *m
+	c.FormatCodes = slices.Clone(m.FormatCodes)
+	c.Params = cloneAll(m.Params, bytes.Clone)
+	return &c
 }

@@ -24,7 +24,7 @@ func (*Cancel) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Cancel) Decode(src []byte, p Params) error {
 	if !cancelMajors.Has(p.Major) {
 		return &VersionError{
@@ -53,4 +53,11 @@ func (m *Cancel) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u32(uint32(m.ProcessID))
 	w = w.finish(start)
 	return w.result("Cancel", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Cancel) Clone() *Cancel {
+	c := *m
+	return &c
 }

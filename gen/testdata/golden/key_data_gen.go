@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // KeyData is the message of the frontend/backend protocol “KeyData” (B).
 //
 // Identifies the message as cancellation key data.
@@ -16,6 +18,9 @@ type KeyData struct {
 	ProcessID uint32
 
 	// The secret key of this backend. This field extends to the end of the message.
+	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
 	//
 	// Its length depends on Params.ProtocolMinor: 4 bytes from protocol 3.0, 4 to 256 bytes from
 	// protocol 3.2.
@@ -36,7 +41,7 @@ func (*KeyData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *KeyData) Decode(src []byte, p Params) error {
 	if !keyDataMajors.Has(p.Major) {
 		return &VersionError{
@@ -128,4 +133,12 @@ func (m *KeyData) write11(w writer, p Params) writer {
 	}
 	w = w.finish(start)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *KeyData) Clone() *KeyData {
+	c := *m
+	c.SecretKey = bytes.Clone(m.SecretKey)
+	return &c
 }

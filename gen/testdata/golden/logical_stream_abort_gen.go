@@ -33,7 +33,7 @@ func (*StreamAbort) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *StreamAbort) Decode(src []byte, p Params) error {
 	if !streamAbortMajors.Has(p.Major) {
 		return &VersionError{
@@ -67,4 +67,11 @@ func (m *StreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 		w = w.u64(m.AbortLSN)
 	}
 	return w.result("StreamAbort", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *StreamAbort) Clone() *StreamAbort {
+	c := *m
+	return &c
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // Truncate is the pgoutput logical replication message “Truncate”.
 //
 // Identifies the message as a truncate message.
@@ -29,7 +31,7 @@ func (*Truncate) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Truncate) Decode(src []byte, p Params) error {
 	if !truncateMajors.Has(p.Major) {
 		return &VersionError{
@@ -65,4 +67,12 @@ func (m *Truncate) Encode(dst []byte, p Params) ([]byte, error) {
 		w = w.u32(v)
 	}
 	return w.result("Truncate", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Truncate) Clone() *Truncate {
+	c := *m
+	c.Relations = slices.Clone(m.Relations)
+	return &c
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "bytes"
+
 // TupleData is the message part of the pgoutput logical replication messages
 // “TupleData”.
 //
@@ -25,6 +27,9 @@ type Column struct {
 
 	// The value of the column. n is the above length.
 	//
+	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
+	// it after src is reused.
+	//
 	// Present only when Kind is 't' or 'b'. Otherwise Decode sets it to nil and Encode writes
 	// nothing for it.
 	Data []byte
@@ -44,7 +49,7 @@ func (*TupleData) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *TupleData) Decode(src []byte, p Params) error {
 	if !tupleDataMajors.Has(p.Major) {
 		return &VersionError{
@@ -151,4 +156,19 @@ func (m *TupleData) write11(w writer, p Params) writer {
 // reset empties m when the part is absent, keeping its slices for reuse.
 func (m *TupleData) reset() {
 	m.Columns = m.Columns[:0]
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *TupleData) Clone() *TupleData {
+	c := *m
+	c.Columns = cloneAll(m.Columns, Column.clone)
+	return &c
+}
+
+// clone is a deep copy of m, for TupleData.Clone.
+func (m Column) clone() Column {
+	c := m
+	c.Data = bytes.Clone(m.Data)
+	return c
 }

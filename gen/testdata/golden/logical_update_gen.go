@@ -58,7 +58,7 @@ func (*Update) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Update) Decode(src []byte, p Params) error {
 	if !updateMajors.Has(p.Major) {
 		return &VersionError{
@@ -165,4 +165,13 @@ func (m *Update) write11(w writer, p Params) writer {
 	w = w.u8('N')
 	w = m.New.write(w, p)
 	return w
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Update) Clone() *Update {
+	c := *m
+	c.Old = *m.Old.Clone()
+	c.New = *m.New.Clone()
+	return &c
 }

@@ -26,7 +26,7 @@ func (*Password) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Password) Decode(src []byte, p Params) error {
 	if !passwordMajors.Has(p.Major) {
 		return &VersionError{
@@ -40,7 +40,7 @@ func (m *Password) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('p').length()
 	}
-	m.Password, r = r.str("Password", r.zero())
+	m.Password, r = r.str("Password", m.Password)
 	return r.done("Password", len(src))
 }
 
@@ -57,4 +57,11 @@ func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.str("Password", m.Password)
 	w = w.finish(start)
 	return w.result("Password", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Password) Clone() *Password {
+	c := *m
+	return &c
 }

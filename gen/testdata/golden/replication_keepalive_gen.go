@@ -31,7 +31,7 @@ func (*Keepalive) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *Keepalive) Decode(src []byte, p Params) error {
 	if !keepaliveMajors.Has(p.Major) {
 		return &VersionError{
@@ -67,4 +67,11 @@ func (m *Keepalive) Encode(dst []byte, p Params) ([]byte, error) {
 	binary.BigEndian.PutUint64(run[0:], m.WALEnd)
 	run[8] = m.Reply
 	return w.result("Keepalive", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *Keepalive) Clone() *Keepalive {
+	c := *m
+	return &c
 }

@@ -2,6 +2,8 @@
 
 package codec
 
+import "slices"
+
 // StartupMessage is the message of the frontend/backend protocol “Startup” (F).
 //
 // Documented in PostgreSQL 10–11.
@@ -39,7 +41,7 @@ func (*StartupMessage) Majors() MajorSet {
 }
 
 // Decode replaces m's fields with the message in src, which must hold exactly
-// its bytes; strings and byte slices alias src.
+// its bytes. Strings are copies; byte slices point into src.
 func (m *StartupMessage) Decode(src []byte, p Params) error {
 	if !startupMessageMajors.Has(p.Major) {
 		return &VersionError{
@@ -50,12 +52,12 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	m.Version, r = r.u32("Version")
-	m.Params = m.Params[:0]
-	for !r.ended() {
-		var e Param
-		e.Name, r = r.str("Params.Name", r.zero())
-		e.Value, r = r.str("Params.Value", r.zero())
-		m.Params = append(m.Params, e)
+	nParams := r.terminated(0, 2)
+	m.Params = grow(m.Params, nParams)[:nParams]
+	for i := range m.Params {
+		e := &m.Params[i]
+		e.Name, r = r.str("Params.Name", e.Name)
+		e.Value, r = r.str("Params.Value", e.Value)
 	}
 	r = r.terminate("Params")
 	return r.done("StartupMessage", len(src))
@@ -81,4 +83,12 @@ func (m *StartupMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8(0)
 	w = w.finish(start)
 	return w.result("StartupMessage", len(dst))
+}
+
+// Clone returns a deep copy of m: it shares no memory with m, nor with the
+// bytes m was decoded from, so it can be kept after they are reused.
+func (m *StartupMessage) Clone() *StartupMessage {
+	c := *m
+	c.Params = slices.Clone(m.Params)
+	return &c
 }

@@ -1,0 +1,78 @@
+package codec
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// TestIntern: intern copies, hands out the same copy for the same short
+// bytes, copies long ones every time, and stays bounded.
+func TestIntern(t *testing.T) {
+	b := []byte("client_encoding")
+	s1 := intern(b)
+	b[0] = 'X'
+	if s1 != "client_encoding" {
+		t.Fatalf("intern's string changed with its input: %q", s1)
+	}
+	s2 := intern([]byte("client_encoding"))
+	if unsafe.StringData(s1) != unsafe.StringData(s2) {
+		t.Error("the same short bytes gave two copies")
+	}
+	long := []byte(strings.Repeat("q", internMaxLen+1))
+	if l1, l2 := intern(long), intern(long); l1 != string(long) || unsafe.StringData(l1) == unsafe.StringData(l2) {
+		t.Error("a string longer than internMaxLen was not copied each time")
+	}
+	if intern(nil) != "" || intern([]byte{}) != "" {
+		t.Error("empty input")
+	}
+	// Many more distinct strings than slots: the table keeps at most one per slot.
+	for i := range 4 * internSlots {
+		intern([]byte("col_" + strconv.Itoa(i)))
+	}
+	held := 0
+	for i := range internTable {
+		if internTable[i].Load() != nil {
+			held++
+		}
+	}
+	if held > internSlots {
+		t.Errorf("%d strings held", held)
+	}
+}
+
+// TestInternHashSpreads: the column names of a wide table fall into many
+// different slots (a weak hash would make them evict each other).
+func TestInternHashSpreads(t *testing.T) {
+	slots := map[uint64]bool{}
+	const n = 500
+	for i := range n {
+		for _, s := range []string{"column_" + strconv.Itoa(i), "c" + strconv.Itoa(i), "a_rather_long_column_name_number_" + strconv.Itoa(i) + "_in_a_wide_table"} {
+			slots[internHash([]byte(s))>>(64-internBits)] = true
+		}
+	}
+	// 1500 keys into 4096 slots: about 1270 distinct slots expected if uniform.
+	if len(slots) < 1150 {
+		t.Errorf("1500 names used only %d slots", len(slots))
+	}
+}
+
+// TestInternConcurrent: decoders on many goroutines share the table; every
+// one gets back exactly its bytes (run with -race to check the table).
+func TestInternConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				want := "v" + strconv.Itoa((g*7919+i)%300)
+				if got := intern([]byte(want)); got != want {
+					t.Errorf("intern(%q) = %q", want, got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

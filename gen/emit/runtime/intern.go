@@ -1,0 +1,70 @@
+//go:build ignore
+
+package codec
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sync/atomic"
+)
+
+// Decoded strings are never views of the input: Go code assumes a string
+// never changes, and the input is usually a FrameReader's buffer that the
+// next message overwrites. Copying every string would cost an allocation
+// per column name, command tag or parameter status, so short strings go
+// through intern: a fixed table that hands out the same immutable copy
+// every time the same bytes come again. It is shared by every decoder (a
+// message's Decode needs no decoder value to benefit), safe for concurrent
+// use (one atomic pointer per slot), and bounded: internSlots strings of
+// at most internMaxLen bytes, about 400 KiB when full. A new string evicts
+// the one in its slot; a string that collides keeps costing one copy, and
+// longer strings (query text, error messages) are always copied.
+const (
+	internBits  = 12
+	internSlots = 1 << internBits
+	// internMaxLen covers every identifier (NAMEDATALEN is 64, names are
+	// at most 63 bytes), command tags, SQLSTATEs and the usual parameter
+	// status values.
+	internMaxLen = 64
+)
+
+var internTable [internSlots]atomic.Pointer[string]
+
+// intern returns a string holding b's bytes that shares nothing with b.
+func intern(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > internMaxLen {
+		return string(b)
+	}
+	slot := &internTable[internHash(b)>>(64-internBits)]
+	if p := slot.Load(); p != nil && *p == string(b) {
+		return *p
+	}
+	s := string(b)
+	slot.Store(&s)
+	return s
+}
+
+// internHash mixes all of b (1 to internMaxLen bytes) into 64 bits with a
+// few overlapping word loads: a slot's choice needs spreading, not
+// resistance to chosen collisions, which cost a copy and nothing else.
+func internHash(b []byte) uint64 {
+	const k0, k1 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
+	n := len(b)
+	var h uint64
+	switch {
+	case n >= 8:
+		for i := 0; i+8 < n; i += 8 {
+			h = (h ^ binary.LittleEndian.Uint64(b[i:])) * k0
+		}
+		h ^= binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		h = uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	default:
+		h = uint64(b[0])<<16 | uint64(b[n>>1])<<8 | uint64(b[n-1])
+	}
+	hi, lo := bits.Mul64(h^uint64(n)*k1, k0)
+	return hi ^ lo
+}
