@@ -27,9 +27,15 @@ done
 
 work=$(mktemp -d)
 recorder_pid=
+used_roots=()
 cleanup() {
 	[ -z "$recorder_pid" ] || kill -INT "$recorder_pid" 2>/dev/null || true
 	[ -z "${root:-}" ] || stop_server
+	# chroot.sh mounted /proc and /dev/shm: an rm -rf of the chroots must not
+	# find them there.
+	for r in "${used_roots[@]}"; do
+		umount "$r/dev/shm" "$r/proc" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -310,6 +316,7 @@ for major in "${majors[@]}"; do
 	base=${suite%+experimental}
 	root=$chroots/$base
 	port=$((5400 + major))
+	used_roots+=("$chroots/trixie" "$root")
 	"$here/chroot.sh" "$chroots/trixie" trixie wireshark-common >"$work/chroot.log" 2>&1 &&
 	"$here/chroot.sh" "$root" "$suite" "postgresql-$major" >>"$work/chroot.log" 2>&1 || {
 		cat "$work/chroot.log" >&2
