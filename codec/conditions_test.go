@@ -60,8 +60,8 @@ func TestStreamedXid(t *testing.T) {
 			}{
 				{codec.Params{LogicalVersion: 2, Streaming: codec.Streamed}, true},
 				{codec.Params{LogicalVersion: 4, Streaming: codec.Streamed | codec.ParallelStreaming}, true},
-				{codec.Params{LogicalVersion: 2}, false},                                      // not inside a streamed transaction
-				{codec.Params{LogicalVersion: 1, Streaming: codec.Streamed}, false},           // version 1 has no streaming
+				{codec.Params{LogicalVersion: 2}, false},                                     // not inside a streamed transaction
+				{codec.Params{LogicalVersion: 1, Streaming: codec.Streamed}, false},          // version 1 has no streaming
 				{codec.Params{LogicalVersion: 4, Streaming: codec.ParallelStreaming}, false}, // parallel, but not streamed
 			} {
 				c.p.Major = major
