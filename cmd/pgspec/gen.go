@@ -91,7 +91,11 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	if err := emit.Write(*out, files); err != nil {
 		return c.fail(1, "%v", err)
 	}
-	fmt.Fprintf(stdout, "pgspec gen: %d files of package %s in %s\n", len(files), name, *out)
+	noun := "messages"
+	if len(mod.Messages) == 1 {
+		noun = "message"
+	}
+	fmt.Fprintf(stdout, "pgspec gen: package %s in %s: %d %s of PostgreSQL %s, %d files\n", name, *out, len(mod.Messages), noun, model.MajorList(mod.Majors), len(files))
 	return 0
 }
 
