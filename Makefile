@@ -93,3 +93,15 @@ fuzz:
 # idle sessions.
 bench-proxy:
 	$(GO) test -run '^$$' -bench '^BenchmarkProxyPgbench$$' -benchtime 1x ./internal/trace/
+
+# Real traffic of PostgreSQL 13, 15, 17, 18 and 19, each server in a
+# debootstrap chroot under $(CHROOTS), recorded with tcpdump and dumpcap into
+# testdata/captures/ (not CI: needs root and Debian's mirror; CI decodes the
+# committed captures). CAPTURE_MAJORS picks some: make captures CAPTURE_MAJORS=19
+CHROOTS ?= /var/tmp/pgspec-chroots
+CAPTURE_MAJORS ?=
+
+.PHONY: captures
+
+captures:
+	CHROOTS=$(CHROOTS) bash testdata/captures/record.sh $(CAPTURE_MAJORS)
