@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -152,8 +154,14 @@ func TestConsumerModule(t *testing.T) {
 		return string(out)
 	}
 	goCmd("get", "-tool", "github.com/pgspec/pgspec/cmd/pgspec@"+noVersion)
+	runtime, err := filepath.Glob(filepath.Join(repo, "gen", "emit", "runtime", "*.go"))
+	if err != nil || len(runtime) == 0 {
+		t.Fatalf("runtime sources: %v, %v", runtime, err)
+	}
+	// ins: Insert, the TupleData it carries, dispatch, constants and the runtime.
+	insFiles := 4 + len(runtime)
 	out := goCmd("generate", "./...")
-	if !strings.Contains(out, "of package wire in .") || !strings.Contains(out, "of package ins in .") {
+	if !strings.Contains(out, "pgspec gen: package wire in .: ") || !strings.Contains(out, fmt.Sprintf("pgspec gen: package ins in .: 2 messages of PostgreSQL 16, %d files\n", insFiles)) {
 		t.Errorf("go generate said:\n%s", out)
 	}
 	wire := generated(t, filepath.Join(dir, "wire"))
@@ -180,8 +188,13 @@ func TestConsumerModule(t *testing.T) {
 		}
 	}
 	ins := generated(t, filepath.Join(dir, "wire", "ins"))
-	if ins["logical_insert_gen.go"] == "" || ins["logical_tuple_data_gen.go"] == "" || ins["logical_begin_gen.go"] != "" || len(ins) != 11 {
-		t.Errorf("ins: generated %d files, want Insert, the TupleData it carries, dispatch, constants and the runtime", len(ins))
+	if ins["logical_insert_gen.go"] == "" || ins["logical_tuple_data_gen.go"] == "" || ins["logical_begin_gen.go"] != "" || len(ins) != insFiles {
+		t.Errorf("ins: generated %d files, want %d", len(ins), insFiles)
+	}
+	// The generated packages need nothing but the standard library.
+	deps := strings.Fields(goCmd("list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./..."))
+	if slices.Sort(deps); !slices.Equal(deps, []string{"example.com/consumer/wire", "example.com/consumer/wire/ins"}) {
+		t.Errorf("non-standard packages in the build: %v", deps)
 	}
 	goCmd("vet", "./...")
 	out = goCmd("test", "-count=1", "./...")

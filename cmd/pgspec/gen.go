@@ -80,7 +80,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	if err := emit.Write(*out, files); err != nil {
 		return c.fail(1, "%v", err)
 	}
-	fmt.Fprintf(stdout, "pgspec gen: %d files of package %s in %s\n", len(files), name, *out)
+	fmt.Fprintf(stdout, "pgspec gen: package %s in %s: %d messages of PostgreSQL %s, %d files\n", name, *out, len(mod.Messages), model.MajorList(mod.Majors), len(files))
 	return 0
 }
 

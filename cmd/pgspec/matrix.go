@@ -8,14 +8,14 @@ import (
 )
 
 func init() {
-	commands["matrix"] = command{summary: "render the version-difference matrix (Markdown or JSON)", run: runMatrix}
+	commands["matrix"] = command{summary: "render the version-difference matrix (Markdown, JSON or an HTML page)", run: runMatrix}
 }
 
 func runMatrix(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("matrix", stdout, stderr)
 	dir := c.specFlag()
-	langFlag := c.String("lang", "en", "language: en or zh")
-	format := c.String("format", "md", "output format: md or json")
+	langFlag := c.String("lang", "en", "language: en or zh (the HTML page holds both and opens in this one)")
+	format := c.String("format", "md", "output format: md, json or html")
 	out := c.String("out", "", "write to this `file` (atomically) instead of standard output")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
@@ -24,8 +24,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usageError("%v", err)
 	}
-	if *format != "md" && *format != "json" {
-		return c.usageError("unknown format %q (want md or json)", *format)
+	render, ok := renderers[*format]
+	if !ok {
+		return c.usageError("unknown format %q (want md, json or html)", *format)
 	}
 	src, err := openSpec(*dir)
 	if err != nil {
@@ -39,13 +40,18 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	data := h.Markdown(lang)
-	if *format == "json" {
-		if data, err = h.JSON(lang); err != nil {
-			return c.fail(1, "%v", err)
-		}
+	data, err := render(h, lang)
+	if err != nil {
+		return c.fail(1, "%v", err)
 	}
 	return c.output(*out, data)
+}
+
+// renderers are the matrix's output formats.
+var renderers = map[string]func(*matrix.History, matrix.Lang) ([]byte, error){
+	"md":   func(h *matrix.History, l matrix.Lang) ([]byte, error) { return h.Markdown(l), nil },
+	"json": (*matrix.History).JSON,
+	"html": (*matrix.History).HTML,
 }
 
 // output writes data to the file named out (atomically), or to standard

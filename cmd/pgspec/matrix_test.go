@@ -130,6 +130,7 @@ func TestCommittedMatricesAreCurrent(t *testing.T) {
 		{"spec/matrix.md", []string{"matrix", "--format", "md", "--lang", "en"}},
 		{"spec/matrix.zh.md", []string{"matrix", "--format", "md", "--lang", "zh"}},
 		{"spec/matrix.json", []string{"matrix", "--format", "json", "--lang", "en"}},
+		{"spec/matrix.html", []string{"matrix", "--format", "html", "--lang", "en"}},
 	} {
 		code, out, stderr := pgspec(t, c.args...)
 		if code != 0 {

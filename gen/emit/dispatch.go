@@ -151,15 +151,17 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 		ms := byTag[t]
 		var stmt []jen.Code
 		switch {
-		case len(ms) == 1:
-			stmt = []jen.Code{decode(ms[0])}
 		case allStates(ms):
+			// Even one of them, when a selection left the others out: only
+			// the state tells it from theirs.
 			var sc []jen.Code
 			for _, m := range ms {
 				sc = append(sc, jen.Case(jen.Id("Auth"+m.State)).Add(decode(m)))
 			}
 			sc = append(sc, jen.Default().Add(d.fail("Auth", 0, jen.Id("errNoAuthState"))))
 			stmt = []jen.Code{jen.Switch(jen.Id("d").Dot("Auth")).Block(sc...)}
+		case len(ms) == 1:
+			stmt = []jen.Code{decode(ms[0])}
 		default:
 			c, err := d.byCode(ms, 5, decode)
 			if err != nil {

@@ -204,3 +204,24 @@ func TestSelectAllIsTheFullModel(t *testing.T) {
 		}
 	}
 }
+
+// A 'p' message generated without the others is still chosen by the
+// authentication state, never taken for whichever 'p' arrives.
+func TestSelectedStateMessageNeedsItsState(t *testing.T) {
+	mod, err := Load(os.DirFS(tinySpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mod, err = mod.Select(model.Selection{Messages: []string{"sasl-response"}}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Files(mod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(files["dispatch_gen.go"])
+	if !strings.Contains(src, "switch d.Auth {\n\t\tcase AuthSASL:") || strings.Contains(src, "AuthPassword") {
+		t.Errorf("dispatch_gen.go:\n%s", src)
+	}
+	compiles(t, files)
+}

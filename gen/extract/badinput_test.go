@@ -319,3 +319,13 @@ func TestDuplicateMessageIsNamed(t *testing.T) {
 		t.Errorf("got %v, want %q", err, want)
 	}
 }
+
+// A page larger than any protocol page is refused without being read whole.
+func TestHugePageIsRefused(t *testing.T) {
+	fsys := miniCorpus(t)
+	setPage(t, fsys, "en/18/protocol-message-types.html", make([]byte, MaxPage+1))
+	_, err := Extract(fsys, corrections18(t))
+	if err == nil || !strings.Contains(err.Error(), "en/18/protocol-message-types.html: more than 8388608 bytes: not a protocol page") {
+		t.Errorf("got %v", err)
+	}
+}

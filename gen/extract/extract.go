@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -100,7 +101,7 @@ func pageFile(lang string, major int, kind PageKind) string {
 // MANIFEST describes.
 func readPage(docs fs.FS, manifest map[string]manifestEntry, lang string, major int, kind PageKind) (*Page, spec.Source, error) {
 	name := pageFile(lang, major, kind)
-	data, err := fs.ReadFile(docs, name)
+	data, err := readBounded(docs, name)
 	if err != nil {
 		return nil, spec.Source{}, &Error{File: name, Err: err}
 	}
@@ -122,6 +123,24 @@ func readPage(docs fs.FS, manifest map[string]manifestEntry, lang string, major 
 	src := spec.Source{Lang: lang, Page: kind.File, Release: p.Release, Upstream: entry.Upstream,
 		Origin: entry.Origin, HowMade: entry.HowMade, SHA256: entry.SHA256}
 	return p, src, err
+}
+
+// MaxPage bounds a page's size: the largest protocol page is about 300 kB.
+const MaxPage = 8 << 20
+
+// readBounded reads a page of at most MaxPage bytes; a larger one is
+// refused before it is read.
+func readBounded(docs fs.FS, name string) ([]byte, error) {
+	f, err := docs.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxPage+1))
+	if err == nil && len(data) > MaxPage {
+		err = fmt.Errorf("more than %d bytes: not a protocol page", MaxPage)
+	}
+	return data, err
 }
 
 // invalidUTF8 returns the offset of the first byte of data that is not

@@ -33,8 +33,8 @@ var DefaultBaseURL = map[string]string{
 	"zh": "http://www.postgres.cn/docs/",
 }
 
-// MaxPage bounds a page's size: the largest protocol page is about 300 kB.
-const MaxPage = 8 << 20
+// MaxPage bounds a page's size, as extract does.
+const MaxPage = extract.MaxPage
 
 // Request says what to fetch.
 type Request struct {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -39,6 +40,15 @@ func site(t *testing.T, lang, major, as string, edit func(w http.ResponseWriter,
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+func readCorpus(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus.Dir(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 func fetchFrom(srv *httptest.Server, major, lang string, retries int) ([]Page, error) {
@@ -98,8 +108,7 @@ func TestRefusals(t *testing.T) {
 			"/docs/18/protocol-replication.html: a page in zh, not en"},
 		{"another chapter", "en", "18", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
 			if strings.HasSuffix(r.URL.Path, "/protocol-replication.html") {
-				data, _ := os.ReadFile(filepath.Join(corpus.Dir(t), "en", "18", types))
-				w.Write(data)
+				w.Write(readCorpus(t, "en/18/"+types))
 				return true
 			}
 			return false
@@ -175,6 +184,20 @@ func TestRetries(t *testing.T) {
 	_, err = fetchFrom(site(t, "en", "18", "18", failFirst(5, http.StatusNotFound)), "18", "en", 2)
 	if err == nil || calls.Load() != 1 {
 		t.Errorf("404 is not retried: %v after %d requests", err, calls.Load())
+	}
+	// A body cut short is retried; the page kept is the whole one.
+	calls.Store(0)
+	srv := site(t, "en", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+		if strings.HasSuffix(r.URL.Path, "protocol-error-fields.html") && calls.Add(1) == 1 {
+			w.Header().Set("Content-Length", strconv.Itoa(len(page)))
+			w.Write(page[:len(page)/2])
+			return true
+		}
+		return false
+	})
+	pages, err := fetchFrom(srv, "18", "en", 1)
+	if err != nil || calls.Load() != 2 || pages[4].Size != len(readCorpus(t, "en/18/protocol-error-fields.html")) {
+		t.Errorf("cut body, 1 retry: %v after %d requests", err, calls.Load())
 	}
 }
 

@@ -34,7 +34,9 @@ func base() *spec.Message {
 }
 
 // classify compares two versions of a message with the spec-derived layout.
-func classify(a, b *spec.Message) Change { return Compare(a, b, specLayout(a), specLayout(b)) }
+func classify(a, b *spec.Message) Change {
+	return Compare(a, b, codes(specLayout(a)), codes(specLayout(b)))
+}
 
 func TestCompare(t *testing.T) {
 	cases := []struct {

@@ -41,7 +41,7 @@ func (h *History) Explain(r Row, i int, lang Lang) Detail {
 	}
 	fromLabel, toLabel := fmt.Sprintf("pg%d/%s", from, slug), fmt.Sprintf("pg%d/%s", to, slug)
 	if c.Status == Wire {
-		d.LayoutDiff = lines(Unified(fromLabel, toLabel, h.layouts[i-1][slug], h.layouts[i][slug]))
+		d.LayoutDiff = lines(Unified(fromLabel, toLabel, codes(h.layouts[i-1][slug]), codes(h.layouts[i][slug])))
 	}
 	zh := lang == Chinese && (a == nil || translated(a)) && (b == nil || translated(b))
 	if zh {

@@ -8,6 +8,7 @@
 //go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format md --lang en --out ../../spec/matrix.md
 //go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format md --lang zh --out ../../spec/matrix.zh.md
 //go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format json --lang en --out ../../spec/matrix.json
+//go:generate go run ../../cmd/pgspec matrix --spec ../../spec --format html --lang en --out ../../spec/matrix.html
 package matrix
 
 import (
@@ -22,7 +23,7 @@ type History struct {
 	Specs []*spec.Spec
 	Rows  []Row // by layer in spec.Layers order, document order within a layer
 	// layouts[i][slug] is the layout of slug in Specs[i].
-	layouts []map[string][]string
+	layouts []map[string][]Step
 }
 
 // Row is one message's history.
@@ -41,7 +42,7 @@ type Row struct {
 func Build(specs []*spec.Spec, layout LayoutFunc) (*History, error) {
 	h := &History{Specs: specs}
 	for _, s := range specs {
-		ls := map[string][]string{}
+		ls := map[string][]Step{}
 		for _, m := range s.Messages {
 			l, err := layout(s, m.Slug)
 			if err != nil {
@@ -61,7 +62,7 @@ func Build(specs []*spec.Spec, layout LayoutFunc) (*History, error) {
 			case i == 0:
 				row.Cells = append(row.Cells, Change{Status: Absent})
 			default:
-				row.Cells = append(row.Cells, Compare(h.Message(slug, i-1), m, h.layouts[i-1][slug], h.layouts[i][slug]))
+				row.Cells = append(row.Cells, Compare(h.Message(slug, i-1), m, codes(h.layouts[i-1][slug]), codes(h.layouts[i][slug])))
 			}
 			if m != nil {
 				row.Latest = m

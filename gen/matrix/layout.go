@@ -9,28 +9,57 @@ import (
 	"github.com/pgspec/pgspec/spec"
 )
 
-// LayoutFunc returns the wire layout of message slug in major s, one line
-// per step. Two majors whose lines are equal encode and decode the message
+// Step is one step of a wire layout.
+type Step struct {
+	// Code is the step's canonical text: two majors encode and decode a
+	// message alike exactly when the codes of their steps are equal.
+	Code string
+	// Manual is the step in the manual's notation (Int32, Byte4, Byten),
+	// for a reader comparing layouts; "" for structure with no bytes.
+	Manual string
+}
+
+// LayoutFunc returns the wire layout of message slug in major s, one step
+// per item. Two majors whose codes are equal encode and decode the message
 // alike; anything else about the message is wording. It is the one seam
 // between the matrix and the notion of layout.
-type LayoutFunc func(s *spec.Spec, slug string) ([]string, error)
+type LayoutFunc func(s *spec.Spec, slug string) ([]Step, error)
 
 // ModelLayout is the generator's resolved layout (gen/model with the
 // reviewed overlay): what the codec actually reads and writes. It is the
 // layout pgspec matrix, diff and export use.
 func ModelLayout(ov *model.Overlay) LayoutFunc {
-	return func(s *spec.Spec, slug string) ([]string, error) { return model.LayoutOf(s, slug, ov) }
+	return func(s *spec.Spec, slug string) ([]Step, error) {
+		l, err := model.Resolve(s, slug, ov)
+		if err != nil {
+			return nil, err
+		}
+		steps := make([]Step, len(l.Items))
+		for i, it := range l.Items {
+			steps[i] = Step{Code: it.String(), Manual: it.Manual()}
+		}
+		return steps, nil
+	}
 }
 
 // SpecLayout reads a layout from the spec alone, for spec sets without an
 // overlay (the hand-written fixtures): each row's parsed type without its
 // Annotation, the block structure, and the structure recognised in prose.
-func SpecLayout(s *spec.Spec, slug string) ([]string, error) {
+func SpecLayout(s *spec.Spec, slug string) ([]Step, error) {
 	m := s.Find(slug)
 	if m == nil {
 		return nil, fmt.Errorf("pg%d: no message %q", s.Major, slug)
 	}
 	return specLayout(m), nil
+}
+
+// codes lists the codes of steps, what comparisons and diffs look at.
+func codes(steps []Step) []string {
+	out := make([]string, len(steps))
+	for i, st := range steps {
+		out[i] = st.Code
+	}
+	return out
 }
 
 // specLayout leaves out everything that is only wording: the format's
@@ -39,25 +68,25 @@ func SpecLayout(s *spec.Spec, slug string) ([]string, error) {
 // are prose (the X of "for each X", the condition of "only present if …"),
 // which minor releases reword while the bytes stay the same. Whether a
 // condition applies at all is kept (the annotation's kind).
-func specLayout(m *spec.Message) []string {
+func specLayout(m *spec.Message) []Step {
 	repeats := repeats(m)
-	lines := []string{fmt.Sprintf("message direction=%q part=%t", m.Direction, m.Part)}
+	steps := []Step{{Code: fmt.Sprintf("message direction=%q part=%t", m.Direction, m.Part)}}
 	for i, b := range m.Blocks {
 		lead := fmt.Sprintf("block %d", i+1)
 		if b.Lead != nil {
 			lead += structure(b.Lead.Annotations, repeats)
 		}
-		lines = append(lines, lead)
+		steps = append(steps, Step{Code: lead})
 		for _, r := range b.Rows {
-			lines = append(lines, "  "+wireType(r.Type)+structure(r.Annotations, repeats))
+			steps = append(steps, Step{Code: "  " + wireType(r.Type) + structure(r.Annotations, repeats), Manual: r.Format})
 		}
 	}
 	for _, n := range m.Notes {
 		if s := structure(n.Annotations, repeats); s != "" {
-			lines = append(lines, "note"+s)
+			steps = append(steps, Step{Code: "note" + s})
 		}
 	}
-	return lines
+	return steps
 }
 
 // valued are the annotation kinds whose value is a name or a number the

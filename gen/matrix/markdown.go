@@ -27,20 +27,7 @@ func (h *History) Markdown(lang Lang) []byte {
 	fmt.Fprintf(&b, "\n## %s\n\n", v.facts)
 	tableHead(&b, v.factHeads)
 	for _, f := range h.AllFacts() {
-		counts := fmt.Sprintf("%d, %d, %d", f.Messages[spec.LayerFrontendBackend],
-			f.Messages[spec.LayerLogicalReplication], f.Messages[spec.LayerStreamingReplication])
-		release := f.Release
-		if f.ReleaseZh != "" {
-			release += " / " + f.ReleaseZh
-		}
-		newCodes := v.none
-		if f.NewErrorFields == nil {
-			newCodes = "—"
-		} else if len(f.NewErrorFields) > 0 {
-			newCodes = strings.Join(f.NewErrorFields, " ")
-		}
-		tableRow(&b, fmt.Sprint(f.Major), release, orNone(f.StartupVersion, v), list(f.ProtocolVersions, v),
-			list(f.LogicalVersions, v), strings.Join(f.ErrorFields, " "), newCodes, counts)
+		tableRow(&b, factCells(f, v)...)
 	}
 
 	heads := []string{v.message}
@@ -67,6 +54,24 @@ func (h *History) Markdown(lang Lang) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// factCells are the cells of one major's row of the facts table.
+func factCells(f Facts, v words) []string {
+	counts := fmt.Sprintf("%d, %d, %d", f.Messages[spec.LayerFrontendBackend],
+		f.Messages[spec.LayerLogicalReplication], f.Messages[spec.LayerStreamingReplication])
+	release := f.Release
+	if f.ReleaseZh != "" {
+		release += " / " + f.ReleaseZh
+	}
+	newCodes := v.none
+	if f.NewErrorFields == nil {
+		newCodes = "—"
+	} else if len(f.NewErrorFields) > 0 {
+		newCodes = strings.Join(f.NewErrorFields, " ")
+	}
+	return []string{fmt.Sprint(f.Major), release, orNone(f.StartupVersion, v), list(f.ProtocolVersions, v),
+		list(f.LogicalVersions, v), strings.Join(f.ErrorFields, " "), newCodes, counts}
 }
 
 func (h *History) rows(layer string) []Row {

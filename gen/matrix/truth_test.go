@@ -14,7 +14,9 @@ import (
 // not against anything this package computes. Each fact names the page and
 // the majors it was checked on. Messages are found by the names the
 // manual prints, so the test does not depend on slug choices.
-func TestTruth(t *testing.T) {
+// committed is the history of the committed spec under its overlay.
+func committed(t *testing.T) *History {
+	t.Helper()
 	specs, err := spec.LoadAll(os.DirFS("../../spec"))
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +29,12 @@ func TestTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+func TestTruth(t *testing.T) {
+	h := committed(t)
+	specs := h.Specs
 	const (
 		msgfmt = "protocol-message-formats.html"
 		logrep = "protocol-logicalrep-message-formats.html"

@@ -242,6 +242,20 @@ func (st *Struct) shape() string {
 // "(TransactionId)" do not enter it; Go field names do, and stay stable
 // across majors by the overlay.
 func LayoutOf(s *spec.Spec, slug string, ov *Overlay) ([]string, error) {
+	l, err := Resolve(s, slug, ov)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]string, len(l.Items))
+	for i, it := range l.Items {
+		items[i] = it.String()
+	}
+	return items, nil
+}
+
+// Resolve returns the layout of message slug in one major's spec, as the
+// generator resolves it with the overlay.
+func Resolve(s *spec.Spec, slug string, ov *Overlay) (*Layout, error) {
 	m := s.Find(slug)
 	if m == nil {
 		return nil, fmt.Errorf("pg%d: no message %q", s.Major, slug)
@@ -255,11 +269,7 @@ func LayoutOf(s *spec.Spec, slug string, ov *Overlay) ([]string, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	items := make([]string, len(l.Items))
-	for i, it := range l.Items {
-		items[i] = it.String()
-	}
-	return items, nil
+	return l, nil
 }
 
 // String renders the layout canonically, one item after another.

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestFetchArguments(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"fetch", "-out", "x"}, "pgspec fetch: --major is required"},
+		{[]string{"fetch", "-major", "20"}, "pgspec fetch: --out DIR is required"},
+		{[]string{"fetch", "-major", "20", "-out", "x", "-lang", "fr"}, `pgspec fetch: unknown language "fr" (want en or zh)`},
+		{[]string{"fetch", "-major", "20", "-out", "x", "-retries", "-1"}, "pgspec fetch: --retries -1: want 0 or more"},
+		{[]string{"fetch", "-major", "20", "-out", "x", "extra"}, `pgspec fetch: unexpected argument "extra"`},
+	} {
+		code, _, stderr := pgspec(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("pgspec %q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.msg)
+		}
+	}
+}
+
+// A refused fetch names every refused URL and writes nothing: no page, no
+// manifest, not even the directory.
+func TestFetchRefusedWritesNothing(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "docs")
+	code, stdout, stderr := pgspec(t, "fetch", "-major", "20", "-out", out, "-base-url", srv.URL+"/docs/", "-retries", "0")
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "pgspec fetch: nothing written:\n"+srv.URL+"/docs/20/protocol-message-formats.html: HTTP 404 Not Found\n") ||
+		strings.Count(stderr, "HTTP 404 Not Found") != 5 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused fetch created its output directory")
+	}
+}

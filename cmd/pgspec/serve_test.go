@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestServeUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"serve", "--lang", "fr"}, 2, `pgspec serve: unknown language "fr"`},
+		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"serve", "--addr", "127.0.0.1:99999"}, 1, "pgspec serve: listen tcp: address 99999: invalid port"},
+		{[]string{"serve", "--spec", "/nonexistent"}, 1, "--spec /nonexistent"},
+	} {
+		code, _, stderr := pgspec(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("pgspec %q: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+}
+
+// serve answers until its context ends, then returns without error.
+func TestServeStopsCleanly(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	}()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "ok" {
+		t.Errorf("body %q", body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve returned %v after its context ended", err)
+	}
+}

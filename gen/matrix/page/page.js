@@ -1,0 +1,82 @@
+// pgspec matrix page: the range of majors, the "only changed" filter that
+// follows it, and the detail dialog. Everything else works without it.
+(() => {
+	"use strict";
+	const root = document.documentElement;
+	root.classList.add("js");
+	const $ = (sel, el = document) => el.querySelector(sel);
+	const $$ = (sel, el = document) => Array.from(el.querySelectorAll(sel));
+	const from = $("#from"), to = $("#to"), only = $("#only-changed"), zh = $("#lang-zh");
+	const majors = $$("option", from).map((o) => Number(o.value));
+	const first = majors[0];
+
+	// A column shows the step into its major, so "from 15 to 18" shows the
+	// steps into 16, 17 and 18; the first major's column (present or
+	// absent) shows when the range starts there.
+	function apply(moved) {
+		let a = Number(from.value), b = Number(to.value);
+		if (a >= b) {
+			if (moved === to) {
+				a = majors[Math.max(0, majors.indexOf(b) - 1)];
+				from.value = a;
+			} else {
+				b = majors[Math.min(majors.length - 1, majors.indexOf(a) + 1)];
+				to.value = b;
+			}
+		}
+		const inRange = (m) => m > a && m <= b;
+		root.lang = zh.checked ? "zh-CN" : "en";
+		for (const el of $$("[data-major]")) {
+			const m = Number(el.dataset.major);
+			el.hidden = !(inRange(m) || (m === first && a === first));
+		}
+		for (const layer of $$(".layer")) {
+			let shown = 0;
+			for (const tr of $$("tbody tr", layer)) {
+				const changed = $$("td.chg", tr).some((td) => inRange(Number(td.dataset.major)));
+				tr.hidden = only.checked && !changed;
+				if (!tr.hidden) shown++;
+			}
+			$(".shown .n", layer).textContent = shown;
+			$(".none-changed", layer).hidden = shown > 0;
+		}
+	}
+	for (const el of [from, to]) el.addEventListener("change", () => apply(el));
+	for (const el of $$('input[name="lang"], #only-changed')) el.addEventListener("change", () => apply());
+	apply();
+
+	// The detail of a cell opens in a dialog over the grid; its address is
+	// the detail's permalink, so a shared link opens the same dialog.
+	const dialog = $("#detail-dialog"), body = $("#detail-body");
+	let opener = null;
+	function show(id) {
+		const detail = id && document.getElementById(id);
+		if (!detail || !detail.classList.contains("detail")) return false;
+		const copy = detail.cloneNode(true);
+		copy.removeAttribute("id");
+		body.replaceChildren(copy);
+		dialog.setAttribute("aria-label", $("h3", copy).textContent);
+		if (!dialog.open) dialog.showModal();
+		return true;
+	}
+	document.addEventListener("click", (e) => {
+		const link = e.target.closest("a.cell");
+		if (!link || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+		if (show(link.hash.slice(1))) {
+			e.preventDefault();
+			opener = link;
+			history.replaceState(null, "", link.hash);
+		}
+	});
+	dialog.addEventListener("click", (e) => {
+		if (e.target === dialog) dialog.close();
+	});
+	dialog.addEventListener("close", () => {
+		history.replaceState(null, "", location.pathname + location.search);
+		if (opener) opener.focus();
+		opener = null;
+	});
+	const fromHash = () => show(decodeURIComponent(location.hash.slice(1)));
+	window.addEventListener("hashchange", fromHash);
+	fromHash();
+})();

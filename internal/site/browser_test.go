@@ -1,0 +1,309 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/pgspec/pgspec/internal/corpus"
+)
+
+// browser starts Debian's headless Chromium with a fresh profile and the
+// flags that keep it off the network, or skips when it is not installed
+// (never under CI, whose .ci/run installs it). Its console is collected:
+// errors() lists every error, warning and uncaught exception so far.
+func browser(t *testing.T) (ctx context.Context, errors func() []string) {
+	t.Helper()
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed; .ci/run installs Debian's chromium package")
+		}
+		t.Skip("chromium is not installed (apt-get install chromium)")
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	var mu sync.Mutex
+	var found []string
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning || m.IsException() {
+				mu.Lock()
+				found = append(found, m.String())
+				mu.Unlock()
+			}
+		}
+	}()
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(found)
+	}
+}
+
+// artifacts is where screenshots go: $PGSPEC_ARTIFACTS when set, else the
+// test's artifact directory (kept with go test -artifacts).
+func artifacts(t *testing.T) string {
+	if dir := os.Getenv("PGSPEC_ARTIFACTS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	return t.ArtifactDir()
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(step(t, ctx), chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(artifacts(t), name)
+	if err := os.WriteFile(file, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", file)
+}
+
+// step bounds one step, so a selector that never matches fails the test
+// instead of hanging it; the browser has started, so the timeout does not
+// stop it.
+func step(t *testing.T, ctx context.Context) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// eval runs a script in the page and decodes its result.
+func eval[T any](t *testing.T, ctx context.Context, script string) T {
+	t.Helper()
+	v, err := chromedp.Run(step(t, ctx), chromedp.Evaluate[T](script))
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	return v
+}
+
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(step(t, ctx), steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const dialogOpen = `document.getElementById('detail-dialog').open`
+
+// visibleRows lists the ids of the grid rows on screen.
+const visibleRows = `[...document.querySelectorAll('.grid tbody tr')].filter(r => r.getClientRects().length > 0).map(r => r.id)`
+
+// TestPageInChromium drives the page pgspec serve serves (the bytes of
+// spec/matrix.html) in a real browser, as a reader uses it.
+func TestPageInChromium(t *testing.T) {
+	ctx, consoleErrors := browser(t)
+	specs, layout := committed(t)
+	handler, err := New(specs, layout, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+
+	// What the grid must hold, read from the spec files themselves: every
+	// slug any major documents, and the majors.
+	var slugs []string
+	var majors []string
+	for _, s := range specs {
+		majors = append(majors, strconv.Itoa(s.Major))
+		for _, m := range s.Messages {
+			if !slices.Contains(slugs, m.Slug) {
+				slugs = append(slugs, m.Slug)
+			}
+		}
+	}
+
+	start := time.Now()
+	do(t, ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")))
+	t.Logf("navigation to load event: %v (wall %v)", eval[float64](t, ctx, `performance.getEntriesByType('navigation')[0].loadEventEnd`), time.Since(start))
+	if n := eval[int](t, ctx, `performance.getEntriesByType('resource').length`); n != 0 {
+		t.Errorf("the page loaded %d resources; it must be self-contained", n)
+	}
+
+	// One row per message, one column per major, in every layer's grid.
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll('.grid tbody tr')].map(r => r.id)`)
+	slices.Sort(rows)
+	slices.Sort(slugs)
+	if !slices.Equal(rows, slugs) {
+		t.Errorf("grid rows %v, want one per slug %v", rows, slugs)
+	}
+	heads := eval[[][]string](t, ctx, `[...document.querySelectorAll('.grid')].map(g => [...g.tHead.rows[0].cells].slice(1).map(c => c.textContent))`)
+	for _, h := range heads {
+		if !slices.Equal(h, majors) {
+			t.Errorf("grid columns %v, want %v", h, majors)
+		}
+	}
+	if bad := eval[[]string](t, ctx, `[...document.querySelectorAll('.grid tbody tr')].filter(r => r.querySelectorAll('td').length != `+strconv.Itoa(len(majors))+`).map(r => r.id)`); len(bad) > 0 {
+		t.Errorf("rows without one cell per major: %v", bad)
+	}
+	screenshot(t, ctx, "desktop-en.png")
+
+	// 17 → 18 BackendKeyData is a wire change; its detail sets the 4-byte key
+	// of 17 against the variable one of 18.
+	cell := eval[string](t, ctx, `document.getElementById('backend-key-data-18').className + ' ' + document.getElementById('backend-key-data-18').innerText`)
+	if !strings.Contains(cell, "s-wire") || !strings.Contains(cell, "wire") {
+		t.Errorf("BackendKeyData 18 cell: %q, want a wire change", cell)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS("#backend-key-data-18 a")))
+	if !eval[bool](t, ctx, dialogOpen) {
+		t.Fatal("the cell's detail did not open")
+	}
+	before := eval[string](t, ctx, `document.querySelector('#detail-dialog .before .steps').innerText`)
+	after := eval[string](t, ctx, `document.querySelector('#detail-dialog .after .steps').innerText`)
+	if !strings.Contains(before, "Byte4") || strings.Contains(before, "Byten") || !strings.Contains(after, "Byten") || strings.Contains(after, "Byte4") {
+		t.Errorf("BackendKeyData 17 → 18 layouts:\n17: %s\n18: %s\nwant Byte4 against Byten", before, after)
+	}
+	if marked := eval[[]string](t, ctx, `[...document.querySelectorAll('#detail-dialog .steps tr.ce')].map(r => r.innerText)`); len(marked) != 2 {
+		t.Errorf("marked layout rows %q, want the secret key on each side", marked)
+	}
+	if hash := eval[string](t, ctx, `location.hash`); hash != "#backend-key-data-17-to-18" {
+		t.Errorf("address while the detail is open: %q, want its permalink", hash)
+	}
+	screenshot(t, ctx, "desktop-detail.png")
+	do(t, ctx, chromedp.KeyEvent(kb.Escape))
+	if eval[bool](t, ctx, dialogOpen) {
+		t.Error("Escape did not close the detail")
+	}
+	if focused := eval[string](t, ctx, `document.activeElement.closest('td') ? document.activeElement.closest('td').id : ''`); focused != "backend-key-data-18" {
+		t.Errorf("focus after closing the detail: %q, want back on the cell", focused)
+	}
+
+	// "Only rows that changed" hides rows that never changed, keeps the others.
+	all := eval[[]string](t, ctx, visibleRows)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`label[for="only-changed"]`)))
+	changed := eval[[]string](t, ctx, visibleRows)
+	if len(changed) == 0 || len(changed) >= len(all) || slices.Contains(changed, "bind") || !slices.Contains(changed, "backend-key-data") {
+		t.Errorf("only changed: %d of %d rows shown (%v); want Bind hidden, BackendKeyData shown", len(changed), len(all), changed)
+	}
+	// From 15 to 18: the steps into 16, 17 and 18. CommandComplete changed
+	// into 15 (outside), Stream Abort into 16 (inside).
+	do(t, ctx, chromedp.SetValue(chromedp.CSS("#from"), "15"), chromedp.Evaluate[chromedp.Void](`document.getElementById('from').dispatchEvent(new Event('change'))`),
+		chromedp.SetValue(chromedp.CSS("#to"), "18"), chromedp.Evaluate[chromedp.Void](`document.getElementById('to').dispatchEvent(new Event('change'))`))
+	cols := eval[[]string](t, ctx, `[...document.querySelector('.grid').tHead.rows[0].cells].slice(1).filter(c => c.getClientRects().length > 0).map(c => c.textContent)`)
+	if !slices.Equal(cols, []string{"16", "17", "18"}) {
+		t.Errorf("columns from 15 to 18: %v", cols)
+	}
+	ranged := eval[[]string](t, ctx, visibleRows)
+	if slices.Contains(ranged, "command-complete") || !slices.Contains(ranged, "logical-stream-abort") || !slices.Contains(ranged, "backend-key-data") {
+		t.Errorf("changed rows from 15 to 18: %v", ranged)
+	}
+	screenshot(t, ctx, "desktop-15-18.png")
+
+	// The language switch shows the Chinese texts.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`label[for="lang-zh"]`)))
+	h1 := eval[string](t, ctx, `document.querySelector('h1').innerText`)
+	if h1 != "PostgreSQL 协议文档版本差异矩阵" || eval[string](t, ctx, `document.documentElement.lang`) != "zh-CN" {
+		t.Errorf("after the switch to Chinese, the title reads %q", h1)
+	}
+	if label := eval[string](t, ctx, `document.getElementById('backend-key-data-18').innerText`); !strings.Contains(label, "线格式") {
+		t.Errorf("BackendKeyData 18 in Chinese: %q", label)
+	}
+	screenshot(t, ctx, "desktop-zh.png")
+
+	// A permalink to a detail opens it.
+	do(t, ctx, chromedp.Navigate(srv.URL+"/#logical-stream-abort-15-to-16"), chromedp.WaitReady(chromedp.CSS("#detail-dialog")))
+	if text := eval[string](t, ctx, `document.querySelector('#detail-dialog h3').innerText`); !strings.Contains(text, "Stream Abort · 15 → 16") {
+		t.Errorf("permalink opened %q", text)
+	}
+
+	// On a phone the page does not scroll sideways: the grid scrolls in its box.
+	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
+		chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")))
+	if w := eval[[]int](t, ctx, `[document.documentElement.scrollWidth, document.documentElement.clientWidth]`); w[0] > w[1] {
+		t.Errorf("phone width: page is %dpx wide in a %dpx window", w[0], w[1])
+	}
+	screenshot(t, ctx, "phone-en.png")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#backend-key-data-18 a")))
+	if !eval[bool](t, ctx, dialogOpen) {
+		t.Error("the cell's detail did not open on a phone")
+	}
+	if fit := eval[[]float64](t, ctx, `(d => [d.getBoundingClientRect().width, d.scrollWidth - d.clientWidth, innerWidth])(document.getElementById('detail-dialog'))`); fit[0] > fit[2] || fit[1] > 0 {
+		t.Errorf("phone width: the detail is %vpx wide with %vpx hidden sideways, in a %vpx window", fit[0], fit[1], fit[2])
+	}
+	screenshot(t, ctx, "phone-detail.png")
+
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// TestPageWithoutJavaScript reads the committed page as a file with scripts
+// off: the grid, the language switch and the filter work, and each changed
+// cell links to its detail below.
+func TestPageWithoutJavaScript(t *testing.T) {
+	ctx, consoleErrors := browser(t)
+	file := filepath.Join(corpus.Root(), "spec", "matrix.html")
+	do(t, ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}), chromedp.Navigate("file://"+file), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")))
+	if js := eval[bool](t, ctx, `document.documentElement.classList.contains('js')`); js {
+		t.Fatal("scripts ran")
+	}
+	href := eval[string](t, ctx, `document.querySelector('#backend-key-data-18 a').getAttribute('href')`)
+	if shown := eval[bool](t, ctx, fmt.Sprintf(`document.getElementById(%q).getClientRects().length > 0`, strings.TrimPrefix(href, "#"))); !shown {
+		t.Errorf("the detail %s is not on the page", href)
+	}
+	all := eval[[]string](t, ctx, visibleRows)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`label[for="only-changed"]`)), chromedp.Click(chromedp.CSS(`label[for="lang-zh"]`)))
+	changed := eval[[]string](t, ctx, visibleRows)
+	if len(changed) == 0 || len(changed) >= len(all) || slices.Contains(changed, "bind") {
+		t.Errorf("only changed without scripts: %d of %d rows", len(changed), len(all))
+	}
+	if h1 := eval[string](t, ctx, `document.querySelector('h1').innerText`); h1 != "PostgreSQL 协议文档版本差异矩阵" {
+		t.Errorf("title in Chinese without scripts: %q", h1)
+	}
+	screenshot(t, ctx, "nojs-zh.png")
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}

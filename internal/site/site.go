@@ -1,0 +1,130 @@
+// Package site serves the version-difference matrix over HTTP, what
+// pgspec serve runs: the HTML page, the matrix as JSON, and export's
+// pg.center record of each message by slug. Everything is rendered once,
+// when the handler is made, from the same model as the committed files.
+package site
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/pgspec/pgspec/gen/export"
+	"github.com/pgspec/pgspec/gen/matrix"
+	"github.com/pgspec/pgspec/spec"
+)
+
+// pagePolicy lets the page run its own inline style and script and load
+// nothing else, as the page's own meta element says too.
+const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+var langs = []matrix.Lang{matrix.English, matrix.Chinese}
+
+// site holds the rendered documents.
+type site struct {
+	page    []byte
+	matrix  map[matrix.Lang][]byte
+	records map[matrix.Lang]map[string][]byte
+	// index lists the records: slug, name and address, in matrix row order.
+	index []byte
+}
+
+type indexEntry struct {
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// New renders every document of specs, layout deciding wire changes, the
+// page opening in lang, and returns the handler that serves them:
+//
+//	GET /                          the page (also /matrix.html)
+//	GET /matrix.json[?lang=zh]     the matrix as data
+//	GET /records/                  the slugs with their records' addresses
+//	GET /records/SLUG.json[?lang=zh] export's record of one message
+func New(specs []*spec.Spec, layout matrix.LayoutFunc, lang matrix.Lang) (http.Handler, error) {
+	h, err := matrix.Build(specs, layout)
+	if err != nil {
+		return nil, err
+	}
+	s := &site{matrix: map[matrix.Lang][]byte{}, records: map[matrix.Lang]map[string][]byte{}}
+	if s.page, err = h.HTML(lang); err != nil {
+		return nil, err
+	}
+	var index []indexEntry
+	for _, l := range langs {
+		if s.matrix[l], err = h.JSON(l); err != nil {
+			return nil, err
+		}
+		records, err := export.Records(specs, layout, l)
+		if err != nil {
+			return nil, err
+		}
+		s.records[l] = map[string][]byte{}
+		for _, r := range records {
+			if s.records[l][r.Item.Slug], err = spec.Marshal(r); err != nil {
+				return nil, err
+			}
+			if l == matrix.English {
+				index = append(index, indexEntry{Slug: r.Item.Slug, Name: r.Item.Name, URL: "/records/" + r.Item.Slug + ".json"})
+			}
+		}
+	}
+	if s.index, err = spec.Marshal(index); err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.servePage)
+	mux.HandleFunc("GET /matrix.html", s.servePage)
+	mux.HandleFunc("GET /matrix.json", s.serveMatrix)
+	mux.HandleFunc("GET /records/{$}", func(w http.ResponseWriter, r *http.Request) { write(w, "application/json", s.index) })
+	mux.HandleFunc("GET /records/{file}", s.serveRecord)
+	return mux, nil
+}
+
+func (s *site) servePage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Security-Policy", pagePolicy)
+	write(w, "text/html; charset=utf-8", s.page)
+}
+
+func (s *site) serveMatrix(w http.ResponseWriter, r *http.Request) {
+	if l, ok := language(w, r); ok {
+		write(w, "application/json", s.matrix[l])
+	}
+}
+
+func (s *site) serveRecord(w http.ResponseWriter, r *http.Request) {
+	file := r.PathValue("file")
+	slug, isJSON := strings.CutSuffix(file, ".json")
+	l, ok := language(w, r)
+	if !ok {
+		return
+	}
+	data := s.records[l][slug]
+	if !isJSON || data == nil {
+		http.Error(w, fmt.Sprintf("no record %q: the records are /records/SLUG.json, listed at /records/", file), http.StatusNotFound)
+		return
+	}
+	write(w, "application/json", data)
+}
+
+// language reads the lang query parameter, English when absent; anything
+// else is answered 400 here.
+func language(w http.ResponseWriter, r *http.Request) (matrix.Lang, bool) {
+	q := r.URL.Query().Get("lang")
+	if q == "" {
+		return matrix.English, true
+	}
+	l, err := matrix.ParseLang(q)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return "", false
+	}
+	return l, true
+}
+
+func write(w http.ResponseWriter, contentType string, data []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(data)
+}

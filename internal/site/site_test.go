@@ -1,0 +1,136 @@
+package site
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgspec/pgspec/gen/matrix"
+	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/internal/corpus"
+	"github.com/pgspec/pgspec/spec"
+)
+
+// committed loads the committed spec and the layout of its overlay.
+func committed(t *testing.T) ([]*spec.Spec, matrix.LayoutFunc) {
+	t.Helper()
+	dir := os.DirFS(filepath.Join(corpus.Root(), "spec"))
+	specs, err := spec.LoadAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := model.LoadOverlay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return specs, matrix.ModelLayout(ov)
+}
+
+func get(t *testing.T, srv *httptest.Server, path string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(body)
+}
+
+func TestServe(t *testing.T) {
+	specs, layout := committed(t)
+	handler, err := New(specs, layout, matrix.English)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(corpus.Root(), "spec", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+
+	// The page and the JSON are the committed files, byte for byte.
+	for _, path := range []string{"/", "/matrix.html"} {
+		code, h, body := get(t, srv, path)
+		if code != 200 || h.Get("Content-Type") != "text/html; charset=utf-8" || !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'none'") || body != read("matrix.html") {
+			t.Errorf("GET %s: %d %v, page equal to spec/matrix.html: %t", path, code, h, body == read("matrix.html"))
+		}
+	}
+	if code, h, body := get(t, srv, "/matrix.json"); code != 200 || h.Get("Content-Type") != "application/json" || body != read("matrix.json") {
+		t.Errorf("GET /matrix.json: %d %v, equal to spec/matrix.json: %t", code, h, body == read("matrix.json"))
+	}
+	var zh struct{ Layers []struct{ Title string } }
+	if code, _, body := get(t, srv, "/matrix.json?lang=zh"); code != 200 || json.Unmarshal([]byte(body), &zh) != nil || len(zh.Layers) == 0 || zh.Layers[1].Title != "逻辑复制格式" {
+		t.Errorf("GET /matrix.json?lang=zh: %d, layers %+v", code, zh.Layers)
+	}
+
+	// The index lists one record per slug; each address answers its record.
+	code, _, body := get(t, srv, "/records/")
+	var index []struct{ Slug, Name, URL string }
+	if err := json.Unmarshal([]byte(body), &index); code != 200 || err != nil || len(index) < 80 {
+		t.Fatalf("GET /records/: %d, %d entries, %v", code, len(index), err)
+	}
+	var bkd string
+	for _, e := range index {
+		if e.Slug == "backend-key-data" {
+			bkd = e.URL
+		}
+	}
+	if bkd != "/records/backend-key-data.json" {
+		t.Fatalf("index entry of backend-key-data: %q", bkd)
+	}
+	var rec struct {
+		Item struct {
+			Slug     string
+			Versions map[string]struct{ Tables []struct{ Title string } }
+		}
+		Comparisons []struct{ Left, Right, Classification string }
+	}
+	code, _, body = get(t, srv, bkd+"?lang=zh")
+	if err := json.Unmarshal([]byte(body), &rec); code != 200 || err != nil || rec.Item.Slug != "backend-key-data" || len(rec.Comparisons) != 9 {
+		t.Fatalf("GET %s: %d %v %+v", bkd, code, err, rec.Item.Slug)
+	}
+	if c := rec.Comparisons[7]; c.Left != "17" || c.Right != "18" || c.Classification != "wire change" {
+		t.Errorf("17 → 18 comparison: %+v", c)
+	}
+	if title := rec.Item.Versions["18"].Tables[0].Title; title != "按手册顺序排列的字段" {
+		t.Errorf("record in Chinese: table title %q", title)
+	}
+
+	// Wrong requests are told what is wrong.
+	for _, c := range []struct {
+		method, path string
+		code         int
+		msg          string
+	}{
+		{"GET", "/records/no-such-message.json", 404, `no record "no-such-message.json"`},
+		{"GET", "/records/backend-key-data", 404, `no record "backend-key-data"`},
+		{"GET", "/records/backend-key-data.json?lang=fr", 400, `unknown language "fr"`},
+		{"GET", "/matrix.json?lang=de", 400, `unknown language "de"`},
+		{"GET", "/spec/pg18.json", 404, "404 page not found"},
+		{"POST", "/", 405, "Method Not Allowed"},
+	} {
+		req, _ := http.NewRequest(c.method, srv.URL+c.path, nil)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.code || !strings.Contains(string(body), c.msg) {
+			t.Errorf("%s %s: %d %q, want %d %q", c.method, c.path, resp.StatusCode, body, c.code, c.msg)
+		}
+	}
+}
