@@ -80,7 +80,11 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	if err := emit.Write(*out, files); err != nil {
 		return c.fail(1, "%v", err)
 	}
-	fmt.Fprintf(stdout, "pgspec gen: package %s in %s: %d messages of PostgreSQL %s, %d files\n", name, *out, len(mod.Messages), model.MajorList(mod.Majors), len(files))
+	noun := "messages"
+	if len(mod.Messages) == 1 {
+		noun = "message"
+	}
+	fmt.Fprintf(stdout, "pgspec gen: package %s in %s: %d %s of PostgreSQL %s, %d files\n", name, *out, len(mod.Messages), noun, model.MajorList(mod.Majors), len(files))
 	return 0
 }
 
