@@ -132,6 +132,32 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 	}
 }
 
+// focusedCell is the id of the grid cell that has the focus, or holds it.
+const focusedCell = `(c => c ? c.id : '')(document.activeElement.closest('td'))`
+
+// contrasts lists the grid cells, legend swatches, badges and controls
+// with text as "what ratio", lowest contrast of text on background first.
+const contrasts = `(() => {
+	const lum = (css) => {
+		const [r, g, b] = css.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => {
+			v /= 255;
+			return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+		});
+		return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+	};
+	const background = (el) => {
+		for (; el; el = el.parentElement) {
+			const c = getComputedStyle(el).backgroundColor;
+			if (!c.startsWith('rgba(0, 0, 0, 0)')) return c;
+		}
+		return 'rgb(255, 255, 255)';
+	};
+	return [...document.querySelectorAll('.grid td, .sw, .badge, .controls label')].filter((el) => el.innerText.trim()).map((el) => {
+		const [a, b] = [lum(getComputedStyle(el).color), lum(background(el))];
+		return [el.id || el.className, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+	}).sort((x, y) => x[1] - y[1]).map(([what, ratio]) => what + ' ' + ratio.toFixed(2));
+})()`
+
 const dialogOpen = `document.getElementById('detail-dialog').open`
 
 // visibleRows lists the ids of the grid rows on screen.
@@ -213,9 +239,31 @@ func TestPageInChromium(t *testing.T) {
 	if eval[bool](t, ctx, dialogOpen) {
 		t.Error("Escape did not close the detail")
 	}
-	if focused := eval[string](t, ctx, `document.activeElement.closest('td') ? document.activeElement.closest('td').id : ''`); focused != "backend-key-data-18" {
+	if focused := eval[string](t, ctx, focusedCell); focused != "backend-key-data-18" {
 		t.Errorf("focus after closing the detail: %q, want back on the cell", focused)
 	}
+
+	// Arrow keys walk the grid: left to 17's cell, down to the next message.
+	do(t, ctx, chromedp.KeyEvent(kb.ArrowLeft))
+	left := eval[string](t, ctx, focusedCell)
+	do(t, ctx, chromedp.KeyEvent(kb.ArrowDown))
+	if down := eval[string](t, ctx, focusedCell); left != "backend-key-data-17" || down != "bind-17" {
+		t.Errorf("arrow keys from BackendKeyData 18: left to %q, down to %q; want backend-key-data-17, bind-17", left, down)
+	}
+
+	// Every class's text is readable on its colour (WCAG AA, 4.5:1).
+	ratios := eval[[]string](t, ctx, contrasts)
+	if len(ratios) < len(slugs)*len(majors)/2 {
+		t.Fatalf("contrast measured on %d elements only", len(ratios))
+	}
+	t.Logf("lowest contrast of %d elements: %s", len(ratios), ratios[0])
+	for _, r := range ratios {
+		if ratio, _ := strconv.ParseFloat(r[strings.LastIndex(r, " ")+1:], 64); ratio < 4.5 {
+			t.Errorf("text below 4.5:1 contrast: %s", r)
+		}
+	}
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('layer-frontend-backend').scrollIntoView()`))
+	screenshot(t, ctx, "desktop-grid.png")
 
 	// "Only rows that changed" hides rows that never changed, keeps the others.
 	all := eval[[]string](t, ctx, visibleRows)
@@ -238,8 +286,14 @@ func TestPageInChromium(t *testing.T) {
 	}
 	screenshot(t, ctx, "desktop-15-18.png")
 
-	// The language switch shows the Chinese texts.
+	// The language switch shows the Chinese texts. A translation-only change
+	// is a link to its detail in Chinese only.
+	const zhOnlyLinks = `[...document.querySelectorAll('td.zo a')].filter(a => a.getClientRects().length > 0).length`
+	enLinks := eval[int](t, ctx, zhOnlyLinks)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`label[for="lang-zh"]`)))
+	if zhLinks := eval[int](t, ctx, zhOnlyLinks); enLinks != 0 || zhLinks == 0 {
+		t.Errorf("translation-only cells link to their detail: %d in English, %d in Chinese", enLinks, zhLinks)
+	}
 	h1 := eval[string](t, ctx, `document.querySelector('h1').innerText`)
 	if h1 != "PostgreSQL 协议文档版本差异矩阵" || eval[string](t, ctx, `document.documentElement.lang`) != "zh-CN" {
 		t.Errorf("after the switch to Chinese, the title reads %q", h1)
@@ -262,6 +316,8 @@ func TestPageInChromium(t *testing.T) {
 		t.Errorf("phone width: page is %dpx wide in a %dpx window", w[0], w[1])
 	}
 	screenshot(t, ctx, "phone-en.png")
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('layer-logical-replication').scrollIntoView()`))
+	screenshot(t, ctx, "phone-grid.png")
 	do(t, ctx, chromedp.Click(chromedp.CSS("#backend-key-data-18 a")))
 	if !eval[bool](t, ctx, dialogOpen) {
 		t.Error("the cell's detail did not open on a phone")

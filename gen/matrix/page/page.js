@@ -76,6 +76,32 @@
 		if (opener) opener.focus();
 		opener = null;
 	});
+	// Arrow keys move between the cells of a grid, as in a spreadsheet: to
+	// the cell's link when it has one, else to the cell itself.
+	const visible = (el) => el.getClientRects().length > 0;
+	const focusCell = (cell) => {
+		if (!cell) return;
+		const target = cell.querySelector("a") || cell;
+		if (target === cell) cell.tabIndex = -1;
+		target.focus();
+	};
+	document.addEventListener("keydown", (e) => {
+		const cell = e.target.closest && e.target.closest(".grid tbody td, .grid tbody th");
+		const step = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] }[e.key];
+		if (!cell || !step || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+		const rows = $$("tr", cell.closest("tbody")).filter(visible);
+		const row = cell.parentElement;
+		const col = Array.from(row.children).indexOf(cell);
+		if (step[0]) {
+			const next = rows[rows.indexOf(row) + step[0]];
+			focusCell(next && next.children[col]);
+		} else {
+			const cells = Array.from(row.children).filter(visible);
+			focusCell(cells[cells.indexOf(cell) + step[1]]);
+		}
+		e.preventDefault();
+	});
+
 	const fromHash = () => show(decodeURIComponent(location.hash.slice(1)));
 	window.addEventListener("hashchange", fromHash);
 	fromHash();
