@@ -9,6 +9,8 @@ import "encoding/binary"
 //
 // Identifies the message as the beginning of a prepared transaction message.
 //
+// pgoutput sends it only with protocol version 3 and later (Params.LogicalVersion >= 3).
+//
 // Documented in PostgreSQL 15–19.
 type LogicalBeginPrepare struct {
 	// The LSN of the prepare.

@@ -9,6 +9,8 @@ import "encoding/binary"
 //
 // Identifies the message as a prepared transaction message.
 //
+// pgoutput sends it only with protocol version 3 and later (Params.LogicalVersion >= 3).
+//
 // Documented in PostgreSQL 15–19.
 type LogicalPrepare struct {
 	// Flags; currently unused.

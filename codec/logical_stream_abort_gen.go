@@ -9,6 +9,8 @@ import "encoding/binary"
 //
 // Identifies the message as a stream abort message.
 //
+// pgoutput sends it only with protocol version 2 and later (Params.LogicalVersion >= 2).
+//
 // Documented in PostgreSQL 14–19.
 //
 // Layout changes: PostgreSQL 16: adds AbortLSN, adds AbortTime.

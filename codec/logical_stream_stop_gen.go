@@ -7,6 +7,8 @@ package codec
 //
 // Identifies the message as a stream stop message.
 //
+// pgoutput sends it only with protocol version 2 and later (Params.LogicalVersion >= 2).
+//
 // Documented in PostgreSQL 14–19.
 type LogicalStreamStop struct{}
 

@@ -21,7 +21,7 @@ func loadModel(t testing.TB) *model.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ov, err := model.LoadOverlay(fsys)
+	ov, err := spec.LoadOverlay(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,7 +170,6 @@ const (
 	AnnRepeatEach     = "repeat-each"     // "Next, the following … appear for each X": Value is X
 	AnnAlternative    = "alternative"     // "Or": the block is an alternative to the previous one
 	AnnAfterGroup     = "after-group"     // "After the last X, the following fields appear"
-	AnnAnyOrder       = "any-order"       // "Fields can appear in any order"
 	AnnExclusive      = "exclusive"       // "either a 'K' … or an 'O' …, but never both"
 	AnnProtocolChange = "protocol-change" // "Before protocol version 3.2, …": Value is the version
 	AnnMessagesSince  = "messages-since"  // "The following messages (A, B) are available since protocol version N": Value is N
@@ -281,4 +280,14 @@ func Load(fsys fs.FS, major int) (*Spec, error) {
 		return nil, fmt.Errorf("%s: major is %d, want %d", name, s.Major, major)
 	}
 	return &s, nil
+}
+
+// Has reports whether anns hold an annotation of kind.
+func Has(anns []Annotation, kind string) bool {
+	for _, a := range anns {
+		if a.Kind == kind {
+			return true
+		}
+	}
+	return false
 }

@@ -91,3 +91,22 @@ func TestGenDoesNotImportCodec(t *testing.T) {
 		t.Errorf("pgspec should import gen/emit and not codec; it imports %v", deps)
 	}
 }
+
+// TestGenPrintsDefaults: gen lists what it derived from the manual, so a
+// reviewer sees every derivation the overlay does not state.
+func TestGenPrintsDefaults(t *testing.T) {
+	out := tmpModule(t)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"gen", "--spec", "../../gen/testdata/spec", "--out", out, "--package", "p"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"pgspec gen: 15 defaults derived from the manual (spec/overlay.json decides the rest):\n",
+		"\n  logical-update OldKind: optional choice of 'K' or 'O'\n",
+		"\n  logical-update: Byte1('N') is a constant\n",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pgspec/pgspec/gen/matrix"
+	"github.com/pgspec/pgspec/gen/model"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -118,11 +119,7 @@ func resolveMessage(c *cli, src *specSource, specs []*spec.Spec, name string) (s
 	if err != nil {
 		return "", c.fail(1, "%v", err)
 	}
-	goNames := map[string]string{}
-	for slug, e := range ov.Messages {
-		goNames[slug] = e.Name
-	}
-	slug, err := spec.Resolve(specs, goNames, name)
+	slug, err := spec.Resolve(specs, model.MessageNames(specs, ov), name)
 	if err != nil {
 		return "", c.fail(2, "%v", err)
 	}

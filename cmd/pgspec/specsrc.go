@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/pgspec/pgspec/gen/matrix"
-	"github.com/pgspec/pgspec/gen/model"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -54,8 +53,8 @@ func (s *specSource) all() ([]*spec.Spec, error) {
 	return specs, s.wrap(err)
 }
 
-func (s *specSource) overlay() (*model.Overlay, error) {
-	ov, err := model.LoadOverlay(s.fsys)
+func (s *specSource) overlay() (*spec.Overlay, error) {
+	ov, err := spec.LoadOverlay(s.fsys)
 	return ov, s.wrap(err)
 }
 

@@ -301,7 +301,7 @@ func Load(specDir fs.FS) (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	ov, err := model.LoadOverlay(specDir)
+	ov, err := spec.LoadOverlay(specDir)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"maps"
 	"os"
@@ -165,9 +166,18 @@ func TestNameClashesAreRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// AuthSASL is also the constant of the SASL exchange state; Backend a dispatcher.
-	ov = bytes.Replace(ov, []byte(`"name": "AuthenticationSASL"`), []byte(`"name": "AuthSASL"`), 1)
-	ov = bytes.Replace(ov, []byte(`"name": "KeyData"`), []byte(`"name": "Backend"`), 1)
+	// Without its override auth-sasl is AuthSASL, the constant of the SASL
+	// exchange state; Backend is a dispatcher.
+	var o map[string]map[string]map[string]any
+	if err := json.Unmarshal(ov, &o); err != nil {
+		t.Fatal(err)
+	}
+	delete(o["messages"]["auth-sasl"], "name")
+	delete(o["messages"]["auth-sasl"], "reason")
+	o["messages"]["key-data"]["name"], o["messages"]["key-data"]["reason"] = "Backend", "clash"
+	if ov, err = json.Marshal(o); err != nil {
+		t.Fatal(err)
+	}
 	fsys["overlay.json"] = &fstest.MapFile{Data: ov}
 	_, err = Generate(fsys, model.Selection{}, Options{})
 	for _, want := range []string{"auth-sasl: Go name AuthSASL is already used by the state of sasl-response", "key-data: Go name Backend is already used by the dispatchers"} {

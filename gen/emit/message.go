@@ -157,6 +157,9 @@ func (e *emitter) typeDoc() []string {
 	}
 	doc := []string{first + "."}
 	doc = append(doc, msg.Doc...)
+	if v := msg.SinceLogical; v > 0 {
+		doc = append(doc, fmt.Sprintf("pgoutput sends it only with protocol version %d and later (Params.LogicalVersion >= %d).", v, v))
+	}
 	where := "Documented in PostgreSQL " + model.MajorList(msg.Majors) + "."
 	if len(msg.Names) > 1 {
 		var names []string

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/pgspec/pgspec/gen/matrix"
-	"github.com/pgspec/pgspec/gen/model"
 	"github.com/pgspec/pgspec/internal/corpus"
 	"github.com/pgspec/pgspec/spec"
 )
@@ -84,7 +83,7 @@ func record(t *testing.T, specs []*spec.Spec, layout matrix.LayoutFunc, slug str
 // are compared.
 func TestLogicalUpdateMatchesSeed(t *testing.T) {
 	seed := loadSeed(t)
-	ov, err := model.LoadOverlay(os.DirFS(filepath.Join(corpus.Root(), "spec")))
+	ov, err := spec.LoadOverlay(os.DirFS(filepath.Join(corpus.Root(), "spec")))
 	if err != nil {
 		t.Fatal(err)
 	}

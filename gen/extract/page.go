@@ -221,8 +221,7 @@ func messageEntry(dt *goquery.Selection, kind PageKind) (spec.Message, bool) {
 	case spec.LayerFrontendBackend:
 		return m, topLevel
 	case spec.LayerLogicalReplication:
-		m.Part = strings.HasSuffix(m.Name, "Data")
-		return m, topLevel
+		return m, topLevel // annotate marks the message parts
 	default:
 		if dm == nil {
 			return m, false

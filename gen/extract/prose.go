@@ -42,7 +42,6 @@ var leadRecognisers = []recogniser{
 	{spec.AnnAlternative, regexp.MustCompile(`^Or$`), nil},
 	{spec.AnnAfterGroup, regexp.MustCompile(`^After the last ([a-z]+), the following fields? appears?:?$`), nil},
 	{spec.AnnTerminated, regexp.MustCompile(`followed by a zero byte as a terminator|(?i:zero byte is required as (?:a )?terminator)`), nil},
-	{spec.AnnAnyOrder, regexp.MustCompile(`Fields can appear in any order`), nil},
 	{spec.AnnExclusive, regexp.MustCompile(`may contain either (a '.' message part or an '.' message part)(?: or neither of them)?, but never both`), nil},
 	{spec.AnnProtocolChange, regexp.MustCompile(`^Before protocol version (\d+\.\d+),`), nil},
 	{spec.AnnMessagesSince, regexp.MustCompile(`^The following messages \([^)]+\) are available since protocol version (\d+)`), nil},
@@ -71,14 +70,21 @@ func recognise(rs []recogniser, text string) []spec.Annotation {
 }
 
 // annotate recognises the structure carried by the English prose. A
-// messages-since paragraph also marks each message it names.
+// messages-since paragraph also marks each message it names; the
+// paragraph "The following message parts are shared by the above messages"
+// makes the entries after it message parts.
 func annotate(s *spec.Spec) {
+	shared := map[string]bool{}
 	for mi := range s.Messages {
 		m := &s.Messages[mi]
 		if m.Lead != nil {
 			m.Lead.Annotations = recognise(leadRecognisers, m.Lead.Text.En)
 			markNamedMessages(s, m)
+			if spec.Has(m.Lead.Annotations, spec.AnnSharedParts) {
+				shared[m.Layer] = true
+			}
 		}
+		m.Part = shared[m.Layer] || usedAsPart(s, m)
 		for bi := range m.Blocks {
 			b := &m.Blocks[bi]
 			if b.Lead != nil {
@@ -93,6 +99,20 @@ func annotate(s *spec.Spec) {
 			m.Notes[ni].Annotations = recognise(leadRecognisers, m.Notes[ni].Text.En)
 		}
 	}
+}
+
+// usedAsPart reports whether a row of another message of m's layer has
+// m's name as its format (TupleData): m is a part of those messages even
+// where the paragraph that says so is missing.
+func usedAsPart(s *spec.Spec, m *spec.Message) bool {
+	for _, o := range s.Messages {
+		for _, r := range o.Rows() {
+			if o.Layer == m.Layer && r.Type.Kind == spec.KindPart && r.Type.Part == m.Name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // listSepRE splits "A, B, and C" and "A and B".

@@ -292,6 +292,14 @@ func (h *History) pageDetail(r Row, i int) pageDetail {
 			d.Sides[k].URL = docsURL(d.Sides[k].Major, m)
 		}
 	}
+	if d.ZhOnly {
+		// Only Chinese readers see this detail, and the English is the same.
+		for k := range d.Sides {
+			for j, r := range d.Sides[k].Rows {
+				d.Sides[k].Rows[j].Format, d.Sides[k].Rows[j].Text = bi{r.Format.Zh, r.Format.Zh}, bi{r.Text.Zh, r.Text.Zh}
+			}
+		}
+	}
 	for _, zh := range []bool{false, true} {
 		ca, cb := marks(rowKeys(a, zh), rowKeys(b, zh))
 		for k, changed := range [][]bool{ca, cb} {

@@ -28,7 +28,7 @@ type LayoutFunc func(s *spec.Spec, slug string) ([]Step, error)
 // ModelLayout is the generator's resolved layout (gen/model with the
 // reviewed overlay): what the codec actually reads and writes. It is the
 // layout pgspec matrix, diff and export use.
-func ModelLayout(ov *model.Overlay) LayoutFunc {
+func ModelLayout(ov *spec.Overlay) LayoutFunc {
 	return func(s *spec.Spec, slug string) ([]Step, error) {
 		l, err := model.Resolve(s, slug, ov)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pgspec/pgspec/gen/model"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -21,7 +20,7 @@ func committed(t *testing.T) *History {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ov, err := model.LoadOverlay(os.DirFS("../../spec"))
+	ov, err := spec.LoadOverlay(os.DirFS("../../spec"))
 	if err != nil {
 		t.Fatal(err)
 	}

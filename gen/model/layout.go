@@ -12,8 +12,8 @@ import (
 
 // usage counts what each overlay entry matched, across all majors.
 type usage struct {
-	fields map[*FieldEntry]int
-	groups map[*GroupEntry]int
+	fields map[*spec.FieldEntry]int
+	groups map[*spec.GroupEntry]int
 }
 
 // Derived roles: rows that are not Go fields because the codec computes them.
@@ -28,7 +28,7 @@ const (
 // node is a row, or a repeated group of rows, of one message in one major.
 type node struct {
 	row   *spec.Row
-	entry *FieldEntry
+	entry *spec.FieldEntry
 	role  string
 	// sizes is the group or array a count row counts.
 	sizes *node
@@ -36,7 +36,7 @@ type node struct {
 }
 
 type group struct {
-	entry      *GroupEntry
+	entry      *spec.GroupEntry
 	lead       string
 	terminated bool
 	nodes      []*node
@@ -46,8 +46,10 @@ type group struct {
 type builder struct {
 	s     *spec.Spec
 	m     *spec.Message
-	me    *MessageEntry
+	ov    *spec.Overlay
+	me    *spec.MessageEntry
 	p     *problems
+	d     *defaults
 	where string
 }
 
@@ -55,8 +57,8 @@ type builder struct {
 // it ("The length of the parameter value", "Length of the content").
 var lengthWord = regexp.MustCompile(`(?i)\blength\b`)
 
-func buildLayout(s *spec.Spec, m *spec.Message, me *MessageEntry, p *problems, used usage) *Layout {
-	b := &builder{s: s, m: m, me: me, p: p, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
+func buildLayout(s *spec.Spec, m *spec.Message, ov *spec.Overlay, me *spec.MessageEntry, p *problems, d *defaults, used usage) *Layout {
+	b := &builder{s: s, m: m, ov: ov, me: me, p: p, d: d, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
 	top := b.segment(used)
 	b.matchEntries(top, used)
 	if len(top) > 0 && top[0].row != nil && !m.Part && top[0].row.Type.Kind == spec.KindByte && top[0].row.Type.Tag != "" {
@@ -64,11 +66,12 @@ func buildLayout(s *spec.Spec, m *spec.Message, me *MessageEntry, p *problems, u
 		top[0].entry = nil
 	}
 	for _, n := range top {
-		if n.row != nil && hasAnn(n.row.Annotations, spec.AnnLengthOfSelf) {
+		if n.row != nil && spec.Has(n.row.Annotations, spec.AnnLengthOfSelf) {
 			n.role = roleLength
 		}
 	}
 	items := b.items(top, nil)
+	b.checkExclusive(items)
 	for i, it := range items {
 		if it.Op == OpRest && i != len(items)-1 {
 			b.p.addf("%s: %s runs to the end of the message but is not its last field", b.where, it.Field)
@@ -91,17 +94,20 @@ func (b *builder) segment(used usage) []*node {
 			switch {
 			case ge != nil:
 				used.groups[ge]++
-				cur = &group{entry: ge, lead: text, terminated: hasAnn(blk.Lead.Annotations, spec.AnnTerminated)}
+				cur = &group{entry: ge, lead: text, terminated: spec.Has(blk.Lead.Annotations, spec.AnnTerminated)}
 				if ge.Terminated != nil {
 					cur.terminated = *ge.Terminated
 				}
 				top = append(top, &node{group: cur})
-			case hasAnn(blk.Lead.Annotations, spec.AnnRepeatEach):
+			case spec.Has(blk.Lead.Annotations, spec.AnnRepeatEach):
 				b.p.addf("%s: lead %q opens a group that no overlay group entry names", b.where, text)
 				cur = &group{lead: text}
 				top = append(top, &node{group: cur})
-			case hasAnn(blk.Lead.Annotations, spec.AnnAfterGroup):
+			case spec.Has(blk.Lead.Annotations, spec.AnnAfterGroup):
 				cur = nil
+			case spec.Has(blk.Lead.Annotations, spec.AnnAlternative):
+				// "Or": the rows after it are an alternative to the ones
+				// before, in the same group; they become one choice.
 			}
 		}
 		for ri := range blk.Rows {
@@ -116,10 +122,10 @@ func (b *builder) segment(used usage) []*node {
 	return top
 }
 
-func (b *builder) groupEntry(lead string) *GroupEntry {
-	var found *GroupEntry
+func (b *builder) groupEntry(lead string) *spec.GroupEntry {
+	var found *spec.GroupEntry
 	for _, ge := range b.me.Groups {
-		if ge.re != nil && ge.re.MatchString(lead) {
+		if ge.Matches(lead) {
 			if found != nil {
 				b.p.addf("%s: lead %q matched by two group entries (%q, %q)", b.where, lead, found.Lead, ge.Lead)
 			}
@@ -129,23 +135,29 @@ func (b *builder) groupEntry(lead string) *GroupEntry {
 	return found
 }
 
-// matchEntries gives every row the one overlay entry that matches it.
+// matchEntries gives every row the one overlay entry that names it: its
+// message's own, else the one shared entry that matches.
 func (b *builder) matchEntries(nodes []*node, used usage) {
 	for _, n := range nodes {
 		if n.group != nil {
 			b.matchEntries(n.group.nodes, used)
 			continue
 		}
-		for _, fe := range b.me.Fields {
-			if fe.re == nil || !fe.matches(b.s.Major, n.row.Format, n.row.Description.En) {
-				continue
+		for _, entries := range [][]*spec.FieldEntry{b.me.Fields, b.ov.Fields} {
+			for _, fe := range entries {
+				if !fe.Matches(b.s.Major, n.row) {
+					continue
+				}
+				used.fields[fe]++
+				if n.entry != nil {
+					b.p.addf("%s: row %s %q matched by two entries (%q, %q)", b.where, n.row.Format, short(n.row), n.entry.Match, fe.Match)
+					continue
+				}
+				n.entry = fe
 			}
-			used.fields[fe]++
 			if n.entry != nil {
-				b.p.addf("%s: row %s %q matched by two entries (%q, %q)", b.where, n.row.Format, short(n.row), n.entry.Match, fe.Match)
-				continue
+				break
 			}
-			n.entry = fe
 		}
 	}
 }
@@ -171,10 +183,10 @@ func (b *builder) pair(scope []*node) {
 			} else {
 				b.p.addf("%s: array %s has no count row", b.where, n.row.Format)
 			}
-		case n.row != nil && hasAnn(n.row.Annotations, spec.AnnRepeatField):
+		case n.row != nil && spec.Has(n.row.Annotations, spec.AnnRepeatField):
 			var c *node
 			for j := i - 1; j >= 0 && c == nil; j-- {
-				if r := scope[j]; r.row != nil && isCount(r) && hasAnn(r.row.Annotations, spec.AnnCount) {
+				if r := scope[j]; r.row != nil && isCount(r) && spec.Has(r.row.Annotations, spec.AnnCount) {
 					c = r
 				}
 			}
@@ -209,7 +221,7 @@ func (b *builder) prefixed(scope []*node, i int) bool {
 	candidate := prev != nil && prev.role == "" && prev.row.Type.Kind == spec.KindInt &&
 		prev.row.Type.Width == 4 && prev.row.Type.Value == nil && prev.row.Type.Array == ""
 	row := scope[i].row
-	if hasAnn(row.Annotations, spec.AnnRest) {
+	if spec.Has(row.Annotations, spec.AnnRest) {
 		return false
 	}
 	if e := scope[i].entry; e != nil && e.Prefixed != nil {
@@ -218,13 +230,13 @@ func (b *builder) prefixed(scope []*node, i int) bool {
 		}
 		return *e.Prefixed && candidate
 	}
-	if hasAnn(row.Annotations, spec.AnnLengthFrom) {
+	if spec.Has(row.Annotations, spec.AnnLengthFrom) {
 		if !candidate {
 			b.p.addf("%s: %q says n is the above length but no Int32 precedes it", b.where, short(row))
 		}
 		return candidate
 	}
-	return candidate && lengthWord.MatchString(prev.row.Description.En) && !hasAnn(prev.row.Annotations, spec.AnnLengthOfSelf)
+	return candidate && lengthWord.MatchString(prev.row.Description.En) && !spec.Has(prev.row.Annotations, spec.AnnLengthOfSelf)
 }
 
 func (b *builder) countNamed(scope []*node, name string) *node {
@@ -255,7 +267,7 @@ func isCount(n *node) bool {
 
 // items turns one scope into layout items. In a flattened group (flat) the
 // one value row needs no entry.
-func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
+func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 	b.pair(scope)
 	var out []*Item
 	for i := 0; i < len(scope); i++ {
@@ -282,6 +294,12 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 			continue
 		}
 		e := n.entry
+		if e == nil && flat == nil && t.Kind == spec.KindByte && t.Tag != "" && !b.tagRunFrom(scope, i, nil) {
+			// A lone Byte1('N') that nothing names is a constant.
+			b.d.addf("%s: %s is a constant", b.m.Slug, n.row.Format)
+			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
+			continue
+		}
 		if e == nil && flat == nil {
 			b.p.addf("%s: row %s %q is matched by no overlay entry", b.where, n.row.Format, short(n.row))
 			continue
@@ -290,37 +308,24 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 			b.p.addf("%s: row %q of flattened group %s is named %s", b.where, short(n.row), flat.Name, e.Name)
 		}
 		if e == nil {
-			e = &FieldEntry{}
+			e = &spec.FieldEntry{}
 		}
-		b.agree(n.row, e)
-		if e.Fixed {
-			if t.Kind != spec.KindByte || t.Tag == "" {
-				b.p.addf("%s: fixed entry %q matches %s, not a Byte1('x')", b.where, e.Match, n.row.Format)
-				continue
-			}
-			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
-			continue
-		}
-		it := &Item{Field: e.Name, Row: n.row, Cond: Cond{Gate: e.gate, SinceLogical: b.sinceLogical(n.row, e)}}
+		it := &Item{Field: e.Name, Row: n.row, Cond: b.cond(n.row, e, out)}
 		if flat != nil {
 			it.Field = ""
 		}
-		if e.When != "" {
-			it.Cond.When = &When{Field: e.When, Tags: []byte(e.Tags)}
-		}
 		switch {
-		case e.Choice != "":
-			it.Op, it.Type, it.Choice = OpChoice, Byte, &Choice{Optional: e.Choice == "optional"}
-			for ; i < len(scope) && scope[i].row != nil && scope[i].entry == e; i++ {
-				if tag := scope[i].row.Type.Tag; tag != "" {
-					it.Choice.Tags = append(it.Choice.Tags, tag...)
-					it.Choice.Alternatives = append(it.Choice.Alternatives, scope[i].row)
-				} else {
-					b.p.addf("%s: choice %s matches %s, not a Byte1('x')", b.where, e.Name, scope[i].row.Format)
-				}
+		case t.Kind == spec.KindByte && t.Tag != "":
+			it.Op, it.Type, it.Choice = OpChoice, Byte, &Choice{}
+			for ; i < len(scope) && scope[i].row != nil && scope[i].entry == n.entry && scope[i].row.Type.Tag != ""; i++ {
+				r := scope[i].row
+				it.Choice.Tags = append(it.Choice.Tags, r.Type.Tag...)
+				it.Choice.Alternatives = append(it.Choice.Alternatives, r)
+				it.Choice.Optional = it.Choice.Optional || spec.Has(r.Annotations, spec.AnnOptional)
 			}
 			i--
-		case t.Array != "" || hasAnn(n.row.Annotations, spec.AnnRepeatField):
+			b.choice(it, e)
+		case t.Array != "" || spec.Has(n.row.Annotations, spec.AnnRepeatField):
 			elem := b.scalar(n, e, false)
 			elem.Field, elem.Cond = "", Cond{}
 			it.Op, it.Elem, it.Type = OpGroup, []*Item{elem}, SliceOf(elem.Type)
@@ -331,7 +336,7 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 			it = sc
 			if it.Op == OpBytes {
 				prev := scope[i-1].row
-				it.Nullable = hasAnn(prev.Annotations, spec.AnnNullMinusOne)
+				it.Nullable = spec.Has(prev.Annotations, spec.AnnNullMinusOne)
 				if e.Null != nil {
 					it.Nullable = *e.Null
 				}
@@ -342,43 +347,114 @@ func (b *builder) items(scope []*node, flat *GroupEntry) []*Item {
 	return out
 }
 
-// agree checks that the overlay entry of a row honours what the extractor
-// recognised in its description, so that a condition a new major writes
-// into the manual cannot go unnoticed.
-func (b *builder) agree(row *spec.Row, e *FieldEntry) {
-	if hasAnn(row.Annotations, spec.AnnStreamedOnly) && e.gate != GateStreamed {
-		b.p.addf("%s: %q is only present for streamed transactions but its entry has no streamed gate", b.where, short(row))
+// cond is what puts a row on the wire: the streaming state it needs and
+// the pgoutput protocol version that brought it, and the choice before it
+// that it depends on; derived from the manual unless the entry decides.
+func (b *builder) cond(row *spec.Row, e *spec.FieldEntry, before []*Item) Cond {
+	var c Cond
+	g, why := b.gate(row)
+	switch {
+	case e.Gate != "" && e.Gate == g.String():
+		b.p.addf("%s: the entry %q gives the gate %s the manual already states (%q); remove it", b.where, e.Match, e.Gate, why)
+	case e.Gate != "":
+		g, _ = ParseGate(e.Gate)
+	case g != NoGate:
+		b.d.addf("%s %s: gate %s (%s)", b.m.Slug, e.Name, g, quoteName(why))
 	}
-	if hasAnn(row.Annotations, spec.AnnOptional) && row.Type.Tag != "" && e.Choice != "optional" {
-		b.p.addf("%s: %q is optional but its entry is not an optional choice", b.where, short(row))
+	c.Gate = g
+	for _, a := range row.Annotations {
+		if a.Kind == spec.AnnSinceProtocol && b.m.Layer == spec.LayerLogicalReplication && g != NoGate {
+			c.SinceLogical, _ = strconv.Atoi(a.Value)
+		}
+	}
+	if tags := previousTags(row); tags != nil {
+		var choice *Item
+		for _, it := range before {
+			if it.Op == OpChoice && len(missing(tags, it.Choice.Tags)) == 0 {
+				choice = it
+			}
+		}
+		switch {
+		case choice == nil:
+			b.p.addf("%s: %q depends on a previous %s part that no choice before it holds", b.where, short(row), quoteTags(tags))
+		case sameTags(tags, choice.Choice.Tags):
+			c.When = &When{Field: choice.Field}
+		default:
+			c.When = &When{Field: choice.Field, Tags: tags}
+		}
+	}
+	for _, a := range row.Annotations {
+		decided := parallelCondition.MatchString(a.Value) || previousPart.MatchString(a.Value) ||
+			row.Type.Tag != "" && spec.Has(row.Annotations, spec.AnnOptional) || e.When != "" || e.Gate != ""
+		if a.Kind == spec.AnnPresentIf && !decided {
+			b.p.addf("%s: %q is %q, which the generator cannot decide; say when in the overlay", b.where, short(row), a.Phrase)
+		}
+	}
+	if e.When != "" {
+		w := &When{Field: e.When, Tags: []byte(e.Tags)}
+		if c.When != nil && c.When.Field == w.Field && sameTags(c.When.Tags, w.Tags) {
+			b.p.addf("%s: the entry %q gives the condition the manual already states; remove its when", b.where, e.Match)
+		}
+		c.When = w
+	} else if c.When != nil {
+		b.d.addf("%s %s: present when %s (%s)", b.m.Slug, e.Name, presenceOf(c.When), quoteName(previousPart.FindString(row.Description.En)))
+	}
+	return c
+}
+
+// presenceOf renders a When in Go terms.
+func presenceOf(w *When) string {
+	if len(w.Tags) == 0 {
+		return w.Field + " != 0"
+	}
+	return w.Field + " is " + quoteTags(w.Tags)
+}
+
+// choice settles whether a choice may be absent: the manual's "This field
+// is optional" on its rows, unless the entry decides.
+func (b *builder) choice(it *Item, e *spec.FieldEntry) {
+	derived := spec.ChoiceRequired
+	if it.Choice.Optional {
+		derived = spec.ChoiceOptional
+	}
+	switch {
+	case e.Choice == derived:
+		b.p.addf("%s: the entry %q makes %s %s, as the manual already does; remove its choice", b.where, e.Match, e.Name, e.Choice)
+	case e.Choice != "":
+		it.Choice.Optional = e.Choice == spec.ChoiceOptional
+	default:
+		b.d.addf("%s %s: %s choice of %s", b.m.Slug, e.Name, derived, quoteTags(it.Choice.Tags))
 	}
 }
 
-// sinceLogical is the pgoutput protocol version a gated row needs: the
-// manual's "This field is available since protocol version N". Only a gated
-// row may say so: a gate is what makes the field conditional on the wire,
-// and the version it needs is implied by it (streamed: 2, parallel: 4), so
-// the layout's rendering stays the gate.
-func (b *builder) sinceLogical(row *spec.Row, e *FieldEntry) int {
-	if b.m.Layer != spec.LayerLogicalReplication {
-		return 0
+// tagRunFrom reports whether the Byte1('x') at scope[i] is followed by
+// another one with the same entry: together they are alternatives.
+func (b *builder) tagRunFrom(scope []*node, i int, e *spec.FieldEntry) bool {
+	next := i + 1
+	return next < len(scope) && scope[next].row != nil && scope[next].row.Type.Tag != "" && scope[next].entry == e && scope[next].role == ""
+}
+
+// checkExclusive holds the message's choices to its "either a 'K' … or an
+// 'O' …, but never both" note: one choice holds exactly those tags, and may
+// be absent exactly when the note says "or neither".
+func (b *builder) checkExclusive(items []*Item) {
+	tags, neither, ok := exclusiveTags(b.m)
+	if !ok {
+		return
 	}
-	for _, a := range row.Annotations {
-		if a.Kind != spec.AnnSinceProtocol {
-			continue
+	for _, it := range items {
+		if it.Op == OpChoice && sameTags(it.Choice.Tags, tags) {
+			if it.Choice.Optional != neither {
+				b.p.addf("%s: choice %s is optional=%t but the manual's note says %q", b.where, it.Field, it.Choice.Optional, quoteTags(tags))
+			}
+			return
 		}
-		v, err := strconv.Atoi(a.Value)
-		if err != nil || e.gate == NoGate {
-			b.p.addf("%s: %q is available since protocol version %q but has no gate", b.where, short(row), a.Value)
-			return 0
-		}
-		return v
 	}
-	return 0
+	b.p.addf("%s: the manual says only one of %s is sent, but no choice holds them", b.where, quoteTags(tags))
 }
 
 // scalar is the item of one value row.
-func (b *builder) scalar(n *node, e *FieldEntry, prefixed bool) *Item {
+func (b *builder) scalar(n *node, e *spec.FieldEntry, prefixed bool) *Item {
 	t := n.row.Type
 	it := &Item{Row: n.row}
 	switch t.Kind {
@@ -404,6 +480,11 @@ func (b *builder) scalar(n *node, e *FieldEntry, prefixed bool) *Item {
 		default:
 			it.Op, it.Type = OpRest, Bytes
 			it.Lengths = protocolLengths(e.ProtocolLengths)
+			for _, pl := range it.Lengths {
+				if pl.Minor > 0 && !b.protocolChange(pl.Minor) {
+					b.p.addf("%s: %q has its length bounded from protocol 3.%d on, but no note of the manual says the protocol changed it", b.where, short(n.row), pl.Minor)
+				}
+			}
 		}
 	case spec.KindPart:
 		it.Op, it.Part = OpPart, b.partName(t.Part)
@@ -414,6 +495,19 @@ func (b *builder) scalar(n *node, e *FieldEntry, prefixed bool) *Item {
 	return it
 }
 
+// protocolChange reports whether a note of the message says what changed
+// with protocol 3.minor ("Before protocol version 3.2, …").
+func (b *builder) protocolChange(minor int) bool {
+	for _, n := range b.m.Notes {
+		for _, a := range n.Annotations {
+			if a.Kind == spec.AnnProtocolChange && a.Value == "3."+strconv.Itoa(minor) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // groupItem is the item of the group at scope[i].
 func (b *builder) groupItem(scope []*node, i int) *Item {
 	g := scope[i].group
@@ -422,7 +516,7 @@ func (b *builder) groupItem(scope []*node, i int) *Item {
 		return it
 	}
 	it.Field, it.ElemType = g.entry.Name, g.entry.Type
-	var flat *GroupEntry
+	var flat *spec.GroupEntry
 	if g.entry.Type == "" {
 		flat = g.entry
 	}
@@ -494,9 +588,9 @@ var annotationTypes = map[string]GoType{
 
 // intType is the Go type of an IntN field: the overlay's, the annotation's,
 // or the signed type of its width.
-func intType(t spec.Type, e *FieldEntry) GoType {
-	if e.Type != "" {
-		return e.intType
+func intType(t spec.Type, e *spec.FieldEntry) GoType {
+	if gt, ok := parseIntType(e.Type); ok {
+		return gt
 	}
 	if gt, ok := annotationTypes[t.Annotation]; ok {
 		return gt
@@ -513,15 +607,6 @@ func protocolLengths(m map[string][2]int) []ProtocolLength {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Minor < out[j].Minor })
 	return out
-}
-
-func hasAnn(anns []spec.Annotation, kind string) bool {
-	for _, a := range anns {
-		if a.Kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // short is a row's description cut for a problem report.

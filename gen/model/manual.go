@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"strings"
+
+	"github.com/pgspec/pgspec/spec"
 )
 
 // Manual renders the item in the manual's notation (Int32, Byte4, Byten,
@@ -17,7 +19,11 @@ func (it *Item) Manual() string {
 	case OpLength:
 		b.WriteString("Int32 length")
 	case OpFixed:
-		fmt.Fprintf(&b, "Int%d(%d)", 8*it.Width, it.Value)
+		if it.Row != nil && it.Row.Type.Kind == spec.KindByte {
+			fmt.Fprintf(&b, "Byte1(%q)", rune(it.Value))
+		} else {
+			fmt.Fprintf(&b, "Int%d(%d)", 8*it.Width, it.Value)
+		}
 	case OpCount:
 		fmt.Fprintf(&b, "Int%d count", 8*it.Width)
 	case OpInt:

@@ -31,6 +31,9 @@ func TestManual(t *testing.T) {
 		{17, "backend-key-data", []string{"Byte1('K')", "Int32 length", "Int32", "Byte4"}},
 		{18, "backend-key-data", []string{"Byte1('K')", "Int32 length", "Int32", "Byten (3.0: 4 bytes) (3.2: 4–256 bytes)"}},
 		{18, "parameter-description", []string{"Byte1('t')", "Int32 length", "Int16 count", "repeated { Int32 }"}},
+		// protocol-logicalrep-message-formats.html, Update: Byte1('N') then TupleData.
+		{14, "logical-update", []string{"Byte1('U')", "Int32 [streamed] [logical protocol 2+]", "Int32", "Byte1('K' | 'O')?",
+			"TupleData [if OldKind set]", "Byte1('N')", "TupleData"}},
 	} {
 		l, err := Resolve(major(c.major), c.slug, ov)
 		if err != nil {

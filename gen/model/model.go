@@ -21,6 +21,9 @@ type Model struct {
 	Messages []*Message
 	// ErrorFields are the ErrorResponse/NoticeResponse field codes.
 	ErrorFields []*ErrorField
+	// Defaults lists what was derived from the manual rather than read
+	// from the overlay, one line each, sorted.
+	Defaults []string
 }
 
 // Newest is the newest major of the model.
@@ -51,6 +54,10 @@ type Message struct {
 	// Doc is the manual's description of the message (newest major), then
 	// its notes.
 	Doc []string
+	// SinceLogical is the pgoutput protocol version that brought the
+	// message (the manual's "The following messages … are available since
+	// protocol version N"), 0 when it came with version 1.
+	SinceLogical int
 	// Changes says, per major, how the layout differs from the previous one.
 	Changes []string
 }
@@ -137,8 +144,9 @@ type ProtocolLength struct {
 
 // Build resolves every message of specs with the overlay, reporting every
 // problem found (in the spec, the overlay or between them) in one error.
-func Build(specs []*spec.Spec, ov *Overlay) (*Model, error) {
+func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	var p problems
+	var d defaults
 	mod := &Model{}
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
@@ -162,25 +170,34 @@ func Build(specs []*spec.Spec, ov *Overlay) (*Model, error) {
 			p.addf("overlay %s: matches no message in any major", slug)
 		}
 	}
-	used := usage{fields: map[*FieldEntry]int{}, groups: map[*GroupEntry]int{}}
+	used := usage{fields: map[*spec.FieldEntry]int{}, groups: map[*spec.GroupEntry]int{}}
+	names := map[string]string{}
 	for _, slug := range sortedKeys(bySlug) {
 		me := ov.Messages[slug]
 		if me == nil {
-			p.addf("%s (pg%s): message has no overlay entry", slug, majorList(sortedKeys(bySlug[slug])))
-			continue
+			me = &spec.MessageEntry{}
 		}
-		msg := &Message{Slug: slug, GoName: me.Name, State: me.State}
+		msg := &Message{Slug: slug, State: me.State}
 		for _, s := range specs {
 			sm := bySlug[slug][s.Major]
 			if sm == nil {
 				continue
 			}
-			l := buildLayout(s, sm, me, &p, used)
+			l := buildLayout(s, sm, ov, me, &p, &d, used)
 			l.Majors = []int{s.Major}
 			msg.add(s.Major, sm, l, &p)
 		}
-		msg.resolve(ov, &p)
+		msg.name(me, &p, &d)
+		names[slug] = msg.GoName
 		mod.Messages = append(mod.Messages, msg)
+	}
+	for _, msg := range mod.Messages {
+		msg.resolve(names, &p)
+	}
+	for i, fe := range ov.Fields {
+		if used.fields[fe] == 0 {
+			p.addf("overlay fields %d (%q): matches no row in any message", i, fe.Match)
+		}
 	}
 	for _, slug := range sortedKeys(ov.Messages) {
 		me := ov.Messages[slug]
@@ -198,13 +215,35 @@ func Build(specs []*spec.Spec, ov *Overlay) (*Model, error) {
 			}
 		}
 	}
-	mod.ErrorFields = errorFields(specs, ov, &p)
+	mod.ErrorFields = errorFields(specs, ov, &p, &d)
 	checkNames(mod, &p)
 	if err := p.err(); err != nil {
 		return nil, err
 	}
+	mod.Defaults = d.sorted()
 	return mod, nil
 }
+
+// name gives the message its Go name: derived from the name the manual
+// first printed, unless the overlay decides otherwise.
+func (msg *Message) name(me *spec.MessageEntry, p *problems, d *defaults) {
+	first := msg.Names[0].Name
+	derived, how := messageName(msg.Layer, msg.Part, first)
+	switch {
+	case me.Name == derived:
+		p.addf("overlay %s: name %s restates the default (%s); remove it", msg.Slug, me.Name, how)
+	case me.Name != "":
+		msg.GoName = me.Name
+	case !spec.IsGoName(derived):
+		p.addf("%s: no Go name can be derived from %q; name it in the overlay", msg.Slug, first)
+	default:
+		msg.GoName = derived
+		d.addf("%s: Go name %s, %s %s", msg.Slug, derived, how, quoteName(first))
+	}
+}
+
+// quoteName quotes a name of the manual.
+func quoteName(n string) string { return "\u201c" + n + "\u201d" }
 
 // checkNames rejects two types with one Go name; messages may share a
 // group's element type when it has the same fields in both.
@@ -241,7 +280,7 @@ func (st *Struct) shape() string {
 // their strings are equal. Descriptions and annotations such as
 // "(TransactionId)" do not enter it; Go field names do, and stay stable
 // across majors by the overlay.
-func LayoutOf(s *spec.Spec, slug string, ov *Overlay) ([]string, error) {
+func LayoutOf(s *spec.Spec, slug string, ov *spec.Overlay) ([]string, error) {
 	l, err := Resolve(s, slug, ov)
 	if err != nil {
 		return nil, err
@@ -255,17 +294,17 @@ func LayoutOf(s *spec.Spec, slug string, ov *Overlay) ([]string, error) {
 
 // Resolve returns the layout of message slug in one major's spec, as the
 // generator resolves it with the overlay.
-func Resolve(s *spec.Spec, slug string, ov *Overlay) (*Layout, error) {
+func Resolve(s *spec.Spec, slug string, ov *spec.Overlay) (*Layout, error) {
 	m := s.Find(slug)
 	if m == nil {
 		return nil, fmt.Errorf("pg%d: no message %q", s.Major, slug)
 	}
 	me := ov.Messages[slug]
 	if me == nil {
-		return nil, fmt.Errorf("overlay: no entry for %q", slug)
+		me = &spec.MessageEntry{}
 	}
 	var p problems
-	l := buildLayout(s, m, me, &p, usage{fields: map[*FieldEntry]int{}, groups: map[*GroupEntry]int{}})
+	l := buildLayout(s, m, ov, me, &p, &defaults{}, usage{fields: map[*spec.FieldEntry]int{}, groups: map[*spec.GroupEntry]int{}})
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -366,6 +405,12 @@ func (msg *Message) add(major int, sm *spec.Message, l *Layout, p *problems) {
 		msg.Tag = byte(l.Items[0].Value)
 	}
 	msg.Doc = messageDoc(sm)
+	msg.SinceLogical = 0
+	for _, a := range sm.Annotations {
+		if a.Kind == spec.AnnSinceProtocol {
+			msg.SinceLogical, _ = strconv.Atoi(a.Value)
+		}
+	}
 	if n := len(msg.Layouts); n > 0 {
 		prev := msg.Layouts[n-1]
 		if prev.String() == l.String() {

@@ -9,11 +9,11 @@ import (
 
 // resolve builds the message's Go fields as the union of its layouts,
 // newest first, gives every item the union's Go type, and writes the docs.
-func (msg *Message) resolve(ov *Overlay, p *problems) {
+func (msg *Message) resolve(names map[string]string, p *problems) {
 	structs := map[string]*Struct{}
 	for li := len(msg.Layouts) - 1; li >= 0; li-- {
 		l := msg.Layouts[li]
-		msg.union(l.Items, l.Majors, &msg.Fields, structs, ov, p)
+		msg.union(l.Items, l.Majors, &msg.Fields, structs, names, p)
 	}
 	for _, l := range msg.Layouts {
 		setTypes(l.Items, msg.Fields, structs)
@@ -25,12 +25,10 @@ func (msg *Message) resolve(ov *Overlay, p *problems) {
 }
 
 // union adds the named items of one layout to fields.
-func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs map[string]*Struct, ov *Overlay, p *problems) {
+func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs map[string]*Struct, names map[string]string, p *problems) {
 	for _, it := range items {
 		if it.Op == OpPart {
-			if e := ov.Messages[it.Part]; e != nil {
-				it.Type = GoType{Kind: KindPart, Name: e.Name}
-			}
+			it.Type = GoType{Kind: KindPart, Name: names[it.Part]}
 		}
 		if it.Op == OpGroup && it.ElemType != "" {
 			st := structs[it.ElemType]
@@ -39,11 +37,11 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 				structs[it.ElemType] = st
 				msg.Structs = append(msg.Structs, st)
 			}
-			msg.union(it.Elem, majors, &st.Fields, structs, ov, p)
+			msg.union(it.Elem, majors, &st.Fields, structs, names, p)
 		}
 		if it.Op == OpGroup && it.ElemType == "" && len(it.Elem) > 0 {
 			v := it.Elem[len(it.Elem)-1]
-			msg.union([]*Item{v}, majors, new([]*Field), structs, ov, p)
+			msg.union([]*Item{v}, majors, new([]*Field), structs, names, p)
 			it.Type = SliceOf(v.Type)
 		}
 		if it.Field == "" || it.Op == OpCount {
@@ -224,8 +222,9 @@ func quoteTags(tags []byte) string {
 	return strings.Join(q, " or ")
 }
 
-// errorFields names the error/notice field codes of every major.
-func errorFields(specs []*spec.Spec, ov *Overlay, p *problems) []*ErrorField {
+// errorFields names the error/notice field codes of every major: by the
+// label the manual gives each ("Severity:"), unless the overlay decides.
+func errorFields(specs []*spec.Spec, ov *spec.Overlay, p *problems, d *defaults) []*ErrorField {
 	byCode := map[byte]*ErrorField{}
 	for _, s := range specs {
 		for _, t := range s.ErrorFields {
@@ -235,10 +234,19 @@ func errorFields(specs []*spec.Spec, ov *Overlay, p *problems) []*ErrorField {
 			}
 			ef := byCode[t.Term[0]]
 			if ef == nil {
-				ef = &ErrorField{Code: t.Term[0], GoName: ov.ErrorFields[t.Term]}
+				ef = &ErrorField{Code: t.Term[0]}
 				byCode[ef.Code] = ef
-				if ef.GoName == "" {
-					p.addf("pg%d: error field %q has no overlay name", s.Major, t.Term)
+				derived := errorFieldName(t.Description.En)
+				switch e := ov.ErrorFields[t.Term]; {
+				case e != nil && e.Name == derived:
+					p.addf("overlay error_fields %q: name %s restates the manual's label; remove it", t.Term, e.Name)
+				case e != nil:
+					ef.GoName = e.Name
+				case !spec.IsGoName(derived):
+					p.addf("pg%d: error field %q has no label to name it by; name it in the overlay", s.Major, t.Term)
+				default:
+					ef.GoName = derived
+					d.addf("error field %s: Go name %s (the manual's label)", t.Term, derived)
 				}
 			}
 			ef.Doc = t.Description.En

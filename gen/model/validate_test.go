@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func build(t *testing.T, specs []*spec.Spec, ov map[string]any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := ParseOverlay(data)
+	o, err := spec.ParseOverlay(data)
 	if err != nil {
 		return err.Error()
 	}
@@ -78,9 +79,9 @@ func TestOverlayProblems(t *testing.T) {
 		{"field without a name", func(ov map[string]any) {
 			fields(ov, "cancel")[0].(map[string]any)["name"] = ""
 		}, []string{`cancel: field 0 ("process ID"): field without a name`}},
-		{"message with no overlay entry", func(ov map[string]any) {
-			delete(messages(ov), "auth-ok")
-		}, []string{`auth-ok (pg10–11): message has no overlay entry`}},
+		{"name the manual already gives", func(ov map[string]any) {
+			messages(ov)["auth-ok"] = map[string]any{"name": "AuthOk", "reason": "r"}
+		}, []string{`overlay auth-ok: name AuthOk restates the default (the manual's); remove it`}},
 		{"overlay message not in any spec", func(ov map[string]any) {
 			messages(ov)["nope"] = map[string]any{"name": "Nope", "reason": "r"}
 		}, []string{`overlay nope: matches no message in any major`}},
@@ -88,13 +89,18 @@ func TestOverlayProblems(t *testing.T) {
 			delete(entry(ov, "bind"), "groups")
 		}, []string{`pg10 bind: lead "Next, the following pair of fields appear for each parameter:" opens a group that no overlay group entry names`}},
 		{"decision without a reason", func(ov map[string]any) {
-			delete(fields(ov, "logical-update")[0].(map[string]any), "reason")
-		}, []string{`logical-update: field 0 ("only present for streamed"): decides structure but has no reason`}},
-		{"annotation the overlay ignores", func(ov map[string]any) {
-			delete(fields(ov, "logical-update")[0].(map[string]any), "gate")
-			fields(ov, "logical-update")[2].(map[string]any)["choice"] = "required"
-		}, []string{`pg11 logical-update: "Xid of the transaction (only present for streamed transactio…" is only present for streamed transactions but its entry has no streamed gate`,
-			`pg10 logical-update: "Identifies the following TupleData submessage as a key. This…" is optional but its entry is not an optional choice`}},
+			delete(fields(ov, "logical-tuple-data")[1].(map[string]any), "reason")
+		}, []string{`logical-tuple-data: field 1 ("value of the column"): decides structure but has no reason`}},
+		{"overlay restating the manual", func(ov map[string]any) {
+			xid := fields(ov, "logical-update")[0].(map[string]any)
+			xid["gate"], xid["reason"] = "streamed", "r"
+			kind := fields(ov, "logical-update")[2].(map[string]any)
+			kind["choice"], kind["reason"] = "optional", "r"
+			old := fields(ov, "logical-update")[3].(map[string]any)
+			old["when"], old["reason"] = "OldKind", "r"
+		}, []string{`pg11 logical-update: the entry "only present for streamed" gives the gate streamed the manual already states`,
+			`pg10 logical-update: the entry "as a key|as an old tuple" makes OldKind optional, as the manual already does; remove its choice`,
+			`pg10 logical-update: the entry "old tuple or primary key" gives the condition the manual already states; remove its when`}},
 		{"unknown gate", func(ov map[string]any) {
 			fields(ov, "logical-update")[0].(map[string]any)["gate"] = "sometimes"
 		}, []string{`unknown gate "sometimes"`}},
@@ -111,9 +117,9 @@ func TestOverlayProblems(t *testing.T) {
 			entry(ov, "bind")["nmae"] = "typo"
 		}, []string{`unknown field "nmae"`}},
 		{"every problem at once", func(ov map[string]any) {
-			delete(messages(ov), "auth-ok")
+			messages(ov)["auth-ok"] = map[string]any{"name": "AuthOk", "reason": "r"}
 			entry(ov, "bind")["fields"] = append(fields(ov, "bind")[1:], map[string]any{"match": "nothing at all", "name": "Ghost"})
-		}, []string{"message has no overlay entry", "is matched by no overlay entry", "matches no row in any major"}},
+		}, []string{"restates the default", "is matched by no overlay entry", "matches no row in any major"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			specs, ov := tiny(t)
@@ -154,7 +160,7 @@ func TestNewMajorNeedsTheOverlay(t *testing.T) {
 func TestLayoutOf(t *testing.T) {
 	specs, ovJSON := tiny(t)
 	data, _ := json.Marshal(ovJSON)
-	ov, err := ParseOverlay(data)
+	ov, err := spec.ParseOverlay(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,5 +183,63 @@ func TestLayoutOf(t *testing.T) {
 	}
 	if _, err := LayoutOf(specs[0], "logical-stream-abort", ov); err == nil {
 		t.Error("a message the major lacks has a layout")
+	}
+}
+
+// TestDerived: what the manual says in prose becomes structure without an
+// overlay entry deciding it; the tiny overlay names the fields only.
+func TestDerived(t *testing.T) {
+	specs, ovJSON := tiny(t)
+	data, _ := json.Marshal(ovJSON)
+	ov, err := spec.ParseOverlay(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := Build(specs, ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := func(slug, field string, major int) *Item {
+		for _, m := range mod.Messages {
+			for _, l := range m.Layouts {
+				if m.Slug != slug || !slices.Contains(l.Majors, major) {
+					continue
+				}
+				for _, it := range l.Items {
+					if it.Field == field && it.Op != OpCount {
+						return it
+					}
+				}
+			}
+		}
+		t.Fatalf("%s: no field %s in pg%d", slug, field, major)
+		return nil
+	}
+	if c := item("logical-update", "Xid", 11).Cond; c.Gate != GateStreamed {
+		t.Errorf("Update.Xid: %+v, want the streamed gate (“only present for streamed transactions”)", c)
+	}
+	if c := item("logical-stream-abort", "AbortLSN", 11).Cond; c.Gate != GateParallel {
+		t.Errorf("StreamAbort.AbortLSN: %+v, want the parallel gate (“present only when streaming is set to parallel”)", c)
+	}
+	if ch := item("logical-update", "OldKind", 10).Choice; ch == nil || string(ch.Tags) != "KO" || !ch.Optional {
+		t.Errorf("Update.OldKind: %+v, want an optional choice of K, O (“This field is optional”)", ch)
+	}
+	if w := item("logical-update", "Old", 10).Cond.When; w == nil || w.Field != "OldKind" || len(w.Tags) != 0 {
+		t.Errorf("Update.Old: %+v, want present when OldKind != 0 (“only present if the previous 'O' or 'K' part is present”)", w)
+	}
+	if ch := item("logical-tuple-data", "Columns", 10).Elem[0].Choice; ch == nil || ch.Optional {
+		t.Errorf("TupleData.Columns.Kind: %+v, want a required choice (alternatives joined by “Or”)", ch)
+	}
+	has := func(prefix string) bool {
+		return slices.ContainsFunc(mod.Defaults, func(d string) bool { return strings.HasPrefix(d, prefix) })
+	}
+	for _, want := range []string{"logical-update Xid: gate streamed", "logical-update: Byte1('N') is a constant",
+		"logical-update OldKind: optional choice of 'K' or 'O'", "logical-update Old: present when OldKind != 0", "auth-ok: Go name AuthOk"} {
+		if !has(want) {
+			t.Errorf("defaults lack %q:\n%s", want, strings.Join(mod.Defaults, "\n"))
+		}
+	}
+	if has("logical-update: Go name") {
+		t.Error("the defaults list a Go name for Update, which the overlay names")
 	}
 }

@@ -190,7 +190,8 @@ func TestPageInChromium(t *testing.T) {
 
 	start := time.Now()
 	do(t, ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")))
-	t.Logf("navigation to load event: %v (wall %v)", eval[float64](t, ctx, `performance.getEntriesByType('navigation')[0].loadEventEnd`), time.Since(start))
+	t.Logf("page timing (ms since navigation): %s; wall %v", eval[string](t, ctx, `(n => ['responseEnd', 'domInteractive', 'domContentLoadedEventEnd', 'loadEventEnd'].map(k => k + ' ' + Math.round(n[k])).join(', '))(performance.getEntriesByType('navigation')[0]) +
+		', first-contentful-paint ' + Math.round((performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime)`), time.Since(start))
 	if n := eval[int](t, ctx, `performance.getEntriesByType('resource').length`); n != 0 {
 		t.Errorf("the page loaded %d resources; it must be self-contained", n)
 	}

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/pgspec/pgspec/gen/matrix"
-	"github.com/pgspec/pgspec/gen/model"
 	"github.com/pgspec/pgspec/internal/corpus"
 	"github.com/pgspec/pgspec/spec"
 )
@@ -24,7 +23,7 @@ func committed(t *testing.T) ([]*spec.Spec, matrix.LayoutFunc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ov, err := model.LoadOverlay(dir)
+	ov, err := spec.LoadOverlay(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,6 +52,11 @@
 	function show(id) {
 		const detail = id && document.getElementById(id);
 		if (!detail || !detail.classList.contains("detail")) return false;
+		if (detail.lang === "zh-CN" && !zh.checked) {
+			// A translation-only change is shown to Chinese readers only.
+			zh.checked = true;
+			apply();
+		}
 		const copy = detail.cloneNode(true);
 		copy.removeAttribute("id");
 		body.replaceChildren(copy);

@@ -34,7 +34,8 @@ type Update struct {
 	// 0 when none of them is present.
 	OldKind byte
 
-	// TupleData message part representing the contents of the old tuple or primary key.
+	// TupleData message part representing the contents of the old tuple or primary key. Only
+	// present if the previous 'O' or 'K' part is present.
 	//
 	// Present only when OldKind != 0. Otherwise Decode sets it to empty and Encode writes
 	// nothing for it.

@@ -1,0 +1,293 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// OverlayFile is the overlay's file name in the spec directory.
+const OverlayFile = "overlay.json"
+
+// Overlay is spec/overlay.json: the decisions the generator needs that the
+// manual cannot make, reviewed by hand. What the manual's names and the
+// structure recognised in its prose already say (message names, gates,
+// alternatives, presence) is derived by the generator and has no entry
+// here; every entry that decides structure carries its reason.
+type Overlay struct {
+	// Fields name rows in any message: a row that no entry of its own
+	// message matches takes the one shared entry that matches it. Field
+	// names are the one thing the manual never prints.
+	Fields []*FieldEntry `json:"fields,omitempty"`
+	// Messages maps a spec slug to the decisions about that message.
+	Messages map[string]*MessageEntry `json:"messages,omitempty"`
+	// ErrorFields overrides the Go name derived from an error/notice field
+	// code's label ("S" → Severity) where the label does not make one.
+	ErrorFields map[string]*NameEntry `json:"error_fields,omitempty"`
+}
+
+// NameEntry overrides a derived Go name.
+type NameEntry struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// MessageEntry says what the manual does not about one message.
+type MessageEntry struct {
+	// Name overrides the Go type name derived from the manual's name.
+	Name string `json:"name,omitempty"`
+	// State tells messages that share a frontend tag apart ('p'): the
+	// conversation state in which the frontend sends this one.
+	State string `json:"state,omitempty"`
+	// Reason explains Name and State.
+	Reason string `json:"reason,omitempty"`
+	// Fields match the message's rows before the shared Fields do.
+	Fields []*FieldEntry `json:"fields,omitempty"`
+	// Groups name the repeated groups opened by a lead paragraph.
+	Groups []*GroupEntry `json:"groups,omitempty"`
+}
+
+// FieldEntry matches rows by their English description (case-insensitive
+// regexp, so a field keeps its name when the wording changes), optionally
+// narrowed by format and majors, and says what they become.
+type FieldEntry struct {
+	Match  string `json:"match"`
+	Format string `json:"format,omitempty"`
+	// Majors narrows the entry: "14", "10-13", "18-".
+	Majors string `json:"majors,omitempty"`
+
+	// Name is the Go field name.
+	Name string `json:"name"`
+	// Type overrides the Go type of an IntN field (uint32 for an OID).
+	Type string `json:"type,omitempty"`
+	// AsBytes carries an IntN field as its N raw bytes in a []byte, so
+	// the field keeps one Go type in majors where the manual made it Byten.
+	AsBytes bool `json:"as_bytes,omitempty"`
+	// Choice overrides whether the matched Byte1('x') rows, one byte field
+	// holding one of their tags, may be absent: "required" or "optional".
+	Choice string `json:"choice,omitempty"`
+	// When makes the field present only when the named choice field holds
+	// one of Tags (any of its tags when Tags is empty).
+	When string `json:"when,omitempty"`
+	Tags string `json:"tags,omitempty"`
+	// Gate overrides the streaming state the field needs: "streamed" or
+	// "parallel".
+	Gate string `json:"gate,omitempty"`
+	// Null overrides whether an Int32 length of -1 means a nil Byten.
+	Null *bool `json:"null,omitempty"`
+	// Prefixed overrides whether a Byten has an Int32 length just before it.
+	Prefixed *bool `json:"prefixed,omitempty"`
+	// ProtocolLengths bounds a Byten that runs to the end of the message,
+	// by protocol minor version: {"0": [4, 4], "2": [4, 256]}.
+	ProtocolLengths map[string][2]int `json:"protocol_lengths,omitempty"`
+
+	Reason string `json:"reason,omitempty"`
+
+	re, formatRE *regexp.Regexp
+	lo, hi       int
+}
+
+// GroupEntry names the repeated group a lead paragraph opens.
+type GroupEntry struct {
+	// Lead is a case-insensitive regexp on the lead paragraph's English text.
+	Lead string `json:"lead"`
+	// Name is the Go field holding the elements.
+	Name string `json:"name"`
+	// Type is the element struct's Go name; without it the group must have
+	// one field per element, and the slice holds that field's values.
+	Type string `json:"type,omitempty"`
+	// Terminated overrides whether the group ends with a zero byte rather
+	// than being counted.
+	Terminated *bool  `json:"terminated,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+
+	re *regexp.Regexp
+}
+
+// Values a FieldEntry's Gate and Choice may take.
+const (
+	GateStreamed   = "streamed"
+	GateParallel   = "parallel"
+	ChoiceRequired = "required"
+	ChoiceOptional = "optional"
+)
+
+// IntTypes are the Go types a FieldEntry's Type may name.
+var IntTypes = []string{"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+var goIdent = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
+// IsGoName reports whether s is an exported Go identifier, as every Go name
+// the overlay gives must be.
+func IsGoName(s string) bool { return goIdent.MatchString(s) }
+
+// LoadOverlay reads and checks the overlay file in fsys. Problems that need
+// the spec (entries matching nothing, rows left unnamed) are found when the
+// generator applies it.
+func LoadOverlay(fsys fs.FS) (*Overlay, error) {
+	data, err := fs.ReadFile(fsys, OverlayFile)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOverlay(data)
+}
+
+// ParseOverlay decodes overlay JSON, rejecting unknown keys, and compiles and
+// checks every entry, reporting all problems at once.
+func ParseOverlay(data []byte) (*Overlay, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var ov Overlay
+	if err := dec.Decode(&ov); err != nil {
+		return nil, fmt.Errorf("%s: %w", OverlayFile, err)
+	}
+	var p []string
+	addf := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	for i, fe := range ov.Fields {
+		fe.check(addf, fmt.Sprintf("fields %d (%q)", i, fe.Match))
+	}
+	for _, slug := range sortedKeys(ov.Messages) {
+		me := ov.Messages[slug]
+		if me == nil {
+			addf("%s: empty entry", slug)
+			continue
+		}
+		if me.Name != "" && !IsGoName(me.Name) {
+			addf("%s: name %q is not an exported Go identifier", slug, me.Name)
+		}
+		if (me.Name != "" || me.State != "") && me.Reason == "" {
+			addf("%s: no reason", slug)
+		}
+		if me.State != "" && !IsGoName(me.State) {
+			addf("%s: state %q is not an exported Go identifier", slug, me.State)
+		}
+		for i, fe := range me.Fields {
+			fe.check(addf, fmt.Sprintf("%s: field %d (%q)", slug, i, fe.Match))
+		}
+		for i, ge := range me.Groups {
+			w := fmt.Sprintf("%s: group %d (%q)", slug, i, ge.Lead)
+			re, err := regexp.Compile("(?i)" + ge.Lead)
+			if err != nil {
+				addf("%s: %v", w, err)
+			}
+			ge.re = re
+			if !IsGoName(ge.Name) {
+				addf("%s: name %q is not an exported Go identifier", w, ge.Name)
+			}
+			if ge.Type != "" && !IsGoName(ge.Type) {
+				addf("%s: type %q is not an exported Go identifier", w, ge.Type)
+			}
+			if ge.Terminated != nil && ge.Reason == "" {
+				addf("%s: terminated needs a reason", w)
+			}
+		}
+	}
+	for _, code := range sortedKeys(ov.ErrorFields) {
+		e := ov.ErrorFields[code]
+		if len(code) != 1 || e == nil || !IsGoName(e.Name) || e.Reason == "" {
+			addf("error_fields: %q: want a one-byte code with an exported Go name and a reason", code)
+		}
+	}
+	if len(p) > 0 {
+		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", OverlayFile, len(p), strings.Join(p, "\n  "))
+	}
+	return &ov, nil
+}
+
+func (fe *FieldEntry) check(addf func(string, ...any), where string) {
+	var err error
+	if fe.re, err = regexp.Compile("(?i)" + fe.Match); err != nil {
+		addf("%s: match: %v", where, err)
+	}
+	if fe.Format != "" {
+		if fe.formatRE, err = regexp.Compile("^(?:" + fe.Format + ")$"); err != nil {
+			addf("%s: format: %v", where, err)
+		}
+	}
+	if fe.lo, fe.hi, err = parseMajorRange(fe.Majors); err != nil {
+		addf("%s: majors: %v", where, err)
+	}
+	if !IsGoName(fe.Name) {
+		addf("%s: field without a name (or %q is not an exported Go identifier)", where, fe.Name)
+	}
+	if fe.Type != "" && !contains(IntTypes, fe.Type) {
+		addf("%s: type %q is not a Go integer type", where, fe.Type)
+	}
+	if fe.Choice != "" && fe.Choice != ChoiceRequired && fe.Choice != ChoiceOptional {
+		addf("%s: choice %q is neither required nor optional", where, fe.Choice)
+	}
+	if fe.Gate != "" && fe.Gate != GateStreamed && fe.Gate != GateParallel {
+		addf("%s: unknown gate %q", where, fe.Gate)
+	}
+	if fe.Tags != "" && fe.When == "" {
+		addf("%s: tags without when", where)
+	}
+	for k, v := range fe.ProtocolLengths {
+		if _, err := strconv.Atoi(k); err != nil || v[0] < 0 || v[0] > v[1] {
+			addf("%s: protocol_lengths %q: %v is not a minor version with [min, max]", where, k, v)
+		}
+	}
+	decides := fe.AsBytes || fe.Choice != "" || fe.When != "" || fe.Gate != "" ||
+		fe.Null != nil || fe.Prefixed != nil || fe.ProtocolLengths != nil || fe.Majors != ""
+	if decides && fe.Reason == "" {
+		addf("%s: decides structure but has no reason", where)
+	}
+}
+
+// Matches reports whether the entry applies to a row of major.
+func (fe *FieldEntry) Matches(major int, r *Row) bool {
+	return major >= fe.lo && major <= fe.hi && fe.re.MatchString(r.Description.En) &&
+		(fe.formatRE == nil || fe.formatRE.MatchString(r.Format))
+}
+
+// Matches reports whether the entry names the group lead opens.
+func (ge *GroupEntry) Matches(lead string) bool { return ge.re.MatchString(lead) }
+
+// parseMajorRange reads "", "14", "10-13", "18-" or "-17" into an inclusive range.
+func parseMajorRange(s string) (lo, hi int, err error) {
+	if s == "" {
+		return 0, 1 << 30, nil
+	}
+	a, b, isRange := strings.Cut(s, "-")
+	if !isRange {
+		b = a
+	}
+	lo, hi = 0, 1<<30
+	if a != "" {
+		if lo, err = strconv.Atoi(a); err != nil {
+			return 0, 0, err
+		}
+	}
+	if b != "" {
+		if hi, err = strconv.Atoi(b); err != nil {
+			return 0, 0, err
+		}
+	}
+	if lo > hi {
+		return 0, 0, fmt.Errorf("%d > %d", lo, hi)
+	}
+	return lo, hi, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
