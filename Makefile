@@ -56,7 +56,7 @@ check: vet fmt-check tidy-check check-spec check-generated test
 BENCH_OUT ?= /tmp/pgspec-bench.txt
 BENCH_COUNT ?= 10
 
-.PHONY: bench profile fuzz
+.PHONY: bench bench-proxy profile fuzz
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./codec/ > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
@@ -85,3 +85,23 @@ fuzz:
 			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# pgtrace in front of a throwaway PostgreSQL 15 (not in CI): pgbench -S and
+# -S -M prepared with 4 clients directly, through a plain io.Copy forwarder
+# and through pgtrace with its lines to /dev/null, one run each of
+# PGTRACE_BENCH_SECONDS (10), then the tps ratios and pgtrace's RSS with 500
+# idle sessions.
+bench-proxy:
+	$(GO) test -run '^$$' -bench '^BenchmarkProxyPgbench$$' -benchtime 1x ./internal/trace/
+
+# Real traffic of PostgreSQL 13, 15, 17, 18 and 19, each server in a
+# debootstrap chroot under $(CHROOTS), recorded with tcpdump and dumpcap into
+# testdata/captures/ (not CI: needs root and Debian's mirror; CI decodes the
+# committed captures). CAPTURE_MAJORS picks some: make captures CAPTURE_MAJORS=19
+CHROOTS ?= /var/tmp/pgspec-chroots
+CAPTURE_MAJORS ?=
+
+.PHONY: captures
+
+captures:
+	CHROOTS=$(CHROOTS) bash testdata/captures/record.sh $(CAPTURE_MAJORS)

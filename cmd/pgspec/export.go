@@ -33,11 +33,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	specs, err := src.all()
-	if err != nil {
-		return c.fail(1, "%v", err)
-	}
-	layout, err := src.layout()
+	specs, layout, err := src.load()
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

@@ -68,6 +68,16 @@ func (s *specSource) layout() (matrix.LayoutFunc, error) {
 	return matrix.ModelLayout(ov), nil
 }
 
+// load reads every major and the layout of the source's overlay.
+func (s *specSource) load() ([]*spec.Spec, matrix.LayoutFunc, error) {
+	specs, err := s.all()
+	if err != nil {
+		return nil, nil, err
+	}
+	layout, err := s.layout()
+	return specs, layout, err
+}
+
 // history compares specs with the source's layout.
 func (s *specSource) history(specs []*spec.Spec) (*matrix.History, error) {
 	layout, err := s.layout()

@@ -83,8 +83,7 @@ func (c *tcpConn) send(fromClient bool, payload []byte, mss int) [][]byte {
 }
 
 // wire encodes messages back to back.
-func wire(t *testing.T, p codec.Params, msgs ...codec.Message) []byte {
-	t.Helper()
+func wire(t testing.TB, p codec.Params, msgs ...codec.Message) []byte {
 	var b []byte
 	for _, m := range msgs {
 		var err error

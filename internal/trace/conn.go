@@ -261,7 +261,9 @@ func (d *decoder) backendSent(m codec.Message) {
 		}
 		c.replicating.Store(true)
 	case *codec.CopyOutResponse:
-		d.backup = c.backupPending.Swap(false)
+		// Before 15 a base backup's CopyData are raw tar and manifest
+		// bytes, not the sub-messages the codec decodes.
+		d.backup = c.backupPending.Swap(false) && (&codec.BackupData{}).Majors().Has(int(c.major.Load()))
 	case *codec.CommandComplete, *codec.ErrorResponse:
 		d.endCopy()
 	case *codec.ReadyForQuery:

@@ -30,7 +30,10 @@ type style struct {
 // goroutine only, so its cache needs no lock.
 type formatter struct {
 	style
-	absent map[presenceKey]uint64 // fields not on the wire, by message type and params
+	shapes  map[shapeKey]*shape      // by message type and params
+	structs map[reflect.Type][]field // the fields of nested structs
+	second  int64                    // the Unix second secondText holds
+	seconds []byte                   // "2006-01-02T15:04:05" of second
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -47,7 +50,7 @@ type formatter struct {
 func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer) []byte {
 	if f.json {
 		b = append(b, `{"time":"`...)
-		b = appendTime(b, at)
+		b = f.appendTime(b, at)
 		b = append(b, `","session":`...)
 		b = strconv.AppendInt(b, id, 10)
 		b = append(b, `,"dir":"`...)
@@ -56,7 +59,7 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 		b = strconv.AppendInt(b, off, 10)
 		b = append(b, `,"messages":[`...)
 	} else {
-		b = appendTime(b, at)
+		b = f.appendTime(b, at)
 		b = append(b, " #"...)
 		b = strconv.AppendInt(b, id, 10)
 		b = append(b, ' ')
@@ -66,13 +69,13 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 	}
 	for i, l := range chain {
 		v := reflect.ValueOf(l.Msg).Elem()
-		name := messageName(l.Msg, l.Params.Major)
+		sh := f.shapeOf(l.Msg, l.Params)
 		if f.json {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"name":`...)
-			b = appendJSONString(b, name)
+			b = appendJSONString(b, sh.name)
 			b = append(b, `,"slug":`...)
 			b = appendJSONString(b, l.Msg.Slug())
 		} else {
@@ -80,29 +83,25 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 				b = append(b, " >"...)
 			}
 			b = append(b, ' ')
-			b = append(b, name...)
+			b = append(b, sh.name...)
 		}
-		skip := ""
-		if i < len(chain)-1 {
-			skip = payloadField(l.Msg)
-		}
-		absent := f.absentFields(l.Msg, l.Params)
 		secret := ""
 		if !f.showSecrets {
 			secret = secretField(l.Msg)
 		}
-		hide := hiddenFields(v)
-		t := v.Type()
-		for j := range v.NumField() {
-			fl := t.Field(j)
-			if !fl.IsExported() || fl.Name == skip || absent&(1<<j) != 0 || slices.Contains(hide, fl.Name) {
+		var hide []string
+		if sh.valueDependent {
+			hide = hiddenFields(v)
+		}
+		for _, fl := range sh.fields {
+			if fl.payload && i < len(chain)-1 || hide != nil && slices.Contains(hide, fl.name) {
 				continue
 			}
-			b = f.appendName(b, fl.Name)
-			if fl.Name == secret {
-				b = f.appendRedacted(b, v.Field(j))
+			b = f.appendName(b, fl.name)
+			if fl.name == secret {
+				b = f.appendRedacted(b, v.Field(fl.index))
 			} else {
-				b = f.appendValue(b, fl.Name, v.Field(j))
+				b = f.appendValue(b, fl.name, v.Field(fl.index))
 			}
 		}
 		if f.json {
@@ -115,9 +114,17 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 	return append(b, '\n')
 }
 
-// appendTime writes t in RFC 3339, UTC, to the microsecond.
-func appendTime(b []byte, t time.Time) []byte {
-	return t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z07:00")
+// appendTime writes t in RFC 3339, UTC, to the microsecond. The date and
+// time to the second are formatted once per second.
+func (f *formatter) appendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	if sec := t.Unix(); sec != f.second || f.seconds == nil {
+		f.second, f.seconds = sec, t.AppendFormat(f.seconds[:0], "2006-01-02T15:04:05")
+	}
+	b = append(b, f.seconds...)
+	us := t.Nanosecond() / 1000
+	return append(b, '.', byte('0'+us/100000), byte('0'+us/10000%10), byte('0'+us/1000%10),
+		byte('0'+us/100%10), byte('0'+us/10%10), byte('0'+us%10), 'Z')
 }
 
 // payloadField names the field that holds the next layer's bytes.
@@ -172,24 +179,73 @@ func hiddenFields(v reflect.Value) []string {
 
 var noOldTuple, noColumnData = []string{"OldKind", "Old"}, []string{"Data"}
 
-// presenceKey is what decides which fields a message has on the wire.
-type presenceKey struct {
+// shapeKey is what decides a message's shape.
+type shapeKey struct {
 	t reflect.Type
 	p codec.Params
+}
+
+// shape is how a message type prints with given params: its name in the
+// major, and its exported fields that are on the wire.
+type shape struct {
+	name           string
+	fields         []field
+	valueDependent bool // some fields' presence depends on another's value (hiddenFields)
+}
+
+// field is one printed field.
+type field struct {
+	index   int
+	name    string
+	payload bool // holds the next layer's bytes: printed only in the last layer
+}
+
+// shapeOf returns m's shape with p, built once per type and params.
+func (f *formatter) shapeOf(m codec.Message, p codec.Params) *shape {
+	key := shapeKey{reflect.TypeOf(m), p}
+	if sh, ok := f.shapes[key]; ok {
+		return sh
+	}
+	absent := absentFields(m, p)
+	sh := &shape{name: messageName(m, p.Major), valueDependent: hiddenFields(reflect.ValueOf(m).Elem()) != nil}
+	t := key.t.Elem()
+	for j := range t.NumField() {
+		if fl := t.Field(j); fl.IsExported() && absent&(1<<j) == 0 {
+			sh.fields = append(sh.fields, field{index: j, name: fl.Name, payload: fl.Name == payloadField(m)})
+		}
+	}
+	if f.shapes == nil {
+		f.shapes = map[shapeKey]*shape{}
+	}
+	f.shapes[key] = sh
+	return sh
+}
+
+// structFields returns the exported fields of a nested struct type.
+func (f *formatter) structFields(t reflect.Type) []field {
+	if fields, ok := f.structs[t]; ok {
+		return fields
+	}
+	var fields []field
+	for j := range t.NumField() {
+		if fl := t.Field(j); fl.IsExported() {
+			fields = append(fields, field{index: j, name: fl.Name})
+		}
+	}
+	if f.structs == nil {
+		f.structs = map[reflect.Type][]field{}
+	}
+	f.structs[t] = fields
+	return fields
 }
 
 // absentFields returns a bit per field of m (by index) that is not on the
 // wire with p: a field of another major's layout, an xid outside a streamed
 // transaction, Stream Abort's LSN and time without parallel streaming. It
 // finds them as the codec does, by encoding: a scalar field whose value
-// does not change the bytes is not written. The answer is cached per type
-// and params.
-func (f *formatter) absentFields(m codec.Message, p codec.Params) uint64 {
+// does not change the bytes is not written.
+func absentFields(m codec.Message, p codec.Params) uint64 {
 	t := reflect.TypeOf(m).Elem()
-	key := presenceKey{t, p}
-	if mask, ok := f.absent[key]; ok {
-		return mask
-	}
 	var mask uint64
 	zero := reflect.New(t)
 	if base, err := zero.Interface().(codec.Message).Encode(nil, p); err == nil {
@@ -205,10 +261,6 @@ func (f *formatter) absentFields(m codec.Message, p codec.Params) uint64 {
 			}
 		}
 	}
-	if f.absent == nil {
-		f.absent = map[presenceKey]uint64{}
-	}
-	f.absent[key] = mask
 	return mask
 }
 
@@ -310,12 +362,11 @@ func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 	case reflect.Struct:
 		b = append(b, '{')
 		mark := len(b)
-		t := v.Type()
 		hide := hiddenFields(v)
-		for i := range v.NumField() {
-			if t.Field(i).IsExported() && !slices.Contains(hide, t.Field(i).Name) {
-				b = f.appendName(b, t.Field(i).Name)
-				b = f.appendValue(b, t.Field(i).Name, v.Field(i))
+		for _, fl := range f.structFields(v.Type()) {
+			if hide == nil || !slices.Contains(hide, fl.name) {
+				b = f.appendName(b, fl.name)
+				b = f.appendValue(b, fl.name, v.Field(fl.index))
 			}
 		}
 		if len(b) > mark { // appendName put a separator before the first field too: drop it
@@ -395,7 +446,7 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 		return append(b, '}')
 	}
 	if text {
-		b = strconv.AppendQuote(b, string(shown))
+		b = strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(shown), len(shown))) // read only
 	} else {
 		b = append(b, "0x"...)
 		b = hex.AppendEncode(b, shown)

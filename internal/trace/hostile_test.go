@@ -19,17 +19,32 @@ import (
 // packet with AuthenticationOk and ReadyForQuery; everything else it reads
 // and discards. It stands in for a server in the attacks that never get
 // past the proxy.
-func fakeServer(t *testing.T, trusting bool) string {
+func fakeServer(t testing.TB, trusting bool) string {
+	t.Helper()
+	var hello []byte
+	for _, m := range []codec.Message{&codec.AuthenticationOk{}, &codec.ReadyForQuery{TxStatus: 'I'}} {
+		hello, _ = m.Encode(hello, codec.Params{})
+	}
+	return serve(t, func(c net.Conn) {
+		if trusting {
+			if _, err := codec.NewFrameReader(c).NextUntagged(); err != nil {
+				return
+			}
+			c.Write(hello)
+		}
+		io.Copy(io.Discard, c)
+	})
+}
+
+// serve accepts connections on a local port until the test ends and hands
+// each to handle in a goroutine of its own, closing it afterwards.
+func serve(t testing.TB, handle func(net.Conn)) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	var hello []byte
-	for _, m := range []codec.Message{&codec.AuthenticationOk{}, &codec.ReadyForQuery{TxStatus: 'I'}} {
-		hello, _ = m.Encode(hello, codec.Params{})
-	}
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -38,13 +53,7 @@ func fakeServer(t *testing.T, trusting bool) string {
 			}
 			go func() {
 				defer c.Close()
-				if trusting {
-					if _, err := codec.NewFrameReader(c).NextUntagged(); err != nil {
-						return
-					}
-					c.Write(hello)
-				}
-				io.Copy(io.Discard, c)
+				handle(c)
 			}()
 		}
 	}()
@@ -61,7 +70,7 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-func startupPacket(t *testing.T) []byte {
+func startupPacket(t testing.TB) []byte {
 	t.Helper()
 	b, err := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "mallory"}}}).Encode(nil, codec.Params{})
 	if err != nil {
@@ -141,7 +150,7 @@ func TestLargeMessageBoundedLine(t *testing.T) {
 		t.Errorf("the proxy allocated %d bytes for a %d-byte message", n, len(msg))
 	}
 	c.Close()
-	tr.Close()
+	waitSessions(t, tr, 0)
 	if l := out.max(); l == 0 || l > 2*DefaultMaxValue {
 		t.Errorf("longest line %d bytes", l)
 	}
@@ -253,17 +262,17 @@ func TestStartupTimeout(t *testing.T) {
 // TestIdleTimeout: an authenticated session in which neither side sends
 // anything is closed after IdleTimeout; one that keeps talking is not.
 func TestIdleTimeout(t *testing.T) {
-	tr := startTrace(t, Options{Upstream: fakeServer(t, true), IdleTimeout: 200 * time.Millisecond})
+	tr := startTrace(t, Options{Upstream: fakeServer(t, true), IdleTimeout: time.Second})
 	idle, busy := dial(t, tr.addr), dial(t, tr.addr)
 	idle.Write(startupPacket(t))
 	busy.Write(startupPacket(t))
 	syncMsg, _ := (&codec.Sync{}).Encode(nil, codec.Params{})
 	start := time.Now()
-	for time.Since(start) < 600*time.Millisecond {
+	for time.Since(start) < 2500*time.Millisecond {
 		if _, err := busy.Write(syncMsg); err != nil {
-			t.Fatalf("the busy session was closed: %v", err)
+			t.Fatalf("the busy session was closed: %v\n%s", err, tr.log)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 	expectClosed(t, idle)
 	if want := "session #1: idle for "; !strings.Contains(tr.log.String(), want) || strings.Contains(tr.log.String(), "session #2: idle") {

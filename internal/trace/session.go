@@ -77,8 +77,8 @@ func (s *proxySession) run() {
 		return
 	}
 	fp, bp := s.newPump(Frontend, s.client, s.server), s.newPump(Backend, s.server, s.client)
-	defer fp.flush()
-	defer bp.flush()
+	defer fp.finish()
+	defer bp.finish()
 	if !s.startup(fp, bp) {
 		return
 	}
@@ -180,6 +180,7 @@ type pump struct {
 	fr              *codec.FrameReader
 	out             []byte // forwarded bytes not yet written to dst
 	lines           []byte // lines not yet handed to the output
+	sink            *sink  // where lines go; nil under Quiet
 	deadlineCleared bool   // the client authenticated: its startup deadline is gone
 }
 
@@ -190,7 +191,7 @@ const forwardBatch = 64 << 10
 func (s *proxySession) newPump(d Direction, src, dst net.Conn) *pump {
 	p := &pump{examiner: newExaminer(&s.p.analyzer, &s.c.dirs[d]), s: s, src: src, dst: dst}
 	if !s.p.opts.Quiet {
-		p.lines = s.p.out.batch()
+		p.sink = s.p.out.sink()
 	}
 	p.fr = codec.NewFrameReader(p)
 	return p
@@ -207,9 +208,18 @@ func (p *pump) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// finish writes out what is pending when the direction ends.
+func (p *pump) finish() {
+	p.flush()
+	if p.sink != nil {
+		p.sink.close()
+	}
+}
+
 func (p *pump) flush() error {
 	if len(p.lines) > 0 {
-		p.lines = p.s.p.out.send(p.lines)
+		p.sink.put(p.lines)
+		p.lines = p.lines[:0]
 	}
 	if len(p.out) == 0 {
 		return nil
@@ -287,7 +297,8 @@ func (p *pump) relay(frame []byte) (decoded bool, err error) {
 	var problem string
 	p.lines, decoded, problem = p.examine(frame, at, p.lines)
 	if len(p.lines) >= batchSize {
-		p.lines = p.s.p.out.send(p.lines)
+		p.sink.put(p.lines)
+		p.lines = p.lines[:0]
 	}
 	if !p.deadlineCleared && p.d.c.authenticated.Load() {
 		p.deadlineCleared = true

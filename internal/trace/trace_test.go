@@ -130,6 +130,14 @@ func startTrace(t *testing.T, opts Options) *tracer {
 	return tr
 }
 
+// lines returns the lines printed once every session has ended (a session
+// ends a moment after its client, and writes its last lines then).
+func (tr *tracer) lines(t *testing.T) string {
+	t.Helper()
+	waitSessions(t, tr, 0)
+	return tr.out.String()
+}
+
 // requireClean fails unless every message was decoded and re-encoded
 // identically and the proxy logged nothing.
 func (tr *tracer) requireClean(t *testing.T) {
@@ -219,7 +227,7 @@ select 'done';
 		}
 	}
 	tr.requireClean(t)
-	lines := tr.out.String()
+	lines := tr.lines(t)
 	for _, want := range []string{"F @0 SSLRequest", "B @0 EncryptionResponse Answer='N'", "SASLInitialResponse AuthMechanism=\"SCRAM-SHA-256\"",
 		"AuthenticationSASLFinal", "PasswordMessage", "AuthenticationMD5Password", "CopyInResponse", "CopyOutResponse",
 		"ErrorResponse", "FunctionCall", "FunctionCallResponse", `NotificationResponse`, `Query String="select 'done';"`} {
@@ -366,7 +374,7 @@ func TestJSONFormat(t *testing.T) {
 		Messages []map[string]any
 	}
 	var query, row bool
-	for _, text := range strings.Split(strings.TrimSpace(tr.out.String()), "\n") {
+	for _, text := range strings.Split(strings.TrimSpace(tr.lines(t)), "\n") {
 		validLine(t, schema, text)
 		var l line
 		if err := json.Unmarshal([]byte(text), &l); err != nil || l.Session != 1 || time.Since(l.Time) > time.Minute {

@@ -1,0 +1,182 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgspec/pgspec/internal/pgtest"
+)
+
+// BenchmarkProxyPgbench is `make bench-proxy` (not CI): pgbench's select-only
+// workload (-S, simple and prepared, 4 clients) against a throwaway
+// PostgreSQL 15 directly, through a plain io.Copy forwarder and through the
+// pgtrace binary with its lines sent to /dev/null, one run each in the same
+// process, then the tps ratios; and pgtrace's RSS with 500 idle
+// authenticated sessions open. PGTRACE_BENCH_SECONDS sets each run's length.
+func BenchmarkProxyPgbench(b *testing.B) {
+	s := pgtest.Get(b)
+	seconds := 10
+	if v, err := strconv.Atoi(os.Getenv("PGTRACE_BENCH_SECONDS")); err == nil && v > 0 {
+		seconds = v
+	}
+	bin := buildPgtrace(b)
+	pgbench(b, s.Addr(), "-i", "-q", "-s", "1")
+
+	forwarder := startForwarder(b, s.Addr())
+	analyzer := startPgtrace(b, bin, s.Addr())
+	fmt.Printf("pgbench -S, 4 clients, %d s per run; pgtrace %s --format text > /dev/null\n", seconds, bin)
+	fmt.Printf("%-22s %10s %10s %10s %12s %12s\n", "workload", "direct", "io.Copy", "pgtrace", "pgtrace/copy", "copy/direct")
+	for _, mode := range []string{"simple", "prepared"} {
+		tps := map[string]float64{}
+		for _, target := range []struct{ name, addr string }{{"direct", s.Addr()}, {"forwarder", forwarder}, {"pgtrace", analyzer.addr}} {
+			tps[target.name] = pgbenchTPS(b, target.addr, "-n", "-S", "-M", mode, "-c", "4", "-j", "4", "-T", strconv.Itoa(seconds))
+		}
+		ratio := tps["pgtrace"] / tps["forwarder"]
+		fmt.Printf("%-22s %10.0f %10.0f %10.0f %11.1f%% %11.1f%%\n", "-S -M "+mode, tps["direct"], tps["forwarder"], tps["pgtrace"],
+			100*ratio, 100*tps["forwarder"]/tps["direct"])
+		b.ReportMetric(100*ratio, "%-of-forwarder-"+mode)
+	}
+	analyzer.stop(b)
+
+	idle := startPgtrace(b, bin, fakeServer(b, true))
+	before := rss(b, idle.cmd.Process.Pid)
+	var conns []net.Conn
+	for range 500 {
+		c, err := net.Dial("tcp", idle.addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		conns = append(conns, c)
+		c.Write(startupPacket(b))
+	}
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.ReadFull(c, make([]byte, 15)); err != nil { // AuthenticationOk, ReadyForQuery
+			b.Fatal(err)
+		}
+	}
+	after := rss(b, idle.cmd.Process.Pid)
+	fmt.Printf("pgtrace RSS: %d KiB idle, %d KiB with 500 authenticated idle sessions (%.1f KiB per session)\n",
+		before>>10, after>>10, float64(after-before)/500/1024)
+	b.ReportMetric(float64(after)/(1<<20), "MiB-RSS-500-idle")
+	for _, c := range conns {
+		c.Close()
+	}
+	idle.stop(b)
+}
+
+func buildPgtrace(b *testing.B) string {
+	bin := filepath.Join(b.TempDir(), "pgtrace")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/pgspec/pgspec/cmd/pgtrace").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+type pgtraceProcess struct {
+	cmd  *exec.Cmd
+	addr string
+}
+
+// startPgtrace runs pgtrace trace in front of upstream, its lines to /dev/null.
+func startPgtrace(b *testing.B, bin, upstream string) *pgtraceProcess {
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := probe.Addr().String()
+	probe.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { null.Close() })
+	cmd := exec.Command(bin, "trace", "--listen", addr, "--upstream", upstream, "--max-conns", "1000")
+	cmd.Stdout, cmd.Stderr = null, os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	p := &pgtraceProcess{cmd: cmd, addr: addr}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return p
+		}
+		if time.Since(start) > 10*time.Second {
+			b.Fatal("pgtrace never listened")
+		}
+	}
+}
+
+func (p *pgtraceProcess) stop(b *testing.B) {
+	p.cmd.Process.Signal(os.Interrupt)
+	p.cmd.Wait()
+}
+
+// startForwarder is the baseline: a proxy that copies bytes both ways and
+// does nothing else.
+func startForwarder(b *testing.B, upstream string) string {
+	return serve(b, func(c net.Conn) {
+		u, err := net.Dial("tcp", upstream)
+		if err != nil {
+			return
+		}
+		defer u.Close()
+		go func() { io.Copy(c, u); c.Close() }()
+		io.Copy(u, c)
+	})
+}
+
+var tpsRE = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+func pgbenchTPS(b *testing.B, addr string, args ...string) float64 {
+	out := pgbench(b, addr, args...)
+	m := tpsRE.FindStringSubmatch(out)
+	if m == nil {
+		b.Fatalf("pgbench %s printed no tps:\n%s", strings.Join(args, " "), out)
+	}
+	tps, _ := strconv.ParseFloat(m[1], 64)
+	return tps
+}
+
+func pgbench(b *testing.B, addr string, args ...string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, pgtest.Bin("pgbench"), args...)
+	cmd.Env = pgtest.Env(addr, pgtest.Superuser)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// rss is a process's resident set size in bytes, from /proc.
+func rss(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	b.Fatal(errors.New("no VmRSS in /proc/" + strconv.Itoa(pid) + "/status"))
+	return 0
+}
