@@ -96,3 +96,48 @@ func TestFrameReaderForgetsLargeMessages(t *testing.T) {
 	}
 	_ = f
 }
+
+// pausingReader serves data in chunks, returning errPause between them,
+// as a source with a read deadline or a capture being reassembled does.
+type pausingReader struct {
+	data  []byte
+	chunk int
+	pause bool
+}
+
+var errPause = errors.New("nothing yet")
+
+func (p *pausingReader) Read(b []byte) (int, error) {
+	if p.pause = !p.pause; p.pause {
+		return 0, errPause
+	}
+	if len(p.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b[:min(len(b), p.chunk)], p.data)
+	p.data = p.data[n:]
+	return n, nil
+}
+
+// TestFrameReaderResumesAfterErrors: a read error in the middle of a
+// message, small or large, loses nothing: the next call goes on.
+func TestFrameReaderResumesAfterErrors(t *testing.T) {
+	var stream []byte
+	var want [][]byte
+	for i, n := range []int{10, 40 << 10, 100, 200 << 10, 5} {
+		m := msg('d', bytes.Repeat([]byte{byte('a' + i)}, n))
+		stream = append(stream, m...)
+		want = append(want, m)
+	}
+	f := codec.NewFrameReader(&pausingReader{data: stream, chunk: 3000})
+	for i := 0; i < len(want); {
+		got, err := f.Next()
+		if err == errPause {
+			continue
+		}
+		if err != nil || !bytes.Equal(got, want[i]) {
+			t.Fatalf("message %d: got %d bytes, %v; want %d", i, len(got), err, len(want[i]))
+		}
+		i++
+	}
+}

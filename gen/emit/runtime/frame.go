@@ -39,8 +39,11 @@ type FrameReader struct {
 	src  io.Reader
 	buf  []byte
 	r, w int // buf[r:w] is read from src and not yet returned
-	// large holds the last message that did not fit in buf, until the next call.
-	large *[]byte
+	// large holds the message that does not fit in buf: while it is read
+	// (want > 0) have of its want bytes have arrived; once returned, it
+	// waits for the next call to go back to the pool.
+	large      *[]byte
+	have, want int
 }
 
 // NewFrameReader returns a FrameReader reading from src.
@@ -54,6 +57,9 @@ func NewFrameReader(src io.Reader) *FrameReader {
 // io.ErrUnexpectedEOF.
 func (f *FrameReader) Next() ([]byte, error) {
 	if f.large != nil {
+		if f.want != 0 {
+			return f.readLarge()
+		}
 		f.release()
 	}
 	// Most messages are already buffered whole: return them without the
@@ -77,6 +83,9 @@ func (f *FrameReader) Next() ([]byte, error) {
 // Startup decoder.
 func (f *FrameReader) NextUntagged() ([]byte, error) {
 	if f.large != nil {
+		if f.want != 0 {
+			return f.readLarge()
+		}
 		f.release()
 	}
 	if err := f.fill(4); err != nil {
@@ -98,7 +107,7 @@ func (f *FrameReader) frame(tag byte, hdr, n, minLen int) ([]byte, error) {
 	}
 	total := hdr + n
 	if total > minRead {
-		return f.readLarge(total)
+		return f.startLarge(total)
 	}
 	if err := f.fill(total); err != nil {
 		if err == io.EOF {
@@ -143,35 +152,43 @@ func (f *FrameReader) fill(n int) error {
 	return nil
 }
 
-// readLarge reads a message of total bytes, more than buf holds, into a
-// pooled buffer that at most doubles per read, so that its size follows
-// what arrived rather than what the length claims. It reads no further
-// than the message: what follows stays in the source for buf.
-func (f *FrameReader) readLarge(total int) ([]byte, error) {
+// startLarge starts reading a message of total bytes, more than buf holds,
+// into a pooled buffer that at most doubles per read, so that its size
+// follows what arrived rather than what the length claims.
+func (f *FrameReader) startLarge(total int) ([]byte, error) {
 	have := f.w - f.r
-	p := getLarge(min(total, 2*max(have, minRead)))
-	b := *p
-	copy(b, f.buf[f.r:f.w])
+	f.large = getLarge(min(total, 2*max(have, minRead)))
+	copy(*f.large, f.buf[f.r:f.w])
 	f.r, f.w = 0, 0
-	for have < total {
-		if have == len(b) {
-			q := getLarge(min(total, 2*len(b)))
+	f.have, f.want = have, total
+	return f.readLarge()
+}
+
+// readLarge reads the rest of the large message, no further than its end:
+// what follows stays in the source for buf. After an error (a deadline, a
+// source that has nothing yet) the next call goes on where this one
+// stopped, as fill does for small messages.
+func (f *FrameReader) readLarge() ([]byte, error) {
+	for f.have < f.want {
+		b := *f.large
+		if f.have == len(b) {
+			q := getLarge(min(f.want, 2*len(b)))
 			copy(*q, b)
-			putLarge(p)
-			p, b = q, *q
+			putLarge(f.large)
+			f.large, b = q, *q
 		}
-		k, err := f.read(b[have:min(total, len(b))])
-		have += k
-		if err != nil && have < total {
-			putLarge(p)
+		k, err := f.read(b[f.have:min(f.want, len(b))])
+		f.have += k
+		if err != nil && f.have < f.want {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
 			return nil, err
 		}
 	}
-	f.large = p
-	return b[:total:total], nil
+	total := f.want
+	f.want = 0
+	return (*f.large)[:total:total], nil
 }
 
 // read reads from src, retrying reads that return nothing at all a few
