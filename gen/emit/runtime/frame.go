@@ -153,11 +153,17 @@ func (f *FrameReader) fill(n int) error {
 }
 
 // startLarge starts reading a message of total bytes, more than buf holds,
-// into a pooled buffer that at most doubles per read, so that its size
-// follows what arrived rather than what the length claims.
+// into a pooled buffer. A buffer of the whole size is taken when the pool
+// has one (memory already spent: a hostile length gains nothing); else the
+// buffer at most doubles per read, so that new memory follows what arrived
+// rather than what the length claims.
 func (f *FrameReader) startLarge(total int) ([]byte, error) {
 	have := f.w - f.r
-	f.large = getLarge(min(total, 2*max(have, minRead)))
+	if p, ok := largePools[sizeClass(total)].Get().(*[]byte); ok {
+		f.large = p
+	} else {
+		f.large = getLarge(min(total, 2*max(have, minRead)))
+	}
 	copy(*f.large, f.buf[f.r:f.w])
 	f.r, f.w = 0, 0
 	f.have, f.want = have, total
@@ -215,7 +221,7 @@ var largePools [bits.UintSize]sync.Pool
 // getLarge returns a buffer of at least n bytes (n > minRead), its length
 // the power of two at or above n.
 func getLarge(n int) *[]byte {
-	class := bits.Len(uint(n - 1))
+	class := sizeClass(n)
 	if p, ok := largePools[class].Get().(*[]byte); ok {
 		return p
 	}
@@ -224,5 +230,8 @@ func getLarge(n int) *[]byte {
 }
 
 func putLarge(p *[]byte) {
-	largePools[bits.Len(uint(len(*p)-1))].Put(p)
+	largePools[sizeClass(len(*p))].Put(p)
 }
+
+// sizeClass is the power of two at or above n, as an exponent.
+func sizeClass(n int) int { return bits.Len(uint(n - 1)) }
