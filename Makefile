@@ -105,3 +105,17 @@ CAPTURE_MAJORS ?=
 
 captures:
 	CHROOTS=$(CHROOTS) bash testdata/captures/record.sh $(CAPTURE_MAJORS)
+
+# Mutation testing (not in CI; CI runs one sample, internal/mutate's
+# TestSampleIsKilled): every gate, pgoutput version, presence condition,
+# choice, count, protocol-bounded length, NULL length, layout-by-major and
+# major the generator emits is removed or inverted, one at a time; the codec
+# is regenerated from the mutated model in a copy of the module and its
+# tests run there. Each surviving mutant is a condition no test pins.
+# MUTATE passes flags: MUTATE='-run logical-update' or MUTATE='-every 10'.
+MUTATE ?=
+
+.PHONY: mutate
+
+mutate:
+	$(GO) run ./internal/mutate $(MUTATE)

@@ -1,5 +1,11 @@
-// Package spec holds the types of pgspec's versioned protocol specification
-// (spec/pgNN.json) and reads and writes it with deterministic bytes.
+// Package spec owns every file kept in spec/, the pipeline's hand-off
+// between stages: the types of the versioned protocol specification
+// (pgNN.json, written by extract with deterministic bytes), of the reviewed
+// overlay (overlay.json: Overlay), of the translation corrections
+// (corrections.json: Corrections) and of the acknowledged wire changes
+// (wirechanges.json: WireChanges), each read strictly (unknown keys and
+// entries without a reason are errors), and the copy of them built into
+// pgspec (Embedded).
 //
 // A Spec is what one PostgreSQL major's documentation says, extracted from its
 // HTML in English and Chinese: messages with their ordered field rows, the

@@ -28,11 +28,11 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	cf, err := src.fsys.Open(extract.CorrectionsFile)
+	cf, err := src.fsys.Open(spec.CorrectionsFile)
 	if err != nil {
 		return c.fail(1, "%v", src.wrap(err))
 	}
-	corr, err := extract.ReadCorrections(cf)
+	corr, err := spec.ReadCorrections(cf)
 	cf.Close()
 	if err != nil {
 		return c.fail(1, "%v", src.wrap(err))

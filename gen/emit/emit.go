@@ -1,6 +1,7 @@
-// Package emit writes the codec package's generated files from a resolved
-// model, with jennifer: one <slug>_gen.go per message plus the dispatchers
-// and constants. Output is formatted, deterministic, and checked to parse.
+// Package emit is the pipeline's fourth stage, Model → Go source: it writes
+// the codec package's generated files from a resolved model, with jennifer:
+// one <slug>_gen.go per message plus the dispatchers and constants. Output is
+// formatted, deterministic, and checked to parse.
 package emit
 
 import (

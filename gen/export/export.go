@@ -1,6 +1,7 @@
-// Package export writes pgspec's spec as pg.center records: one JSON
-// document per message slug in the shape of that site's meaningful keys
-// (see ../shared/seeds/README.md), so the site can be fed from the spec.
+// Package export is a side stage, spec/pgNN.json → pg.center records: it
+// writes pgspec's spec as one JSON document per message slug in the shape of
+// that site's meaningful keys (see ../shared/seeds/README.md), so the site can
+// be fed from the spec.
 package export
 
 import (

@@ -1,71 +1,16 @@
 package extract
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+
 	"slices"
 
 	"github.com/pgspec/pgspec/spec"
 )
 
-// Correction kinds: the only ways a translation may differ from its English
-// page, each listed explicitly with its evidence.
-const (
-	// CorrMissingRows: the translation lacks these English rows.
-	CorrMissingRows = "missing-rows"
-	// CorrFormat: the translation prints these rows' formats differently.
-	CorrFormat = "format"
-	// CorrNoDescription: the translation leaves these rows' descriptions empty.
-	CorrNoDescription = "no-description"
-)
-
-// Correction is one reviewed exception, keyed by language, major and the
-// message's English name as printed.
-type Correction struct {
-	Lang    string `json:"lang"`
-	Major   int    `json:"major"`
-	Message string `json:"message"`
-	Kind    string `json:"kind"`
-	// Rows are 1-based English row numbers.
-	Rows     []int  `json:"rows"`
-	Reason   string `json:"reason"`
-	Evidence string `json:"evidence"`
-}
-
-// CorrectionsFile is the corrections' file name in the spec directory.
-const CorrectionsFile = "corrections.json"
-
-// Corrections is spec/corrections.json.
-type Corrections struct {
-	List []Correction `json:"corrections"`
-}
-
-// ReadCorrections parses and checks a corrections file: every entry needs a
-// known kind, rows, a reason and evidence.
-func ReadCorrections(r io.Reader) (*Corrections, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	var c Corrections
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("corrections: %w", err)
-	}
-	for i, e := range c.List {
-		switch {
-		case e.Kind != CorrMissingRows && e.Kind != CorrFormat && e.Kind != CorrNoDescription:
-			return nil, fmt.Errorf("corrections: entry %d: unknown kind %q", i+1, e.Kind)
-		case e.Lang != "zh" || e.Major == 0 || e.Message == "" || len(e.Rows) == 0:
-			return nil, fmt.Errorf("corrections: entry %d: needs lang \"zh\", major, message and rows", i+1)
-		case e.Reason == "" || e.Evidence == "":
-			return nil, fmt.Errorf("corrections: entry %d (%s %q): needs a reason and evidence", i+1, e.Kind, e.Message)
-		}
-	}
-	return &c, nil
-}
-
-// find returns the correction of the kind that covers the message's row.
-func (c *Corrections) find(major int, message, kind string, row int) *Correction {
+// findCorrection returns the correction of the kind that covers the message's row.
+func findCorrection(c *spec.Corrections, major int, message, kind string, row int) *spec.Correction {
 	for i := range c.List {
 		e := &c.List[i]
 		if e.Major == major && e.Message == message && e.Kind == kind && slices.Contains(e.Rows, row) {
@@ -76,7 +21,7 @@ func (c *Corrections) find(major int, message, kind string, row int) *Correction
 }
 
 // excuse drops the empty-description errors of err that a correction covers.
-func (c *Corrections) excuse(err error, major int, used map[*Correction]bool) error {
+func excuse(c *spec.Corrections, err error, major int, used map[*spec.Correction]bool) error {
 	var many *Errors
 	if err == nil || !errors.As(err, &many) {
 		return err
@@ -85,7 +30,7 @@ func (c *Corrections) excuse(err error, major int, used map[*Correction]bool) er
 	for _, e := range many.List {
 		var pe *Error
 		if errors.As(e, &pe) && errors.Is(e, ErrNoDescription) {
-			if corr := c.find(major, pe.Message, CorrNoDescription, pe.Row); corr != nil {
+			if corr := findCorrection(c, major, pe.Message, spec.CorrNoDescription, pe.Row); corr != nil {
 				used[corr] = true
 				continue
 			}
@@ -99,7 +44,7 @@ func (c *Corrections) excuse(err error, major int, used map[*Correction]bool) er
 // the same page. Messages pair up in document order and must agree in
 // direction and first field; rows pair up in order and must agree in format,
 // except where a correction says otherwise.
-func alignMessages(file string, en, zh []spec.Message, major int, corr *Corrections, used map[*Correction]bool) []error {
+func alignMessages(file string, en, zh []spec.Message, major int, corr *spec.Corrections, used map[*spec.Correction]bool) []error {
 	var errs []error
 	for i := range max(len(en), len(zh)) {
 		switch {
@@ -144,14 +89,14 @@ func rowPositions(m *spec.Message) []pos {
 
 // alignRows pairs one message's rows, then its block leads (by the row that
 // opens each block) and its notes (by position).
-func alignRows(file string, e, z *spec.Message, major int, corr *Corrections, used map[*Correction]bool) []error {
+func alignRows(file string, e, z *spec.Message, major int, corr *spec.Corrections, used map[*spec.Correction]bool) []error {
 	enRows, zhRows := rowPositions(e), rowPositions(z)
 	var errs []error
 	zhToEn := map[pos]pos{}
 	j := 0
 	for i, ep := range enRows {
 		row := &e.Blocks[ep.block].Rows[ep.row]
-		if c := corr.find(major, e.Name, CorrMissingRows, i+1); c != nil {
+		if c := findCorrection(corr, major, e.Name, spec.CorrMissingRows, i+1); c != nil {
 			used[c] = true
 			continue
 		}
@@ -163,7 +108,7 @@ func alignRows(file string, e, z *spec.Message, major int, corr *Corrections, us
 		zrow := z.Blocks[zp.block].Rows[zp.row]
 		j++
 		if zrow.Format != row.Format {
-			c := corr.find(major, e.Name, CorrFormat, i+1)
+			c := findCorrection(corr, major, e.Name, spec.CorrFormat, i+1)
 			if c == nil {
 				errs = append(errs, &Error{File: file, Message: e.Name, Row: i + 1, Err: fmt.Errorf("format %q, English has %q", zrow.Format, row.Format)})
 				continue

@@ -66,9 +66,9 @@ func setPage(t *testing.T, fsys fstest.MapFS, name string, data []byte) {
 }
 
 // corrections18 is the reviewed corrections file restricted to major 18.
-func corrections18(t *testing.T) *Corrections {
+func corrections18(t *testing.T) *spec.Corrections {
 	corr := readRepoCorrections(t)
-	corr.List = slices.DeleteFunc(corr.List, func(c Correction) bool { return c.Major != 18 })
+	corr.List = slices.DeleteFunc(corr.List, func(c spec.Correction) bool { return c.Major != 18 })
 	return corr
 }
 
@@ -136,7 +136,7 @@ func TestTruncatedPage(t *testing.T) {
 func TestMissingPage(t *testing.T) {
 	fsys := miniCorpus(t)
 	delete(fsys, "en/18/protocol-replication.html")
-	_, err := Extract(fsys, &Corrections{})
+	_, err := Extract(fsys, &spec.Corrections{})
 	if err == nil || !strings.Contains(err.Error(), "en/18/protocol-replication.html") {
 		t.Fatalf("got %v, want an error naming the missing page", err)
 	}
@@ -146,7 +146,7 @@ func TestChangedPageFailsManifestCheck(t *testing.T) {
 	fsys := miniCorpus(t)
 	f := fsys["zh/18/protocol-message-types.html"]
 	f.Data = append(bytes.Clone(f.Data), ' ')
-	_, err := Extract(fsys, &Corrections{})
+	_, err := Extract(fsys, &spec.Corrections{})
 	if err == nil || !strings.Contains(err.Error(), "zh/18/protocol-message-types.html: sha256") {
 		t.Fatalf("got %v", err)
 	}
@@ -155,7 +155,7 @@ func TestChangedPageFailsManifestCheck(t *testing.T) {
 func TestTranslationMismatchNeedsCorrection(t *testing.T) {
 	fsys := miniCorpus(t)
 	// Without the reviewed corrections, zh/18's full-width parentheses are an error naming file, message and row.
-	_, err := Extract(fsys, &Corrections{})
+	_, err := Extract(fsys, &spec.Corrections{})
 	if err == nil || !strings.Contains(err.Error(), `zh/18/protocol-logicalrep-message-formats.html: message "Rollback Prepared": row 3: format "Int64（XLogRecPtr）", English has "Int64 (XLogRecPtr)"`) {
 		t.Fatalf("got %v", err)
 	}
@@ -169,18 +169,18 @@ func TestTranslationMismatchNeedsCorrection(t *testing.T) {
 }
 
 func TestCorrectionsAreChecked(t *testing.T) {
-	_, err := ReadCorrections(strings.NewReader(`{"corrections":[{"lang":"zh","major":18,"message":"Bind","kind":"format","rows":[3],"reason":"x"}]}`))
+	_, err := spec.ReadCorrections(strings.NewReader(`{"corrections":[{"lang":"zh","major":18,"message":"Bind","kind":"format","rows":[3],"reason":"x"}]}`))
 	if err == nil || !strings.Contains(err.Error(), "needs a reason and evidence") {
 		t.Errorf("entry without evidence: %v", err)
 	}
-	_, err = ReadCorrections(strings.NewReader(`{"corrections":[{"lang":"zh","major":18,"message":"Bind","kind":"typo","rows":[3],"reason":"x","evidence":"y"}]}`))
+	_, err = spec.ReadCorrections(strings.NewReader(`{"corrections":[{"lang":"zh","major":18,"message":"Bind","kind":"typo","rows":[3],"reason":"x","evidence":"y"}]}`))
 	if err == nil || !strings.Contains(err.Error(), `unknown kind "typo"`) {
 		t.Errorf("unknown kind: %v", err)
 	}
 	// An entry that excuses nothing is stale and must go.
 	fsys := miniCorpus(t)
 	corr := corrections18(t)
-	corr.List = append(corr.List, Correction{Lang: "zh", Major: 18, Message: "Bind", Kind: CorrFormat, Rows: []int{3}, Reason: "x", Evidence: "y"})
+	corr.List = append(corr.List, spec.Correction{Lang: "zh", Major: 18, Message: "Bind", Kind: spec.CorrFormat, Rows: []int{3}, Reason: "x", Evidence: "y"})
 	_, err = Extract(fsys, corr)
 	if err == nil || !strings.Contains(err.Error(), `(zh 18 "Bind" format) matches nothing`) {
 		t.Errorf("stale entry: %v", err)
@@ -216,11 +216,11 @@ func TestUnpairedMessagesAreNamed(t *testing.T) {
 		return spec.Message{Name: name, Direction: "F", Blocks: []spec.Block{{Rows: []spec.Row{{Format: "Byte1('X')", Description: spec.Text{En: name}}}}}}
 	}
 	en := []spec.Message{msg("Bind"), msg("Close")}
-	errs := alignMessages("zh/18/p.html", en, en[:1], 18, &Corrections{}, nil)
+	errs := alignMessages("zh/18/p.html", en, en[:1], 18, &spec.Corrections{}, nil)
 	if len(errs) != 1 || errs[0].Error() != `zh/18/p.html: message "Close": the translation lacks English message` {
 		t.Errorf("translation short by one: %v", errs)
 	}
-	errs = alignMessages("zh/18/p.html", en[:1], []spec.Message{msg("Bind"), msg("Flush")}, 18, &Corrections{}, nil)
+	errs = alignMessages("zh/18/p.html", en[:1], []spec.Message{msg("Bind"), msg("Flush")}, 18, &spec.Corrections{}, nil)
 	if len(errs) != 1 || errs[0].Error() != `zh/18/p.html: message "Flush": the translation has a message English lacks` {
 		t.Errorf("translation long by one: %v", errs)
 	}

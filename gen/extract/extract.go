@@ -1,5 +1,6 @@
-// Package extract turns PostgreSQL's protocol documentation (the rendered
-// HTML of five pages per major, in English and Chinese) into spec.Spec values.
+// Package extract is the pipeline's second stage, corpus → spec/pgNN.json: it
+// turns PostgreSQL's protocol documentation (the rendered HTML of five pages
+// per major, in English and Chinese) into spec.Spec values.
 //
 // It reads a corpus laid out as DOCS/{en,zh}/<major>/<page>.html with a
 // MANIFEST.md beside them, parses every page with goquery, gives each message
@@ -26,7 +27,7 @@ import (
 
 // Extract reads every major under docs/en (and docs/zh where present).
 // It returns every problem found at once; specs are nil when there is any.
-func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
+func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 	mf, err := docs.Open(ManifestFile)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
@@ -67,7 +68,7 @@ func Extract(docs fs.FS, corr *Corrections) ([]*spec.Spec, error) {
 		return nil, joinErrs(errs)
 	}
 	assignSlugs(specs)
-	used := map[*Correction]bool{}
+	used := map[*spec.Correction]bool{}
 	for _, s := range specs {
 		annotate(s)
 		s.Coverage = append(s.Coverage, coverage(s, "en"))
@@ -161,11 +162,11 @@ func invalidUTF8(data []byte) int {
 
 // addChinese parses the major's Chinese pages and aligns them to the English
 // spec, excusing only what corrections list.
-func addChinese(docs fs.FS, manifest map[string]manifestEntry, s *spec.Spec, corr *Corrections, used map[*Correction]bool) error {
+func addChinese(docs fs.FS, manifest map[string]manifestEntry, s *spec.Spec, corr *spec.Corrections, used map[*spec.Correction]bool) error {
 	var errs []error
 	for _, kind := range Pages {
 		p, src, err := readPage(docs, manifest, "zh", s.Major, kind)
-		if err = corr.excuse(err, s.Major, used); err != nil {
+		if err = excuse(corr, err, s.Major, used); err != nil {
 			errs = append(errs, err)
 			continue
 		}

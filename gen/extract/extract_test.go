@@ -40,14 +40,14 @@ func realSpecs(t *testing.T) map[int]*spec.Spec {
 	return extracted
 }
 
-func readRepoCorrections(t testing.TB) *Corrections {
+func readRepoCorrections(t testing.TB) *spec.Corrections {
 	t.Helper()
 	f, err := os.Open(filepath.Join(corpus.Root(), "spec", "corrections.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	c, err := ReadCorrections(f)
+	c, err := spec.ReadCorrections(f)
 	if err != nil {
 		t.Fatal(err)
 	}

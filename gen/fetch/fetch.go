@@ -1,6 +1,7 @@
-// Package fetch downloads a major's five protocol pages into the corpus
-// layout extract reads (DOCS/<lang>/<major>/<page>.html) and records each
-// page's URL, size, sha256 and date in the corpus MANIFEST.md.
+// Package fetch is the pipeline's first stage, postgresql.org → corpus: it
+// downloads a major's five protocol pages into the corpus layout extract reads
+// (DOCS/<lang>/<major>/<page>.html) and records each page's URL, size, sha256
+// and date in the corpus MANIFEST.md.
 //
 // A page is refused, naming its URL and the reason, when the server answers
 // with an HTTP error, redirects to another page, sends more than MaxPage

@@ -1,6 +1,8 @@
-// Package matrix tells how every documented message changed from one
-// PostgreSQL major to the next: the version-difference matrix, the
-// per-message diffs behind it, and the protocol facts of each major.
+// Package matrix is the pipeline's comparison stage, spec + Model layouts →
+// spec/matrix*.{md,json} and the site: it tells how every documented message
+// changed from one PostgreSQL major to the next: the version-difference
+// matrix, the per-message diffs behind it, and the protocol facts of each
+// major.
 //
 // make generate (go generate) rewrites the committed matrices beside the
 // spec with the directives below.

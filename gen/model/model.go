@@ -1,7 +1,8 @@
-// Package model resolves the committed spec (spec/pgNN.json) and the
-// reviewed overlay (spec/overlay.json) into what the codec generator emits:
-// one Go type per message across all majors, its fields, and the distinct
-// wire layouts it has had. Nothing here reads HTML or writes Go.
+// Package model is the pipeline's third stage, spec/pgNN.json +
+// spec/overlay.json → Model: it resolves the committed spec and the reviewed
+// overlay (spec/overlay.json) into what the codec generator emits: one Go type
+// per message across all majors, its fields, and the distinct wire layouts it
+// has had. Nothing here reads HTML or writes Go.
 package model
 
 import (
