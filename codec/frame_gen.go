@@ -108,6 +108,14 @@ func (f *FrameReader) frame(tag byte, hdr, n, minLen int) ([]byte, error) {
 	}
 	total := hdr + n
 	if total > minRead {
+		// buf fills first: a large buffer is only taken for a message
+		// whose first 8 KiB have arrived.
+		if err := f.fill(minRead); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 		return f.startLarge(total)
 	}
 	if err := f.fill(total); err != nil {
