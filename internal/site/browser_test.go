@@ -310,6 +310,19 @@ func TestPageInChromium(t *testing.T) {
 		t.Errorf("permalink opened %q", text)
 	}
 
+	// ?lang=zh opens the page in Chinese; a permalink to a translation-only
+	// change opens it in Chinese too.
+	do(t, ctx, chromedp.Navigate(srv.URL+"/?lang=zh"), chromedp.WaitReady(chromedp.CSS("h1")))
+	if h1 := eval[string](t, ctx, `document.querySelector('h1').innerText`); h1 != "PostgreSQL 协议文档版本差异矩阵" {
+		t.Errorf("?lang=zh: title %q", h1)
+	}
+	zhOnly := eval[string](t, ctx, `document.querySelector('article.detail[lang="zh-CN"]').id`)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/?lang=en#"+zhOnly), chromedp.WaitReady(chromedp.CSS("#detail-dialog")))
+	if got := eval[[]string](t, ctx, `[document.documentElement.lang, String(document.getElementById('detail-dialog').open), document.querySelector('#detail-dialog .badge').innerText]`); got[0] != "zh-CN" || got[1] != "true" || got[2] != "仅译文变更" {
+		t.Errorf("permalink to the translation-only %s: lang, open, badge = %q", zhOnly, got)
+	}
+	screenshot(t, ctx, "desktop-zh-detail.png")
+
 	// On a phone the page does not scroll sideways: the grid scrolls in its box.
 	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
 		chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")))

@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -73,8 +74,9 @@ func (c *Capture) Summary(w io.Writer) {
 // identically and nothing was missing.
 func (c *Capture) Clean() bool { return c.gaps == 0 && c.analyzer.Clean() }
 
-// pcapngMagic opens a pcapng file (its Section Header Block type).
-var pcapngMagic = []byte{0x0a, 0x0d, 0x0d, 0x0a}
+// pcapngMagic opens a pcapng file (its Section Header Block type);
+// gzipMagic a gzipped capture (capture.pcap.gz), read as it is.
+var pcapngMagic, gzipMagic = []byte{0x0a, 0x0d, 0x0d, 0x0a}, []byte{0x1f, 0x8b}
 
 // packetSource is what pcapgo's two readers have in common.
 type packetSource interface {
@@ -82,7 +84,7 @@ type packetSource interface {
 	LinkType() layers.LinkType
 }
 
-// DecodeCapture reads a pcap or pcapng capture, reassembles the TCP
+// DecodeCapture reads a pcap or pcapng capture, gzipped or not, reassembles the TCP
 // connections to the server port (out-of-order segments put in order,
 // retransmissions dropped, gaps reported), and decodes each connection's
 // two directions as the proxy does, in capture order. It returns an error
@@ -96,8 +98,17 @@ func DecodeCapture(r io.Reader, opts CaptureOptions) (*Capture, error) {
 		opts.Out = io.Discard
 		opts.Quiet = true
 	}
-	counted := &countingReader{r: r}
-	br := bufio.NewReaderSize(counted, 1<<16)
+	input := &countingReader{r: r} // bytes of the file, for the progress
+	br := bufio.NewReaderSize(input, 1<<16)
+	counted := input // bytes of the capture, for errors
+	if magic, _ := br.Peek(2); bytes.Equal(magic, gzipMagic) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		counted = &countingReader{r: gz}
+		br = bufio.NewReaderSize(counted, 1<<16)
+	}
 	magic, err := br.Peek(4)
 	if err != nil {
 		return nil, fmt.Errorf("not a pcap or pcapng capture: %w", noEOF(err))
@@ -133,7 +144,7 @@ func DecodeCapture(r io.Reader, opts CaptureOptions) (*Capture, error) {
 		}
 		if opts.Progress != nil && time.Since(lastProgress) >= progressEvery {
 			lastProgress = time.Now()
-			c.progress(counted.n)
+			c.progress(input.n)
 		}
 	}
 	asm.FlushAll()

@@ -27,9 +27,15 @@ done
 
 work=$(mktemp -d)
 recorder_pid=
+used_roots=()
 cleanup() {
 	[ -z "$recorder_pid" ] || kill -INT "$recorder_pid" 2>/dev/null || true
 	[ -z "${root:-}" ] || stop_server
+	# chroot.sh mounted /proc and /dev/shm: an rm -rf of the chroots must not
+	# find them there.
+	for r in "${used_roots[@]}"; do
+		umount "$r/dev/shm" "$r/proc" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -37,6 +43,7 @@ trap cleanup EXIT
 # The workload client the libpq tools cannot be: binary values, CopyFail,
 # hot standby feedback, primary status requests.
 (cd "$repo" && CGO_ENABLED=0 go build -o "$work/capturework" ./internal/capturework)
+(cd "$repo" && go build -o "$work/pgtrace" ./cmd/pgtrace)
 
 suite_of() {
 	case $1 in
@@ -110,6 +117,24 @@ stop_server() {
 	data=
 }
 
+# second_opinion NAME: Wireshark's dissector (tshark, in the trixie chroot)
+# must find as many PostgreSQL messages in the capture as pgtrace decodes,
+# and pgtrace must decode all of them cleanly; decoded says how many.
+second_opinion() {
+	local theirs
+	cp "$work/capture" "$chroots/trixie/tmp/pgspec-capture"
+	theirs=$(chroot "$chroots/trixie" tshark -r /tmp/pgspec-capture -d "tcp.port==$port,pgsql" -T fields -e pgsql.type 2>/dev/null |
+		tr ',' '\n' | grep -c .)
+	rm -f "$chroots/trixie/tmp/pgspec-capture"
+	"$work/pgtrace" decode --quiet --port "$port" "$work/capture" >"$work/decode.log" 2>&1 || true
+	decoded=$(awk '/^(frontend|backend): /{n += $2} END {print n}' "$work/decode.log")
+	if ! grep -q ', 0 gaps$' "$work/decode.log" || grep -q 'pgtrace:' "$work/decode.log" || [ "$decoded" != "$theirs" ]; then
+		cat "$work/decode.log" >&2
+		echo "record.sh: $1: pgtrace decoded $decoded messages, tshark found $theirs" >&2
+		exit 1
+	fi
+}
+
 # capture NAME FORMAT FUNCTION records what FUNCTION sends over the server's
 # port into pgNN-NAME.FORMAT.gz (gzip: Wireshark and the tests read it as it
 # is): FORMAT pcap with tcpdump, pcapng with Wireshark's dumpcap (which runs
@@ -136,9 +161,10 @@ capture() {
 		echo "record.sh: lost packets recording $name" >&2
 		exit 1
 	fi
+	second_opinion "$name"
 	gzip -9n <"$work/capture" >"$out/$name.tmp"
 	mv "$out/$name.tmp" "$out/$name"
-	echo "$name: $(stat -c %s "$work/capture") bytes, $(stat -c %s "$out/$name") gzipped"
+	echo "$name: $(stat -c %s "$work/capture") bytes, $(stat -c %s "$out/$name") gzipped, $decoded messages (tshark agrees)"
 }
 
 # new_client PROGRAM ARGS... runs a client of libpq 18 (or 19), which speaks
@@ -310,7 +336,8 @@ for major in "${majors[@]}"; do
 	base=${suite%+experimental}
 	root=$chroots/$base
 	port=$((5400 + major))
-	"$here/chroot.sh" "$chroots/trixie" trixie wireshark-common >"$work/chroot.log" 2>&1 &&
+	used_roots+=("$chroots/trixie" "$root")
+	"$here/chroot.sh" "$chroots/trixie" trixie wireshark-common tshark >"$work/chroot.log" 2>&1 &&
 	"$here/chroot.sh" "$root" "$suite" "postgresql-$major" >>"$work/chroot.log" 2>&1 || {
 		cat "$work/chroot.log" >&2
 		exit 1

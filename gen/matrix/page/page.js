@@ -8,6 +8,9 @@
 	const $$ = (sel, el = document) => Array.from(el.querySelectorAll(sel));
 	const from = $("#from"), to = $("#to"), only = $("#only-changed"), zh = $("#lang-zh");
 	const majors = $$("option", from).map((o) => Number(o.value));
+	// ?lang=zh or ?lang=en in the address picks the language, so a link can.
+	const asked = document.getElementById(`lang-${new URLSearchParams(location.search).get("lang")}`);
+	if (asked && asked.name === "lang") asked.checked = true;
 	const first = majors[0];
 
 	// A column shows the step into its major, so "from 15 to 18" shows the
