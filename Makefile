@@ -88,9 +88,9 @@ fuzz:
 
 # pgtrace in front of a throwaway PostgreSQL 15 (not in CI): pgbench -S and
 # -S -M prepared with 4 clients directly, through a plain io.Copy forwarder
-# and through pgtrace with its lines to /dev/null, one run each of
-# PGTRACE_BENCH_SECONDS (10), then the tps ratios and pgtrace's RSS with 500
-# idle sessions.
+# and through pgtrace with its lines to /dev/null, PGTRACE_BENCH_ROUNDS (3)
+# alternating rounds of PGTRACE_BENCH_SECONDS (5) each, then the median tps
+# ratios and pgtrace's RSS with 500 idle sessions.
 bench-proxy:
 	$(GO) test -run '^$$' -bench '^BenchmarkProxyPgbench$$' -benchtime 1x ./internal/trace/
 

@@ -11,7 +11,7 @@ import (
 
 // Every form of help prints to stdout and exits 0.
 func TestHelpExitsZero(t *testing.T) {
-	forms := [][]string{{"help"}, {"-h"}, {"--help"}}
+	forms := [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "-h"}, {"help", "--help"}}
 	for name := range commands {
 		forms = append(forms, []string{"help", name}, []string{name, "-h"}, []string{name, "--help"})
 	}
@@ -39,6 +39,9 @@ func TestFlagsAnywhereAndGoNames(t *testing.T) {
 		{{"show", "--version", "17", "bind"}, {"show", "Bind", "--version=17"}},
 		{{"diff", "--lang", "zh", "13", "14", "logical-insert"}, {"diff", "13", "--lang", "zh", "14", "LogicalInsert"}},
 		{{"list", "--version", "12", "--layer", "logical-replication"}, {"list", "--layer", "logical-replication", "--version", "12"}},
+		// list takes the layer names gen -layers takes.
+		{{"list", "--layer", "logical"}, {"list", "--layer", "logical-replication"}},
+		{{"list", "--layer", "replication"}, {"list", "--layer", "streaming-replication"}},
 		{{"matrix", "--format", "json", "--lang", "zh"}, {"matrix", "--lang", "zh", "--format", "json"}},
 	}
 	for _, pair := range same {

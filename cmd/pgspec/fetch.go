@@ -48,9 +48,12 @@ func runFetch(args []string, stdout, stderr io.Writer) int {
 	case *retries < 0:
 		return c.usageError("--retries %d: want 0 or more", *retries)
 	}
+	req := fetch.Request{Major: *major, Lang: *lang, BaseURL: *base, Retries: *retries, Backoff: 500 * time.Millisecond}
+	if err := req.Check(); err != nil {
+		return c.usageError("%v", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	req := fetch.Request{Major: *major, Lang: *lang, BaseURL: *base, Retries: *retries, Backoff: 500 * time.Millisecond}
 	pages, err := fetch.Fetch(ctx, &http.Client{Timeout: *timeout}, req, now)
 	if err != nil {
 		return c.fail(1, "nothing written:\n%v", err)

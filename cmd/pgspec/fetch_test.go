@@ -19,6 +19,8 @@ func TestFetchArguments(t *testing.T) {
 		{[]string{"fetch", "-major", "20", "-out", "x", "-lang", "fr"}, `pgspec fetch: unknown language "fr" (want en or zh)`},
 		{[]string{"fetch", "-major", "20", "-out", "x", "-retries", "-1"}, "pgspec fetch: --retries -1: want 0 or more"},
 		{[]string{"fetch", "-major", "20", "-out", "x", "extra"}, `pgspec fetch: unexpected argument "extra"`},
+		{[]string{"fetch", "-major", "20.1", "-out", "x"}, `pgspec fetch: major "20.1": want a number such as 20, or devel`},
+		{[]string{"fetch", "-major", "20", "-out", "x", "-base-url", "ftp://example.org/"}, `pgspec fetch: base URL "ftp://example.org/": want an http or https URL`},
 	} {
 		code, _, stderr := pgspec(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.msg) {

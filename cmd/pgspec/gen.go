@@ -23,11 +23,11 @@ func init() {
 
 // runGen renders the codec -majors, -layers and -messages select from the
 // spec into the package in -out (by default the one go generate runs in).
-func runGen(args []string, stdout, stderr io.Writer) int {
+func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	c := newCLI("gen", stdout, stderr)
 	dir := c.specFlag()
 	out := c.String("out", ".", "`directory` of the package to write *_gen.go into, created if missing")
-	pkg := c.String("package", os.Getenv("GOPACKAGE"), "package `name` (default: $GOPACKAGE, else the package in -out, else -out's base name)")
+	pkg := c.String("package", "", "package `name` (default: the package in -out, else $GOPACKAGE when -out is where go generate runs, else -out's base name)")
 	majors := c.String("majors", "", "the PostgreSQL `majors` to generate: majors and ranges such as 14-18 or 10,12-13 (default: all in the spec)")
 	layers := c.String("layers", "", "the `layers` to generate: frontend, logical, replication, comma-separated (default: all)")
 	messages := c.String("messages", "", "the `messages` to generate: slugs, Go names or globs, comma-separated (default: all); the parts they carry come along")
@@ -36,7 +36,6 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	var sel model.Selection
 	var err error
-	var code int
 	if *majors != "" {
 		if sel.Majors, err = model.ParseMajors(*majors); err != nil {
 			return c.usageError("-majors: %v", err)
@@ -62,10 +61,22 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usageError("%v", err)
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	created, err := mkdirAll(*out)
+	if created != "" {
+		defer func() {
+			if code != 0 {
+				os.RemoveAll(created)
+			}
+		}()
+	}
+	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	name, err := packageName(*out, *pkg)
+	asked := *pkg
+	if asked == "" && sameDir(*out, ".") {
+		asked = os.Getenv("GOPACKAGE")
+	}
+	name, err := packageName(*out, asked)
 	if err != nil {
 		return c.usageError("%v", err)
 	}
@@ -118,9 +129,30 @@ func messagePatterns(c *cli, src *specSource, list string) ([]string, int) {
 	return out, 0
 }
 
+// mkdirAll creates dir and the parents it lacks; created is the topmost
+// directory it made ("" if dir was there), which a failed run removes.
+func mkdirAll(dir string) (created string, err error) {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		created = d
+	}
+	return created, os.MkdirAll(dir, 0o755)
+}
+
+// sameDir reports whether a and b name the same directory: $GOPACKAGE is
+// the package of the directory go generate runs in, not of another -out.
+func sameDir(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
+}
+
 // packageName is the package to generate into dir: the one dir holds,
-// which asked (-package or $GOPACKAGE) must agree with; when dir has no Go
-// files yet, asked, else dir's base name.
+// which asked (-package, or $GOPACKAGE for go generate's own directory)
+// must agree with; when dir has no Go files yet, asked, else dir's base
+// name.
 func packageName(dir, asked string) (string, error) {
 	found, err := emit.PackageName(dir)
 	if err != nil {

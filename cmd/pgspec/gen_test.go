@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pgspec/pgspec/internal/corpus"
 )
 
 // tmpModule is an empty module to generate into.
@@ -39,6 +42,7 @@ func TestGenCommand(t *testing.T) {
 		{"no package name", []string{"gen", "--spec", tiny, "--out", notIdent}, 2, notIdent + " holds no Go package yet and its name is no Go identifier: name one with -package"},
 		{"bad package name", []string{"gen", "--spec", tiny, "--out", out, "--package", "a-b"}, 2, `-package "a-b" is not a Go identifier`},
 		{"bad majors", []string{"gen", "--out", out, "--majors", "18-14"}, 2, `-majors: bad major or range "18-14"`},
+		{"empty majors", []string{"gen", "--out", out, "--majors", ",,"}, 2, `-majors: ",," names no major`},
 		{"bad layer", []string{"gen", "--out", out, "--layers", "physical"}, 2, `-layers: unknown layer "physical"`},
 		{"major not in spec", []string{"gen", "--spec", tiny, "--out", out, "--package", "p", "--majors", "12"}, 2, "the spec has no PostgreSQL 12 (it has 10–11)"},
 		{"pattern selects nothing", []string{"gen", "--spec", tiny, "--out", out, "--package", "p", "--messages", "bind,nope*"}, 2, `"nope*" selects no message`},
@@ -47,6 +51,7 @@ func TestGenCommand(t *testing.T) {
 		{"tiny spec", []string{"gen", "--spec", tiny, "--out", out, "--package", "wire", "--majors", "11", "--messages", "Bind, logical-*"}, 0, ""},
 		{"package mismatch", []string{"gen", "--spec", tiny, "--out", out, "--package", "other"}, 2, "-package other, but " + out + " holds package wire"},
 		{"tiny spec into a missing dir", []string{"gen", "--spec", tiny, "--out", filepath.Join(out, "new", "codec")}, 0, ""},
+		{"failed run into a missing dir", []string{"gen", "--spec", tiny, "--out", filepath.Join(out, "never", "made"), "--majors", "12"}, 2, "no PostgreSQL 12"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(c.args, &stdout, &stderr)
@@ -72,9 +77,39 @@ func TestGenCommand(t *testing.T) {
 	if strings.Join(names, " ") != want {
 		t.Errorf("generated %s\nwant %s", strings.Join(names, " "), want)
 	}
-	// A missing -out is created, and named after its directory.
+	// A missing -out is created, and named after its directory; a run that
+	// fails creates nothing.
 	if src, err := os.ReadFile(filepath.Join(out, "new", "codec", "bind_gen.go")); err != nil || !bytes.Contains(src, []byte("\npackage codec\n")) {
 		t.Errorf("tiny spec into new/codec: %v\n%.200s", err, src)
+	}
+	if _, err := os.Stat(filepath.Join(out, "never")); err == nil {
+		t.Error("a failed gen left the -out directory it created")
+	}
+}
+
+// $GOPACKAGE names the package go generate runs in: it is the default only
+// for that directory. A -out elsewhere keeps the package it holds, or is
+// named after its directory.
+func TestGenPackageOfAnotherOut(t *testing.T) {
+	mod := tmpModule(t)
+	tiny, err := filepath.Abs("../../gen/testdata/spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(mod, "gen2")
+	corpus.WriteFile(t, filepath.Join(mod, "pw", "pw.go"), []byte("package pwire\n"))
+	corpus.WriteFile(t, filepath.Join(here, "doc.go"), []byte("package gen2\n"))
+	t.Chdir(here)
+	t.Setenv("GOPACKAGE", "gen2")
+	for dir, want := range map[string]string{"../pw": "pwire", "../wire": "wire", ".": "gen2"} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"gen", "--spec", tiny, "--messages", "bind", "--out", dir}, &stdout, &stderr)
+		if code != 0 || !strings.HasPrefix(stdout.String(), fmt.Sprintf("pgspec gen: package %s in %s: ", want, dir)) {
+			t.Errorf("gen --out %s: exit %d, %q %q; want package %s", dir, code, stdout.String(), stderr.String(), want)
+		}
+		if _, err := os.Stat(filepath.Join(here, dir, "bind_gen.go")); err != nil {
+			t.Errorf("gen --out %s: %v", dir, err)
+		}
 	}
 }
 

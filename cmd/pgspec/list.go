@@ -51,19 +51,20 @@ func (v versioned) load(c *cli) (*specSource, []*spec.Spec, *spec.Spec, int) {
 func runList(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("list", stdout, stderr)
 	v := addVersioned(c)
-	layer := c.String("layer", "", "only this layer: "+strings.Join(spec.Layers, ", "))
+	layer := c.String("layer", "", "only these `layers`, as gen -layers takes them: frontend, logical, replication (or "+strings.Join(spec.Layers, ", ")+"), comma-separated")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	if *layer != "" && !slices.Contains(spec.Layers, *layer) {
-		return c.usageError("unknown layer %q (want one of %s)", *layer, strings.Join(spec.Layers, ", "))
+	layers, err := model.ParseLayers(*layer)
+	if err != nil {
+		return c.usageError("%v", err)
 	}
 	_, _, s, code := v.load(c)
 	if code != 0 {
 		return code
 	}
 	for _, m := range s.Messages {
-		if *layer != "" && m.Layer != *layer {
+		if layers != nil && !slices.Contains(layers, m.Layer) {
 			continue
 		}
 		dir := m.Direction

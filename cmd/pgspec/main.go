@@ -44,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	case "help":
-		if len(args) == 1 {
+		if len(args) == 1 || args[1] == "-h" || args[1] == "-help" || args[1] == "--help" {
 			usage(stdout)
 			return 0
 		}

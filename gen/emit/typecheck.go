@@ -97,11 +97,15 @@ func Check(dir string, o Options, files map[string][]byte) error {
 	if len(errs) == 0 {
 		errs = listed
 	}
-	errs = errs[:min(len(errs), maxTypeErrors)]
-	if len(errs) > 0 {
-		return fmt.Errorf("generated code does not compile in %s; nothing was written:\n  %s", dir, strings.Join(errs, "\n  "))
+	if len(errs) == 0 {
+		return nil
 	}
-	return nil
+	if more := len(errs) - maxTypeErrors; more > 0 {
+		errs = append(errs[:maxTypeErrors], fmt.Sprintf("and %d more", more))
+	}
+	// The errors may be in the package's own files: a file that does not
+	// compile, or one using what the new selection no longer generates.
+	return fmt.Errorf("the package in %s would not compile with the generated files; nothing was written:\n  %s", dir, strings.Join(errs, "\n  "))
 }
 
 // goEnv reports whether dir is inside a Go module, and the go command's

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,24 @@ func TestCheckRefusesCodeThatDoesNotCompile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "query_gen.go")); !os.IsNotExist(err) {
 		t.Errorf("Check wrote query_gen.go (%v)", err)
+	}
+}
+
+// A package that does not compile because of a file of its own is refused
+// too, and the error says so rather than blame the generated code; a long
+// list of errors says how many it left out.
+func TestCheckRefusesAPackageThatDoesNotCompile(t *testing.T) {
+	var broken strings.Builder
+	broken.WriteString("package p\n\nfunc broken() {\n")
+	for i := range 12 {
+		fmt.Fprintf(&broken, "\t_ = undefined%d\n", i)
+	}
+	broken.WriteString("}\n")
+	dir := module(t, map[string]string{"mine.go": broken.String()})
+	err := Check(dir, Options{Package: "p"}, map[string][]byte{"a_gen.go": []byte("package p\n\nfunc A() {}\n")})
+	if err == nil || !strings.HasPrefix(err.Error(), "the package in "+dir+" would not compile with the generated files; nothing was written:\n") ||
+		!strings.Contains(err.Error(), "mine.go:4:6: undefined: undefined0") || !strings.HasSuffix(err.Error(), "\n  and 2 more") {
+		t.Fatalf("got %v", err)
 	}
 }
 

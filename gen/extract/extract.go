@@ -114,8 +114,8 @@ func readPage(docs fs.FS, manifest map[string]manifestEntry, lang string, major 
 	if got := hex.EncodeToString(sum[:]); got != entry.SHA256 {
 		return nil, spec.Source{}, &Error{File: name, Err: fmt.Errorf("sha256 %s, MANIFEST.md says %s", got, entry.SHA256)}
 	}
-	if off := invalidUTF8(data); off >= 0 {
-		return nil, spec.Source{}, &Error{File: name, Err: fmt.Errorf("invalid UTF-8 at byte offset %d", off)}
+	if err := checkUTF8(data); err != nil {
+		return nil, spec.Source{}, &Error{File: name, Err: err}
 	}
 	p, err := ParsePage(bytes.NewReader(data), name, kind)
 	if p == nil {
@@ -144,20 +144,20 @@ func readBounded(docs fs.FS, name string) ([]byte, error) {
 	return data, err
 }
 
-// invalidUTF8 returns the offset of the first byte of data that is not
-// valid UTF-8, or -1.
-func invalidUTF8(data []byte) int {
+// checkUTF8 names the offset of the first byte of data that is not valid
+// UTF-8.
+func checkUTF8(data []byte) error {
 	if utf8.Valid(data) {
-		return -1
+		return nil
 	}
 	for off := 0; off < len(data); {
 		r, n := utf8.DecodeRune(data[off:])
 		if r == utf8.RuneError && n <= 1 {
-			return off
+			return fmt.Errorf("invalid UTF-8 at byte offset %d", off)
 		}
 		off += n
 	}
-	return -1
+	return nil
 }
 
 // addChinese parses the major's Chinese pages and aligns them to the English

@@ -76,8 +76,11 @@ var (
 // Identify says which page data is: the release its home link names
 // ("18.6", "19rc1", "20devel") and its language ("en" for Documentation,
 // "zh" for 手册). A page of another chapter, or without a release label, is
-// an error naming file.
+// an error naming file, and so is one that is not valid UTF-8.
 func Identify(data []byte, file string, kind PageKind) (release, lang string, err error) {
+	if err := checkUTF8(data); err != nil {
+		return "", "", &Error{File: file, Err: err}
+	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(data))
 	if err != nil {
 		return "", "", &Error{File: file, Err: err}

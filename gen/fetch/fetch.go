@@ -69,15 +69,9 @@ type Page struct {
 // returns them, or an error listing every page refused with its URL and
 // reason. now stamps the pages.
 func Fetch(ctx context.Context, client *http.Client, r Request, now func() time.Time) ([]Page, error) {
-	base, err := baseURL(r)
+	base, want, err := r.target()
 	if err != nil {
 		return nil, err
-	}
-	want := 0
-	if r.Major != "devel" {
-		if want, err = strconv.Atoi(r.Major); err != nil || want <= 0 || strconv.Itoa(want) != r.Major {
-			return nil, fmt.Errorf("major %q: want a number such as 20, or devel", r.Major)
-		}
 	}
 	var pages []Page
 	var errs []error
@@ -103,19 +97,33 @@ func Fetch(ctx context.Context, client *http.Client, r Request, now func() time.
 	return pages, nil
 }
 
-func baseURL(r Request) (*url.URL, error) {
+// Check reports what Fetch would refuse in r itself, before asking any
+// server: a major, language or base URL it cannot fetch.
+func (r Request) Check() error {
+	_, _, err := r.target()
+	return err
+}
+
+// target is where r's pages are and the major they must be of (0 for
+// devel, whose pages name their major).
+func (r Request) target() (base *url.URL, major int, err error) {
 	raw := r.BaseURL
+	if _, ok := DefaultBaseURL[r.Lang]; !ok {
+		return nil, 0, fmt.Errorf("language %q: want en or zh", r.Lang)
+	}
 	if raw == "" {
 		raw = DefaultBaseURL[r.Lang]
 	}
-	if raw == "" {
-		return nil, fmt.Errorf("language %q: want en or zh", r.Lang)
+	base, err = url.Parse(raw)
+	if err != nil || base.Scheme != "http" && base.Scheme != "https" || base.Host == "" {
+		return nil, 0, fmt.Errorf("base URL %q: want an http or https URL", raw)
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("base URL %q: want an http or https URL", raw)
+	if r.Major != "devel" {
+		if major, err = strconv.Atoi(r.Major); err != nil || major <= 0 || strconv.Itoa(major) != r.Major {
+			return nil, 0, fmt.Errorf("major %q: want a number such as 20, or devel", r.Major)
+		}
 	}
-	return u, nil
+	return base, major, nil
 }
 
 // fetchPage gets one page, retrying transient failures, and checks it is

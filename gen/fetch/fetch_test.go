@@ -134,9 +134,18 @@ func TestRefusals(t *testing.T) {
 			}
 			return false
 		}, "/docs/18/protocol-message-types.html: more than 8388608 bytes"},
+		{"invalid UTF-8", "en", "18", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+			if strings.HasSuffix(r.URL.Path, types) {
+				i := bytes.Index(page, []byte("</head>"))
+				w.Write(append(page[:i:i], append([]byte("\xff"), page[i:]...)...))
+				return true
+			}
+			return false
+		}, "/docs/18/protocol-message-types.html: invalid UTF-8 at byte offset {off}"},
 	} {
 		srv := site(t, c.lang, c.major, c.as, c.edit)
-		want := srv.URL + strings.ReplaceAll(c.want, "{srv}", srv.URL)
+		off := bytes.Index(readCorpus(t, "en/18/"+types), []byte("</head>"))
+		want := srv.URL + strings.NewReplacer("{srv}", srv.URL, "{off}", strconv.Itoa(off)).Replace(c.want)
 		pages, err := fetchFrom(srv, c.askMajor, "en", 0)
 		if pages != nil || err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", c.name, err, want)
@@ -201,6 +210,8 @@ func TestRetries(t *testing.T) {
 	}
 }
 
+// Check refuses, before anything is fetched, what Fetch would refuse
+// without asking a server.
 func TestBadRequests(t *testing.T) {
 	for _, c := range []struct {
 		r    Request
@@ -209,9 +220,14 @@ func TestBadRequests(t *testing.T) {
 		{Request{Major: "x20", Lang: "en", BaseURL: "http://127.0.0.1:1/"}, `major "x20": want a number such as 20, or devel`},
 		{Request{Major: "20", Lang: "fr"}, `language "fr": want en or zh`},
 		{Request{Major: "20", Lang: "en", BaseURL: "ftp://example.org/"}, `base URL "ftp://example.org/": want an http or https URL`},
+		{Request{Major: "020", Lang: "en"}, `major "020": want a number such as 20, or devel`},
+		{Request{Major: "20", Lang: "en", BaseURL: "127.0.0.1:8080/docs/"}, `base URL "127.0.0.1:8080/docs/": want an http or https URL`},
 	} {
 		if _, err := Fetch(context.Background(), http.DefaultClient, c.r, now); err == nil || err.Error() != c.want {
 			t.Errorf("%+v: got %v, want %q", c.r, err, c.want)
+		}
+		if err := c.r.Check(); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: Check: got %v, want %q", c.r, err, c.want)
 		}
 	}
 }

@@ -213,7 +213,6 @@ var pageWords = map[string]bi{
 			"线格式变更由代码生成器解析出的布局（gen/model 加 spec/overlay.json）判定。选择有颜色的单元格查看详情。"},
 	"language":     {"Language", "语言"},
 	"legend":       {"Legend", "图例"},
-	"filters":      {"Filters", "筛选"},
 	"onlyChanged":  {"Only rows that changed", "只显示有变更的行"},
 	"from":         {"From", "从"},
 	"to":           {"to", "到"},
@@ -232,7 +231,6 @@ var pageWords = map[string]bi{
 	"step":         {"codec step", "编解码步骤"},
 	"changedRow":   {"changed rows are marked − (before) and + (after)", "变更的行标为 −（之前）和 +（之后）"},
 	"zhOnlyDetail": {"The English text is unchanged; the Chinese translation differs.", "英文未变，中文译文不同。"},
-	"permalink":    {"permalink", "永久链接"},
 	"also":         {"also", "别名"},
 }
 
@@ -240,10 +238,8 @@ var pageWords = map[string]bi{
 func plain(s string) string { return strings.ReplaceAll(s, "`", "") }
 
 // explained reports whether a cell has a detail on the page: every change,
-// in either language, additions and removals included.
-func explained(c Change) bool {
-	return c.Status == Added || c.Status == Removed || changed(c, Chinese)
-}
+// additions, removals and translation-only changes included.
+func explained(c Change) bool { return isChange(c.Status) || c.ZhOnly }
 
 func (h *History) pageRow(r Row) pageRow {
 	pr := pageRow{Slug: r.Slug, Name: r.Latest.Name, Same: true}

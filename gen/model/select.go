@@ -30,8 +30,12 @@ var layerNames = map[string]string{
 // ParseLayers reads a comma-separated list of layers: the spec's names or
 // frontend, logical, replication (= streaming).
 func ParseLayers(s string) ([]string, error) {
+	names, err := splitList(s, "layer")
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, name := range splitList(s) {
+	for _, name := range names {
 		l, ok := layerNames[name]
 		if !ok {
 			return nil, fmt.Errorf("unknown layer %q (want frontend, logical, replication or one of %s)", name, strings.Join(spec.Layers, ", "))
@@ -46,8 +50,12 @@ func ParseLayers(s string) ([]string, error) {
 // ParseMajors reads majors as a comma-separated list of majors and ranges:
 // "14-18", "10,12", "10-12,15". The result is increasing, without repeats.
 func ParseMajors(s string) ([]int, error) {
+	parts, err := splitList(s, "major")
+	if err != nil {
+		return nil, err
+	}
 	set := map[int]bool{}
-	for _, part := range splitList(s) {
+	for _, part := range parts {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, errA := strconv.Atoi(lo)
 		b, errB := a, error(nil)
@@ -64,15 +72,20 @@ func ParseMajors(s string) ([]int, error) {
 	return sortedKeys(set), nil
 }
 
-// splitList splits a comma-separated flag value, trimming spaces.
-func splitList(s string) []string {
+// splitList splits a comma-separated flag value, trimming spaces. An empty
+// value is no list (nil: the default); one of only commas and spaces names
+// no item, an error.
+func splitList(s, item string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			out = append(out, f)
 		}
 	}
-	return out
+	if out == nil && s != "" {
+		return nil, fmt.Errorf("%q names no %s", s, item)
+	}
+	return out, nil
 }
 
 // Select returns the part of m that sel selects: its messages restricted to

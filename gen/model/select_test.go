@@ -25,7 +25,7 @@ func TestParseMajors(t *testing.T) {
 			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"18-14", "x", "14-", "-3", "0", "64", "14-18-19"} {
+	for _, in := range []string{"18-14", "x", "14-", "-3", "0", "64", "14-18-19", ",", " , "} {
 		if got, err := ParseMajors(in); err == nil {
 			t.Errorf("%q: accepted as %v", in, got)
 		}
@@ -39,6 +39,12 @@ func TestParseLayers(t *testing.T) {
 	}
 	if _, err := ParseLayers("logical,physical"); err == nil || !strings.Contains(err.Error(), `unknown layer "physical"`) {
 		t.Errorf("physical: %v", err)
+	}
+	if _, err := ParseLayers(","); err == nil || err.Error() != `"," names no layer` {
+		t.Errorf("a list of no layer: %v", err)
+	}
+	if got, err := ParseLayers(""); got != nil || err != nil {
+		t.Errorf("no value is the default (all layers): %v, %v", got, err)
 	}
 }
 

@@ -6,6 +6,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -66,7 +67,11 @@ func writeTemp(path string, data []byte, perm os.FileMode) (string, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return "", err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // it names the temporary file, which the user never asked for
+		}
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	_, err = f.Write(data)
 	err = errors.Join(err, f.Sync(), f.Chmod(perm), f.Close())

@@ -44,6 +44,15 @@ func TestWriteFilesAllOrNothing(t *testing.T) {
 	assertOnly(t, filepath.Join(dir, "new"), "c.json")
 }
 
+// An error names the file asked for, never the temporary one.
+func TestErrorNamesTheTarget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "m.md")
+	err := WriteFile(path, []byte("x"), 0o644)
+	if err == nil || err.Error() != path+": no such file or directory" {
+		t.Errorf("got %v, want %s: no such file or directory", err, path)
+	}
+}
+
 func assertOnly(t *testing.T, dir string, names ...string) {
 	t.Helper()
 	entries, _ := os.ReadDir(dir)

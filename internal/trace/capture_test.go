@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"net"
 	"strings"
@@ -116,12 +117,13 @@ func replication(t *testing.T) (query, stream []byte) {
 //	   segment 1 again (a retransmission); #2 sends it in one;
 //	both servers answer with a CopyBothResponse and an XLogData (WALData
 //	   on 19), #1's cut in two segments that arrive in order;
-//	#3's server sends three segments of which the second is not captured;
+//	#3 (on port 6543) has a server that sends three segments of which the
+//	   second is not captured;
 //	a connection to port 80 is ignored.
 func syntheticCapture(t *testing.T) []packet {
 	c1 := &tcpConn{t: t, clientPort: 40001, serverPort: 5432}
 	c2 := &tcpConn{t: t, clientPort: 40002, serverPort: 5432}
-	c3 := &tcpConn{t: t, clientPort: 40003, serverPort: 5432}
+	c3 := &tcpConn{t: t, clientPort: 40003, serverPort: 6543}
 	web := &tcpConn{t: t, clientPort: 40004, serverPort: 80}
 	hello := func(version string, key []byte, minor int) []byte {
 		return wire(t, codec.Params{ProtocolMinor: minor}, &codec.AuthenticationOk{}, &codec.ParameterStatus{Name: "server_version", Value: version},
@@ -200,25 +202,30 @@ func decodeFile(t *testing.T, file []byte, opts CaptureOptions) (*Capture, strin
 	return c, out.String(), log.String()
 }
 
-// TestDecodeCapture decodes the synthetic capture from pcap and pcapng:
+// TestDecodeCapture decodes the synthetic capture from pcap, pcapng and
+// gzipped pcap:
 // every message of the two whole connections decodes and re-encodes
 // identically, in capture order, with the protocol and major each server
 // announced; the lost segment of the third is reported, not guessed over.
 func TestDecodeCapture(t *testing.T) {
 	pkts := syntheticCapture(t)
-	for _, ng := range []bool{false, true} {
-		c, out, log := decodeFile(t, pcapFile(t, pkts, ng), CaptureOptions{})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(pcapFile(t, pkts, false))
+	zw.Close()
+	for ng, file := range map[string][]byte{"pcap": pcapFile(t, pkts, false), "pcap.gz": gz.Bytes(), "pcapng": pcapFile(t, pkts, true)} {
+		c, out, log := decodeFile(t, file, CaptureOptions{})
 		var sum bytes.Buffer
 		c.Summary(&sum)
 		if c.Connections() != 3 || c.Gaps() != 1 || c.Clean() {
-			t.Errorf("pcapng=%v: %d connections, %d gaps, clean %v\n%s", ng, c.Connections(), c.Gaps(), c.Clean(), &sum)
+			t.Errorf("%s: %d connections, %d gaps, clean %v\n%s", ng, c.Connections(), c.Gaps(), c.Clean(), &sum)
 		}
 		// 3 StartupMessage, 2 Query; 3+4+4+1 backend messages before the stream, 2 × 2 after.
 		if f, b := c.Stats(Frontend), c.Stats(Backend); f.Decoded != 5 || f.Identical != 5 || b.Decoded != 13 || b.Identical != 13 || f.Undecodable+b.Undecodable != 0 {
-			t.Errorf("pcapng=%v: counts\n%s", ng, &sum)
+			t.Errorf("%s: counts\n%s", ng, &sum)
 		}
 		if want := "session #3: backend bytes 20 to 40 are not in the capture; not decoding the backend side further"; !strings.Contains(log, want) {
-			t.Errorf("pcapng=%v: log lacks %q:\n%s", ng, want, log)
+			t.Errorf("%s: log lacks %q:\n%s", ng, want, log)
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		for i, want := range []string{
@@ -233,22 +240,26 @@ func TestDecodeCapture(t *testing.T) {
 			"#3 F @0 StartupMessage", "#3 B @0 AuthenticationOk",
 		} {
 			if i >= len(lines) || !strings.Contains(lines[i], want) {
-				t.Fatalf("pcapng=%v: line %d lacks %q:\n%s", ng, i, want, out)
+				t.Fatalf("%s: line %d lacks %q:\n%s", ng, i, want, out)
 			}
 		}
 		if len(lines) != 18 || !strings.Contains(out, "#1 B @34 BackendKeyData ProcessID=7 SecretKey=<redacted 32 bytes>") {
-			t.Errorf("pcapng=%v: %d lines:\n%s", ng, len(lines), out)
+			t.Errorf("%s: %d lines:\n%s", ng, len(lines), out)
 		}
 	}
 }
 
 // TestDecodeCaptureOverrides: --major names every connection's messages as
-// that major does, whatever the servers said; --port follows another port.
+// that major does, whatever the servers said; --port follows one port only,
+// even one that carries no PostgreSQL.
 func TestDecodeCaptureOverrides(t *testing.T) {
 	file := pcapFile(t, syntheticCapture(t), false)
 	_, out, _ := decodeFile(t, file, CaptureOptions{Major: 18})
 	if strings.Contains(out, "> WALData") || strings.Count(out, "CopyData > XLogData") != 2 {
 		t.Errorf("--major 18:\n%s", out)
+	}
+	if c, _, _ := decodeFile(t, file, CaptureOptions{Port: 5432}); c.Connections() != 2 || c.Gaps() != 0 {
+		t.Errorf("--port 5432: %d connections, %d gaps", c.Connections(), c.Gaps())
 	}
 	c, out, log := decodeFile(t, file, CaptureOptions{Port: 80})
 	if c.Connections() != 1 || c.Stats(Frontend).Undecodable != 1 || !strings.Contains(log, "session #1: frontend byte offset 0: codec: frame length 1195725856 (max 10000): message longer than the maximum size; not decoding the frontend side further") {
@@ -286,5 +297,43 @@ func TestDecodeCaptureProgress(t *testing.T) {
 	}
 	if !strings.Contains(progress.String(), "pgtrace decode: 0 of 0 MiB (100%), ") {
 		t.Errorf("progress:\n%s", &progress)
+	}
+}
+
+// TestDecodeCaptureLogical: the pgoutput options come from the
+// START_REPLICATION in the capture, as in trace: with proto_version 2 and
+// streaming, an Insert between Stream Start and Stream Stop carries its xid,
+// one after it does not.
+func TestDecodeCaptureLogical(t *testing.T) {
+	c := &tcpConn{t: t, clientPort: 40001, serverPort: 5432}
+	v2 := codec.Params{Major: 18, LogicalVersion: 2}
+	streamed := v2
+	streamed.Streaming = codec.Streamed
+	insert := func(xid uint32) codec.Message {
+		return &codec.LogicalInsert{Xid: xid, RelationOID: 16390, New: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 't', Data: []byte("1")}}}}
+	}
+	wal := func(m codec.Message, p codec.Params) codec.Message {
+		return &codec.CopyData{Data: wire(t, p, &codec.XLogData{WALStart: 0x16B3740, WALData: wire(t, p, m)})}
+	}
+	frames := c.handshake()
+	frames = append(frames, c.send(true, wire(t, codec.Params{}, startup(0)), 1460)...)
+	frames = append(frames, c.send(false, wire(t, codec.Params{}, &codec.AuthenticationOk{}, &codec.ParameterStatus{Name: "server_version", Value: "18.1"},
+		&codec.ReadyForQuery{TxStatus: 'I'}), 1460)...)
+	frames = append(frames, c.send(true, wire(t, codec.Params{}, &codec.Query{String: `START_REPLICATION SLOT "s" LOGICAL 0/0 ("proto_version" '2', "streaming" 'on')`}), 1460)...)
+	frames = append(frames, c.send(false, wire(t, codec.Params{}, &codec.CopyBothResponse{},
+		wal(&codec.LogicalStreamStart{Xid: 7, FirstSegment: 1}, v2), wal(insert(7), streamed), wal(&codec.LogicalStreamStop{}, v2),
+		wal(insert(0), v2)), 1460)...)
+	var pkts []packet
+	for i, f := range frames {
+		pkts = append(pkts, packet{time.Unix(int64(i), 0), f})
+	}
+	capture, out, log := decodeFile(t, pcapFile(t, pkts, false), CaptureOptions{})
+	if !capture.Clean() || log != "" {
+		t.Errorf("not clean:\n%s", log)
+	}
+	for _, want := range []string{"> LogicalStreamStart Xid=7 FirstSegment=1\n", "> LogicalInsert Xid=7 RelationOID=16390 New=", "> LogicalStreamStop\n", "> LogicalInsert RelationOID=16390 New="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lines lack %q:\n%s", want, out)
+		}
 	}
 }

@@ -302,3 +302,24 @@ func TestUndecodableStartupRelaysAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelRequest32ByteKeyStrict: a protocol 3.2 CancelRequest (a 32-byte
+// key on a connection of its own) passes a --strict proxy decoded and
+// re-encoded identically, its key redacted.
+func TestCancelRequest32ByteKeyStrict(t *testing.T) {
+	tr := startTrace(t, Options{Upstream: fakeServer(t, false), Strict: true, Out: &syncBuffer{}})
+	frame, err := (&codec.CancelRequest{ProcessID: 4242, SecretKey: bytes.Repeat([]byte{0xa5}, 32)}).Encode(nil, codec.Params{ProtocolMinor: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, tr.addr)
+	c.Write(frame)
+	c.(*net.TCPConn).CloseWrite()
+	expectClosed(t, c)
+	if st := tr.Stats(Frontend); st.Identical != 1 || st.Undecodable+st.Mismatched != 0 || tr.log.String() != "" {
+		t.Errorf("counts %+v, log %q", st, tr.log)
+	}
+	if lines := tr.lines(t); !strings.Contains(lines, "CancelRequest ProcessID=4242 SecretKey=<redacted 32 bytes>") {
+		t.Errorf("lines: %s", lines)
+	}
+}

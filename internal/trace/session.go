@@ -125,7 +125,10 @@ func (s *proxySession) startup(fp, bp *pump) bool {
 			if !s.encryptionAnswer(fp, bp) {
 				return false
 			}
-		default: // CancelRequest: the server closes when done
+		default: // CancelRequest: nothing follows it; the server closes when done
+			if tc, ok := s.server.(*net.TCPConn); ok {
+				tc.CloseWrite()
+			}
 			io.Copy(s.client, bp)
 			return false
 		}
@@ -178,10 +181,11 @@ type pump struct {
 	s               *proxySession
 	src, dst        net.Conn
 	fr              *codec.FrameReader
-	out             []byte // forwarded bytes not yet written to dst
-	lines           []byte // lines not yet handed to the output
-	sink            *sink  // where lines go; nil under Quiet
-	deadlineCleared bool   // the client authenticated: its startup deadline is gone
+	out             []byte    // forwarded bytes not yet written to dst
+	lines           []byte    // lines not yet handed to the output
+	sink            *sink     // where lines go; nil under Quiet
+	readAt          time.Time // when the last read returned: the time on the lines of what it brought
+	deadlineCleared bool      // the client authenticated: its startup deadline is gone
 }
 
 // forwardBatch is how many forwarded bytes a pump collects before writing;
@@ -204,7 +208,8 @@ func (p *pump) Read(b []byte) (int, error) {
 		return 0, err
 	}
 	n, err := p.src.Read(b)
-	p.s.active[p.d.dir].Store(time.Now().UnixNano())
+	p.readAt = time.Now()
+	p.s.active[p.d.dir].Store(p.readAt.UnixNano())
 	return n, err
 }
 
@@ -289,13 +294,9 @@ func (p *pump) frameError(err error) {
 // error and ends the session. decoded is false when the message could not
 // be decoded.
 func (p *pump) relay(frame []byte) (decoded bool, err error) {
-	var at time.Time
-	if !p.a.format.Quiet {
-		at = time.Now()
-	}
 	off := p.d.offset
 	var problem string
-	p.lines, decoded, problem = p.examine(frame, at, p.lines)
+	p.lines, decoded, problem = p.examine(frame, p.readAt, p.lines)
 	if len(p.lines) >= batchSize {
 		p.sink.put(p.lines)
 		p.lines = p.lines[:0]
