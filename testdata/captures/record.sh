@@ -167,13 +167,10 @@ capture() {
 	echo "$name: $(stat -c %s "$work/capture") bytes, $(stat -c %s "$out/$name") gzipped, $decoded messages (tshark agrees)"
 }
 
-# new_client PROGRAM ARGS... runs a client of libpq 18 (or 19), which speaks
-# protocol 3.2 when asked; the sid chroot has it.
+# new_client PROGRAM ARGS... runs a client of the sid chroot, whose libpq 18
+# speaks protocol 3.2 when asked.
 new_client() {
-	local bin
-	bin=$(ls -d "$chroots"/sid/usr/lib/postgresql/1[89]/bin 2>/dev/null | head -n1)
-	[ -n "$bin" ] || return 1
-	chroot --userspec=postgres:postgres "$chroots/sid" env -i PATH="${bin#"$chroots/sid"}:/usr/bin:/bin" \
+	chroot --userspec=postgres:postgres "$chroots/sid" env -i PATH=/usr/lib/postgresql/18/bin:/usr/bin:/bin \
 		HOME=/var/lib/postgresql LANG=C PGCONNECT_TIMEOUT=10 PGPASSWORD=scram-secret "$@"
 }
 
@@ -219,8 +216,7 @@ sessions() {
 		new_client env PGHOST=127.0.0.1 PGPORT="$port" PGUSER=scram_user PGDATABASE=postgres \
 			PGMINPROTOCOLVERSION=3.2 PGMAXPROTOCOLVERSION=3.2 "${interrupted[@]}" >/dev/null 2>&1 || true
 	else # a 3.2 client meets an older server: NegotiateProtocolVersion
-		new_client psql -X "host=127.0.0.1 port=$port user=scram_user dbname=postgres max_protocol_version=3.2" -c "select 1" >/dev/null ||
-			echo "record.sh: no libpq 18 in $chroots/sid: pg$major-sessions.pcap has no NegotiateProtocolVersion" >&2
+		new_client psql -X "host=127.0.0.1 port=$port user=scram_user dbname=postgres max_protocol_version=3.2" -c "select 1" >/dev/null
 	fi
 }
 
@@ -331,17 +327,28 @@ backup() {
 	as repl_user repl-secret pg_basebackup -D /tmp/pgspec-backup -Ft -X fetch -P -c fast --max-rate=16M 2>/dev/null
 }
 
-for major in "${majors[@]}"; do
-	suite=$(suite_of "$major")
-	base=${suite%+experimental}
-	root=$chroots/$base
-	port=$((5400 + major))
-	used_roots+=("$chroots/trixie" "$root")
-	"$here/chroot.sh" "$chroots/trixie" trixie wireshark-common tshark >"$work/chroot.log" 2>&1 &&
-	"$here/chroot.sh" "$root" "$suite" "postgresql-$major" >>"$work/chroot.log" 2>&1 || {
+# in_chroot ROOT SUITE PACKAGE... makes or updates a chroot, quietly unless it fails.
+in_chroot() {
+	used_roots+=("$1")
+	"$here/chroot.sh" "$@" >"$work/chroot.log" 2>&1 || {
 		cat "$work/chroot.log" >&2
 		exit 1
 	}
+}
+
+# Two chroots serve every major: trixie's dumpcap and tshark record and
+# check, sid's libpq 18 asks every server for protocol 3.2.
+in_chroot "$chroots/trixie" trixie wireshark-common tshark
+in_chroot "$chroots/sid" sid postgresql-client-18
+
+for major in "${majors[@]}"; do
+	suite=$(suite_of "$major")
+	# 19 gets a chroot of its own: experimental's libpq would replace sid's.
+	root=$chroots/${suite/+/-}
+	package=postgresql-$major
+	[ "$suite" = "${suite%+experimental}" ] || package=$package/experimental
+	port=$((5400 + major))
+	in_chroot "$root" "$suite" "$package"
 	start_server
 	sql <<-'EOF'
 		CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
