@@ -14,7 +14,7 @@ import (
 func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("decode", stderr)
 	format := formatFlags(fs)
-	port := fs.Int("port", trace.DefaultPort, "the server's TCP port; connections to other ports are skipped")
+	port := fs.Int("port", 0, "the server's TCP port; connections to other ports are skipped (0: any connection whose first packet is a PostgreSQL startup packet)")
 	major := fs.Int("major", 0, "decode as this PostgreSQL major (10-19) instead of learning it from server_version")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -23,8 +23,8 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	case fs.NArg() != 1:
 		fmt.Fprintf(stderr, "pgtrace decode: want one capture file, got %d arguments\n", fs.NArg())
 		return 2
-	case *port < 1 || *port > 65535:
-		fmt.Fprintf(stderr, "pgtrace decode: --port %d: want 1 to 65535\n", *port)
+	case *port < 0 || *port > 65535:
+		fmt.Fprintf(stderr, "pgtrace decode: --port %d: want 1 to 65535, or 0 for any\n", *port)
 		return 2
 	case *major != 0 && (*major < 10 || *major > 19):
 		fmt.Fprintf(stderr, "pgtrace decode: --major %d: want 10 to 19\n", *major)

@@ -30,7 +30,7 @@ func TestDecodeCommand(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"decode"}, 2, "want one capture file, got 0 arguments"},
-		{[]string{"decode", "--port", "0", empty}, 2, "--port 0: want 1 to 65535"},
+		{[]string{"decode", "--port", "-1", empty}, 2, "--port -1: want 1 to 65535, or 0 for any"},
 		{[]string{"decode", "--major", "9", empty}, 2, "--major 9: want 10 to 19"},
 		{[]string{"decode", "--format", "xml", empty}, 2, `pgtrace decode: --format "xml": want text or json`},
 		{[]string{"decode", filepath.Join(dir, "missing.pcap")}, 1, "no such file or directory"},

@@ -21,9 +21,6 @@ import (
 // progressEvery is how often DecodeCapture reports its progress.
 var progressEvery = 2 * time.Second
 
-// DefaultPort is the server port DecodeCapture follows unless told otherwise.
-const DefaultPort = 5432
-
 // CaptureOptions configure DecodeCapture.
 type CaptureOptions struct {
 	Format
@@ -31,8 +28,11 @@ type CaptureOptions struct {
 	Out io.Writer
 	// Log receives warnings: gaps, undecodable or mismatched messages.
 	Log io.Writer
-	// Port is the server's TCP port; 0 means DefaultPort. Connections to
-	// other ports are skipped.
+	// Port is the server's TCP port: connections to other ports are
+	// skipped. 0 recognises PostgreSQL connections, on any port, by the
+	// client's first packet (a StartupMessage, SSLRequest, GSSENCRequest or
+	// CancelRequest); a connection whose start is not in the capture then
+	// cannot be recognised and is skipped.
 	Port int
 	// Major decodes every connection as this PostgreSQL major instead of
 	// learning it from server_version; 0 learns it.
@@ -91,9 +91,6 @@ type packetSource interface {
 // only for a capture it cannot read; what it could not decode is counted and
 // logged.
 func DecodeCapture(r io.Reader, opts CaptureOptions) (*Capture, error) {
-	if opts.Port == 0 {
-		opts.Port = DefaultPort
-	}
 	if opts.Out == nil {
 		opts.Out = io.Discard
 		opts.Quiet = true
@@ -226,21 +223,27 @@ type captureContext gopacket.CaptureInfo
 func (c captureContext) GetCaptureInfo() gopacket.CaptureInfo { return gopacket.CaptureInfo(c) }
 
 // streamFactory makes a stream per TCP connection: a decoding one for a
-// connection to the server port, an ignoring one otherwise.
+// connection to the server port (or, without one, for any connection whose
+// start is in the capture), an ignoring one otherwise.
 type streamFactory struct{ c *Capture }
 
-func (f *streamFactory) New(_, tcpFlow gopacket.Flow, _ *layers.TCP, _ reassembly.AssemblerContext) reassembly.Stream {
-	port := uint16(f.c.opts.Port)
+func (f *streamFactory) New(_, tcpFlow gopacket.Flow, first *layers.TCP, _ reassembly.AssemblerContext) reassembly.Stream {
 	var clientFirst bool
-	switch port {
-	case binary.BigEndian.Uint16(tcpFlow.Dst().Raw()):
+	switch port := uint16(f.c.opts.Port); {
+	case port == 0 && first.SYN: // SYN from the client, or SYN-ACK from the server
+		clientFirst = !first.ACK
+	case port == 0:
+		return ignored{}
+	case port == binary.BigEndian.Uint16(tcpFlow.Dst().Raw()):
 		clientFirst = true
-	case binary.BigEndian.Uint16(tcpFlow.Src().Raw()):
+	case port == binary.BigEndian.Uint16(tcpFlow.Src().Raw()):
 	default:
 		return ignored{}
 	}
-	f.c.conns++
-	s := &captureStream{c: f.c, conn: newConn(f.c.conns), clientFirst: clientFirst}
+	s := &captureStream{c: f.c, conn: newConn(0), clientFirst: clientFirst}
+	if f.c.opts.Port != 0 {
+		s.identify()
+	}
 	if f.c.opts.Major != 0 {
 		s.conn.major.Store(int32(f.c.opts.Major))
 		s.conn.majorFixed = true
@@ -251,6 +254,23 @@ func (f *streamFactory) New(_, tcpFlow gopacket.Flow, _ *layers.TCP, _ reassembl
 		h.fr = codec.NewFrameReader(&h.feed)
 	}
 	return s
+}
+
+// identify numbers a PostgreSQL connection, in the order they are found.
+func (s *captureStream) identify() {
+	s.c.conns++
+	s.conn.id = s.c.conns
+}
+
+// looksLikeStartup reports whether b opens with a client's first packet:
+// a plausible length, then a 3.x protocol version or a request code.
+func looksLikeStartup(b []byte) bool {
+	if len(b) < 8 {
+		return false
+	}
+	n, code := binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[4:])
+	return n >= 8 && n <= MaxStartupSize &&
+		(code>>16 == 3 || code == cancelRequestCode || code == sslRequestCode || code == gssEncRequestCode)
 }
 
 // ignored is a connection to another port.
@@ -323,6 +343,13 @@ func (s *captureStream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.
 	n, _ := sg.Lengths()
 	if n == 0 || h.stopped {
 		return
+	}
+	if s.conn.id == 0 { // not yet known to be PostgreSQL: the client speaks first, with a startup packet
+		if d == Backend || !looksLikeStartup(sg.Fetch(min(n, 8))) {
+			h.stopped, s.dirs[1-d].stopped = true, true
+			return
+		}
+		s.identify()
 	}
 	at := sg.CaptureInfo(0).Timestamp
 	if !h.started {

@@ -117,12 +117,13 @@ func replication(t *testing.T) (query, stream []byte) {
 //	   segment 1 again (a retransmission); #2 sends it in one;
 //	both servers answer with a CopyBothResponse and an XLogData (WALData
 //	   on 19), #1's cut in two segments that arrive in order;
-//	#3's server sends three segments of which the second is not captured;
+//	#3 (on port 6543) has a server that sends three segments of which the
+//	   second is not captured;
 //	a connection to port 80 is ignored.
 func syntheticCapture(t *testing.T) []packet {
 	c1 := &tcpConn{t: t, clientPort: 40001, serverPort: 5432}
 	c2 := &tcpConn{t: t, clientPort: 40002, serverPort: 5432}
-	c3 := &tcpConn{t: t, clientPort: 40003, serverPort: 5432}
+	c3 := &tcpConn{t: t, clientPort: 40003, serverPort: 6543}
 	web := &tcpConn{t: t, clientPort: 40004, serverPort: 80}
 	hello := func(version string, key []byte, minor int) []byte {
 		return wire(t, codec.Params{ProtocolMinor: minor}, &codec.AuthenticationOk{}, &codec.ParameterStatus{Name: "server_version", Value: version},
@@ -249,12 +250,16 @@ func TestDecodeCapture(t *testing.T) {
 }
 
 // TestDecodeCaptureOverrides: --major names every connection's messages as
-// that major does, whatever the servers said; --port follows another port.
+// that major does, whatever the servers said; --port follows one port only,
+// even one that carries no PostgreSQL.
 func TestDecodeCaptureOverrides(t *testing.T) {
 	file := pcapFile(t, syntheticCapture(t), false)
 	_, out, _ := decodeFile(t, file, CaptureOptions{Major: 18})
 	if strings.Contains(out, "> WALData") || strings.Count(out, "CopyData > XLogData") != 2 {
 		t.Errorf("--major 18:\n%s", out)
+	}
+	if c, _, _ := decodeFile(t, file, CaptureOptions{Port: 5432}); c.Connections() != 2 || c.Gaps() != 0 {
+		t.Errorf("--port 5432: %d connections, %d gaps", c.Connections(), c.Gaps())
 	}
 	c, out, log := decodeFile(t, file, CaptureOptions{Port: 80})
 	if c.Connections() != 1 || c.Stats(Frontend).Undecodable != 1 || !strings.Contains(log, "session #1: frontend byte offset 0: codec: frame length 1195725856 (max 10000): message longer than the maximum size; not decoding the frontend side further") {

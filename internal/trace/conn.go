@@ -189,8 +189,13 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	return d.layers[:3], err
 }
 
-// cancelRequestCode is CancelRequest's request code, in place of a protocol version.
-const cancelRequestCode = 80877102
+// The request codes CancelRequest, SSLRequest and GSSENCRequest carry in
+// place of a protocol version.
+const (
+	cancelRequestCode = 80877102
+	sslRequestCode    = 80877103
+	gssEncRequestCode = 80877104
+)
 
 // decodeStartup decodes the client's untagged startup-phase messages.
 func (d *decoder) decodeStartup(frame []byte) ([]Layer, error) {
