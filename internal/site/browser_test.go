@@ -132,6 +132,11 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 	}
 }
 
+// choose picks value in the select with the id, as a reader does.
+func choose(id, value string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(s => { s.value = %q; s.dispatchEvent(new Event('change')); })(document.getElementById(%q))`, value, id))
+}
+
 // focusedCell is the id of the grid cell that has the focus, or holds it.
 const focusedCell = `(c => c ? c.id : '')(document.activeElement.closest('td'))`
 
@@ -275,8 +280,7 @@ func TestPageInChromium(t *testing.T) {
 	}
 	// From 15 to 18: the steps into 16, 17 and 18. CommandComplete changed
 	// into 15 (outside), Stream Abort into 16 (inside).
-	do(t, ctx, chromedp.SetValue(chromedp.CSS("#from"), "15"), chromedp.Evaluate[chromedp.Void](`document.getElementById('from').dispatchEvent(new Event('change'))`),
-		chromedp.SetValue(chromedp.CSS("#to"), "18"), chromedp.Evaluate[chromedp.Void](`document.getElementById('to').dispatchEvent(new Event('change'))`))
+	do(t, ctx, choose("from", "15"), choose("to", "18"))
 	cols := eval[[]string](t, ctx, `[...document.querySelector('.grid').tHead.rows[0].cells].slice(1).filter(c => c.getClientRects().length > 0).map(c => c.textContent)`)
 	if !slices.Equal(cols, []string{"16", "17", "18"}) {
 		t.Errorf("columns from 15 to 18: %v", cols)
@@ -286,6 +290,12 @@ func TestPageInChromium(t *testing.T) {
 		t.Errorf("changed rows from 15 to 18: %v", ranged)
 	}
 	screenshot(t, ctx, "desktop-15-18.png")
+	// A range is at least one step wide: from 19 becomes 18 to 19.
+	do(t, ctx, choose("from", "19"))
+	if got := eval[[]string](t, ctx, `[document.getElementById('from').value, document.getElementById('to').value]`); got[0] != "18" || got[1] != "19" {
+		t.Errorf("from 19: range %v, want 18 to 19", got)
+	}
+	do(t, ctx, choose("from", "10"))
 
 	// The language switch shows the Chinese texts. A translation-only change
 	// is a link to its detail in Chinese only.

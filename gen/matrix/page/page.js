@@ -19,13 +19,16 @@
 	function apply(moved) {
 		let a = Number(from.value), b = Number(to.value);
 		if (a >= b) {
+			// Keep the range at least one step wide, moving the other end.
 			if (moved === to) {
-				a = majors[Math.max(0, majors.indexOf(b) - 1)];
-				from.value = a;
+				b = Math.max(b, majors[1]);
+				a = majors[majors.indexOf(b) - 1];
 			} else {
-				b = majors[Math.min(majors.length - 1, majors.indexOf(a) + 1)];
-				to.value = b;
+				a = Math.min(a, majors[majors.length - 2]);
+				b = majors[majors.indexOf(a) + 1];
 			}
+			from.value = a;
+			to.value = b;
 		}
 		const inRange = (m) => m > a && m <= b;
 		root.lang = zh.checked ? "zh-CN" : "en";
