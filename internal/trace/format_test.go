@@ -208,3 +208,34 @@ func TestNamesPerMajor(t *testing.T) {
 		t.Errorf("a change of case only is no rename: %s", got)
 	}
 }
+
+// TestRenderingCache: a frame seen again prints as it did, unless what
+// decides its rendering changed: here the server's major, which renames
+// XLogData.
+func TestRenderingCache(t *testing.T) {
+	a := &analyzer{}
+	a.init(Format{}, nil)
+	c := newConn(1)
+	c.started.Store(true)
+	c.replicating.Store(true)
+	x := newExaminer(a, &c.dirs[Backend])
+	c.dirs[Backend].stream = &stream{}
+	frame, err := (&codec.CopyData{Data: wire(t, codec.Params{}, &codec.XLogData{WALStart: 1, WALData: []byte("w")})}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []byte
+	for _, major := range []int32{18, 18, 19, 19, 18} {
+		c.major.Store(major)
+		lines, _, _ = x.examine(frame, at, lines)
+	}
+	got := strings.Split(strings.TrimSpace(string(lines)), "\n")
+	for i, want := range []string{"XLogData", "XLogData", "WALData", "WALData", "XLogData"} {
+		if !strings.Contains(got[i], "CopyData > "+want+" WALStart=0/1 ") {
+			t.Errorf("line %d: %s", i, got[i])
+		}
+	}
+	if len(x.f.bodies) != 1 {
+		t.Errorf("%d cached frames", len(x.f.bodies))
+	}
+}
