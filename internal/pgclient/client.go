@@ -83,12 +83,12 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 
 func (c *Conn) startup(cfg Config) error {
 	if cfg.GSSEncRequest {
-		if err := plaintext(c.nc, &codec.GSSEncRequest{}); err != nil {
+		if err := plaintext(c.nc, &codec.GSSEncRequest{}, 'G'); err != nil {
 			return err
 		}
 	}
 	if cfg.SSLRequest {
-		if err := plaintext(c.nc, &codec.SSLRequest{}); err != nil {
+		if err := plaintext(c.nc, &codec.SSLRequest{}, 'S'); err != nil {
 			return err
 		}
 		c.SSLDeclined = true
@@ -98,11 +98,11 @@ func (c *Conn) startup(cfg Config) error {
 }
 
 // plaintext sends an encryption request, which the server must decline:
-// this client speaks only plaintext.
-func plaintext(nc net.Conn, req codec.Message) error {
+// this client speaks only plaintext. yes is the answer that accepts it.
+func plaintext(nc net.Conn, req codec.Message, yes byte) error {
 	accepted, err := session.RequestEncryption(nc, req)
 	if accepted {
-		return fmt.Errorf("the server accepted %s; this client speaks only plaintext", req.Slug())
+		return fmt.Errorf("%s answered %q; this client speaks only plaintext", req.Slug(), yes)
 	}
 	return err
 }

@@ -96,7 +96,7 @@ func TestGSSEncRequest(t *testing.T) {
 	s := pgtest.Get(t)
 	_, err := Connect(context.Background(), Config{Addr: s.Addr(), User: pgtest.SCRAMUser.Name, Password: pgtest.SCRAMUser.Password,
 		Database: pgtest.Database, GSSEncRequest: true})
-	if err == nil || !strings.Contains(err.Error(), "accepted gssenc-request") {
+	if err == nil || !strings.Contains(err.Error(), "gssenc-request answered 'G'") {
 		t.Errorf("GSSENCRequest: %v, want the answer 'G'", err)
 	}
 }
