@@ -374,6 +374,18 @@ var kinds = map[string]valueKind{
 	"RollbackTime": timestamp, "ServerTime": timestamp,
 }
 
+// maxElements bounds the elements of one repeated field a line shows (a
+// DataRow's values, a RowDescription's columns …), as maxValue bounds the
+// bytes of one value.
+const maxElements = 64
+
+func (f *formatter) appendSeparator(b []byte) []byte {
+	if f.json {
+		return append(b, ',')
+	}
+	return append(b, ' ')
+}
+
 // appendName writes a separator and a field's name.
 func (f *formatter) appendName(b []byte, name string) []byte {
 	if f.json {
@@ -425,15 +437,24 @@ func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 			return f.appendBytes(b, v.Bytes(), false)
 		}
 		b = append(b, '[')
-		for i := range v.Len() {
+		shown := min(v.Len(), maxElements)
+		for i := range shown {
 			if i > 0 {
-				if f.json {
-					b = append(b, ',')
-				} else {
-					b = append(b, ' ')
-				}
+				b = f.appendSeparator(b)
 			}
 			b = f.appendValue(b, name, v.Index(i))
+		}
+		if rest := v.Len() - shown; rest > 0 { // text: …(N more); JSON: {"more":N}
+			b = f.appendSeparator(b)
+			if f.json {
+				b = append(b, `{"more":`...)
+				b = strconv.AppendInt(b, int64(rest), 10)
+				b = append(b, '}')
+			} else {
+				b = append(b, "…("...)
+				b = strconv.AppendInt(b, int64(rest), 10)
+				b = append(b, " more)"...)
+			}
 		}
 		return append(b, ']')
 	case reflect.Struct:

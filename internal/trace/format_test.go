@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,14 @@ func TestLines(t *testing.T) {
 	salt := []Layer{{Msg: &codec.AuthenticationMD5Password{Salt: [4]byte{1, 2, 3, 0xff}}}}
 	copyBinary := []Layer{{Msg: &codec.CopyData{Data: []byte("PGCOPY\n\xff\r\n\x00")}}}
 	empty := []Layer{{Msg: &codec.Sync{}}}
+	wide := &codec.DataRow{}
+	for i := range 70 {
+		wide.Values = append(wide.Values, []byte(strconv.Itoa(i)))
+	}
+	var first64 []string
+	for i := range 64 {
+		first64 = append(first64, `"`+strconv.Itoa(i)+`"`)
+	}
 	schema := lineSchema(t)
 	for _, c := range []struct {
 		json  bool
@@ -50,6 +59,8 @@ func TestLines(t *testing.T) {
 		{true, salt, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"AuthenticationMD5Password","slug":"authentication-md5-password","Salt":{"bytes":4,"hex":"010203ff"}}]}`},
 		{false, copyBinary, `2026-11-30T12:20:01.123456Z #7 B @42 CopyData Data="PGCOPY\n\xff\r\n\x00"`},
 		{true, copyBinary, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"CopyData","slug":"copy-data","Data":{"bytes":11,"hex":"5047434f50590aff0d0a00"}}]}`},
+		{false, []Layer{{Msg: wide}}, `2026-11-30T12:20:01.123456Z #7 B @42 DataRow Values=[` + strings.Join(first64, " ") + ` …(6 more)]`},
+		{true, []Layer{{Msg: wide}}, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"DataRow","slug":"data-row","Values":[` + strings.Join(first64, ",") + `,{"more":6}]}]}`},
 		{false, empty, `2026-11-30T12:20:01.123456Z #7 B @42 Sync`},
 		{true, empty, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"Sync","slug":"sync"}]}`},
 	} {
