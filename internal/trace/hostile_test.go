@@ -323,3 +323,22 @@ func TestCancelRequest32ByteKeyStrict(t *testing.T) {
 		t.Errorf("lines: %s", lines)
 	}
 }
+
+// TestClientHalfClose: a client that sends a query and shuts down its
+// writing side still gets the server's answer, as it does from PostgreSQL
+// itself (which answers the query, then sees the end of input).
+func TestClientHalfClose(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, Options{Upstream: s.Addr()})
+	c, _, _ := startRaw(t, tr.addr)
+	q, err := (&codec.Query{String: "select 'after half-close'"}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write(q)
+	c.(*net.TCPConn).CloseWrite()
+	answer, err := io.ReadAll(c)
+	if err != nil || !bytes.Contains(answer, []byte("after half-close")) || answer[len(answer)-6] != 'Z' {
+		t.Fatalf("the half-closed client got %q %v\nlog:\n%s", answer, err, tr.log)
+	}
+}

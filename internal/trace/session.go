@@ -89,10 +89,22 @@ func (s *proxySession) run() {
 		bp.flush()
 		s.close()
 	}()
-	fp.loop()
-	fp.flush()
-	s.close()
+	if fp.loop() {
+		fp.flush()
+		// The client half-closed: the server still answers what it sent.
+		halfClose(s.server)
+	} else {
+		fp.flush()
+		s.close()
+	}
 	<-done
+}
+
+// halfClose ends the writing side of c, telling its peer no more follows.
+func halfClose(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.CloseWrite()
+	}
 }
 
 // startup relays the untagged startup phase: SSLRequest and GSSENCRequest
@@ -126,9 +138,7 @@ func (s *proxySession) startup(fp, bp *pump) bool {
 				return false
 			}
 		default: // CancelRequest: nothing follows it; the server closes when done
-			if tc, ok := s.server.(*net.TCPConn); ok {
-				tc.CloseWrite()
-			}
+			halfClose(s.server)
 			io.Copy(s.client, bp)
 			return false
 		}
@@ -168,8 +178,11 @@ func (s *proxySession) relayRaw(fp, bp *pump) {
 		io.Copy(s.client, bp)
 		s.close()
 	}()
-	io.Copy(s.server, fp)
-	s.close()
+	if _, err := io.Copy(s.server, fp); err == nil {
+		halfClose(s.server) // the client half-closed: the server may still answer
+	} else {
+		s.close()
+	}
 	<-done
 }
 
@@ -256,15 +269,17 @@ func (p *pump) next() ([]byte, error) {
 	}
 }
 
-func (p *pump) loop() {
+// loop relays messages until the direction ends; eof is true when the
+// source closed cleanly between messages.
+func (p *pump) loop() (eof bool) {
 	for {
 		frame, err := p.next()
 		if err != nil {
 			p.frameError(err)
-			return
+			return errors.Is(err, io.EOF)
 		}
 		if _, err := p.relay(frame); err != nil {
-			return
+			return false
 		}
 	}
 }
