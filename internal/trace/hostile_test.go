@@ -329,7 +329,7 @@ func TestCancelRequest32ByteKeyStrict(t *testing.T) {
 // itself (which answers the query, then sees the end of input).
 func TestClientHalfClose(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, Options{Upstream: s.Addr()})
+	tr := startTrace(t, Options{Upstream: s.Addr(), Out: &syncBuffer{}})
 	c, _, _ := startRaw(t, tr.addr)
 	q, err := (&codec.Query{String: "select 'after half-close'"}).Encode(nil, codec.Params{})
 	if err != nil {
@@ -340,5 +340,10 @@ func TestClientHalfClose(t *testing.T) {
 	answer, err := io.ReadAll(c)
 	if err != nil || !bytes.Contains(answer, []byte("after half-close")) || answer[len(answer)-6] != 'Z' {
 		t.Fatalf("the half-closed client got %q %v\nlog:\n%s", answer, err, tr.log)
+	}
+	// The lines are in time order across directions: the query before its answer.
+	lines := tr.lines(t)
+	if q, row := strings.Index(lines, "F @39 Query "), strings.Index(lines, "B @444 DataRow "); q < 0 || row < q {
+		t.Errorf("the query's line does not come before its answer's:\n%s", lines)
 	}
 }

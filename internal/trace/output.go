@@ -1,7 +1,9 @@
 package trace
 
 import (
+	"cmp"
 	"io"
+	"slices"
 	"sync"
 	"time"
 )
@@ -20,7 +22,10 @@ const (
 
 type output struct {
 	w     io.Writer
-	wmu   sync.Mutex // one Write at a time on w
+	wmu   sync.Mutex // one collect or write at a time on w; guards buf, out, spans
+	buf   []byte     // the sinks' lines, as collected
+	out   []byte     // the same lines in time order
+	spans []span
 	mu    sync.Mutex // guards sinks
 	sinks map[*sink]bool
 	kick  chan struct{}
@@ -33,6 +38,20 @@ type sink struct {
 	o       *output
 	mu      sync.Mutex
 	pending []byte
+	marks   []mark // where each put's lines end in pending
+	closed  bool   // the direction ended: forget the sink once collected
+}
+
+// mark is the end of one put's lines and the time they bear.
+type mark struct {
+	at  int64 // Unix nanoseconds
+	end int
+}
+
+// span is one put's lines in output.buf.
+type span struct {
+	at         int64
+	start, end int
 }
 
 func newOutput(w io.Writer) *output {
@@ -45,40 +64,49 @@ func (o *output) run() {
 	defer close(o.done)
 	tick := time.NewTicker(writeEvery)
 	defer tick.Stop()
-	var buf []byte
 	for {
 		select {
 		case <-o.stop:
-			o.collect(buf)
+			o.collect()
 			return
 		case <-tick.C:
 		case <-o.kick:
 		}
-		buf = o.collect(buf)
+		o.collect()
 	}
 }
 
-// collect writes every sink's pending lines; buf is reused between calls.
-func (o *output) collect(buf []byte) []byte {
+// collect writes every sink's pending lines. Each sink's lines are in time
+// order; merging them by time puts a query's line before its answer's,
+// whichever direction handed its lines over first.
+func (o *output) collect() {
+	o.wmu.Lock()
+	defer o.wmu.Unlock()
+	o.buf, o.spans = o.buf[:0], o.spans[:0]
 	o.mu.Lock()
 	for s := range o.sinks {
 		s.mu.Lock()
-		buf = append(buf, s.pending...)
-		s.pending = s.pending[:0]
+		base, start := len(o.buf), 0
+		o.buf = append(o.buf, s.pending...)
+		for _, m := range s.marks {
+			o.spans = append(o.spans, span{m.at, base + start, base + m.end})
+			start = m.end
+		}
+		s.pending, s.marks = s.pending[:0], s.marks[:0]
+		if s.closed {
+			delete(o.sinks, s)
+		}
 		s.mu.Unlock()
 	}
 	o.mu.Unlock()
-	o.write(buf)
-	return buf[:0]
-}
-
-func (o *output) write(b []byte) {
-	if len(b) == 0 {
-		return
+	slices.SortStableFunc(o.spans, func(a, b span) int { return cmp.Compare(a.at, b.at) })
+	o.out = o.out[:0]
+	for _, sp := range o.spans {
+		o.out = append(o.out, o.buf[sp.start:sp.end]...)
 	}
-	o.wmu.Lock()
-	defer o.wmu.Unlock()
-	o.w.Write(b) // a failing output (a closed pipe) must not stop the proxy
+	if len(o.out) > 0 {
+		o.w.Write(o.out) // a failing output (a closed pipe) must not stop the proxy
+	}
 }
 
 // sink returns a new direction's sink; close it when the direction ends.
@@ -90,17 +118,20 @@ func (o *output) sink() *sink {
 	return s
 }
 
-// put moves lines to the sink.
-func (s *sink) put(lines []byte) {
+// put moves lines bearing the time at to the sink.
+func (s *sink) put(lines []byte, at time.Time) {
 	if len(lines) == 0 {
 		return
 	}
 	s.mu.Lock()
 	s.pending = append(s.pending, lines...)
+	s.marks = append(s.marks, mark{at.UnixNano(), len(s.pending)})
 	n := len(s.pending)
 	if n >= maxPending { // the writer is behind: write them here, and wait for it
-		s.o.write(s.pending)
-		s.pending = s.pending[:0]
+		s.o.wmu.Lock()
+		s.o.w.Write(s.pending)
+		s.o.wmu.Unlock()
+		s.pending, s.marks = s.pending[:0], s.marks[:0]
 	}
 	s.mu.Unlock()
 	if n >= batchSize && n < maxPending {
@@ -111,15 +142,13 @@ func (s *sink) put(lines []byte) {
 	}
 }
 
-// close writes what the sink holds and forgets it.
+// close writes what the sink holds, with the other sinks' lines up to now
+// in time order, and forgets it.
 func (s *sink) close() {
-	s.o.mu.Lock()
-	delete(s.o.sinks, s)
-	s.o.mu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.o.write(s.pending)
-	s.pending = nil
+	s.closed = true
+	s.mu.Unlock()
+	s.o.collect()
 }
 
 // close writes what was put and stops the writer.

@@ -236,7 +236,7 @@ func (p *pump) finish() {
 
 func (p *pump) flush() error {
 	if len(p.lines) > 0 {
-		p.sink.put(p.lines)
+		p.sink.put(p.lines, p.readAt)
 		p.lines = p.lines[:0]
 	}
 	if len(p.out) == 0 {
@@ -313,7 +313,7 @@ func (p *pump) relay(frame []byte) (decoded bool, err error) {
 	var problem string
 	p.lines, decoded, problem = p.examine(frame, p.readAt, p.lines)
 	if len(p.lines) >= batchSize {
-		p.sink.put(p.lines)
+		p.sink.put(p.lines, p.readAt)
 		p.lines = p.lines[:0]
 	}
 	if !p.deadlineCleared && p.d.c.authenticated.Load() {
