@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func line(f Format, chain []Layer) string {
 	a := &analyzer{}
 	a.init(f, nil)
 	x := a.newFormatter()
-	return string(x.appendLine(nil, at, 7, Backend, 42, chain))
+	return string(x.appendLine(nil, at, 7, Backend, 42, chain, nil))
 }
 
 // TestLines renders hand-built messages in both formats; the expected lines
@@ -248,5 +249,53 @@ func TestRenderingCache(t *testing.T) {
 	}
 	if len(x.f.bodies) != 1 {
 		t.Errorf("%d cached frames", len(x.f.bodies))
+	}
+}
+
+// plainWide are the codec's 64-bit fields that are neither WAL positions
+// nor times, reviewed: they print as numbers.
+var plainWide = map[string]bool{"NextFullXid": true, "OldestCommitFullXid": true, "BytesDone": true}
+
+// TestEveryWideFieldHasAKind: every 64-bit field of every codec message is
+// either in kinds (printed as an LSN or a time) or in plainWide, so a field
+// a new major adds gets a decision.
+func TestEveryWideFieldHasAKind(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	var unclassified []string
+	walk = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			switch f.Type.Kind() {
+			case reflect.Int64, reflect.Uint64:
+				if _, ok := kinds[f.Name]; !ok && !plainWide[f.Name] {
+					unclassified = append(unclassified, typ.Name()+"."+f.Name)
+				}
+			default:
+				walk(f.Type)
+			}
+		}
+	}
+	// The dispatchers hold one value of every message type.
+	for _, d := range []any{codec.Startup{}, codec.Frontend{}, codec.Backend{}, codec.ReplicationFrontend{}, codec.ReplicationBackend{}, codec.Logical{}} {
+		walk(reflect.TypeOf(d))
+	}
+	if len(seen) < 80 {
+		t.Fatalf("walked only %d types", len(seen))
+	}
+	if len(unclassified) > 0 {
+		t.Errorf("64-bit fields in neither kinds nor plainWide: %v", unclassified)
+	}
+	for name := range kinds {
+		if plainWide[name] {
+			t.Errorf("%s is in both", name)
+		}
 	}
 }
