@@ -32,8 +32,9 @@ func msg(tag byte, body ...any) []byte {
 	return cat(tag, be32(uint32(4+len(b))), b)
 }
 
-// errorSize bounds what a failed decode may allocate: its *DecodeError.
-const errorSize = 64
+// errorSize bounds what a failed decode may allocate: its *DecodeError
+// (six words of strings, an int and an error: 96 bytes).
+const errorSize = 96
 
 // TestHostileCountsReserveNothing: a count that claims more elements than
 // the input can hold (2^31-1, 2^16-1, 2^15-1 over at most 20 bytes) fails
@@ -256,5 +257,49 @@ func TestFrameRefusesBufferedOversize(t *testing.T) {
 	var fe *codec.FrameError
 	if !errors.As(err, &fe) || !errors.Is(err, codec.ErrTooLong) || fe.Tag != 'd' || fe.Length != 104 {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// heapAfterGC is the heap in use after two collections (sync.Pool keeps
+// what it holds through one).
+func heapAfterGC() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	return s.HeapInuse
+}
+
+// TestTerminatedListsAllocateOnce: a zero-terminated list without a count
+// (ErrorResponse's fields, StartupMessage's parameters, SASL mechanisms)
+// is sized once, so decoding it into a new value allocates its elements
+// and little more: an element's Go size per element, rounded up to the
+// allocator's size class (at most an eighth more), plus the value.
+func TestTerminatedListsAllocateOnce(t *testing.T) {
+	const n = 1000
+	var fields, params, mechs []byte
+	for range n {
+		fields = append(fields, 'o', 0)
+		params = append(params, 'k', 0, 0)
+		mechs = append(mechs, 'm', 0)
+	}
+	for _, c := range []struct {
+		name     string
+		msg      codec.Message
+		src      []byte
+		elemSize int
+	}{
+		{"ErrorResponse", &codec.ErrorResponse{}, msg('E', fields, byte(0)), 24},
+		{"NoticeResponse", &codec.NoticeResponse{}, msg('N', fields, byte(0)), 24},
+		{"StartupMessage", &codec.StartupMessage{}, cat(be32(uint32(9+len(params))), be32(196608), params, byte(0)), 32},
+		{"AuthenticationSASL", &codec.AuthenticationSASL{}, msg('R', be32(10), mechs, byte(0)), 16},
+	} {
+		if err := newLike(c.msg).Decode(c.src, codec.Params{}); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := bytesPerRun(20, func() { _ = newLike(c.msg).Decode(c.src, codec.Params{}) })
+		if limit := uint64(n*c.elemSize*9/8) + 256; got > limit {
+			t.Errorf("%s: %d bytes allocated for %d elements (%d input bytes), want at most %d", c.name, got, n, len(c.src), limit)
+		}
 	}
 }

@@ -40,7 +40,8 @@ func (m *AuthenticationCleartextPassword) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(3)", 4, 3)
-	return r.done("AuthenticationCleartextPassword", len(src))
+	r = r.end("Int32(3)")
+	return r.done("AuthenticationCleartextPassword", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -49,7 +49,8 @@ func (m *AuthenticationGSSContinue) Decode(src []byte, p Params) error {
 	}
 	r = r.fixed("Int32(8)", 4, 8)
 	m.Data, r = r.remaining("Data", 0, anyLength)
-	return r.done("AuthenticationGSSContinue", len(src))
+	r = r.end("Data")
+	return r.done("AuthenticationGSSContinue", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

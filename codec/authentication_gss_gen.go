@@ -40,7 +40,8 @@ func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(7)", 4, 7)
-	return r.done("AuthenticationGSS", len(src))
+	r = r.end("Int32(7)")
+	return r.done("AuthenticationGSS", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -40,7 +40,8 @@ func (m *AuthenticationKerberosV5) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(2)", 4, 2)
-	return r.done("AuthenticationKerberosV5", len(src))
+	r = r.end("Int32(2)")
+	return r.done("AuthenticationKerberosV5", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -44,7 +44,8 @@ func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 	}
 	r = r.fixed("Int32(5)", 4, 5)
 	r = r.fill("Salt", m.Salt[:])
-	return r.done("AuthenticationMD5Password", len(src))
+	r = r.end("Salt")
+	return r.done("AuthenticationMD5Password", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

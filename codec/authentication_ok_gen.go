@@ -40,7 +40,8 @@ func (m *AuthenticationOk) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(0)", 4, 0)
-	return r.done("AuthenticationOk", len(src))
+	r = r.end("Int32(0)")
+	return r.done("AuthenticationOk", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

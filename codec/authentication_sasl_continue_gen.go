@@ -49,7 +49,8 @@ func (m *AuthenticationSASLContinue) Decode(src []byte, p Params) error {
 	}
 	r = r.fixed("Int32(11)", 4, 11)
 	m.Data, r = r.remaining("Data", 0, anyLength)
-	return r.done("AuthenticationSASLContinue", len(src))
+	r = r.end("Data")
+	return r.done("AuthenticationSASLContinue", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

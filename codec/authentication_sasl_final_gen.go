@@ -49,7 +49,8 @@ func (m *AuthenticationSASLFinal) Decode(src []byte, p Params) error {
 	}
 	r = r.fixed("Int32(12)", 4, 12)
 	m.Data, r = r.remaining("Data", 0, anyLength)
-	return r.done("AuthenticationSASLFinal", len(src))
+	r = r.end("Data")
+	return r.done("AuthenticationSASLFinal", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

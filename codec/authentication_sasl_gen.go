@@ -55,7 +55,8 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		m.AuthMechanisms[i], r = r.str("AuthMechanisms", m.AuthMechanisms[i])
 	}
 	r = r.terminate("AuthMechanisms")
-	return r.done("AuthenticationSASL", len(src))
+	r = r.end("AuthMechanisms")
+	return r.done("AuthenticationSASL", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

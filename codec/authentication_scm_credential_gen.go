@@ -40,7 +40,8 @@ func (m *AuthenticationSCMCredential) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(6)", 4, 6)
-	return r.done("AuthenticationSCMCredential", len(src))
+	r = r.end("Int32(6)")
+	return r.done("AuthenticationSCMCredential", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

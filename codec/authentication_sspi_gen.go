@@ -40,7 +40,8 @@ func (m *AuthenticationSSPI) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(9)", 4, 9)
-	return r.done("AuthenticationSSPI", len(src))
+	r = r.end("Int32(9)")
+	return r.done("AuthenticationSSPI", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

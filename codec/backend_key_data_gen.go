@@ -60,7 +60,7 @@ func (m *BackendKeyData) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("BackendKeyData", len(src))
+	return r.done("BackendKeyData", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -94,6 +94,7 @@ func (m *BackendKeyData) read10(r reader, p Params) reader {
 	}
 	m.ProcessID, r = r.u32("ProcessID")
 	m.SecretKey, r = r.take("SecretKey", 4)
+	r = r.end("SecretKey")
 	return r
 }
 
@@ -110,6 +111,7 @@ func (m *BackendKeyData) read18(r reader, p Params) reader {
 	} else {
 		m.SecretKey, r = r.remaining("SecretKey", 4, 4)
 	}
+	r = r.end("SecretKey")
 	return r
 }
 

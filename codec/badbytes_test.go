@@ -37,9 +37,9 @@ var badCases = []badCase{
 	{"empty input", &codec.Sync{}, codec.Params{}, nil, codec.ErrTruncated, "tag", 0},
 	{"tuple cut after kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 't', be16(0)), codec.ErrTruncated, "Columns.Data", 9},
 	// overlong
-	{"body longer than its fields", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(6), 'I', 'x'), codec.ErrTrailingBytes, "", 6},
+	{"body longer than its fields", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(6), 'I', 'x'), codec.ErrTrailingBytes, "TxStatus", 6},
 	{"input longer than the length", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(5), 'I', 'x'), codec.ErrTrailingBytes, "length", 6},
-	{"logical message with a byte too many", &codec.LogicalBegin{}, codec.Params{Major: 16}, cat('B', be64(1), be64(2), be32(3), byte(9)), codec.ErrTrailingBytes, "", 21},
+	{"logical message with a byte too many", &codec.LogicalBegin{}, codec.Params{Major: 16}, cat('B', be64(1), be64(2), be32(3), byte(9)), codec.ErrTrailingBytes, "Xid", 21},
 	{"secret key too long for 3.0", &codec.BackendKeyData{}, codec.Params{Major: 18}, cat('K', be32(16), be32(1), be64(2)), codec.ErrBadLength, "SecretKey", 9},
 	{"secret key too long for 3.2", &codec.BackendKeyData{}, codec.Params{Major: 18, ProtocolMinor: 2}, cat('K', be32(8+257), be32(1), make([]byte, 257)), codec.ErrBadLength, "SecretKey", 9},
 	// negative lengths
@@ -80,7 +80,7 @@ func TestBadBytes(t *testing.T) {
 
 func TestDecodeErrorReadsInOneLine(t *testing.T) {
 	err := (&codec.DataRow{}).Decode(cat('D', be32(4+2+4), be16(1), be32(0xFFFFFFFE)), codec.Params{})
-	const want = "codec: decode DataRow.Values at byte 7: negative length"
+	const want = "codec: decode DataRow.Values (Byten) at byte 7: negative length"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %q, want %q", err, want)
 	}

@@ -329,3 +329,95 @@ func BenchmarkStream(b *testing.B) {
 		}
 	})
 }
+
+// physicalStream is a physical replication stream of about 4 MiB: CopyData
+// messages of 8 to 128 KiB, each carrying an XLogData, as pg_receivewal
+// reads them.
+func physicalStream(b *testing.B) (stream []byte, messages int) {
+	var xl codec.XLogData
+	var sub []byte
+	lsn := uint64(0x16_B3000000)
+	for size := 0; len(stream) < 4<<20; size++ {
+		n := 8<<10 + (size*37%121)<<10 // 8 KiB to 128 KiB, in an irregular order
+		xl = codec.XLogData{WALStart: lsn, ServerWALEnd: lsn + uint64(n), ServerTime: 769_000_000_000_000, WALData: bytes.Repeat([]byte{byte(size)}, n)}
+		var err error
+		if sub, err = xl.Encode(sub[:0], codec.Params{}); err != nil {
+			b.Fatal(err)
+		}
+		if stream, err = (&codec.CopyData{Data: sub}).Encode(stream, codec.Params{}); err != nil {
+			b.Fatal(err)
+		}
+		lsn += uint64(n)
+		messages++
+	}
+	return stream, messages
+}
+
+// BenchmarkPhysicalStream frames a physical replication stream from an
+// io.Reader and decodes each CopyData and the XLogData in it: pgspec's
+// FrameReader, Backend and ReplicationBackend beside pgproto3's Frontend
+// and pglogrepl's ParseXLogData. Each iteration starts a new reader, as a
+// new connection does.
+func BenchmarkPhysicalStream(b *testing.B) {
+	stream, messages := physicalStream(b)
+	b.Run("impl=pgspec", func(b *testing.B) {
+		var d codec.Backend
+		var rd codec.ReplicationBackend
+		src := bytes.NewReader(stream)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(stream)))
+		for b.Loop() {
+			src.Reset(stream)
+			f := codec.NewFrameReader(src)
+			n := 0
+			for {
+				frame, err := f.Next()
+				if err == io.EOF {
+					break
+				} else if err != nil {
+					b.Fatal(err)
+				}
+				m, err := d.Decode(frame, codec.Params{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				x, err := rd.Decode(m.(*codec.CopyData).Data, codec.Params{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(x.(*codec.XLogData).WALData) & 1
+				n++
+			}
+			if n < messages {
+				b.Fatalf("%d messages", n)
+			}
+		}
+	})
+	b.Run("impl=pgproto3", func(b *testing.B) {
+		src := bytes.NewReader(stream)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(stream)))
+		for b.Loop() {
+			src.Reset(stream)
+			f := pgproto3.NewFrontend(src, io.Discard)
+			n := 0
+			for {
+				m, err := f.Receive()
+				if err == io.EOF || err == io.ErrUnexpectedEOF && n == messages {
+					break
+				} else if err != nil {
+					b.Fatal(err)
+				}
+				x, err := pglogrepl.ParseXLogData(m.(*pgproto3.CopyData).Data[1:])
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(x.WALData) & 1
+				n++
+			}
+			if n < messages {
+				b.Fatalf("%d messages", n)
+			}
+		}
+	})
+}

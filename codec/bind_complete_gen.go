@@ -38,7 +38,8 @@ func (m *BindComplete) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('2').length()
 	}
-	return r.done("BindComplete", len(src))
+	r = r.end("length")
+	return r.done("BindComplete", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -85,7 +85,8 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	for i := range m.ResultFormatCodes {
 		m.ResultFormatCodes[i], r = signed[int16](r.u16("ResultFormatCodes"))
 	}
-	return r.done("Bind", len(src))
+	r = r.end("ResultFormatCodes")
+	return r.done("Bind", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

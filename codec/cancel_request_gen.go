@@ -51,7 +51,7 @@ func (m *CancelRequest) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("CancelRequest", len(src))
+	return r.done("CancelRequest", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -82,6 +82,7 @@ func (m *CancelRequest) read10(r reader, p Params) reader {
 	r = r.fixed("Int32(80877102)", 4, 80877102)
 	m.ProcessID, r = r.u32("ProcessID")
 	m.SecretKey, r = r.take("SecretKey", 4)
+	r = r.end("SecretKey")
 	return r
 }
 
@@ -95,6 +96,7 @@ func (m *CancelRequest) read18(r reader, p Params) reader {
 	} else {
 		m.SecretKey, r = r.remaining("SecretKey", 4, 4)
 	}
+	r = r.end("SecretKey")
 	return r
 }
 

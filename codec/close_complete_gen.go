@@ -38,7 +38,8 @@ func (m *CloseComplete) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('3').length()
 	}
-	return r.done("CloseComplete", len(src))
+	r = r.end("length")
+	return r.done("CloseComplete", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

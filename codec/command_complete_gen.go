@@ -52,7 +52,8 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 		r = r.tag('C').length()
 	}
 	m.CommandTag, r = r.str("CommandTag", m.CommandTag)
-	return r.done("CommandComplete", len(src))
+	r = r.end("CommandTag")
+	return r.done("CommandComplete", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -49,7 +49,8 @@ func (m *CopyData) Decode(src []byte, p Params) error {
 		r = r.tag('d').length()
 	}
 	m.Data, r = r.remaining("Data", 0, anyLength)
-	return r.done("CopyData", len(src))
+	r = r.end("Data")
+	return r.done("CopyData", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -38,7 +38,8 @@ func (m *CopyDone) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('c').length()
 	}
-	return r.done("CopyDone", len(src))
+	r = r.end("length")
+	return r.done("CopyDone", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -42,7 +42,8 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 		r = r.tag('f').length()
 	}
 	m.Message, r = r.str("Message", m.Message)
-	return r.done("CopyFail", len(src))
+	r = r.end("Message")
+	return r.done("CopyFail", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

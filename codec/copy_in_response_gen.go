@@ -57,7 +57,8 @@ func (m *CopyInResponse) Decode(src []byte, p Params) error {
 	for i := range m.ColumnFormatCodes {
 		m.ColumnFormatCodes[i], r = signed[int16](r.u16("ColumnFormatCodes"))
 	}
-	return r.done("CopyInResponse", len(src))
+	r = r.end("ColumnFormatCodes")
+	return r.done("CopyInResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -57,7 +57,8 @@ func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 	for i := range m.ColumnFormatCodes {
 		m.ColumnFormatCodes[i], r = signed[int16](r.u16("ColumnFormatCodes"))
 	}
-	return r.done("CopyOutResponse", len(src))
+	r = r.end("ColumnFormatCodes")
+	return r.done("CopyOutResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -55,7 +55,8 @@ func (m *DataRow) Decode(src []byte, p Params) error {
 	nValues, r = r.count16("Values", 4)
 	m.Values = grow(m.Values, nValues)[:nValues]
 	r = r.bytes32s("Values", m.Values, true)
-	return r.done("DataRow", len(src))
+	r = r.end("Values")
+	return r.done("DataRow", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -47,7 +47,8 @@ func (m *Describe) Decode(src []byte, p Params) error {
 	}
 	m.ObjectType, r = r.u8("ObjectType")
 	m.Name, r = r.str("Name", m.Name)
-	return r.done("Describe", len(src))
+	r = r.end("Name")
+	return r.done("Describe", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

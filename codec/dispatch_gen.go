@@ -69,81 +69,81 @@ func (d *Backend) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case '1':
-		return &d.parseComplete, d.parseComplete.Decode(src, p)
+		return decoded(&d.parseComplete, d.parseComplete.Decode(src, p))
 	case '2':
-		return &d.bindComplete, d.bindComplete.Decode(src, p)
+		return decoded(&d.bindComplete, d.bindComplete.Decode(src, p))
 	case '3':
-		return &d.closeComplete, d.closeComplete.Decode(src, p)
+		return decoded(&d.closeComplete, d.closeComplete.Decode(src, p))
 	case 'A':
-		return &d.notificationResponse, d.notificationResponse.Decode(src, p)
+		return decoded(&d.notificationResponse, d.notificationResponse.Decode(src, p))
 	case 'C':
-		return &d.commandComplete, d.commandComplete.Decode(src, p)
+		return decoded(&d.commandComplete, d.commandComplete.Decode(src, p))
 	case 'D':
-		return &d.dataRow, d.dataRow.Decode(src, p)
+		return decoded(&d.dataRow, d.dataRow.Decode(src, p))
 	case 'E':
-		return &d.errorResponse, d.errorResponse.Decode(src, p)
+		return decoded(&d.errorResponse, d.errorResponse.Decode(src, p))
 	case 'G':
-		return &d.copyInResponse, d.copyInResponse.Decode(src, p)
+		return decoded(&d.copyInResponse, d.copyInResponse.Decode(src, p))
 	case 'H':
-		return &d.copyOutResponse, d.copyOutResponse.Decode(src, p)
+		return decoded(&d.copyOutResponse, d.copyOutResponse.Decode(src, p))
 	case 'I':
-		return &d.emptyQueryResponse, d.emptyQueryResponse.Decode(src, p)
+		return decoded(&d.emptyQueryResponse, d.emptyQueryResponse.Decode(src, p))
 	case 'K':
-		return &d.backendKeyData, d.backendKeyData.Decode(src, p)
+		return decoded(&d.backendKeyData, d.backendKeyData.Decode(src, p))
 	case 'N':
-		return &d.noticeResponse, d.noticeResponse.Decode(src, p)
+		return decoded(&d.noticeResponse, d.noticeResponse.Decode(src, p))
 	case 'R':
 		if len(src) < 9 {
-			return nil, dispatchError("backend message", "subtype", 0, ErrTruncated)
+			return nil, dispatchError("backend message", "subtype", 5, ErrTruncated)
 		}
 		switch binary.BigEndian.Uint32(src[5:]) {
 		case 3:
-			return &d.authenticationCleartextPassword, d.authenticationCleartextPassword.Decode(src, p)
+			return decoded(&d.authenticationCleartextPassword, d.authenticationCleartextPassword.Decode(src, p))
 		case 7:
-			return &d.authenticationGSS, d.authenticationGSS.Decode(src, p)
+			return decoded(&d.authenticationGSS, d.authenticationGSS.Decode(src, p))
 		case 8:
-			return &d.authenticationGSSContinue, d.authenticationGSSContinue.Decode(src, p)
+			return decoded(&d.authenticationGSSContinue, d.authenticationGSSContinue.Decode(src, p))
 		case 2:
-			return &d.authenticationKerberosV5, d.authenticationKerberosV5.Decode(src, p)
+			return decoded(&d.authenticationKerberosV5, d.authenticationKerberosV5.Decode(src, p))
 		case 5:
-			return &d.authenticationMD5Password, d.authenticationMD5Password.Decode(src, p)
+			return decoded(&d.authenticationMD5Password, d.authenticationMD5Password.Decode(src, p))
 		case 0:
-			return &d.authenticationOk, d.authenticationOk.Decode(src, p)
+			return decoded(&d.authenticationOk, d.authenticationOk.Decode(src, p))
 		case 10:
-			return &d.authenticationSASL, d.authenticationSASL.Decode(src, p)
+			return decoded(&d.authenticationSASL, d.authenticationSASL.Decode(src, p))
 		case 11:
-			return &d.authenticationSASLContinue, d.authenticationSASLContinue.Decode(src, p)
+			return decoded(&d.authenticationSASLContinue, d.authenticationSASLContinue.Decode(src, p))
 		case 12:
-			return &d.authenticationSASLFinal, d.authenticationSASLFinal.Decode(src, p)
+			return decoded(&d.authenticationSASLFinal, d.authenticationSASLFinal.Decode(src, p))
 		case 6:
-			return &d.authenticationSCMCredential, d.authenticationSCMCredential.Decode(src, p)
+			return decoded(&d.authenticationSCMCredential, d.authenticationSCMCredential.Decode(src, p))
 		case 9:
-			return &d.authenticationSSPI, d.authenticationSSPI.Decode(src, p)
+			return decoded(&d.authenticationSSPI, d.authenticationSSPI.Decode(src, p))
 		default:
 			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:])))
 		}
 	case 'S':
-		return &d.parameterStatus, d.parameterStatus.Decode(src, p)
+		return decoded(&d.parameterStatus, d.parameterStatus.Decode(src, p))
 	case 'T':
-		return &d.rowDescription, d.rowDescription.Decode(src, p)
+		return decoded(&d.rowDescription, d.rowDescription.Decode(src, p))
 	case 'V':
-		return &d.functionCallResponse, d.functionCallResponse.Decode(src, p)
+		return decoded(&d.functionCallResponse, d.functionCallResponse.Decode(src, p))
 	case 'W':
-		return &d.copyBothResponse, d.copyBothResponse.Decode(src, p)
+		return decoded(&d.copyBothResponse, d.copyBothResponse.Decode(src, p))
 	case 'Z':
-		return &d.readyForQuery, d.readyForQuery.Decode(src, p)
+		return decoded(&d.readyForQuery, d.readyForQuery.Decode(src, p))
 	case 'c':
-		return &d.copyDone, d.copyDone.Decode(src, p)
+		return decoded(&d.copyDone, d.copyDone.Decode(src, p))
 	case 'd':
-		return &d.copyData, d.copyData.Decode(src, p)
+		return decoded(&d.copyData, d.copyData.Decode(src, p))
 	case 'n':
-		return &d.noData, d.noData.Decode(src, p)
+		return decoded(&d.noData, d.noData.Decode(src, p))
 	case 's':
-		return &d.portalSuspended, d.portalSuspended.Decode(src, p)
+		return decoded(&d.portalSuspended, d.portalSuspended.Decode(src, p))
 	case 't':
-		return &d.parameterDescription, d.parameterDescription.Decode(src, p)
+		return decoded(&d.parameterDescription, d.parameterDescription.Decode(src, p))
 	case 'v':
-		return &d.negotiateProtocolVersion, d.negotiateProtocolVersion.Decode(src, p)
+		return decoded(&d.negotiateProtocolVersion, d.negotiateProtocolVersion.Decode(src, p))
 	default:
 		return nil, dispatchError("backend message", "tag", 0, ErrUnknownTag)
 	}
@@ -185,41 +185,41 @@ func (d *Frontend) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case 'B':
-		return &d.bind, d.bind.Decode(src, p)
+		return decoded(&d.bind, d.bind.Decode(src, p))
 	case 'C':
-		return &d.close, d.close.Decode(src, p)
+		return decoded(&d.close, d.close.Decode(src, p))
 	case 'D':
-		return &d.describe, d.describe.Decode(src, p)
+		return decoded(&d.describe, d.describe.Decode(src, p))
 	case 'E':
-		return &d.execute, d.execute.Decode(src, p)
+		return decoded(&d.execute, d.execute.Decode(src, p))
 	case 'F':
-		return &d.functionCall, d.functionCall.Decode(src, p)
+		return decoded(&d.functionCall, d.functionCall.Decode(src, p))
 	case 'H':
-		return &d.flush, d.flush.Decode(src, p)
+		return decoded(&d.flush, d.flush.Decode(src, p))
 	case 'P':
-		return &d.parse, d.parse.Decode(src, p)
+		return decoded(&d.parse, d.parse.Decode(src, p))
 	case 'Q':
-		return &d.query, d.query.Decode(src, p)
+		return decoded(&d.query, d.query.Decode(src, p))
 	case 'S':
-		return &d.sync, d.sync.Decode(src, p)
+		return decoded(&d.sync, d.sync.Decode(src, p))
 	case 'X':
-		return &d.terminate, d.terminate.Decode(src, p)
+		return decoded(&d.terminate, d.terminate.Decode(src, p))
 	case 'c':
-		return &d.copyDone, d.copyDone.Decode(src, p)
+		return decoded(&d.copyDone, d.copyDone.Decode(src, p))
 	case 'd':
-		return &d.copyData, d.copyData.Decode(src, p)
+		return decoded(&d.copyData, d.copyData.Decode(src, p))
 	case 'f':
-		return &d.copyFail, d.copyFail.Decode(src, p)
+		return decoded(&d.copyFail, d.copyFail.Decode(src, p))
 	case 'p':
 		switch d.Auth {
 		case AuthGSS:
-			return &d.gssResponse, d.gssResponse.Decode(src, p)
+			return decoded(&d.gssResponse, d.gssResponse.Decode(src, p))
 		case AuthPassword:
-			return &d.passwordMessage, d.passwordMessage.Decode(src, p)
+			return decoded(&d.passwordMessage, d.passwordMessage.Decode(src, p))
 		case AuthSASLInitial:
-			return &d.saslInitialResponse, d.saslInitialResponse.Decode(src, p)
+			return decoded(&d.saslInitialResponse, d.saslInitialResponse.Decode(src, p))
 		case AuthSASL:
-			return &d.saslResponse, d.saslResponse.Decode(src, p)
+			return decoded(&d.saslResponse, d.saslResponse.Decode(src, p))
 		default:
 			return nil, dispatchError("frontend message", "Auth", 0, errNoAuthState)
 		}
@@ -243,17 +243,17 @@ type Startup struct {
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Startup) Decode(src []byte, p Params) (Message, error) {
 	if len(src) < 8 {
-		return nil, dispatchError("startup message", "request code", 0, ErrTruncated)
+		return nil, dispatchError("startup message", "request code", 4, ErrTruncated)
 	}
 	switch binary.BigEndian.Uint32(src[4:]) {
 	case 80877102:
-		return &d.cancelRequest, d.cancelRequest.Decode(src, p)
+		return decoded(&d.cancelRequest, d.cancelRequest.Decode(src, p))
 	case 80877104:
-		return &d.gssEncRequest, d.gssEncRequest.Decode(src, p)
+		return decoded(&d.gssEncRequest, d.gssEncRequest.Decode(src, p))
 	case 80877103:
-		return &d.sslRequest, d.sslRequest.Decode(src, p)
+		return decoded(&d.sslRequest, d.sslRequest.Decode(src, p))
 	default:
-		return &d.startupMessage, d.startupMessage.Decode(src, p)
+		return decoded(&d.startupMessage, d.startupMessage.Decode(src, p))
 	}
 }
 
@@ -291,43 +291,43 @@ func (d *Logical) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case 'A':
-		return &d.logicalStreamAbort, d.logicalStreamAbort.Decode(src, p)
+		return decoded(&d.logicalStreamAbort, d.logicalStreamAbort.Decode(src, p))
 	case 'B':
-		return &d.logicalBegin, d.logicalBegin.Decode(src, p)
+		return decoded(&d.logicalBegin, d.logicalBegin.Decode(src, p))
 	case 'C':
-		return &d.logicalCommit, d.logicalCommit.Decode(src, p)
+		return decoded(&d.logicalCommit, d.logicalCommit.Decode(src, p))
 	case 'D':
-		return &d.logicalDelete, d.logicalDelete.Decode(src, p)
+		return decoded(&d.logicalDelete, d.logicalDelete.Decode(src, p))
 	case 'E':
-		return &d.logicalStreamStop, d.logicalStreamStop.Decode(src, p)
+		return decoded(&d.logicalStreamStop, d.logicalStreamStop.Decode(src, p))
 	case 'I':
-		return &d.logicalInsert, d.logicalInsert.Decode(src, p)
+		return decoded(&d.logicalInsert, d.logicalInsert.Decode(src, p))
 	case 'K':
-		return &d.logicalCommitPrepared, d.logicalCommitPrepared.Decode(src, p)
+		return decoded(&d.logicalCommitPrepared, d.logicalCommitPrepared.Decode(src, p))
 	case 'M':
-		return &d.logicalMessage, d.logicalMessage.Decode(src, p)
+		return decoded(&d.logicalMessage, d.logicalMessage.Decode(src, p))
 	case 'O':
-		return &d.logicalOrigin, d.logicalOrigin.Decode(src, p)
+		return decoded(&d.logicalOrigin, d.logicalOrigin.Decode(src, p))
 	case 'P':
-		return &d.logicalPrepare, d.logicalPrepare.Decode(src, p)
+		return decoded(&d.logicalPrepare, d.logicalPrepare.Decode(src, p))
 	case 'R':
-		return &d.logicalRelation, d.logicalRelation.Decode(src, p)
+		return decoded(&d.logicalRelation, d.logicalRelation.Decode(src, p))
 	case 'S':
-		return &d.logicalStreamStart, d.logicalStreamStart.Decode(src, p)
+		return decoded(&d.logicalStreamStart, d.logicalStreamStart.Decode(src, p))
 	case 'T':
-		return &d.logicalTruncate, d.logicalTruncate.Decode(src, p)
+		return decoded(&d.logicalTruncate, d.logicalTruncate.Decode(src, p))
 	case 'U':
-		return &d.logicalUpdate, d.logicalUpdate.Decode(src, p)
+		return decoded(&d.logicalUpdate, d.logicalUpdate.Decode(src, p))
 	case 'Y':
-		return &d.logicalType, d.logicalType.Decode(src, p)
+		return decoded(&d.logicalType, d.logicalType.Decode(src, p))
 	case 'b':
-		return &d.logicalBeginPrepare, d.logicalBeginPrepare.Decode(src, p)
+		return decoded(&d.logicalBeginPrepare, d.logicalBeginPrepare.Decode(src, p))
 	case 'c':
-		return &d.logicalStreamCommit, d.logicalStreamCommit.Decode(src, p)
+		return decoded(&d.logicalStreamCommit, d.logicalStreamCommit.Decode(src, p))
 	case 'p':
-		return &d.logicalStreamPrepare, d.logicalStreamPrepare.Decode(src, p)
+		return decoded(&d.logicalStreamPrepare, d.logicalStreamPrepare.Decode(src, p))
 	case 'r':
-		return &d.logicalRollbackPrepared, d.logicalRollbackPrepared.Decode(src, p)
+		return decoded(&d.logicalRollbackPrepared, d.logicalRollbackPrepared.Decode(src, p))
 	default:
 		return nil, dispatchError("logical replication message", "tag", 0, ErrUnknownTag)
 	}
@@ -356,19 +356,19 @@ func (d *ReplicationBackend) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case 'd':
-		return &d.backupData, d.backupData.Decode(src, p)
+		return decoded(&d.backupData, d.backupData.Decode(src, p))
 	case 'k':
-		return &d.primaryKeepalive, d.primaryKeepalive.Decode(src, p)
+		return decoded(&d.primaryKeepalive, d.primaryKeepalive.Decode(src, p))
 	case 'm':
-		return &d.backupManifest, d.backupManifest.Decode(src, p)
+		return decoded(&d.backupManifest, d.backupManifest.Decode(src, p))
 	case 'n':
-		return &d.backupNewArchive, d.backupNewArchive.Decode(src, p)
+		return decoded(&d.backupNewArchive, d.backupNewArchive.Decode(src, p))
 	case 'p':
-		return &d.backupProgress, d.backupProgress.Decode(src, p)
+		return decoded(&d.backupProgress, d.backupProgress.Decode(src, p))
 	case 's':
-		return &d.primaryStatusUpdate, d.primaryStatusUpdate.Decode(src, p)
+		return decoded(&d.primaryStatusUpdate, d.primaryStatusUpdate.Decode(src, p))
 	case 'w':
-		return &d.xLogData, d.xLogData.Decode(src, p)
+		return decoded(&d.xLogData, d.xLogData.Decode(src, p))
 	default:
 		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
 	}
@@ -392,11 +392,11 @@ func (d *ReplicationFrontend) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case 'h':
-		return &d.hotStandbyFeedback, d.hotStandbyFeedback.Decode(src, p)
+		return decoded(&d.hotStandbyFeedback, d.hotStandbyFeedback.Decode(src, p))
 	case 'p':
-		return &d.requestPrimaryStatusUpdate, d.requestPrimaryStatusUpdate.Decode(src, p)
+		return decoded(&d.requestPrimaryStatusUpdate, d.requestPrimaryStatusUpdate.Decode(src, p))
 	case 'r':
-		return &d.standbyStatusUpdate, d.standbyStatusUpdate.Decode(src, p)
+		return decoded(&d.standbyStatusUpdate, d.standbyStatusUpdate.Decode(src, p))
 	default:
 		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
 	}

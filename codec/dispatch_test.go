@@ -65,7 +65,7 @@ func TestBackendAuthenticationSubtypes(t *testing.T) {
 		offset int
 	}{
 		{cat('R', be32(8), be32(99)), codec.ErrUnknownTag, "subtype", 5},
-		{cat('R', be32(8)), codec.ErrTruncated, "subtype", 0},
+		{cat('R', be32(8)), codec.ErrTruncated, "subtype", 5}, // the subtype starts after tag and length
 		{cat('Q', be32(4)), codec.ErrUnknownTag, "tag", 0},
 		{nil, codec.ErrTruncated, "tag", 0},
 	} {

@@ -40,7 +40,8 @@ func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('I').length()
 	}
-	return r.done("EmptyQueryResponse", len(src))
+	r = r.end("length")
+	return r.done("EmptyQueryResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -67,7 +67,8 @@ func (m *ErrorResponse) Decode(src []byte, p Params) error {
 		e.Value, r = r.str("Fields.Value", e.Value)
 	}
 	r = r.terminate("Fields")
-	return r.done("ErrorResponse", len(src))
+	r = r.end("Fields")
+	return r.done("ErrorResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -35,25 +35,26 @@ func encodeErr(m codec.Message, p codec.Params) func() error {
 
 var decodeKinds = []errorKind{
 	{"truncated", decodeErr(&codec.DataRow{}, codec.Params{}, msg('D', be16(1), be32(5), "x")), codec.ErrTruncated,
-		"DataRow", "Values", 11, "codec: decode DataRow.Values at byte 11: truncated"},
+		"DataRow", "Values", 11, "codec: decode DataRow.Values (Byten) at byte 11: truncated"},
 	{"length beyond the input", decodeErr(&codec.Sync{}, codec.Params{}, cat('S', be32(8))), codec.ErrTruncated,
 		"Sync", "length", 1, "codec: decode Sync.length at byte 1: truncated"},
 	{"trailing bytes", decodeErr(&codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(6), 'I', 'x')), codec.ErrTrailingBytes,
-		"ReadyForQuery", "", 6, "codec: decode ReadyForQuery at byte 6: trailing bytes"},
+		"ReadyForQuery", "TxStatus", 6, "codec: decode ReadyForQuery at byte 6: trailing bytes after TxStatus (Byte1)"},
 	{"bad fixed value", decodeErr(&codec.SSLRequest{}, codec.Params{}, cat(be32(8), be32(80877104))), codec.ErrBadFixedValue,
 		"SSLRequest", "Int32(80877103)", 4, "codec: decode SSLRequest.Int32(80877103) at byte 4: wrong fixed value"},
 	{"bad message length", decodeErr(&codec.Query{}, codec.Params{}, cat('Q', be32(3), byte(0))), codec.ErrBadLength,
 		"Query", "length", 1, "codec: decode Query.length at byte 1: bad length"},
 	{"negative length", decodeErr(&codec.DataRow{}, codec.Params{}, msg('D', be16(1), be32(0xFFFFFFFE))), codec.ErrNegativeLength,
-		"DataRow", "Values", 7, "codec: decode DataRow.Values at byte 7: negative length"},
+		"DataRow", "Values", 7, "codec: decode DataRow.Values (Byten) at byte 7: negative length"},
 	{"count too large", decodeErr(&codec.LogicalTruncate{}, codec.Params{Major: 16}, cat('T', be32(1<<31-1), byte(0), be32(1))), codec.ErrCountTooLarge,
-		"LogicalTruncate", "RelationOIDs", 1, "codec: decode LogicalTruncate.RelationOIDs at byte 1: count larger than the remaining bytes"},
+		"LogicalTruncate", "RelationOIDs", 1, "codec: decode LogicalTruncate.RelationOIDs (Int32) at byte 1: count larger than the remaining bytes"},
 	{"negative count", decodeErr(&codec.NegotiateProtocolVersion{}, codec.Params{}, msg('v', be32(0), neg1)), codec.ErrNegativeCount,
-		"NegotiateProtocolVersion", "UnrecognizedOptions", 9, "codec: decode NegotiateProtocolVersion.UnrecognizedOptions at byte 9: negative count"},
+		"NegotiateProtocolVersion", "UnrecognizedOptions", 9, "codec: decode NegotiateProtocolVersion.UnrecognizedOptions (Int32) at byte 9: negative count"},
 	{"unknown tag in a message", decodeErr(&codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 'x')), codec.ErrUnknownTag,
-		"LogicalInsert", "Columns.Kind", 8, "codec: decode LogicalInsert.Columns.Kind at byte 8: unknown tag 'x' (want 'n', 'u', 't', 'b')"},
+		"LogicalInsert", "Columns.Kind", 8, "codec: decode LogicalInsert.Columns.Kind (Byte1) at byte 8: unknown tag 'x' (want 'n', 'u', 't', 'b')" +
+			" (decoded without Params.Streaming Streamed; between Stream Start and Stream Stop it starts with the transaction's xid)"},
 	{"missing terminator", decodeErr(&codec.Query{}, codec.Params{}, msg('Q', "abc")), codec.ErrUnterminated,
-		"Query", "String", 5, "codec: decode Query.String at byte 5: missing zero terminator"},
+		"Query", "String", 5, "codec: decode Query.String (String) at byte 5: missing zero terminator"},
 }
 
 // dispatchKinds are the dispatchers' own failures.
@@ -66,8 +67,8 @@ var dispatchKinds = []errorKind{
 		"codec: decode frontend message.Auth at byte 0: Frontend.Auth is not set, and only it tells which message a 'p' is"},
 	{"unknown replication tag", dispatchErr(&codec.ReplicationFrontend{}, cat('w', be64(1))), codec.ErrUnknownTag, "replication message", "tag", 0,
 		"codec: decode replication message.tag at byte 0: unknown tag"},
-	{"startup request cut short", dispatchErr(&codec.Startup{}, be32(8)), codec.ErrTruncated, "startup message", "request code", 0,
-		"codec: decode startup message.request code at byte 0: truncated"},
+	{"startup request cut short", dispatchErr(&codec.Startup{}, be32(8)), codec.ErrTruncated, "startup message", "request code", 4,
+		"codec: decode startup message.request code at byte 4: truncated"}, // the code follows the length
 }
 
 var encodeKinds = []errorKind{

@@ -30,20 +30,92 @@ var (
 )
 
 // DecodeError says where decoding failed: the message, the Go field being
-// read, and the byte offset in the input at which it failed.
+// read and the manual's format for it, the byte offset in the input at
+// which it failed, and, when the failure is typical of decoding with the
+// wrong Params, which setting to check.
 type DecodeError struct {
+	// Message is the Go type decoded, or what a dispatcher was choosing.
 	Message string
-	Field   string
-	Offset  int
-	Err     error
+	// Field is the Go field being read (Columns.Data inside a group); for
+	// ErrTrailingBytes the last field, after which bytes were left.
+	Field string
+	// Format is the manual's format of Field (Int32, String, Byte1('D')),
+	// empty for the tag and length.
+	Format string
+	Offset int
+	Err    error
+	// Hint names the Params setting that typically causes this failure
+	// for this message, empty when none does.
+	Hint string
 }
 
 func (e *DecodeError) Error() string {
 	s := "codec: decode " + e.Message
+	field := ""
 	if e.Field != "" {
-		s += "." + e.Field
+		field = e.Field
+		if e.Format != "" {
+			field += " (" + e.Format + ")"
+		}
 	}
-	return s + " at byte " + strconv.Itoa(e.Offset) + ": " + e.Err.Error()
+	switch {
+	case e.Err == ErrTrailingBytes && field != "":
+		s += " at byte " + strconv.Itoa(e.Offset) + ": trailing bytes after " + field
+	case field != "":
+		s += "." + field + " at byte " + strconv.Itoa(e.Offset) + ": " + e.Err.Error()
+	default:
+		s += " at byte " + strconv.Itoa(e.Offset) + ": " + e.Err.Error()
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// misread reports a failure of bytes read as the wrong field: a tag or a
+// fixed value that is not what the layout has there.
+func misread(cause error) bool {
+	return cause == ErrBadFixedValue || errors.Is(cause, ErrUnknownTag)
+}
+
+// fieldKey finds a field's format: the message's Go name, the field's as
+// DecodeError names it, and whether the count of a group is meant.
+type fieldKey struct {
+	msg, field string
+	count      bool
+}
+
+// paramsUse says which Params decide a message's layout.
+type paramsUse struct {
+	streamed, parallel, protocol bool
+	// sinceLogical is the lowest pgoutput protocol version that adds a field.
+	sinceLogical int
+}
+
+// paramsHint says which of p's settings a failure to decode msg typically
+// comes from: the bytes shift when a field is expected that is not there,
+// or the other way round, so any error may be the symptom.
+func paramsHint(msg string, cause error, p Params) string {
+	u, ok := paramsUses[msg]
+	switch {
+	case !ok:
+	case u.protocol && p.ProtocolMinor < 2 && (cause == ErrBadLength || cause == ErrTrailingBytes):
+		return "decoded under protocol 3.0 (Params.ProtocolMinor 0), where the key is 4 bytes; protocol 3.2 keys are longer"
+	case u.sinceLogical > max(p.LogicalVersion, 1) && p.Streaming != 0:
+		return "decoded with Params.Streaming set but Params.LogicalVersion " + strconv.Itoa(max(p.LogicalVersion, 1)) +
+			"; streamed fields need pgoutput protocol version " + strconv.Itoa(u.sinceLogical)
+	case u.parallel && p.Streaming&ParallelStreaming == 0 && cause == ErrTrailingBytes:
+		return "decoded without Params.Streaming ParallelStreaming; with streaming = parallel it carries the abort LSN and time"
+	case u.parallel && p.Streaming&ParallelStreaming != 0 && cause == ErrTruncated:
+		return "decoded with Params.Streaming ParallelStreaming; without streaming = parallel it ends after the subtransaction's xid"
+	case u.streamed && p.Streaming&Streamed == 0 && (cause == ErrTrailingBytes || misread(cause)):
+		return "decoded without Params.Streaming Streamed; between Stream Start and Stream Stop it starts with the transaction's xid"
+	case u.streamed && p.Streaming&Streamed != 0 && (cause == ErrTruncated || misread(cause)):
+		return "decoded with Params.Streaming Streamed; outside Stream Start and Stream Stop it has no xid"
+	case u.sinceLogical > max(p.LogicalVersion, 1) && cause == ErrTrailingBytes:
+		return "decoded with Params.LogicalVersion " + strconv.Itoa(max(p.LogicalVersion, 1)) + "; pgoutput protocol version " + strconv.Itoa(u.sinceLogical) + " adds fields"
+	}
+	return ""
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }

@@ -47,7 +47,8 @@ func (m *Execute) Decode(src []byte, p Params) error {
 	}
 	m.Portal, r = r.str("Portal", m.Portal)
 	m.MaxRows, r = signed[int32](r.u32("MaxRows"))
-	return r.done("Execute", len(src))
+	r = r.end("MaxRows")
+	return r.done("Execute", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

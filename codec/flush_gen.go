@@ -38,7 +38,8 @@ func (m *Flush) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('H').length()
 	}
-	return r.done("Flush", len(src))
+	r = r.end("length")
+	return r.done("Flush", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

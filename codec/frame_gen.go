@@ -6,21 +6,33 @@ package codec
 import (
 	"encoding/binary"
 	"io"
+	"math/bits"
+	"sync"
 )
 
 // DefaultMaxSize is the largest message a FrameReader accepts when MaxSize is
 // 0: PostgreSQL's own limit for one allocation (MaxAllocSize, 1 GiB - 1).
 const DefaultMaxSize = 1<<30 - 1
 
-// minRead is how much FrameReader asks its source for at least, so that many
-// small messages cost one read.
+// minRead is the size of a FrameReader's own buffer: how much it asks its
+// source for at least, so that many small messages cost one read.
 const minRead = 8 << 10
+
+// maxEmptyReads is how many reads in a row may return no bytes and no
+// error before Next gives up with io.ErrNoProgress, as bufio does.
+const maxEmptyReads = 100
 
 // FrameReader reads whole messages from a stream: tagged messages (tag byte,
 // Int32 length, body) and the untagged startup-phase ones (StartupMessage,
-// SSLRequest, GSSENCRequest, CancelRequest: Int32 length, body). The length
-// is checked against MaxSize before any of the body is read, and the buffer
-// grows only as bytes arrive, so a hostile length costs nothing.
+// SSLRequest, GSSENCRequest, CancelRequest: Int32 length, body).
+//
+// The length is checked against MaxSize before any of the body is read, and
+// memory grows only as bytes arrive, so a hostile length costs nothing.
+// Messages that fit in its 8 KiB buffer are returned from it; a larger one
+// is read into a buffer from a pool shared by all FrameReaders, which goes
+// back to the pool at the next call, so that a stream of large messages
+// (replication, COPY) allocates nothing in steady state and one huge
+// message is not kept for the connection's lifetime.
 type FrameReader struct {
 	// MaxSize bounds a message's total size in bytes (tag included); 0 means DefaultMaxSize.
 	MaxSize int
@@ -28,6 +40,11 @@ type FrameReader struct {
 	src  io.Reader
 	buf  []byte
 	r, w int // buf[r:w] is read from src and not yet returned
+	// large holds the message that does not fit in buf: while it is read
+	// (want > 0) have of its want bytes have arrived; once returned, it
+	// waits for the next call to go back to the pool.
+	large      *[]byte
+	have, want int
 }
 
 // NewFrameReader returns a FrameReader reading from src.
@@ -40,6 +57,12 @@ func NewFrameReader(src io.Reader) *FrameReader {
 // clean end of stream it returns io.EOF; in the middle of a message
 // io.ErrUnexpectedEOF.
 func (f *FrameReader) Next() ([]byte, error) {
+	if f.large != nil {
+		if f.want != 0 {
+			return f.readLarge()
+		}
+		f.release()
+	}
 	// Most messages are already buffered whole: return them without the
 	// calls of the general path below, which makes the same checks.
 	if b := f.buf[f.r:f.w]; len(b) >= 5 {
@@ -60,6 +83,12 @@ func (f *FrameReader) Next() ([]byte, error) {
 // NextUntagged reads one startup-phase message (length first), ready for a
 // Startup decoder.
 func (f *FrameReader) NextUntagged() ([]byte, error) {
+	if f.large != nil {
+		if f.want != 0 {
+			return f.readLarge()
+		}
+		f.release()
+	}
 	if err := f.fill(4); err != nil {
 		return nil, err
 	}
@@ -78,6 +107,17 @@ func (f *FrameReader) frame(tag byte, hdr, n, minLen int) ([]byte, error) {
 		return nil, &FrameError{Tag: tag, Length: n, Max: max, Err: ErrTooLong}
 	}
 	total := hdr + n
+	if total > minRead {
+		// buf fills first: a large buffer is only taken for a message
+		// whose first 8 KiB have arrived.
+		if err := f.fill(minRead); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		return f.startLarge(total)
+	}
 	if err := f.fill(total); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
@@ -96,25 +136,20 @@ func (f *FrameReader) maxSize() int {
 	return f.MaxSize
 }
 
-// fill reads until at least n unread bytes are buffered. Earlier messages
-// are moved out of the way (they are no longer valid), and the buffer at
-// most doubles per read, so its size stays proportional to what arrived.
+// fill reads until at least n <= minRead unread bytes are buffered. Earlier
+// messages are moved out of the way (they are no longer valid).
 func (f *FrameReader) fill(n int) error {
 	if f.w-f.r >= n {
 		return nil
+	}
+	if f.buf == nil {
+		f.buf = make([]byte, minRead)
 	}
 	copy(f.buf, f.buf[f.r:f.w])
 	f.w -= f.r
 	f.r = 0
 	for f.w < n {
-		if f.w == len(f.buf) {
-			size := max(2*len(f.buf), minRead)
-			size = min(size, max(n, minRead))
-			nb := make([]byte, size)
-			copy(nb, f.buf[:f.w])
-			f.buf = nb
-		}
-		k, err := f.src.Read(f.buf[f.w:])
+		k, err := f.read(f.buf[f.w:])
 		f.w += k
 		if err != nil && f.w < n {
 			if err == io.EOF && f.w > 0 {
@@ -125,3 +160,87 @@ func (f *FrameReader) fill(n int) error {
 	}
 	return nil
 }
+
+// startLarge starts reading a message of total bytes, more than buf holds,
+// into a pooled buffer. A buffer of the whole size is taken when the pool
+// has one (memory already spent: a hostile length gains nothing); else the
+// buffer at most doubles per read, so that new memory follows what arrived
+// rather than what the length claims.
+func (f *FrameReader) startLarge(total int) ([]byte, error) {
+	have := f.w - f.r
+	if p, ok := largePools[sizeClass(total)].Get().(*[]byte); ok {
+		f.large = p
+	} else {
+		f.large = getLarge(min(total, 2*max(have, minRead)))
+	}
+	copy(*f.large, f.buf[f.r:f.w])
+	f.r, f.w = 0, 0
+	f.have, f.want = have, total
+	return f.readLarge()
+}
+
+// readLarge reads the rest of the large message, no further than its end:
+// what follows stays in the source for buf. After an error (a deadline, a
+// source that has nothing yet) the next call goes on where this one
+// stopped, as fill does for small messages.
+func (f *FrameReader) readLarge() ([]byte, error) {
+	for f.have < f.want {
+		b := *f.large
+		if f.have == len(b) {
+			q := getLarge(min(f.want, 2*len(b)))
+			copy(*q, b)
+			putLarge(f.large)
+			f.large, b = q, *q
+		}
+		k, err := f.read(b[f.have:min(f.want, len(b))])
+		f.have += k
+		if err != nil && f.have < f.want {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	total := f.want
+	f.want = 0
+	return (*f.large)[:total:total], nil
+}
+
+// read reads from src, retrying reads that return nothing at all a few
+// times before giving up with io.ErrNoProgress.
+func (f *FrameReader) read(p []byte) (int, error) {
+	for range maxEmptyReads {
+		if k, err := f.src.Read(p); k != 0 || err != nil {
+			return k, err
+		}
+	}
+	return 0, io.ErrNoProgress
+}
+
+// release hands the last large message's buffer back to the pool.
+func (f *FrameReader) release() {
+	putLarge(f.large)
+	f.large = nil
+}
+
+// largePools holds buffers for messages above minRead, one pool per power
+// of two from 2*minRead up.
+var largePools [bits.UintSize]sync.Pool
+
+// getLarge returns a buffer of at least n bytes (n > minRead), its length
+// the power of two at or above n.
+func getLarge(n int) *[]byte {
+	class := sizeClass(n)
+	if p, ok := largePools[class].Get().(*[]byte); ok {
+		return p
+	}
+	b := make([]byte, 1<<class)
+	return &b
+}
+
+func putLarge(p *[]byte) {
+	largePools[sizeClass(len(*p))].Put(p)
+}
+
+// sizeClass is the power of two at or above n, as an exponent.
+func sizeClass(n int) int { return bits.Len(uint(n - 1)) }

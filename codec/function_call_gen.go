@@ -75,7 +75,8 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 	m.Arguments = grow(m.Arguments, nArguments)[:nArguments]
 	r = r.bytes32s("Arguments", m.Arguments, true)
 	m.ResultFormatCode, r = signed[int16](r.u16("ResultFormatCode"))
-	return r.done("FunctionCall", len(src))
+	r = r.end("ResultFormatCode")
+	return r.done("FunctionCall", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

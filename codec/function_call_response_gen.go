@@ -51,7 +51,8 @@ func (m *FunctionCallResponse) Decode(src []byte, p Params) error {
 		r = r.tag('V').length()
 	}
 	m.Result, r = r.bytes32("Result", true)
-	return r.done("FunctionCallResponse", len(src))
+	r = r.end("Result")
+	return r.done("FunctionCallResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

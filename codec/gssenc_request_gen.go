@@ -33,7 +33,8 @@ func (m *GSSEncRequest) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	r = r.fixed("Int32(80877104)", 4, 80877104)
-	return r.done("GSSEncRequest", len(src))
+	r = r.end("Int32(80877104)")
+	return r.done("GSSEncRequest", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

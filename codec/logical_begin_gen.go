@@ -56,7 +56,8 @@ func (m *LogicalBegin) Decode(src []byte, p Params) error {
 		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	return r.done("LogicalBegin", len(src))
+	r = r.end("Xid")
+	return r.done("LogicalBegin", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -61,7 +61,8 @@ func (m *LogicalCommit) Decode(src []byte, p Params) error {
 		m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
 		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
 	}
-	return r.done("LogicalCommit", len(src))
+	r = r.end("CommitTime")
+	return r.done("LogicalCommit", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

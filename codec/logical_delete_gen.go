@@ -66,7 +66,7 @@ func (m *LogicalDelete) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("LogicalDelete", len(src))
+	return r.done("LogicalDelete", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -98,6 +98,7 @@ func (m *LogicalDelete) read10(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", false)
 	r = m.Old.read(r, p)
+	r = r.end("Old")
 	return r
 }
 
@@ -112,6 +113,7 @@ func (m *LogicalDelete) read14(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", false)
 	r = m.Old.read(r, p)
+	r = r.end("Old")
 	return r
 }
 

@@ -53,7 +53,7 @@ func (m *LogicalInsert) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("LogicalInsert", len(src))
+	return r.done("LogicalInsert", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -85,6 +85,7 @@ func (m *LogicalInsert) read10(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	r = r.fixed("Byte1('N')", 1, 'N')
 	r = m.New.read(r, p)
+	r = r.end("New")
 	return r
 }
 
@@ -99,6 +100,7 @@ func (m *LogicalInsert) read14(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	r = r.fixed("Byte1('N')", 1, 'N')
 	r = m.New.read(r, p)
+	r = r.end("New")
 	return r
 }
 

@@ -77,7 +77,8 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 	}
 	m.Prefix, r = r.str("Prefix", m.Prefix)
 	m.Content, r = r.bytes32("Content", false)
-	return r.done("LogicalMessage", len(src))
+	r = r.end("Content")
+	return r.done("LogicalMessage", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -44,7 +44,8 @@ func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 	r = r.tag('O')
 	m.CommitLSN, r = r.u64("CommitLSN")
 	m.Name, r = r.str("Name", m.Name)
-	return r.done("LogicalOrigin", len(src))
+	r = r.end("Name")
+	return r.done("LogicalOrigin", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

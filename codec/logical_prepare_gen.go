@@ -72,7 +72,8 @@ func (m *LogicalPrepare) Decode(src []byte, p Params) error {
 		m.Xid, r = r.u32("Xid")
 	}
 	m.GID, r = r.str("GID", m.GID)
-	return r.done("LogicalPrepare", len(src))
+	r = r.end("GID")
+	return r.done("LogicalPrepare", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

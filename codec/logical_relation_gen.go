@@ -84,7 +84,7 @@ func (m *LogicalRelation) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("LogicalRelation", len(src))
+	return r.done("LogicalRelation", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -133,6 +133,7 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 			e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
 		}
 	}
+	r = r.end("Columns")
 	return r
 }
 
@@ -164,6 +165,7 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 			e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
 		}
 	}
+	r = r.end("Columns")
 	return r
 }
 

@@ -68,7 +68,7 @@ func (m *LogicalStreamAbort) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("LogicalStreamAbort", len(src))
+	return r.done("LogicalStreamAbort", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -106,6 +106,7 @@ func (m *LogicalStreamAbort) read14(r reader, p Params) reader {
 		m.Xid, r = r.u32("Xid")
 		m.SubXid, r = r.u32("SubXid")
 	}
+	r = r.end("SubXid")
 	return r
 }
 
@@ -133,6 +134,7 @@ func (m *LogicalStreamAbort) read16(r reader, p Params) reader {
 		m.AbortLSN = 0
 		m.AbortTime = 0
 	}
+	r = r.end("AbortTime")
 	return r
 }
 

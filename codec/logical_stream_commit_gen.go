@@ -68,7 +68,8 @@ func (m *LogicalStreamCommit) Decode(src []byte, p Params) error {
 		m.TransactionEndLSN, r = r.u64("TransactionEndLSN")
 		m.CommitTime, r = signed[int64](r.u64("CommitTime"))
 	}
-	return r.done("LogicalStreamCommit", len(src))
+	r = r.end("CommitTime")
+	return r.done("LogicalStreamCommit", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

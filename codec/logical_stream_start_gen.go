@@ -53,7 +53,8 @@ func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
 		m.Xid, r = r.u32("Xid")
 		m.FirstSegment, r = signed[int8](r.u8("FirstSegment"))
 	}
-	return r.done("LogicalStreamStart", len(src))
+	r = r.end("FirstSegment")
+	return r.done("LogicalStreamStart", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -36,7 +36,8 @@ func (m *LogicalStreamStop) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('E')
-	return r.done("LogicalStreamStop", len(src))
+	r = r.end("tag")
+	return r.done("LogicalStreamStop", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

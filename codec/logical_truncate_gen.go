@@ -56,7 +56,7 @@ func (m *LogicalTruncate) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("LogicalTruncate", len(src))
+	return r.done("LogicalTruncate", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -92,6 +92,7 @@ func (m *LogicalTruncate) read11(r reader, p Params) reader {
 	for i := range m.RelationOIDs {
 		m.RelationOIDs[i], r = r.u32("RelationOIDs")
 	}
+	r = r.end("RelationOIDs")
 	return r
 }
 
@@ -110,6 +111,7 @@ func (m *LogicalTruncate) read14(r reader, p Params) reader {
 	for i := range m.RelationOIDs {
 		m.RelationOIDs[i], r = r.u32("RelationOIDs")
 	}
+	r = r.end("RelationOIDs")
 	return r
 }
 

@@ -56,7 +56,7 @@ func (m *LogicalType) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("LogicalType", len(src))
+	return r.done("LogicalType", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -88,6 +88,7 @@ func (m *LogicalType) read10(r reader, p Params) reader {
 	m.DataType, r = r.u32("DataType")
 	m.Namespace, r = r.str("Namespace", m.Namespace)
 	m.Name, r = r.str("Name", m.Name)
+	r = r.end("Name")
 	return r
 }
 
@@ -102,6 +103,7 @@ func (m *LogicalType) read14(r reader, p Params) reader {
 	m.DataType, r = r.u32("DataType")
 	m.Namespace, r = r.str("Namespace", m.Namespace)
 	m.Name, r = r.str("Name", m.Name)
+	r = r.end("Name")
 	return r
 }
 

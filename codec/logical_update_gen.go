@@ -74,7 +74,7 @@ func (m *LogicalUpdate) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("LogicalUpdate", len(src))
+	return r.done("LogicalUpdate", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -112,6 +112,7 @@ func (m *LogicalUpdate) read10(r reader, p Params) reader {
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
 	r = m.New.read(r, p)
+	r = r.end("New")
 	return r
 }
 
@@ -132,6 +133,7 @@ func (m *LogicalUpdate) read14(r reader, p Params) reader {
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
 	r = m.New.read(r, p)
+	r = r.end("New")
 	return r
 }
 

@@ -57,7 +57,8 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	for i := range m.UnrecognizedOptions {
 		m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions", m.UnrecognizedOptions[i])
 	}
-	return r.done("NegotiateProtocolVersion", len(src))
+	r = r.end("UnrecognizedOptions")
+	return r.done("NegotiateProtocolVersion", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -38,7 +38,8 @@ func (m *NoData) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('n').length()
 	}
-	return r.done("NoData", len(src))
+	r = r.end("length")
+	return r.done("NoData", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -52,7 +52,8 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 		e.Value, r = r.str("Fields.Value", e.Value)
 	}
 	r = r.terminate("Fields")
-	return r.done("NoticeResponse", len(src))
+	r = r.end("Fields")
+	return r.done("NoticeResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -51,7 +51,8 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 	m.ProcessID, r = r.u32("ProcessID")
 	m.Channel, r = r.str("Channel", m.Channel)
 	m.Payload, r = r.str("Payload", m.Payload)
-	return r.done("NotificationResponse", len(src))
+	r = r.end("Payload")
+	return r.done("NotificationResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

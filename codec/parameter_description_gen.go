@@ -52,7 +52,8 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 	for i := range m.ParameterOIDs {
 		m.ParameterOIDs[i], r = r.u32("ParameterOIDs")
 	}
-	return r.done("ParameterDescription", len(src))
+	r = r.end("ParameterOIDs")
+	return r.done("ParameterDescription", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -46,7 +46,8 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 	}
 	m.Name, r = r.str("Name", m.Name)
 	m.Value, r = r.str("Value", m.Value)
-	return r.done("ParameterStatus", len(src))
+	r = r.end("Value")
+	return r.done("ParameterStatus", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

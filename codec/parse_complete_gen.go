@@ -38,7 +38,8 @@ func (m *ParseComplete) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('1').length()
 	}
-	return r.done("ParseComplete", len(src))
+	r = r.end("length")
+	return r.done("ParseComplete", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -61,7 +61,8 @@ func (m *Parse) Decode(src []byte, p Params) error {
 	for i := range m.ParameterOIDs {
 		m.ParameterOIDs[i], r = r.u32("ParameterOIDs")
 	}
-	return r.done("Parse", len(src))
+	r = r.end("ParameterOIDs")
+	return r.done("Parse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -43,7 +43,8 @@ func (m *PasswordMessage) Decode(src []byte, p Params) error {
 		r = r.tag('p').length()
 	}
 	m.Password, r = r.str("Password", m.Password)
-	return r.done("PasswordMessage", len(src))
+	r = r.end("Password")
+	return r.done("PasswordMessage", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

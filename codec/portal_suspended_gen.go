@@ -39,7 +39,8 @@ func (m *PortalSuspended) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('s').length()
 	}
-	return r.done("PortalSuspended", len(src))
+	r = r.end("length")
+	return r.done("PortalSuspended", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -42,7 +42,8 @@ func (m *Query) Decode(src []byte, p Params) error {
 		r = r.tag('Q').length()
 	}
 	m.String, r = r.str("String", m.String)
-	return r.done("Query", len(src))
+	r = r.end("String")
+	return r.done("Query", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

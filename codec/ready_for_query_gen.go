@@ -45,7 +45,8 @@ func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 		r = r.tag('Z').length()
 	}
 	m.TxStatus, r = r.u8("TxStatus")
-	return r.done("ReadyForQuery", len(src))
+	r = r.end("TxStatus")
+	return r.done("ReadyForQuery", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -44,7 +44,8 @@ func (m *BackupData) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('d')
 	m.Data, r = r.remaining("Data", 0, anyLength)
-	return r.done("BackupData", len(src))
+	r = r.end("Data")
+	return r.done("BackupData", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -72,7 +72,8 @@ func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
 		m.CatalogXmin, r = r.u32("CatalogXmin")
 		m.CatalogXminEpoch, r = r.u32("CatalogXminEpoch")
 	}
-	return r.done("HotStandbyFeedback", len(src))
+	r = r.end("CatalogXminEpoch")
+	return r.done("HotStandbyFeedback", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

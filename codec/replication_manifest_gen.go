@@ -35,7 +35,8 @@ func (m *BackupManifest) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('m')
-	return r.done("BackupManifest", len(src))
+	r = r.end("tag")
+	return r.done("BackupManifest", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -47,7 +47,8 @@ func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 	r = r.tag('n')
 	m.FileName, r = r.str("FileName", m.FileName)
 	m.Location, r = r.str("Location", m.Location)
-	return r.done("BackupNewArchive", len(src))
+	r = r.end("Location")
+	return r.done("BackupNewArchive", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -58,7 +58,8 @@ func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
 		m.ServerTime, r = signed[int64](r.u64("ServerTime"))
 		m.ReplyRequested, r = r.u8("ReplyRequested")
 	}
-	return r.done("PrimaryKeepalive", len(src))
+	r = r.end("ReplyRequested")
+	return r.done("PrimaryKeepalive", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

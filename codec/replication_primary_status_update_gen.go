@@ -66,7 +66,8 @@ func (m *PrimaryStatusUpdate) Decode(src []byte, p Params) error {
 		m.NextFullXid, r = r.u64("NextFullXid")
 		m.ServerTime, r = signed[int64](r.u64("ServerTime"))
 	}
-	return r.done("PrimaryStatusUpdate", len(src))
+	r = r.end("ServerTime")
+	return r.done("PrimaryStatusUpdate", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -40,7 +40,8 @@ func (m *BackupProgress) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('p')
 	m.BytesDone, r = signed[int64](r.u64("BytesDone"))
-	return r.done("BackupProgress", len(src))
+	r = r.end("BytesDone")
+	return r.done("BackupProgress", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

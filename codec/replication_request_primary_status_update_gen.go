@@ -40,7 +40,8 @@ func (m *RequestPrimaryStatusUpdate) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('p')
 	m.ClientTime, r = signed[int64](r.u64("ClientTime"))
-	return r.done("RequestPrimaryStatusUpdate", len(src))
+	r = r.end("ClientTime")
+	return r.done("RequestPrimaryStatusUpdate", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -68,7 +68,8 @@ func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
 		m.ClientTime, r = signed[int64](r.u64("ClientTime"))
 		m.ReplyRequested, r = r.u8("ReplyRequested")
 	}
-	return r.done("StandbyStatusUpdate", len(src))
+	r = r.end("ReplyRequested")
+	return r.done("StandbyStatusUpdate", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

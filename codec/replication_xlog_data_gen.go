@@ -70,7 +70,8 @@ func (m *XLogData) Decode(src []byte, p Params) error {
 		m.ServerTime, r = signed[int64](r.u64("ServerTime"))
 	}
 	m.WALData, r = r.remaining("WALData", 0, anyLength)
-	return r.done("XLogData", len(src))
+	r = r.end("WALData")
+	return r.done("XLogData", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -100,7 +100,8 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 			e.Format, r = signed[int16](r.u16("Fields.Format"))
 		}
 	}
-	return r.done("RowDescription", len(src))
+	r = r.end("Fields")
+	return r.done("RowDescription", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

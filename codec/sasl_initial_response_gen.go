@@ -56,7 +56,8 @@ func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 	}
 	m.AuthMechanism, r = r.str("AuthMechanism", m.AuthMechanism)
 	m.Data, r = r.bytes32("Data", true)
-	return r.done("SASLInitialResponse", len(src))
+	r = r.end("Data")
+	return r.done("SASLInitialResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

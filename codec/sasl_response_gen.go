@@ -48,7 +48,8 @@ func (m *SASLResponse) Decode(src []byte, p Params) error {
 		r = r.tag('p').length()
 	}
 	m.Data, r = r.remaining("Data", 0, anyLength)
-	return r.done("SASLResponse", len(src))
+	r = r.end("Data")
+	return r.done("SASLResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

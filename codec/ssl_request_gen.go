@@ -33,7 +33,8 @@ func (m *SSLRequest) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	r = r.fixed("Int32(80877103)", 4, 80877103)
-	return r.done("SSLRequest", len(src))
+	r = r.end("Int32(80877103)")
+	return r.done("SSLRequest", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

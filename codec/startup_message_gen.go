@@ -77,7 +77,8 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 		e.Value, r = r.str("Parameters.Value", e.Value)
 	}
 	r = r.terminate("Parameters")
-	return r.done("StartupMessage", len(src))
+	r = r.end("Parameters")
+	return r.done("StartupMessage", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -38,7 +38,8 @@ func (m *Sync) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('S').length()
 	}
-	return r.done("Sync", len(src))
+	r = r.end("length")
+	return r.done("Sync", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -38,7 +38,8 @@ func (m *Terminate) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('X').length()
 	}
-	return r.done("Terminate", len(src))
+	r = r.end("length")
+	return r.done("Terminate", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

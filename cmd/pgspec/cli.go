@@ -56,11 +56,19 @@ func (c *cli) parse(args []string, min, max int) (pos []string, code int, done b
 	case max != min:
 		want = fmt.Sprintf("%d or %d", min, max)
 	}
+	if want == "1" {
+		want += " argument"
+	} else {
+		want += " arguments"
+	}
+	if args := commands[c.name].args; args != "" {
+		want += " (" + args + ")"
+	}
 	switch {
 	case len(pos) < min:
-		return nil, c.usageError("want %s arguments, got %d", want, len(pos)), true
+		return nil, c.usageError("want %s, got %d", want, len(pos)), true
 	case max >= 0 && len(pos) > max:
-		return nil, c.usageError("unexpected argument %q (want %s arguments, got %d)", pos[max], want, len(pos)), true
+		return nil, c.usageError("unexpected argument %q (want %s, got %d)", pos[max], want, len(pos)), true
 	}
 	return pos, 0, false
 }

@@ -5,13 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // Every form of help prints to stdout and exits 0.
 func TestHelpExitsZero(t *testing.T) {
-	forms := [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "-h"}, {"help", "--help"}}
+	forms := [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "-h"}, {"help", "--help"}, {"help", "help"}}
 	for name := range commands {
 		forms = append(forms, []string{"help", name}, []string{name, "-h"}, []string{name, "--help"})
 	}
@@ -144,3 +145,34 @@ func TestBinaryRunsAnywhere(t *testing.T) {
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+// The README's command list names every command, and every flag it shows
+// is one the command takes.
+func TestREADMECommandList(t *testing.T) {
+	listed := map[string]bool{}
+	flagRE := regexp.MustCompile(`--([a-z][a-z-]*)`)
+	for _, line := range readmeSteps(t, "## The command") {
+		words := strings.Fields(line)
+		if len(words) < 2 || words[0] != "pgspec" {
+			t.Errorf("README: %q is not a pgspec command", line)
+			continue
+		}
+		name := words[1]
+		listed[name] = true
+		code, help, stderr := pgspec(t, "help", name)
+		if code != 0 {
+			t.Errorf("README lists %q: pgspec help %s: exit %d, %s", line, name, code, stderr)
+			continue
+		}
+		for _, m := range flagRE.FindAllStringSubmatch(line, -1) {
+			if !regexp.MustCompile(`(?m)^  -` + m[1] + `\b`).MatchString(help) {
+				t.Errorf("README: pgspec %s has no flag --%s", name, m[1])
+			}
+		}
+	}
+	for name := range commands {
+		if !listed[name] {
+			t.Errorf("README's command list lacks pgspec %s", name)
+		}
+	}
+}

@@ -14,7 +14,8 @@ import (
 // it as a tool dependency with go get -tool), and two packages generated
 // by go generate: wire (14-18, logical and streaming replication) and ins
 // (16, Insert alone). "//GENERATE" stands for the go:generate directive,
-// which go generate would otherwise find in this file.
+// which go generate would otherwise find in this file. wire/wire.go is the
+// README's example, read from it by TestConsumerModule.
 var consumerFiles = map[string]string{
 	"go.mod": `module example.com/consumer
 
@@ -23,12 +24,6 @@ go 1.26
 require github.com/pgspec/pgspec ` + noVersion + `
 
 replace github.com/pgspec/pgspec => REPO
-`,
-	"wire/wire.go": `// Package wire is the consumer's codec of pgoutput and streaming
-// replication, PostgreSQL 14-18.
-package wire
-
-//GENERATE go tool pgspec gen -majors 14-18 -layers logical,replication
 `,
 	"wire/wire_test.go": `package wire
 
@@ -117,8 +112,11 @@ func TestInsertAlone(t *testing.T) {
 const noVersion = "v0.0.0-00010101000000-000000000000"
 
 // TestConsumerModule is the path of a user who adds pgspec to their own
-// module: go generate, go vet and the consumer's own tests, offline (no
-// proxy: the module cache already holds what pgspec needs).
+// module: go get -tool, go generate, go vet and the consumer's own tests,
+// offline (GOPROXY=off): the module cache already holds what pgspec needs,
+// since building and tidying this module put it there (make check runs
+// go mod tidy -diff first; a fresh cache filled by go vet ./... and that
+// alone was enough).
 func TestConsumerModule(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	if err != nil {
@@ -129,7 +127,12 @@ func TestConsumerModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]string{"go.sum": string(sum)}
+	// What the README tells a consumer to run and write.
+	readme := readmeBlocks(t, "## A codec in your own package")
+	if len(readme) != 2 || readme[0] != "go get -tool github.com/pgspec/pgspec/cmd/pgspec\n" {
+		t.Fatalf("README's consumer steps are not the go get -tool line and a Go file: %q", readme)
+	}
+	files := map[string]string{"go.sum": string(sum), "wire/wire.go": readme[1]}
 	for name, src := range consumerFiles {
 		files[name] = strings.NewReplacer("REPO", repo, "//GENERATE", "//go:"+"generate").Replace(src)
 	}

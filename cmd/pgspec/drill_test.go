@@ -71,71 +71,178 @@ func editJSON(t *testing.T, path string, edit func(doc map[string]any)) {
 	corpus.WriteFile(t, path, data)
 }
 
-// The new-major drill, as the README's "When PostgreSQL N ships" runs it:
-// fetch → extract → gen stops with exactly what a person must decide (the
-// overlay's Go names, then the wire changes to acknowledge), and once those
-// are written the codec gains 20 and the matrix shows 19 → 20's changes as
-// wire changes.
+// readmeBlocks are the code blocks of the README's section under heading,
+// each as it is between its fences.
+func readmeBlocks(t *testing.T, heading string) []string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(corpus.Root(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("README has no section %q", heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var blocks []string
+	for parts := strings.Split(section, "```"); len(parts) >= 3; parts = parts[2:] {
+		_, block, _ := strings.Cut(parts[1], "\n") // after the fence's language
+		blocks = append(blocks, block)
+	}
+	return blocks
+}
+
+// readmeSteps are the lines of the first code block under heading in the
+// README, comments and blank lines dropped.
+func readmeSteps(t *testing.T, heading string) []string {
+	t.Helper()
+	blocks := readmeBlocks(t, heading)
+	if len(blocks) == 0 {
+		t.Fatalf("README has no code block under %q", heading)
+	}
+	var steps []string
+	for _, line := range strings.Split(blocks[0], "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line != "" {
+			steps = append(steps, line)
+		}
+	}
+	return steps
+}
+
+// The new-major drill, run step by step from the README's "When PostgreSQL
+// N ships" (its paths mapped to temporary copies, fetch pointed at the fake
+// 20): fetch → extract → gen stops with exactly what a person must decide
+// (the overlay's Go names, then the wire changes to acknowledge), the two
+// $EDITOR steps write those, and then the codec gains 20 and the matrix
+// shows 19 → 20's changes as wire changes.
 func TestNewMajorDrill(t *testing.T) {
 	srv := fakeMajor20(t)
 	docs := corpus.Copy(t, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 	specDir := workingSpec(t)
+	codec := filepath.Join(t.TempDir(), "codec")
 	now = func() time.Time { return time.Date(2027, 9, 25, 12, 0, 0, 0, time.UTC) }
 	defer func() { now = time.Now }()
+	paths := map[string]string{"../shared/docs": docs, "spec": specDir, "codec": codec, "spec/matrix.md": filepath.Join(specDir, "matrix.md")}
 
-	code, out, stderr := pgspec(t, "fetch", "-major", "20", "-lang", "en", "-out", docs, "-base-url", srv.URL+"/docs/")
-	if code != 0 || strings.Count(out, "\n") != 5 || !strings.HasPrefix(out, "en/20/protocol-message-formats.html  20.0  ") {
-		t.Fatalf("fetch: exit %d\n%s%s", code, out, stderr)
+	fetched := func(code int, out, stderr string) {
+		if code != 0 || strings.Count(out, "\n") != 5 || !strings.HasPrefix(out, "en/20/protocol-message-formats.html  20.0  ") {
+			t.Fatalf("fetch: exit %d\n%s%s", code, out, stderr)
+		}
+		manifest, _ := os.ReadFile(filepath.Join(docs, "MANIFEST.md"))
+		if !strings.Contains(string(manifest), "| `en/20/protocol-replication.html` | en | 20 | 20.0 | "+srv.URL+"/docs/20/protocol-replication.html | fetched by pgspec fetch on 2027-09-25T12:00:00Z, ") {
+			t.Errorf("MANIFEST.md does not record the fetched pages")
+		}
 	}
-	manifest, _ := os.ReadFile(filepath.Join(docs, "MANIFEST.md"))
-	if !strings.Contains(string(manifest), "| `en/20/protocol-replication.html` | en | 20 | 20.0 | "+srv.URL+"/docs/20/protocol-replication.html | fetched by pgspec fetch on 2027-09-25T12:00:00Z, ") {
-		t.Errorf("MANIFEST.md does not record the fetched pages")
+	extracted := func(code int, out, stderr string) {
+		if code != 0 || !strings.Contains(out, "\n20    en         83    354 ") {
+			t.Fatalf("extract: exit %d\n%s%s", code, out, stderr)
+		}
 	}
-	if code, out, stderr = pgspec(t, "extract", "-docs", docs, "-spec", specDir, "-out", specDir); code != 0 || !strings.Contains(out, "\n20    en         83    354 ") {
-		t.Fatalf("extract: exit %d\n%s%s", code, out, stderr)
+	// The three gen runs: first the overlay (the new row needs a Go name;
+	// the new message's name is the manual's, its row's wording has one),
+	// then the wire changes, each acknowledged once with its reason, then
+	// the codec.
+	gens := []func(code int, out, stderr string){
+		func(code int, out, stderr string) {
+			if stderr = strings.TrimPrefix(stderr, "pgspec gen: spec "+specDir+": "); code != 1 || stderr != "1 problem(s):\n"+
+				"  pg20 parameter-status: row Int32 \"The flags of the parameter.\" is matched by no overlay entry\n" {
+				t.Fatalf("gen before the overlay: exit %d, %q", code, stderr)
+			}
+		},
+		func(code int, out, stderr string) {
+			if stderr = strings.TrimPrefix(stderr, "pgspec gen: spec "+specDir+": "); code != 1 || stderr != "2 wire changes are not acknowledged in wirechanges.json: review each, then add it with its reason:\n"+
+				`  {"major":20,"message":"parameter-flags","change":"message-added","reason":""}`+"\n"+
+				`  {"major":20,"message":"parameter-status","change":"field-added","field":"Flags","reason":""}`+"\n" {
+				t.Fatalf("gen before the acknowledgements: exit %d, %q", code, stderr)
+			}
+			if _, err := os.Stat(codec); err == nil {
+				t.Fatal("a refused gen wrote its output")
+			}
+		},
+		func(code int, out, stderr string) {
+			if code != 0 {
+				t.Fatalf("gen with the decisions made: exit %d, %s", code, stderr)
+			}
+			flags, err := os.ReadFile(filepath.Join(codec, "parameter_flags_gen.go"))
+			if err != nil || !strings.Contains(string(flags), "type ParameterFlags struct {") {
+				t.Errorf("ParameterFlags not generated: %v", err)
+			}
+			status, _ := os.ReadFile(filepath.Join(codec, "parameter_status_gen.go"))
+			if !strings.Contains(string(status), "// Layout changes: PostgreSQL 20: adds Flags.") || !strings.Contains(string(status), "// PostgreSQL 10–20") {
+				t.Errorf("ParameterStatus does not gain 20:\n%s", status)
+			}
+		},
+	}
+	edits := map[string]func(){
+		"spec/overlay.json": func() {
+			editJSON(t, filepath.Join(specDir, "overlay.json"), func(doc map[string]any) {
+				doc["fields"] = append(doc["fields"].([]any), map[string]any{"match": "flags of the parameter", "name": "Flags"})
+			})
+		},
+		"spec/wirechanges.json": func() {
+			editJSON(t, filepath.Join(specDir, "wirechanges.json"), func(doc map[string]any) {
+				doc["wire_changes"] = append(doc["wire_changes"].([]any),
+					map[string]any{"major": 20, "message": "parameter-flags", "change": "message-added", "reason": "PostgreSQL 20 reports parameter flags."},
+					map[string]any{"major": 20, "message": "parameter-status", "change": "field-added", "field": "Flags", "reason": "ParameterStatus carries the flags."})
+			})
+		},
+	}
+	matrixWritten := false
+	for _, step := range readmeSteps(t, "## When PostgreSQL N ships") {
+		words := strings.Fields(step)
+		switch {
+		case words[0] == "$EDITOR" && len(words) == 2 && edits[words[1]] != nil:
+			edits[words[1]]()
+			delete(edits, words[1])
+			continue
+		case words[0] != "pgspec" || len(words) < 2:
+			t.Fatalf("README step %q: neither a pgspec command nor an edit this test makes", step)
+		}
+		args := words[1:]
+		for i, a := range args {
+			if p, ok := paths[a]; ok {
+				args[i] = p
+			}
+		}
+		if args[0] == "fetch" {
+			args = append(args, "-base-url", srv.URL+"/docs/")
+		}
+		code, out, stderr := pgspec(t, args...)
+		switch args[0] {
+		case "fetch":
+			fetched(code, out, stderr)
+		case "extract":
+			extracted(code, out, stderr)
+		case "gen":
+			if len(gens) == 0 {
+				t.Fatalf("README step %q: one gen run too many", step)
+			}
+			gens[0](code, out, stderr)
+			gens = gens[1:]
+		case "matrix":
+			md, err := os.ReadFile(filepath.Join(specDir, "matrix.md"))
+			if code != 0 || err != nil {
+				t.Fatalf("matrix: exit %d, %v, %s", code, err, stderr)
+			}
+			for _, row := range []string{"| ParameterFlags (B) | absent | ", "| ParameterStatus (B) | present | "} {
+				if !strings.Contains(string(md), row) {
+					t.Errorf("matrix.md has no row %q", row)
+				}
+			}
+			if !strings.Contains(string(md), " | [wire change](#parameter-status-19-to-20) |\n") {
+				t.Errorf("matrix.md does not show ParameterStatus 19 → 20 as a wire change")
+			}
+			matrixWritten = true
+		default:
+			t.Fatalf("README step %q: a command this test does not check", step)
+		}
+	}
+	if len(gens) != 0 || len(edits) != 0 || !matrixWritten {
+		t.Fatalf("the README's steps left %d gen runs and edits %v undone, matrix written: %v", len(gens), edits, matrixWritten)
 	}
 
-	codec := filepath.Join(t.TempDir(), "codec")
-	gen := func() (int, string) {
-		code, _, stderr := pgspec(t, "gen", "-spec", specDir, "-out", codec)
-		return code, strings.TrimPrefix(stderr, "pgspec gen: spec "+specDir+": ")
-	}
-	// First the overlay: the new row needs a Go name (the new message's
-	// name is the manual's, and its row's wording already has one).
-	if code, stderr := gen(); code != 1 || stderr != "1 problem(s):\n"+
-		"  pg20 parameter-status: row Int32 \"The flags of the parameter.\" is matched by no overlay entry\n" {
-		t.Fatalf("gen before the overlay: exit %d, %q", code, stderr)
-	}
-	editJSON(t, filepath.Join(specDir, "overlay.json"), func(doc map[string]any) {
-		doc["fields"] = append(doc["fields"].([]any), map[string]any{"match": "flags of the parameter", "name": "Flags"})
-	})
-	// Then the wire changes: each is acknowledged once, with its reason.
-	if code, stderr := gen(); code != 1 || stderr != "2 wire changes are not acknowledged in wirechanges.json: review each, then add it with its reason:\n"+
-		`  {"major":20,"message":"parameter-flags","change":"message-added","reason":""}`+"\n"+
-		`  {"major":20,"message":"parameter-status","change":"field-added","field":"Flags","reason":""}`+"\n" {
-		t.Fatalf("gen before the acknowledgements: exit %d, %q", code, stderr)
-	}
-	if _, err := os.Stat(codec); err == nil {
-		t.Fatal("a refused gen wrote its output")
-	}
-	editJSON(t, filepath.Join(specDir, "wirechanges.json"), func(doc map[string]any) {
-		doc["wire_changes"] = append(doc["wire_changes"].([]any),
-			map[string]any{"major": 20, "message": "parameter-flags", "change": "message-added", "reason": "PostgreSQL 20 reports parameter flags."},
-			map[string]any{"major": 20, "message": "parameter-status", "change": "field-added", "field": "Flags", "reason": "ParameterStatus carries the flags."})
-	})
-	if code, stderr := gen(); code != 0 {
-		t.Fatalf("gen with the decisions made: exit %d, %s", code, stderr)
-	}
-	flags, err := os.ReadFile(filepath.Join(codec, "parameter_flags_gen.go"))
-	if err != nil || !strings.Contains(string(flags), "type ParameterFlags struct {") {
-		t.Errorf("ParameterFlags not generated: %v", err)
-	}
-	status, _ := os.ReadFile(filepath.Join(codec, "parameter_status_gen.go"))
-	if !strings.Contains(string(status), "// Layout changes: PostgreSQL 20: adds Flags.") || !strings.Contains(string(status), "// PostgreSQL 10–20") {
-		t.Errorf("ParameterStatus does not gain 20:\n%s", status)
-	}
-
-	code, out, stderr = pgspec(t, "matrix", "-spec", specDir, "-format", "json")
+	code, out, stderr := pgspec(t, "matrix", "-spec", specDir, "-format", "json")
 	if code != 0 {
 		t.Fatalf("matrix: %s", stderr)
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pgspec/pgspec/gen/matrix"
@@ -24,10 +26,16 @@ type versioned struct {
 }
 
 func addVersioned(c *cli) versioned {
-	return versioned{
-		dir:     c.specFlag(),
-		version: c.Int("version", 0, "PostgreSQL `major` (default: the newest released one; a release candidate only when named)"),
-	}
+	v := versioned{dir: c.specFlag(), version: new(int)}
+	c.Func("version", "PostgreSQL `major` (default: the newest released one; a release candidate only when named)", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return errors.New("want a major such as 18") // not a release (18.6): the spec holds one release per major
+		}
+		*v.version = n
+		return nil
+	})
+	return v
 }
 
 // load reads the spec and picks the requested major; an unknown major is a

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 )
 
@@ -44,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	case "help":
-		if len(args) == 1 || args[1] == "-h" || args[1] == "-help" || args[1] == "--help" {
+		if len(args) == 1 || slices.Contains([]string{"help", "-h", "-help", "--help"}, args[1]) {
 			usage(stdout)
 			return 0
 		}

@@ -28,7 +28,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}{
 		{nil, "usage: pgspec"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"show"}, "pgspec show: want 1 arguments, got 0"},
+		{[]string{"show"}, "pgspec show: want 1 argument (MESSAGE), got 0"},
+		{[]string{"show", "--version", "19rc1", "bind"}, `pgspec show: invalid value "19rc1" for flag -version: want a major such as 18`},
 		{[]string{"show", "no-such-message"}, `pgspec show: unknown message "no-such-message" (see pgspec list)`},
 		{[]string{"show", "logical-updte"}, `pgspec show: unknown message "logical-updte" (did you mean logical-update?)`},
 		{[]string{"show", "Bnd"}, `unknown message "Bnd" (did you mean bind`},

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/pgspec/pgspec/gen/matrix"
@@ -48,9 +49,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "serving http://%s/ (Ctrl-C stops)\n", ln.Addr())
+	fmt.Fprintf(stdout, "serving http://%s/ (Ctrl-C or SIGTERM stops)\n", ln.Addr())
 	if err := serve(ctx, ln, handler); err != nil {
 		return c.fail(1, "%v", err)
 	}

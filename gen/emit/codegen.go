@@ -123,6 +123,27 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 	return append(out, e.readItems(items, scope{recv: "m", items: l.Items})...)
 }
 
+// readWhole is readLayout for a layout that ends with the input: bytes
+// left over are ErrTrailingBytes after its last item.
+func (e *emitter) readWhole(l *model.Layout) []jen.Code {
+	return append(e.readLayout(l), endCheck(l))
+}
+
+// endCheck fails with ErrTrailingBytes, naming the layout's last item, when
+// input is left.
+func endCheck(l *model.Layout) jen.Code {
+	last := l.Items[len(l.Items)-1]
+	name := last.Field
+	switch {
+	case name != "":
+	case last.Op == model.OpLength:
+		name = "length"
+	default:
+		name = fixedName(last)
+	}
+	return rcall(nil, "end", jen.Lit(name))
+}
+
 // framedBy reports whether a layout starts with a tag byte and the length
 // (every frontend/backend message but the startup ones), and the tag.
 func framedBy(items []*model.Item) (*jen.Statement, bool) {

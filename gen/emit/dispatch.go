@@ -120,11 +120,12 @@ func (d *dispatcher) fail(field string, off int, cause jen.Code) jen.Code {
 // pick is the switch choosing the message and decoding it. Each case calls
 // its message's Decode directly, not through the Message interface: a
 // direct call the compiler can see is cheaper, and this is once per message
-// of a stream.
+// of a stream. decoded returns no message with an error: a half-filled one
+// must not be mistaken for a message.
 func (d *dispatcher) pick() ([]jen.Code, error) {
 	decode := func(m *model.Message) jen.Code {
 		field := func() *jen.Statement { return jen.Id("d").Dot(lowerFirst(m.GoName)) }
-		return jen.Return(jen.Op("&").Add(field()), field().Dot("Decode").Call(jen.Id("src"), jen.Id("p")))
+		return jen.Return(jen.Id("decoded").Call(jen.Op("&").Add(field()), field().Dot("Decode").Call(jen.Id("src"), jen.Id("p"))))
 	}
 	if !d.tagged {
 		c, err := d.byCode(d.members, 4, decode)
@@ -132,7 +133,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 			return nil, err
 		}
 		return []jen.Code{
-			jen.If(jen.Len(jen.Id("src")).Op("<").Lit(8)).Block(d.fail("request code", 0, jen.Id("ErrTruncated"))),
+			jen.If(jen.Len(jen.Id("src")).Op("<").Lit(8)).Block(d.fail("request code", 4, jen.Id("ErrTruncated"))),
 			c,
 		}, nil
 	}
@@ -166,7 +167,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 			if err != nil {
 				return nil, err
 			}
-			stmt = []jen.Code{jen.If(jen.Len(jen.Id("src")).Op("<").Lit(9)).Block(d.fail("subtype", 0, jen.Id("ErrTruncated"))), c}
+			stmt = []jen.Code{jen.If(jen.Len(jen.Id("src")).Op("<").Lit(9)).Block(d.fail("subtype", 5, jen.Id("ErrTruncated"))), c}
 		}
 		cases = append(cases, jen.Case(jen.LitRune(rune(t))).Block(stmt...))
 	}
@@ -268,5 +269,6 @@ func constantsFile(mod *model.Model, o Options) *jen.File {
 		vals = append(vals, jen.Op("&").Id(m.GoName).Values())
 	}
 	f.Func().Id("NewMessages").Params().Index().Id("Message").Block(jen.Return(jen.Index().Id("Message").Values(vals...)))
+	decodeInfo(f, mod)
 	return f
 }

@@ -56,7 +56,7 @@ func (e *emitter) message(owners map[string]string) {
 	readBody := []jen.Code{jen.Id("r").Op("=").Id("m").Dot("read").Call(jen.Id("r"), jen.Id("p"))}
 	writeBody := []jen.Code{jen.Id("w").Op("=").Id("m").Dot("write").Call(jen.Id("w"), jen.Id("p"))}
 	if inline {
-		readBody, writeBody = e.readLayout(msg.Layouts[0]), e.writeLayout(msg.Layouts[0])
+		readBody, writeBody = e.readWhole(msg.Layouts[0]), e.writeLayout(msg.Layouts[0])
 	}
 	e.f.Line()
 	e.f.Comment("Decode replaces m's fields with the message in src, which must hold exactly")
@@ -65,7 +65,7 @@ func (e *emitter) message(owners map[string]string) {
 		append(append([]jen.Code{
 			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
 			jen.Id("r").Op(":=").Id("reader").Values(jen.Dict{jen.Id("rest"): jen.Id("src")}),
-		}, readBody...), jen.Return(jen.Id("r").Dot("done").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("src")))))...,
+		}, readBody...), jen.Return(jen.Id("r").Dot("done").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("src")), jen.Id("p"))))...,
 	)
 	e.f.Line()
 	e.f.Comment("Encode appends the message to dst; on error dst is returned unchanged.")
@@ -76,7 +76,13 @@ func (e *emitter) message(owners map[string]string) {
 		}, writeBody...), jen.Return(jen.Id("w").Dot("result").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("dst")))))...,
 	)
 	if !inline {
-		e.layouts("read", jen.Id("r").Id("reader"), jen.Id("reader"), e.readLayout)
+		read := e.readWhole
+		if msg.Part {
+			// A part ends where its message goes on; its own Decode checks the end.
+			read = e.readLayout
+			readBody = append(readBody, endCheck(msg.Layouts[len(msg.Layouts)-1]))
+		}
+		e.layouts("read", jen.Id("r").Id("reader"), jen.Id("reader"), read)
 		e.layouts("write", jen.Id("w").Id("writer"), jen.Id("writer"), e.writeLayout)
 	}
 	if msg.Part {

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -25,11 +26,11 @@ func (p Page) Row() string {
 		p.Path, p.Lang, p.Major, p.Release, p.URL, p.Date.Format(time.RFC3339), p.Size, p.SHA256)
 }
 
-// UpdateManifest returns manifest (a new one when empty) with the rows of
+// UpdateManifest returns manifest (a new one when blank) with the rows of
 // pages: a page already listed has its row replaced where it stands, the
 // others are appended to the file table.
 func UpdateManifest(manifest []byte, pages []Page) ([]byte, error) {
-	if len(manifest) == 0 {
+	if len(bytes.TrimSpace(manifest)) == 0 {
 		manifest = []byte(newManifest)
 	}
 	rows := map[string]string{}
@@ -58,7 +59,7 @@ func UpdateManifest(manifest []byte, pages []Page) ([]byte, error) {
 		out.Write(line)
 	}
 	if lastRow < 0 {
-		return nil, fmt.Errorf("MANIFEST.md: no \"## Files\" table to record the pages in")
+		return nil, errors.New("no \"## Files\" table to record the pages in")
 	}
 	var added bytes.Buffer
 	for _, p := range pages {

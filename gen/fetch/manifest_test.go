@@ -35,7 +35,13 @@ func TestUpdateManifest(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 
-	if _, err := UpdateManifest([]byte("# no table\n"), []Page{page("en/20/a.html", "aa")}); err == nil {
-		t.Error("a manifest without a file table was accepted")
+	// The caller names the file; the error says what is wrong with it.
+	if _, err := UpdateManifest([]byte("# no table\n"), []Page{page("en/20/a.html", "aa")}); err == nil || err.Error() != `no "## Files" table to record the pages in` {
+		t.Errorf("a manifest without a file table: %v", err)
+	}
+	// A blank one (touched, or emptied by an editor) is a new one.
+	got, err = UpdateManifest([]byte("\n \n"), []Page{page("en/20/a.html", "aa")})
+	if err != nil || !strings.HasSuffix(string(got), "|---|---|---|---|---|---|---|\n"+row) {
+		t.Errorf("blank manifest: %v\n%s", err, got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
@@ -27,8 +28,8 @@ func TestStartupAndAuthentication(t *testing.T) {
 	}{
 		{pgtest.SCRAMUser, "SCRAM-SHA-256", false},
 		{pgtest.MD5User, "md5", true},
-		{pgtest.PlainUser, "cleartext", false},
-		{pgtest.Superuser, "ok", true},
+		{pgtest.PlainUser, "password", false},
+		{pgtest.Superuser, "trust", true},
 	} {
 		t.Run(c.user.Name, func(t *testing.T) {
 			conn := connect(t, c.user, func(cfg *Config) {
@@ -38,20 +39,20 @@ func TestStartupAndAuthentication(t *testing.T) {
 			if conn.AuthMethod != c.want {
 				t.Errorf("authenticated by %q, want %q", conn.AuthMethod, c.want)
 			}
-			if c.ssl && conn.SSLAnswer != 'N' {
-				t.Errorf("SSLRequest answer %q, want 'N'", conn.SSLAnswer)
+			if conn.SSLDeclined != c.ssl {
+				t.Errorf("SSLRequest declined %v, want %v", conn.SSLDeclined, c.ssl)
 			}
 			if conn.Negotiated != nil {
 				t.Errorf("NegotiateProtocolVersion %+v for protocol 3.0", conn.Negotiated)
 			}
-			if got := conn.ServerParams["application_name"]; got != "e2e-"+c.user.Name {
+			if got := conn.Server["application_name"]; got != "e2e-"+c.user.Name {
 				t.Errorf("ParameterStatus application_name = %q", got)
 			}
-			if got := conn.ServerParams["DateStyle"]; got != "ISO, YMD" {
+			if got := conn.Server["DateStyle"]; got != "ISO, YMD" {
 				t.Errorf("ParameterStatus DateStyle = %q", got)
 			}
-			if conn.P.Major != 15 || !strings.HasPrefix(conn.ServerParams["server_version"], "15.") {
-				t.Errorf("major %d from server_version %q, want 15", conn.P.Major, conn.ServerParams["server_version"])
+			if conn.P.Major != 15 || !strings.HasPrefix(conn.Server["server_version"], "15.") {
+				t.Errorf("major %d from server_version %q, want 15", conn.P.Major, conn.Server["server_version"])
 			}
 			if conn.ProcessID == 0 || len(conn.SecretKey) != 4 {
 				t.Errorf("BackendKeyData pid %d key %x", conn.ProcessID, conn.SecretKey)
@@ -158,12 +159,12 @@ func TestErrorAndNoticeFields(t *testing.T) {
 			t.Fatalf("%s: %v, want an ErrorResponse", sql, err)
 		}
 		for code, v := range want {
-			if got, ok := e.Fields[code]; !ok || (v != "*" && got != v) {
+			if got, ok := session.Field(e.Fields, code); !ok || (v != "*" && got != v) {
 				t.Errorf("%s: field %q = %q (present %v), want %q", sql, code, got, ok, v)
 			}
 		}
-		for code := range e.Fields {
-			seen[code] = true
+		for _, f := range e.Fields {
+			seen[f.Code] = true
 		}
 	}
 	check(`do $$ begin raise exception using message = 'boom', detail = 'the detail', hint = 'the hint',
@@ -189,10 +190,10 @@ func TestErrorAndNoticeFields(t *testing.T) {
 	if len(c.Notices) != 1 {
 		t.Fatalf("%d notices, want 1", len(c.Notices))
 	}
-	n := c.Notices[0].Fields
+	n := c.Notices[0]
 	for code, want := range map[byte]string{'S': "NOTICE", 'V': "NOTICE", 'C': "01000", 'M': "note", 'D': "nd", 'H': "nh", 'W': "PL/pgSQL function inline_code_block line 1 at RAISE"} {
-		if n[code] != want {
-			t.Errorf("notice field %q = %q, want %q", code, n[code], want)
+		if n.Get(code) != want {
+			t.Errorf("notice field %q = %q, want %q", code, n.Get(code), want)
 		}
 	}
 	if c.SimpleQuery("select 1"); len(c.Notices) != 1 {
@@ -408,7 +409,7 @@ func TestCopy(t *testing.T) {
 	}
 	_, err := c.ReadUntilReady(nil)
 	var e *Error
-	if !errors.As(err, &e) || e.SQLState() != "57014" || !strings.Contains(e.Fields['M'], "client gave up") {
+	if !errors.As(err, &e) || e.SQLState() != "57014" || !strings.Contains(e.Message(), "client gave up") {
 		t.Errorf("CopyFail gave %v", err)
 	}
 	if got := scalar(t, c, "select count(*) from ct"); got != "3" {

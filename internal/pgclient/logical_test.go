@@ -11,16 +11,18 @@ import (
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
-// pgEpoch is PostgreSQL's timestamp epoch, 2000-01-01 UTC.
-var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func pgNow() int64 { return time.Since(pgEpoch).Microseconds() }
+// pgNow is the time in PostgreSQL microseconds.
+func pgNow() int64 {
+	us, _ := session.MicrosFromTime(time.Now())
+	return us
+}
 
 // lsn formats a WAL position as PostgreSQL prints it.
-func lsn(p uint64) string { return fmt.Sprintf("%X/%X", p>>32, uint32(p)) }
+func lsn(p uint64) string { return session.LSN(p).String() }
 
 var replSetup sync.Once
 

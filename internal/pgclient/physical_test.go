@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
@@ -98,11 +99,9 @@ func TestPhysicalReplication(t *testing.T) {
 
 func parseLSN(t *testing.T, s string) uint64 {
 	t.Helper()
-	hi, lo, ok := strings.Cut(s, "/")
-	h, err1 := strconv.ParseUint(hi, 16, 32)
-	l, err2 := strconv.ParseUint(lo, 16, 32)
-	if !ok || err1 != nil || err2 != nil {
-		t.Fatalf("LSN %q", s)
+	l, err := session.ParseLSN(s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return h<<32 | l
+	return uint64(l)
 }

@@ -1,33 +1,8 @@
 package pgclient
 
 import (
-	"fmt"
-
 	"github.com/pgspec/pgspec/codec"
 )
-
-// StartReplication sends a START_REPLICATION command (or any command that
-// answers with CopyBothResponse) and waits for the CopyBothResponse. For a
-// logical stream, first set P.LogicalVersion to the command's proto_version
-// and, for streaming 'parallel', add codec.ParallelStreaming to P.Streaming;
-// ReceiveReplication keeps codec.Streamed up to date itself.
-func (c *Conn) StartReplication(cmd string) error {
-	if err := c.Send(&codec.Query{String: cmd}); err != nil {
-		return err
-	}
-	m, err := c.Receive()
-	if err != nil {
-		return err
-	}
-	switch m := m.(type) {
-	case *codec.CopyBothResponse:
-		return nil
-	case *codec.ErrorResponse:
-		return NewError(m.Fields)
-	default:
-		return fmt.Errorf("%s answered with %s, want CopyBothResponse", cmd, m.Slug())
-	}
-}
 
 // ReplicationMessage is what one backend message of a replication stream holds.
 type ReplicationMessage struct {
@@ -40,10 +15,10 @@ type ReplicationMessage struct {
 }
 
 // ReceiveReplication reads the next message of a replication stream and
-// decodes the CopyData payload, and for a logical stream the pgoutput
-// message in the XLogData, with the generated decoders. It follows Stream
-// Start / Stream Stop to decode the xid streamed messages carry. Values are
-// valid until the next call.
+// decodes it with a session.Replication, which follows Stream Start and
+// Stream Stop. For a logical stream, first set P.LogicalVersion to the
+// command's proto_version and, for streaming 'parallel', add
+// codec.ParallelStreaming to P.Streaming. Values are valid until the next call.
 func (c *Conn) ReceiveReplication(logical bool) (ReplicationMessage, error) {
 	m, err := c.Receive()
 	if err != nil {
@@ -53,36 +28,21 @@ func (c *Conn) ReceiveReplication(logical bool) (ReplicationMessage, error) {
 	if !ok {
 		return ReplicationMessage{Msg: m}, nil
 	}
-	sub, err := c.rb.Decode(cd.Data, c.P)
+	r := &c.repl
+	r.Logical = logical
+	r.P.Major, r.P.LogicalVersion = c.P.Major, c.P.LogicalVersion
+	r.P.Streaming = r.P.Streaming&codec.Streamed | c.P.Streaming&codec.ParallelStreaming
+	sub, lm, err := r.Decode(cd.Data)
 	if err != nil {
 		return ReplicationMessage{}, err
 	}
 	c.Decoded[sub.Slug()]++
-	x, ok := sub.(*codec.XLogData)
-	if !logical || !ok {
-		return ReplicationMessage{Msg: sub}, nil
-	}
-	lm, err := c.lg.Decode(x.WALData, c.P)
-	if err != nil {
-		return ReplicationMessage{}, err
-	}
-	c.Decoded[lm.Slug()]++
-	switch lm.(type) {
-	case *codec.LogicalStreamStart:
-		c.P.Streaming |= codec.Streamed
-	case *codec.LogicalStreamStop:
-		c.P.Streaming &^= codec.Streamed
+	if lm != nil {
+		c.Decoded[lm.Slug()]++
 	}
 	return ReplicationMessage{Msg: sub, Logical: lm}, nil
 }
 
-// SendReplication sends a streaming replication sub-message (standby status
+// SendReplication sends a streaming replication message (standby status
 // update, hot standby feedback) inside a CopyData.
-func (c *Conn) SendReplication(m codec.Message) error {
-	payload, err := m.Encode(c.subBuf[:0], c.P)
-	if err != nil {
-		return err
-	}
-	c.subBuf = payload
-	return c.Send(&codec.CopyData{Data: payload})
-}
+func (c *Conn) SendReplication(m codec.Message) error { return c.SendCopyData(m) }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -175,8 +176,13 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 	if err != nil {
 		st.undecodable.Add(1)
 		name := chainName(chain)
+		var de *codec.DecodeError
 		switch {
 		case chain[len(chain)-1].Msg != nil:
+		case errors.As(err, &de) && !strings.Contains(de.Message, " "):
+			// Dispatchers return no message with an error; the error names
+			// the message type (a dispatcher's own error names itself, with a space).
+			name = strings.TrimSuffix(name, "?") + de.Message
 		case chain[0].Name == "startup":
 			name = "startup message"
 		case len(chain) == 1:
@@ -190,7 +196,7 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 		add(&st.messages, l.Msg.Slug())
 	}
 	if !x.a.format.Quiet {
-		lines = x.f.appendLine(lines, at, x.d.c.id, x.d.dir, off, chain)
+		lines = x.f.appendLine(lines, at, x.d.c.id, x.d.dir, off, chain, frame)
 	}
 	out, err := x.reencode(chain)
 	switch {

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,8 +23,8 @@ import (
 // BenchmarkProxyPgbench is `make bench-proxy` (not CI): pgbench's select-only
 // workload (-S, simple and prepared, 4 clients) against a throwaway
 // PostgreSQL 15 directly, through a plain io.Copy forwarder and through the
-// pgtrace binary with its lines sent to /dev/null, one run each in the same
-// process, then the tps ratios; and pgtrace's RSS with 500 idle
+// pgtrace binary with its lines sent to /dev/null (both proxies processes of
+// their own), in one run, then the tps ratios and CPU per transaction; and pgtrace's RSS with 500 idle
 // authenticated sessions open. Each workload runs PGTRACE_BENCH_ROUNDS (3)
 // rounds of the three, PGTRACE_BENCH_SECONDS (5) each, and the median counts.
 func BenchmarkProxyPgbench(b *testing.B) {
@@ -32,25 +33,44 @@ func BenchmarkProxyPgbench(b *testing.B) {
 	bin := buildPgtrace(b)
 	pgbench(b, s.Addr(), "-i", "-q", "-s", "1")
 
-	forwarder := startForwarder(b, s.Addr())
-	analyzer := startPgtrace(b, bin, s.Addr())
+	forwarder := startProcess(b, os.Args[0], "-test.run=^TestHelperForwarder$", "-test.bench=^$", "-test.count=1")
+	forwarder.cmd.Env = append(forwarder.cmd.Env, "PGTRACE_FORWARD="+s.Addr())
+	forwarder.start(b)
+	analyzer := startProcess(b, bin, "trace", "--upstream", s.Addr(), "--max-conns", "1000", "--listen")
+	analyzer.start(b)
 	fmt.Printf("pgbench -S, 4 clients; per workload %d rounds of direct, io.Copy, pgtrace (%d s each), median tps; pgtrace --format text > /dev/null\n", rounds, seconds)
-	fmt.Printf("%-22s %10s %10s %10s %12s %12s\n", "workload", "direct", "io.Copy", "pgtrace", "pgtrace/copy", "copy/direct")
-	targets := []struct{ name, addr string }{{"direct", s.Addr()}, {"forwarder", forwarder}, {"pgtrace", analyzer.addr}}
+	fmt.Printf("%-22s %10s %10s %10s %12s %12s %18s\n", "workload", "direct", "io.Copy", "pgtrace", "pgtrace/copy", "copy/direct", "CPU µs/tx copy|trace")
+	// CPU per transaction is steadier than tps on a busy machine; both
+	// proxies are processes of their own, scheduled alike.
+	cpu := map[string]func() time.Duration{"forwarder": processCPU(b, forwarder.cmd.Process.Pid), "pgtrace": processCPU(b, analyzer.cmd.Process.Pid)}
+	targets := []struct{ name, addr string }{{"direct", s.Addr()}, {"forwarder", forwarder.addr}, {"pgtrace", analyzer.addr}}
 	for _, mode := range []string{"simple", "prepared"} {
 		tps := map[string][]float64{}
+		spent, done := map[string]time.Duration{}, map[string]float64{}
 		for range rounds { // alternating, so that a change in the machine's load falls on all three
 			for _, target := range targets {
-				tps[target.name] = append(tps[target.name], pgbenchTPS(b, target.addr, "-n", "-S", "-M", mode, "-c", "4", "-j", "4", "-T", strconv.Itoa(seconds)))
+				var before time.Duration
+				if cpu[target.name] != nil {
+					before = cpu[target.name]()
+				}
+				r := pgbenchTPS(b, target.addr, "-n", "-S", "-M", mode, "-c", "4", "-j", "4", "-T", strconv.Itoa(seconds))
+				if cpu[target.name] != nil {
+					spent[target.name] += cpu[target.name]() - before
+				}
+				tps[target.name] = append(tps[target.name], r)
+				done[target.name] += r * float64(seconds)
 			}
 		}
 		direct, copied, traced := median(tps["direct"]), median(tps["forwarder"]), median(tps["pgtrace"])
-		fmt.Printf("%-22s %10.0f %10.0f %10.0f %11.1f%% %11.1f%%\n", "-S -M "+mode, direct, copied, traced, 100*traced/copied, 100*copied/direct)
+		perTx := func(name string) float64 { return float64(spent[name].Microseconds()) / done[name] }
+		fmt.Printf("%-22s %10.0f %10.0f %10.0f %11.1f%% %11.1f%% %8.1f | %.1f\n", "-S -M "+mode, direct, copied, traced, 100*traced/copied, 100*copied/direct,
+			perTx("forwarder"), perTx("pgtrace"))
 		b.ReportMetric(100*traced/copied, "%-of-forwarder-"+mode)
 	}
-	analyzer.stop(b)
+	analyzer.stop()
 
-	idle := startPgtrace(b, bin, fakeServer(b, true))
+	idle := startProcess(b, bin, "trace", "--upstream", fakeServer(b, true), "--max-conns", "1000", "--listen")
+	idle.start(b)
 	before := rss(b, idle.cmd.Process.Pid)
 	var conns []net.Conn
 	for range 500 {
@@ -74,7 +94,7 @@ func BenchmarkProxyPgbench(b *testing.B) {
 	for _, c := range conns {
 		c.Close()
 	}
-	idle.stop(b)
+	idle.stop()
 }
 
 func envInt(name string, def int) int {
@@ -98,51 +118,65 @@ func buildPgtrace(b *testing.B) string {
 	return bin
 }
 
-type pgtraceProcess struct {
+// proxyProcess is a proxy run as a process of its own, listening on addr
+// (given to it as PGTRACE_LISTEN, and after its arguments when the last is
+// --listen), its stdout to /dev/null.
+type proxyProcess struct {
 	cmd  *exec.Cmd
 	addr string
 }
 
-// startPgtrace runs pgtrace trace in front of upstream, its lines to /dev/null.
-func startPgtrace(b *testing.B, bin, upstream string) *pgtraceProcess {
+func startProcess(b *testing.B, bin string, args ...string) *proxyProcess {
 	probe, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	addr := probe.Addr().String()
 	probe.Close()
+	if args[len(args)-1] == "--listen" {
+		args = append(args, addr)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "PGTRACE_LISTEN="+addr)
+	return &proxyProcess{cmd: cmd, addr: addr}
+}
+
+func (p *proxyProcess) start(b *testing.B) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { null.Close() })
-	cmd := exec.Command(bin, "trace", "--listen", addr, "--upstream", upstream, "--max-conns", "1000")
-	cmd.Stdout, cmd.Stderr = null, os.Stderr
-	if err := cmd.Start(); err != nil {
+	p.cmd.Stdout, p.cmd.Stderr = null, os.Stderr
+	if err := p.cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	p := &pgtraceProcess{cmd: cmd, addr: addr}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	b.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
+		if c, err := net.Dial("tcp", p.addr); err == nil {
 			c.Close()
-			return p
+			return
 		}
 		if time.Since(start) > 10*time.Second {
-			b.Fatal("pgtrace never listened")
+			b.Fatalf("%s never listened", p.cmd.Path)
 		}
 	}
 }
 
-func (p *pgtraceProcess) stop(b *testing.B) {
+func (p *proxyProcess) stop() {
 	p.cmd.Process.Signal(os.Interrupt)
 	p.cmd.Wait()
 }
 
-// startForwarder is the baseline: a proxy that copies bytes both ways and
-// does nothing else.
-func startForwarder(b *testing.B, upstream string) string {
-	return serve(b, func(c net.Conn) {
+// TestHelperForwarder is not a test but the benchmark's baseline, run as a
+// process of its own when PGTRACE_FORWARD names an upstream: a proxy that
+// copies bytes both ways and does nothing else.
+func TestHelperForwarder(t *testing.T) {
+	upstream := os.Getenv("PGTRACE_FORWARD")
+	if upstream == "" {
+		return // started by BenchmarkProxyPgbench only
+	}
+	serveAt(t, os.Getenv("PGTRACE_LISTEN"), func(c net.Conn) {
 		u, err := net.Dial("tcp", upstream)
 		if err != nil {
 			return
@@ -151,6 +185,7 @@ func startForwarder(b *testing.B, upstream string) string {
 		go func() { io.Copy(c, u); c.Close() }()
 		io.Copy(u, c)
 	})
+	select {} // until the benchmark kills it
 }
 
 var tpsRE = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
@@ -175,6 +210,22 @@ func pgbench(b *testing.B, addr string, args ...string) string {
 		b.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// processCPU returns a clock of another process's CPU time, from
+// /proc/PID/stat (utime and stime, in clock ticks of 10 ms).
+func processCPU(b *testing.B, pid int) func() time.Duration {
+	return func() time.Duration {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+		f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		return time.Duration(utime+stime) * 10 * time.Millisecond
+	}
 }
 
 // rss is a process's resident set size in bytes, from /proc.

@@ -31,8 +31,9 @@ type style struct {
 type formatter struct {
 	style
 	shapes  map[shapeKey]*shape      // by message type and params
+	bodies  map[string]*body         // rendered messages of small frames (appendLine)
 	structs map[reflect.Type][]field // the fields of nested structs
-	second  int64                    // the Unix second secondText holds
+	second  int64                    // the Unix second seconds holds
 	seconds []byte                   // "2006-01-02T15:04:05" of second
 }
 
@@ -47,7 +48,72 @@ type formatter struct {
 // Each message is named as the server's major names it; the payload field
 // that holds the next layer is not printed (the next layer is), nor is any
 // field that is not on the wire.
-func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer) []byte {
+//
+// frame is what chain was decoded from: a small frame seen before with the
+// same layer types and params prints what it printed then (a pure function
+// of those), rendered once. Frames that carry a secret are not kept; a nil
+// frame is not looked up.
+func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer, frame []byte) []byte {
+	b = f.appendHeader(b, at, id, d, off)
+	if frame == nil || len(frame) > maxCachedFrame || hasSecret(chain) {
+		return f.appendEnd(f.appendMessages(b, chain))
+	}
+	e := f.bodies[string(frame)]
+	if e != nil && e.matches(chain) {
+		return f.appendEnd(append(b, e.text...))
+	}
+	mark := len(b)
+	b = f.appendMessages(b, chain)
+	if e == nil {
+		if len(f.bodies) >= maxCachedBodies {
+			clear(f.bodies)
+		}
+		if f.bodies == nil {
+			f.bodies = map[string]*body{}
+		}
+		e = &body{}
+		f.bodies[string(frame)] = e
+	}
+	e.set(chain, b[mark:])
+	return f.appendEnd(b)
+}
+
+// The rendering cache holds frames of up to maxCachedFrame bytes, and is
+// emptied when it holds maxCachedBodies of them.
+const (
+	maxCachedFrame  = 256
+	maxCachedBodies = 4096
+)
+
+// body is the rendering of a frame's messages, with what decided it.
+type body struct {
+	n      int
+	types  [3]reflect.Type
+	params [3]codec.Params
+	text   []byte
+}
+
+func (e *body) matches(chain []Layer) bool {
+	if len(chain) != e.n {
+		return false
+	}
+	for i, l := range chain {
+		if reflect.TypeOf(l.Msg) != e.types[i] || l.Params != e.params[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *body) set(chain []Layer, text []byte) {
+	e.n = len(chain)
+	for i, l := range chain {
+		e.types[i], e.params[i] = reflect.TypeOf(l.Msg), l.Params
+	}
+	e.text = append(e.text[:0], text...)
+}
+
+func (f *formatter) appendHeader(b []byte, at time.Time, id int64, d Direction, off int64) []byte {
 	if f.json {
 		b = append(b, `{"time":"`...)
 		b = f.appendTime(b, at)
@@ -57,16 +123,26 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 		b = append(b, d.String()...)
 		b = append(b, `","offset":`...)
 		b = strconv.AppendInt(b, off, 10)
-		b = append(b, `,"messages":[`...)
-	} else {
-		b = f.appendTime(b, at)
-		b = append(b, " #"...)
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, ' ')
-		b = append(b, d.String()...)
-		b = append(b, " @"...)
-		b = strconv.AppendInt(b, off, 10)
+		return append(b, `,"messages":[`...)
 	}
+	b = f.appendTime(b, at)
+	b = append(b, " #"...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, ' ')
+	b = append(b, d.String()...)
+	b = append(b, " @"...)
+	return strconv.AppendInt(b, off, 10)
+}
+
+func (f *formatter) appendEnd(b []byte) []byte {
+	if f.json {
+		b = append(b, ']', '}')
+	}
+	return append(b, '\n')
+}
+
+// appendMessages renders the chain's messages, outermost first.
+func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 	for i, l := range chain {
 		v := reflect.ValueOf(l.Msg).Elem()
 		sh := f.shapeOf(l.Msg, l.Params)
@@ -108,10 +184,7 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 			b = append(b, '}')
 		}
 	}
-	if f.json {
-		b = append(b, ']', '}')
-	}
-	return append(b, '\n')
+	return b
 }
 
 // appendTime writes t in RFC 3339, UTC, to the microsecond. The date and
@@ -297,6 +370,18 @@ var kinds = map[string]valueKind{
 	"RollbackTime": timestamp, "ServerTime": timestamp,
 }
 
+// maxElements bounds the elements of one repeated field a line shows (a
+// DataRow's values, a RowDescription's columns …), as maxValue bounds the
+// bytes of one value.
+const maxElements = 64
+
+func (f *formatter) appendSeparator(b []byte) []byte {
+	if f.json {
+		return append(b, ',')
+	}
+	return append(b, ' ')
+}
+
 // appendName writes a separator and a field's name.
 func (f *formatter) appendName(b []byte, name string) []byte {
 	if f.json {
@@ -348,15 +433,24 @@ func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 			return f.appendBytes(b, v.Bytes(), false)
 		}
 		b = append(b, '[')
-		for i := range v.Len() {
+		shown := min(v.Len(), maxElements)
+		for i := range shown {
 			if i > 0 {
-				if f.json {
-					b = append(b, ',')
-				} else {
-					b = append(b, ' ')
-				}
+				b = f.appendSeparator(b)
 			}
 			b = f.appendValue(b, name, v.Index(i))
+		}
+		if rest := v.Len() - shown; rest > 0 { // text: …(N more); JSON: {"more":N}
+			b = f.appendSeparator(b)
+			if f.json {
+				b = append(b, `{"more":`...)
+				b = strconv.AppendInt(b, int64(rest), 10)
+				b = append(b, '}')
+			} else {
+				b = append(b, "…("...)
+				b = strconv.AppendInt(b, int64(rest), 10)
+				b = append(b, " more)"...)
+			}
 		}
 		return append(b, ']')
 	case reflect.Struct:

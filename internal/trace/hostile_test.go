@@ -25,7 +25,7 @@ func fakeServer(t testing.TB, trusting bool) string {
 	for _, m := range []codec.Message{&codec.AuthenticationOk{}, &codec.ReadyForQuery{TxStatus: 'I'}} {
 		hello, _ = m.Encode(hello, codec.Params{})
 	}
-	return serve(t, func(c net.Conn) {
+	return serveAt(t, "127.0.0.1:0", func(c net.Conn) {
 		if trusting {
 			if _, err := codec.NewFrameReader(c).NextUntagged(); err != nil {
 				return
@@ -36,11 +36,11 @@ func fakeServer(t testing.TB, trusting bool) string {
 	})
 }
 
-// serve accepts connections on a local port until the test ends and hands
-// each to handle in a goroutine of its own, closing it afterwards.
-func serve(t testing.TB, handle func(net.Conn)) string {
+// serveAt accepts connections on addr until the test ends and hands each to
+// handle in a goroutine of its own, closing it afterwards.
+func serveAt(t testing.TB, addr string, handle func(net.Conn)) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -441,7 +441,7 @@ func TestDefaultForwardsUndecodable(t *testing.T) {
 	if err != nil || !ok || pgclient.NewError(e.Fields).SQLState() != "08P01" {
 		t.Fatalf("server answered %v %v, want its protocol violation error", m, err)
 	}
-	if msg := pgclient.NewError(e.Fields).Fields[codec.ErrorFieldMessage]; msg != "invalid frontend message type 33" {
+	if msg := pgclient.NewError(e.Fields).Get(codec.ErrorFieldMessage); msg != "invalid frontend message type 33" {
 		t.Errorf("server saw %q", msg)
 	}
 	if want := fmt.Sprintf("warning: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag; forwarded as received", sent); !strings.Contains(tr.log.String(), want) {

@@ -3,11 +3,12 @@
 # real traffic (not CI). For each PostgreSQL major Debian ships (13 bullseye,
 # 15 bookworm, 17 trixie, 18 sid, 19 experimental) it starts a throwaway
 # server inside a debootstrap chroot (chroot.sh; the host's packages stay
-# untouched), records its loopback port with tcpdump while the major's own
-# clients (psql, pgbench, pg_recvlogical, pg_receivewal, pg_basebackup) and
-# internal/capturework run the workloads README.md lists, and writes
+# untouched), records its loopback port with tcpdump or Wireshark's dumpcap
+# while the major's own clients (psql, pgbench, pg_recvlogical,
+# pg_receivewal, pg_basebackup) and internal/capturework run the workloads
+# README.md lists, has tshark count the messages pgtrace decodes, and writes
 # pgNN-{sessions.pcapng,logical.pcap,physical.pcapng,backup.pcap}.gz next
-# to this script.
+# to this script (OUT=DIR: elsewhere).
 #
 # Needs root, debootstrap, tcpdump, go and Debian's mirror. CHROOTS says
 # where the chroots live (default /var/tmp/pgspec-chroots, outside the repo).

@@ -328,19 +328,31 @@ func (r reader) terminated(fixed, strs int) int {
 	return n
 }
 
-// done returns the first error, naming msg and counting its offset from
-// the start of the total bytes decoded, or ErrTrailingBytes when input is
-// left.
-func (r reader) done(msg string, total int) error {
-	if r.err == nil && len(r.rest) != 0 {
-		r = r.fail("", ErrTrailingBytes)
+// end fails with ErrTrailingBytes when input is left after last, the
+// message's last field.
+func (r reader) end(last string) reader {
+	if len(r.rest) != 0 {
+		return r.fail(last, ErrTrailingBytes)
 	}
-	if r.err != nil {
-		r.err.Message = msg
-		r.err.Offset = total - r.err.Offset
-		return r.err
+	return r
+}
+
+// done returns the first error, completed by finish.
+func (r reader) done(msg string, total int, p Params) error {
+	if r.err == nil {
+		return nil
 	}
-	return nil
+	return r.err.finish(msg, total, p)
+}
+
+// finish names msg, counts the offset from the start of the total bytes
+// decoded, and adds the field's format and a hint about p.
+func (e *DecodeError) finish(msg string, total int, p Params) error {
+	e.Message = msg
+	e.Offset = total - e.Offset
+	e.Format = fieldFormats[fieldKey{msg, e.Field, e.Err == ErrNegativeCount || e.Err == ErrCountTooLarge}]
+	e.Hint = paramsHint(msg, e.Err, p)
+	return e
 }
 
 // grow returns s emptied, with room for n elements; n has been checked
@@ -354,6 +366,14 @@ func grow[S ~[]E, E any](s S, n int) S {
 
 // anyLength is the upper bound of a Byten the manual does not bound.
 const anyLength = int(^uint(0) >> 1)
+
+// decoded is a dispatcher's result: m, or no message when its Decode failed.
+func decoded(m Message, err error) (Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
 
 // dispatchError reports a message a dispatcher cannot choose a type for.
 func dispatchError(what, field string, off int, cause error) error {

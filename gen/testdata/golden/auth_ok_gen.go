@@ -38,7 +38,8 @@ func (m *AuthOk) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(0)", 4, 0)
-	return r.done("AuthOk", len(src))
+	r = r.end("Int32(0)")
+	return r.done("AuthOk", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -53,7 +53,8 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		m.Mechanisms[i], r = r.str("Mechanisms", m.Mechanisms[i])
 	}
 	r = r.terminate("Mechanisms")
-	return r.done("AuthenticationSASL", len(src))
+	r = r.end("Mechanisms")
+	return r.done("AuthenticationSASL", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

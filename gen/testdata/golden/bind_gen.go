@@ -73,7 +73,8 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	m.Params = grow(m.Params, nParams)[:nParams]
 	r = r.bytes32s("Params", m.Params, true)
 	m.ResultFormat, r = signed[int16](r.u16("ResultFormat"))
-	return r.done("Bind", len(src))
+	r = r.end("ResultFormat")
+	return r.done("Bind", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

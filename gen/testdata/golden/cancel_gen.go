@@ -36,7 +36,8 @@ func (m *Cancel) Decode(src []byte, p Params) error {
 	r = r.length()
 	r = r.fixed("Int32(80877102)", 4, 80877102)
 	m.ProcessID, r = signed[int32](r.u32("ProcessID"))
-	return r.done("Cancel", len(src))
+	r = r.end("ProcessID")
+	return r.done("Cancel", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -23,3 +23,46 @@ const (
 func NewMessages() []Message {
 	return []Message{&AuthOk{}, &AuthenticationSASL{}, &Bind{}, &Cancel{}, &KeyData{}, &StreamAbort{}, &Truncate{}, &TupleData{}, &Update{}, &Password{}, &Keepalive{}, &SASLResponse{}, &StartupMessage{}}
 }
+
+// fieldFormats is the manual's format of each field, for DecodeError.
+var fieldFormats = map[fieldKey]string{
+	{"AuthenticationSASL", "Mechanisms", false}: "String",
+	{"Bind", "FormatCodes", false}:              "Int16[C]",
+	{"Bind", "FormatCodes", true}:               "Int16",
+	{"Bind", "Params", false}:                   "Byten",
+	{"Bind", "Params", true}:                    "Int16",
+	{"Bind", "Portal", false}:                   "String",
+	{"Bind", "ResultFormat", false}:             "Int16",
+	{"Cancel", "ProcessID", false}:              "Int32",
+	{"Keepalive", "Reply", false}:               "Byte1",
+	{"Keepalive", "WALEnd", false}:              "Int64",
+	{"KeyData", "ProcessID", false}:             "Int32",
+	{"KeyData", "SecretKey", false}:             "Byten or Int32",
+	{"Password", "Password", false}:             "String",
+	{"SASLResponse", "Data", false}:             "Byten",
+	{"StartupMessage", "Params.Name", false}:    "String",
+	{"StartupMessage", "Params.Value", false}:   "String",
+	{"StartupMessage", "Version", false}:        "Int32(196608)",
+	{"StreamAbort", "AbortLSN", false}:          "Int64 (XLogRecPtr)",
+	{"StreamAbort", "Xid", false}:               "Int32 (TransactionId)",
+	{"Truncate", "Options", false}:              "Int8",
+	{"Truncate", "Relations", false}:            "Int32",
+	{"Truncate", "Relations", true}:             "Int32",
+	{"TupleData", "Columns", true}:              "Int16",
+	{"TupleData", "Columns.Data", false}:        "Byten",
+	{"TupleData", "Columns.Kind", false}:        "Byte1",
+	{"Update", "Columns", true}:                 "Int16",
+	{"Update", "Columns.Data", false}:           "Byten",
+	{"Update", "Columns.Kind", false}:           "Byte1",
+	{"Update", "New", false}:                    "TupleData",
+	{"Update", "Old", false}:                    "TupleData",
+	{"Update", "OldKind", false}:                "Byte1",
+	{"Update", "Relation", false}:               "Int32",
+	{"Update", "Xid", false}:                    "Int32 (TransactionId)",
+}
+
+// paramsUses says which Params decide a message's layout, for DecodeError's hint.
+var paramsUses = map[string]paramsUse{"KeyData": {protocol: true}, "StreamAbort": {
+	parallel:     true,
+	sinceLogical: 4,
+}, "Update": {streamed: true}}

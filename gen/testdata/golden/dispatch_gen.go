@@ -33,16 +33,16 @@ func (d *Backend) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case 'K':
-		return &d.keyData, d.keyData.Decode(src, p)
+		return decoded(&d.keyData, d.keyData.Decode(src, p))
 	case 'R':
 		if len(src) < 9 {
-			return nil, dispatchError("backend message", "subtype", 0, ErrTruncated)
+			return nil, dispatchError("backend message", "subtype", 5, ErrTruncated)
 		}
 		switch binary.BigEndian.Uint32(src[5:]) {
 		case 0:
-			return &d.authOk, d.authOk.Decode(src, p)
+			return decoded(&d.authOk, d.authOk.Decode(src, p))
 		case 10:
-			return &d.authenticationSASL, d.authenticationSASL.Decode(src, p)
+			return decoded(&d.authenticationSASL, d.authenticationSASL.Decode(src, p))
 		default:
 			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:])))
 		}
@@ -73,13 +73,13 @@ func (d *Frontend) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case 'B':
-		return &d.bind, d.bind.Decode(src, p)
+		return decoded(&d.bind, d.bind.Decode(src, p))
 	case 'p':
 		switch d.Auth {
 		case AuthPassword:
-			return &d.password, d.password.Decode(src, p)
+			return decoded(&d.password, d.password.Decode(src, p))
 		case AuthSASL:
-			return &d.saslResponse, d.saslResponse.Decode(src, p)
+			return decoded(&d.saslResponse, d.saslResponse.Decode(src, p))
 		default:
 			return nil, dispatchError("frontend message", "Auth", 0, errNoAuthState)
 		}
@@ -101,13 +101,13 @@ type Startup struct {
 // Decode decodes the one message in src, chosen by its first bytes.
 func (d *Startup) Decode(src []byte, p Params) (Message, error) {
 	if len(src) < 8 {
-		return nil, dispatchError("startup message", "request code", 0, ErrTruncated)
+		return nil, dispatchError("startup message", "request code", 4, ErrTruncated)
 	}
 	switch binary.BigEndian.Uint32(src[4:]) {
 	case 80877102:
-		return &d.cancel, d.cancel.Decode(src, p)
+		return decoded(&d.cancel, d.cancel.Decode(src, p))
 	default:
-		return &d.startupMessage, d.startupMessage.Decode(src, p)
+		return decoded(&d.startupMessage, d.startupMessage.Decode(src, p))
 	}
 }
 
@@ -129,11 +129,11 @@ func (d *Logical) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case 'A':
-		return &d.streamAbort, d.streamAbort.Decode(src, p)
+		return decoded(&d.streamAbort, d.streamAbort.Decode(src, p))
 	case 'T':
-		return &d.truncate, d.truncate.Decode(src, p)
+		return decoded(&d.truncate, d.truncate.Decode(src, p))
 	case 'U':
-		return &d.update, d.update.Decode(src, p)
+		return decoded(&d.update, d.update.Decode(src, p))
 	default:
 		return nil, dispatchError("logical replication message", "tag", 0, ErrUnknownTag)
 	}
@@ -156,7 +156,7 @@ func (d *ReplicationBackend) Decode(src []byte, p Params) (Message, error) {
 	}
 	switch src[0] {
 	case 'k':
-		return &d.keepalive, d.keepalive.Decode(src, p)
+		return decoded(&d.keepalive, d.keepalive.Decode(src, p))
 	default:
 		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
 	}

@@ -51,7 +51,7 @@ func (m *KeyData) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("KeyData", len(src))
+	return r.done("KeyData", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -85,6 +85,7 @@ func (m *KeyData) read10(r reader, p Params) reader {
 	}
 	m.ProcessID, r = r.u32("ProcessID")
 	m.SecretKey, r = r.take("SecretKey", 4)
+	r = r.end("SecretKey")
 	return r
 }
 
@@ -101,6 +102,7 @@ func (m *KeyData) read11(r reader, p Params) reader {
 	} else {
 		m.SecretKey, r = r.remaining("SecretKey", 4, 4)
 	}
+	r = r.end("SecretKey")
 	return r
 }
 

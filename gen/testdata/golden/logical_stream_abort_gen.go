@@ -49,7 +49,8 @@ func (m *StreamAbort) Decode(src []byte, p Params) error {
 	} else {
 		m.AbortLSN = 0
 	}
-	return r.done("StreamAbort", len(src))
+	r = r.end("AbortLSN")
+	return r.done("StreamAbort", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

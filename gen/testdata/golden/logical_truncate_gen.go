@@ -48,7 +48,8 @@ func (m *Truncate) Decode(src []byte, p Params) error {
 	for i := range m.Relations {
 		m.Relations[i], r = r.u32("Relations")
 	}
-	return r.done("Truncate", len(src))
+	r = r.end("Relations")
+	return r.done("Truncate", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -61,7 +61,7 @@ func (m *TupleData) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("TupleData", len(src))
+	return r.done("TupleData", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -69,7 +69,7 @@ func (m *Update) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = m.read(r, p)
-	return r.done("Update", len(src))
+	return r.done("Update", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
@@ -107,6 +107,7 @@ func (m *Update) read10(r reader, p Params) reader {
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
 	r = m.New.read(r, p)
+	r = r.end("New")
 	return r
 }
 
@@ -127,6 +128,7 @@ func (m *Update) read11(r reader, p Params) reader {
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
 	r = m.New.read(r, p)
+	r = r.end("New")
 	return r
 }
 

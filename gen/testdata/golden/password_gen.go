@@ -41,7 +41,8 @@ func (m *Password) Decode(src []byte, p Params) error {
 		r = r.tag('p').length()
 	}
 	m.Password, r = r.str("Password", m.Password)
-	return r.done("Password", len(src))
+	r = r.end("Password")
+	return r.done("Password", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -49,7 +49,8 @@ func (m *Keepalive) Decode(src []byte, p Params) error {
 		m.WALEnd, r = r.u64("WALEnd")
 		m.Reply, r = r.u8("Reply")
 	}
-	return r.done("Keepalive", len(src))
+	r = r.end("Reply")
+	return r.done("Keepalive", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

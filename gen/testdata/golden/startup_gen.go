@@ -60,7 +60,8 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 		e.Value, r = r.str("Params.Value", e.Value)
 	}
 	r = r.terminate("Params")
-	return r.done("StartupMessage", len(src))
+	r = r.end("Params")
+	return r.done("StartupMessage", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.

@@ -1,0 +1,136 @@
+package emit
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/pgspec/pgspec/gen/model"
+)
+
+// decodeInfo renders what a DecodeError adds when decoding fails, looked up
+// only then: the manual's format of every field by "Message.Field", and
+// which Params a message's layout depends on, so that an error typical of a
+// wrong Params can say so.
+func decodeInfo(f *jen.File, mod *model.Model) {
+	bySlug := map[string]*model.Message{}
+	for _, m := range mod.Messages {
+		bySlug[m.Slug] = m
+	}
+	type key struct {
+		name  string
+		count bool
+	}
+	formats := map[key]map[string]bool{}
+	var uses []jen.Code
+	for _, m := range mod.Messages {
+		var u paramsUse
+		for _, l := range m.Layouts {
+			walkFields(l.Items, "", bySlug, &u, func(name string, count bool, format string) {
+				k := key{m.GoName + "." + name, count}
+				if formats[k] == nil {
+					formats[k] = map[string]bool{}
+				}
+				formats[k][format] = true
+			})
+		}
+		if u != (paramsUse{}) {
+			uses = append(uses, jen.Lit(m.GoName).Op(":").Values(u.dict()))
+		}
+	}
+	var keys []key
+	for k := range formats {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].name < keys[j].name || keys[i].name == keys[j].name && !keys[i].count && keys[j].count
+	})
+	var entries []jen.Code
+	for _, k := range keys {
+		var fs []string
+		for f := range formats[k] {
+			fs = append(fs, f)
+		}
+		sort.Strings(fs)
+		msg, field, _ := strings.Cut(k.name, ".")
+		entries = append(entries, jen.Line().Values(jen.Lit(msg), jen.Lit(field), jen.Lit(k.count)).Op(":").Lit(strings.Join(fs, " or ")))
+	}
+	f.Line()
+	f.Comment("fieldFormats is the manual's format of each field, for DecodeError.")
+	f.Var().Id("fieldFormats").Op("=").Map(jen.Id("fieldKey")).String().Values(append(entries, jen.Line())...)
+	f.Line()
+	f.Comment("paramsUses says which Params decide a message's layout, for DecodeError's hint.")
+	f.Var().Id("paramsUses").Op("=").Map(jen.String()).Id("paramsUse").Values(uses...)
+}
+
+// paramsUse mirrors the runtime's paramsUse.
+type paramsUse struct {
+	streamed, parallel, protocol bool
+	sinceLogical                 int
+}
+
+func (u paramsUse) dict() jen.Dict {
+	d := jen.Dict{}
+	if u.streamed {
+		d[jen.Id("streamed")] = jen.True()
+	}
+	if u.parallel {
+		d[jen.Id("parallel")] = jen.True()
+	}
+	if u.protocol {
+		d[jen.Id("protocol")] = jen.True()
+	}
+	if u.sinceLogical > 0 {
+		d[jen.Id("sinceLogical")] = jen.Lit(u.sinceLogical)
+	}
+	return d
+}
+
+// walkFields calls add with the name decoders give each item of items (as
+// scope.name does) and its manual format, parts' items included under their
+// own names, and notes in u what decides their presence.
+func walkFields(items []*model.Item, prefix string, parts map[string]*model.Message, u *paramsUse, add func(name string, count bool, format string)) {
+	for _, it := range items {
+		switch it.Cond.Gate {
+		case model.GateStreamed:
+			u.streamed = true
+		case model.GateParallel:
+			u.parallel = true
+		}
+		if v := it.Cond.SinceLogical; v > 0 && (u.sinceLogical == 0 || v < u.sinceLogical) {
+			u.sinceLogical = v
+		}
+		if len(it.Lengths) > 0 {
+			u.protocol = true
+		}
+		// A count is read under its group's name, as the group's values
+		// are: its format is kept apart for the errors only a count has.
+		switch {
+		case it.Field == "" || it.Row == nil:
+		case it.Op == model.OpCount:
+			add(prefix+it.Field, true, it.Row.Format)
+		case it.Op == model.OpChoice:
+			add(prefix+it.Field, false, strings.SplitN(it.Row.Format, "(", 2)[0]) // Byte1, not the first alternative's Byte1('n')
+		default:
+			add(prefix+it.Field, false, it.Row.Format)
+		}
+		switch {
+		case it.Op == model.OpGroup && it.ElemType == "":
+			// One value per element, read under the group's name.
+			for _, el := range it.Elem {
+				if el.Row != nil {
+					add(prefix+it.Field, false, el.Row.Format)
+				}
+			}
+		case it.Op == model.OpGroup:
+			walkFields(it.Elem, prefix+it.Field+".", parts, u, add)
+		case it.Op == model.OpPart:
+			if p := parts[it.Part]; p != nil {
+				for _, l := range p.Layouts {
+					walkFields(l.Items, "", parts, u, add)
+				}
+			}
+		}
+	}
+}
