@@ -100,9 +100,9 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 		noun = "message"
 	}
 	fmt.Fprintf(stdout, "pgspec gen: package %s in %s: %d %s of PostgreSQL %s, %d files\n", name, *out, len(mod.Messages), noun, model.MajorList(mod.Majors), len(files))
-	fmt.Fprintf(stdout, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(full.Defaults))
-	for _, d := range full.Defaults {
-		fmt.Fprintf(stdout, "  %s\n", d)
+	fmt.Fprintf(stdout, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(mod.Defaults))
+	for _, d := range mod.Defaults {
+		fmt.Fprintf(stdout, "  %s\n", d.Text)
 	}
 	return 0
 }

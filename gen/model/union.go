@@ -246,7 +246,7 @@ func errorFields(specs []*spec.Spec, ov *spec.Overlay, p *problems, d *defaults)
 					p.addf("pg%d: error field %q has no label to name it by; name it in the overlay", s.Major, t.Term)
 				default:
 					ef.GoName = derived
-					d.addf("error field %s: Go name %s (the manual's label)", t.Term, derived)
+					d.addf("", "error field %s: Go name %s (the manual's label)", t.Term, derived)
 				}
 			}
 			ef.Doc = t.Description.En
