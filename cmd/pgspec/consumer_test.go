@@ -112,8 +112,11 @@ func TestInsertAlone(t *testing.T) {
 const noVersion = "v0.0.0-00010101000000-000000000000"
 
 // TestConsumerModule is the path of a user who adds pgspec to their own
-// module: go generate, go vet and the consumer's own tests, offline (no
-// proxy: the module cache already holds what pgspec needs).
+// module: go get -tool, go generate, go vet and the consumer's own tests,
+// offline (GOPROXY=off): the module cache already holds what pgspec needs,
+// since building and tidying this module put it there (make check runs
+// go mod tidy -diff first; a fresh cache filled by go vet ./... and that
+// alone was enough).
 func TestConsumerModule(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	if err != nil {

@@ -76,7 +76,11 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	if asked == "" && sameDir(*out, ".") {
 		asked = os.Getenv("GOPACKAGE")
 	}
-	name, err := packageName(*out, asked)
+	found, err := emit.PackageName(*out)
+	if err != nil {
+		return c.fail(1, "-out: %v", err)
+	}
+	name, err := packageName(*out, found, asked)
 	if err != nil {
 		return c.usageError("%v", err)
 	}
@@ -96,9 +100,9 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 		noun = "message"
 	}
 	fmt.Fprintf(stdout, "pgspec gen: package %s in %s: %d %s of PostgreSQL %s, %d files\n", name, *out, len(mod.Messages), noun, model.MajorList(mod.Majors), len(files))
-	fmt.Fprintf(stdout, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(full.Defaults))
-	for _, d := range full.Defaults {
-		fmt.Fprintf(stdout, "  %s\n", d)
+	fmt.Fprintf(stdout, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(mod.Defaults))
+	for _, d := range mod.Defaults {
+		fmt.Fprintf(stdout, "  %s\n", d.Text)
 	}
 	return 0
 }
@@ -149,15 +153,11 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && absA == absB
 }
 
-// packageName is the package to generate into dir: the one dir holds,
-// which asked (-package, or $GOPACKAGE for go generate's own directory)
-// must agree with; when dir has no Go files yet, asked, else dir's base
-// name.
-func packageName(dir, asked string) (string, error) {
-	found, err := emit.PackageName(dir)
-	if err != nil {
-		return "", fmt.Errorf("-out: %v", err)
-	}
+// packageName is the package to generate into dir: found, the one dir
+// holds, which asked (-package, or $GOPACKAGE for go generate's own
+// directory) must agree with; when dir has no Go files yet, asked, else
+// dir's base name.
+func packageName(dir, found, asked string) (string, error) {
 	switch {
 	case found != "" && asked != "" && asked != found:
 		return "", fmt.Errorf("-package %s, but %s holds package %s", asked, dir, found)

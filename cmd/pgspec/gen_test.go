@@ -87,6 +87,24 @@ func TestGenCommand(t *testing.T) {
 	}
 }
 
+// gen needs the go command (go/packages runs it): without one it fails,
+// exit 1, saying so, and writes nothing.
+func TestGenWithoutTheGoCommand(t *testing.T) {
+	out := filepath.Join(tmpModule(t), "wire")
+	tiny, err := filepath.Abs("../../gen/testdata/spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", "")
+	code, stdout, stderr := pgspec(t, "gen", "--spec", tiny, "--out", out, "--messages", "bind")
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "pgspec gen: -out: the go command, which loads and type-checks the package in "+out+", is not on PATH: ") {
+		t.Errorf("exit %d, %q, %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed gen left its -out")
+	}
+}
+
 // $GOPACKAGE names the package go generate runs in: it is the default only
 // for that directory. A -out elsewhere keeps the package it holds, or is
 // named after its directory.

@@ -28,15 +28,22 @@ type Auth struct {
 	Method string
 
 	scram *SCRAM
+	// verified is set once the SCRAM server signature checked out.
+	verified bool
 }
 
 // Reply takes a message the server sent during authentication and returns
 // the message to answer with, nil when none is due. done is true at
 // AuthenticationOk. An ErrorResponse is returned as *Error; a SCRAM server
-// that cannot prove it knows the password is an error too.
+// that cannot prove it knows the password is an error too, and so is one
+// that skips the proof (AuthenticationOk before AuthenticationSASLFinal): a
+// man in the middle could otherwise log the client in anywhere.
 func (a *Auth) Reply(m codec.Message) (reply codec.Message, done bool, err error) {
 	switch m := m.(type) {
 	case *codec.AuthenticationOk:
+		if a.scram != nil && !a.verified {
+			return nil, false, errUnexpected(m, "before the SCRAM server signature")
+		}
 		if a.Method == "" {
 			a.Method = "trust"
 		}
@@ -48,6 +55,9 @@ func (a *Auth) Reply(m codec.Message) (reply codec.Message, done bool, err error
 		a.Method = "md5"
 		return &codec.PasswordMessage{Password: MD5Password(a.User, a.Password, m.Salt)}, false, nil
 	case *codec.AuthenticationSASL:
+		if a.scram != nil {
+			return nil, false, errUnexpected(m, "a second time")
+		}
 		if !slices.Contains(m.AuthMechanisms, SCRAMSHA256) {
 			return nil, false, fmt.Errorf("session: the server offers SASL mechanisms %q, not %s", m.AuthMechanisms, SCRAMSHA256)
 		}
@@ -69,7 +79,9 @@ func (a *Auth) Reply(m codec.Message) (reply codec.Message, done bool, err error
 		if a.scram == nil {
 			return nil, false, errUnexpected(m, "before AuthenticationSASL")
 		}
-		return nil, false, a.scram.VerifyServerFinal(m.Data)
+		err := a.scram.VerifyServerFinal(m.Data)
+		a.verified = err == nil
+		return nil, false, err
 	case *codec.ErrorResponse:
 		return nil, false, NewError(m.Fields)
 	case *codec.NegotiateProtocolVersion:
@@ -92,8 +104,17 @@ const SCRAMSHA256 = "SCRAM-SHA-256"
 // SCRAM is the client side of one SCRAM-SHA-256 exchange (RFC 5802, RFC
 // 7677) without channel binding: ClientFirst goes in SASLInitialResponse,
 // ClientFinal answers AuthenticationSASLContinue, VerifyServerFinal checks
-// AuthenticationSASLFinal. The password is used as given: PostgreSQL's
-// SASLprep leaves NFKC-normalised passwords without special spaces as they are.
+// AuthenticationSASLFinal.
+//
+// The password is prepared as libpq's pg_saslprep does for ASCII: used as
+// is. A non-ASCII password is used as its UTF-8 bytes, unchanged too: that
+// is what SASLprep (RFC 4013) yields for a password already in NFKC form
+// without mapped or prohibited characters, which covers most passwords (and
+// libpq itself falls back to the raw bytes when SASLprep fails). A password
+// that SASLprep would change — a non-ASCII space, a soft hyphen, a
+// full-width letter, a ligature — does not log in: normalising it needs
+// Unicode tables this package, standard library only, does not carry, so
+// prepare such a password before handing it over.
 type SCRAM struct {
 	password, clientNonce string
 	// clientFirstBare and authMessage are kept between steps for the proofs.
@@ -123,13 +144,16 @@ func (s *SCRAM) ClientFinal(serverFirst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := attrs["m"]; ok {
+		return nil, errors.New("session: SCRAM server-first asks for a mandatory extension (m=)")
+	}
 	nonce, salt64, iter := attrs["r"], attrs["s"], attrs["i"]
 	if !strings.HasPrefix(nonce, s.clientNonce) || len(nonce) == len(s.clientNonce) {
 		return nil, fmt.Errorf("session: SCRAM server nonce %q does not extend the client's", nonce)
 	}
 	salt, err := base64.StdEncoding.DecodeString(salt64)
-	if err != nil {
-		return nil, fmt.Errorf("session: SCRAM salt: %w", err)
+	if err != nil || len(salt) == 0 {
+		return nil, fmt.Errorf("session: SCRAM salt %q is not base64 (%v)", salt64, err)
 	}
 	iterations, err := strconv.Atoi(iter)
 	if err != nil || iterations < 1 || iterations > maxIterations {

@@ -44,6 +44,8 @@ func TestSCRAMRejectsBadServerFirst(t *testing.T) {
 		"r=abcXYZ,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=0",               // no iterations
 		"r=abcXYZ,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=100000000",       // hours of hashing
 		"r=abcXYZ,garbage",                                      // not k=v
+		"r=abcXYZ,s=,i=4096",                                    // no salt
+		"m=ext,r=abcXYZ,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",      // mandatory extension
 	} {
 		s := &SCRAM{password: "pencil", clientNonce: "abc"}
 		s.ClientFirst()
@@ -155,6 +157,28 @@ func TestSCRAMBothSides(t *testing.T) {
 		s, _ := NewSCRAMServer("pw", []byte("salt"), 1)
 		if _, err := s.ServerFirst([]byte(bad)); err == nil {
 			t.Errorf("client first %q accepted", bad)
+		}
+	}
+}
+
+// TestAuthNeedsServerSignature: a server (or a man in the middle) that
+// answers the client's proof with AuthenticationOk, skipping
+// AuthenticationSASLFinal, does not log the client in; neither does a
+// second AuthenticationSASL.
+func TestAuthNeedsServerSignature(t *testing.T) {
+	for _, skip := range []codec.Message{&codec.AuthenticationOk{}, &codec.AuthenticationSASL{AuthMechanisms: []string{SCRAMSHA256}}} {
+		a := Auth{Password: "secret"}
+		server, _ := NewSCRAMServer("secret", []byte("0123456789abcdef"), 4096)
+		reply, _, _ := a.Reply(&codec.AuthenticationSASL{AuthMechanisms: []string{SCRAMSHA256}})
+		first, err := server.ServerFirst(reply.(*codec.SASLInitialResponse).Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := a.Reply(&codec.AuthenticationSASLContinue{Data: first}); err != nil {
+			t.Fatal(err)
+		}
+		if _, done, err := a.Reply(skip); done || err == nil {
+			t.Errorf("%s instead of AuthenticationSASLFinal: done %v, err %v", skip.Slug(), done, err)
 		}
 	}
 }

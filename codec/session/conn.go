@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/pgspec/pgspec/codec"
 )
@@ -164,15 +165,75 @@ func (c *Conn) Receive() (codec.Message, error) {
 	case *codec.BackendKeyData:
 		c.ProcessID, c.SecretKey = m.ProcessID, bytes.Clone(m.SecretKey)
 	case *codec.NegotiateProtocolVersion:
-		// PostgreSQL sends the whole newest version it speaks (3<<16 | minor).
-		c.Protocol = ProtocolVersion(m.NewestProtocolVersion)
-		c.P.ProtocolMinor = c.Protocol.Minor()
-		c.UnrecognizedOptions = slices.Clone(m.UnrecognizedOptions)
+		if err := c.negotiate(m); err != nil {
+			return nil, err
+		}
 	}
 	if c.OnMessage != nil {
 		c.OnMessage(m)
 	}
 	return m, nil
+}
+
+// negotiate takes the server's NegotiateProtocolVersion: the session goes
+// on in the older version the server speaks. A version above the one asked
+// for, not 3.x, or options that are not "_pq_." ones cannot come from a
+// PostgreSQL server and end the session.
+func (c *Conn) negotiate(m *codec.NegotiateProtocolVersion) error {
+	// PostgreSQL sends the whole newest version it speaks (3<<16 | minor);
+	// the manual says the minor alone, which is taken too.
+	v := ProtocolVersion(m.NewestProtocolVersion)
+	if v>>16 == 0 {
+		v |= Protocol30
+	}
+	if m.NewestProtocolVersion < 0 || v.Major() != 3 || v > c.Protocol {
+		return fmt.Errorf("session: NegotiateProtocolVersion offers %s (%#x) to a client that asked for %s", v, uint32(m.NewestProtocolVersion), c.Protocol)
+	}
+	for _, o := range m.UnrecognizedOptions {
+		if !strings.HasPrefix(o, "_pq_.") {
+			return fmt.Errorf("session: NegotiateProtocolVersion lists %q, not a protocol option", o)
+		}
+	}
+	c.Protocol = v
+	c.P.ProtocolMinor = v.Minor()
+	c.UnrecognizedOptions = slices.Clone(m.UnrecognizedOptions)
+	return nil
+}
+
+// RequestEncryption sends req, an SSLRequest or a GSSENCRequest, on rw
+// before the StartupMessage, and reads the server's one-byte answer:
+// accepted ('S' or 'G') means the TLS or GSSAPI handshake starts now on
+// rw, not accepted ('N') that the session goes on in plaintext. It reads
+// exactly that byte, so no bytes the server sent after it can be mistaken
+// for encrypted data (CVE-2021-23222): call it before NewConn. Any other
+// answer is an error.
+func RequestEncryption(rw io.ReadWriter, req codec.Message) (accepted bool, err error) {
+	var yes byte
+	switch req.(type) {
+	case *codec.SSLRequest:
+		yes = 'S'
+	case *codec.GSSEncRequest:
+		yes = 'G'
+	default:
+		return false, fmt.Errorf("session: %s is not an encryption request", req.Slug())
+	}
+	buf, err := req.Encode(nil, codec.Params{})
+	if err != nil {
+		return false, err
+	}
+	if _, err := rw.Write(buf); err != nil {
+		return false, err
+	}
+	if _, err := io.ReadFull(rw, buf[:1]); err != nil {
+		return false, fmt.Errorf("session: %s answer: %w", req.Slug(), err)
+	}
+	switch buf[0] {
+	case yes:
+		return true, nil
+	case 'N':
+		return false, nil
+	}
+	return false, fmt.Errorf("session: %s answered %q, want %q or 'N'", req.Slug(), buf[0], yes)
 }
 
 // ReadUntilReady reads until ReadyForQuery, calling each (if not nil) with

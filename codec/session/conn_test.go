@@ -1,48 +1,111 @@
 package session_test
 
 import (
+	"bytes"
 	"errors"
-	"net"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/codec/session"
 )
 
-// TestStartupWrongPassword: the server refuses the SCRAM proof and says so
-// with an ErrorResponse, which Startup returns as *session.Error.
-func TestStartupWrongPassword(t *testing.T) {
-	client, server := net.Pipe()
-	go fakeServer(server)
-	defer client.Close()
-	err := session.NewConn(client).Startup(session.Config{User: "app", Password: "wrong"})
-	var e *session.Error
-	if !errors.As(err, &e) || e.SQLState() != "28P01" {
-		t.Errorf("got %v, want SQLSTATE 28P01", err)
+// script is a server that has already said everything: Conn reads the
+// encoded messages and writes into sent.
+type script struct {
+	io.Reader
+	sent bytes.Buffer
+}
+
+func (s *script) Write(p []byte) (int, error) { return s.sent.Write(p) }
+
+func newScript(t *testing.T, msgs ...codec.Message) *script {
+	t.Helper()
+	var buf []byte
+	for _, m := range msgs {
+		var err error
+		if buf, err = m.Encode(buf, codec.Params{Major: 15}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &script{Reader: bytes.NewReader(buf)}
+}
+
+// TestStartupNegotiation: a server that speaks 3.0 answers a 3.2 request
+// with NegotiateProtocolVersion, as PostgreSQL sends it (the whole version)
+// or as the manual describes it (the minor alone); the session goes on in
+// 3.0 with a 4-byte cancel key. A version above the one asked for, or a
+// listed option that is not "_pq_.", ends the startup.
+func TestStartupNegotiation(t *testing.T) {
+	startup := func(npv *codec.NegotiateProtocolVersion) (*session.Conn, error) {
+		s := newScript(t, npv, &codec.AuthenticationOk{},
+			&codec.ParameterStatus{Name: "server_version", Value: "15.18 (Debian 15.18-1)"},
+			&codec.BackendKeyData{ProcessID: 7, SecretKey: []byte{1, 2, 3, 4}}, &codec.ReadyForQuery{TxStatus: 'I'})
+		c := session.NewConn(s)
+		return c, c.Startup(session.Config{User: "u", ProtocolOptions: map[string]string{"_pq_.x": "1"}})
+	}
+	for _, v := range []int32{3 << 16, 0} {
+		c, err := startup(&codec.NegotiateProtocolVersion{NewestProtocolVersion: v, UnrecognizedOptions: []string{"_pq_.x"}})
+		if err != nil {
+			t.Fatalf("version %#x: %v", v, err)
+		}
+		if c.Protocol != session.Protocol30 || c.P.ProtocolMinor != 0 || c.P.Major != 15 || !bytes.Equal(c.SecretKey, []byte{1, 2, 3, 4}) ||
+			len(c.UnrecognizedOptions) != 1 || c.UnrecognizedOptions[0] != "_pq_.x" {
+			t.Errorf("version %#x: protocol %s, params %+v, key %x, options %q", v, c.Protocol, c.P, c.SecretKey, c.UnrecognizedOptions)
+		}
+	}
+	for _, bad := range []*codec.NegotiateProtocolVersion{
+		{NewestProtocolVersion: 3<<16 | 3},
+		{NewestProtocolVersion: 4 << 16},
+		{NewestProtocolVersion: -1},
+		{NewestProtocolVersion: 3 << 16, UnrecognizedOptions: []string{"user"}},
+	} {
+		if _, err := startup(bad); err == nil || !strings.Contains(err.Error(), "NegotiateProtocolVersion") {
+			t.Errorf("%+v: %v, want a NegotiateProtocolVersion error", bad, err)
+		}
 	}
 }
 
-// TestStartupState: what the server says during startup lands in the
-// Conn: the negotiated protocol and its layout, the major, the cancel key,
-// the parameters; OnMessage sees every message.
-func TestStartupState(t *testing.T) {
-	client, server := net.Pipe()
-	go fakeServer(server)
-	defer client.Close()
-	c := session.NewConn(client)
-	seen := map[string]int{}
-	c.OnMessage = func(m codec.Message) { seen[m.Slug()]++ }
-	if err := c.Startup(session.Config{User: "app", Password: "secret", ProtocolOptions: map[string]string{"_pq_.x": "1"}}); err != nil {
-		t.Fatal(err)
+func TestRequestEncryption(t *testing.T) {
+	for _, c := range []struct {
+		req      codec.Message
+		answer   string
+		accepted bool
+		err      string
+	}{
+		{&codec.SSLRequest{}, "N", false, ""},
+		{&codec.SSLRequest{}, "SE", true, ""}, // the E is the TLS stream's, not ours
+		{&codec.GSSEncRequest{}, "G", true, ""},
+		{&codec.GSSEncRequest{}, "S", false, `answered 'S', want 'G' or 'N'`},
+		{&codec.SSLRequest{}, "", false, "EOF"},
+		{&codec.Query{String: "x"}, "N", false, "not an encryption request"},
+	} {
+		s := &script{Reader: strings.NewReader(c.answer)}
+		accepted, err := session.RequestEncryption(s, c.req)
+		if accepted != c.accepted || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s answered %q: %v, %v; want %v, %q", c.req.Slug(), c.answer, accepted, err, c.accepted, c.err)
+		}
+		if c.accepted {
+			if rest, _ := io.ReadAll(s); string(rest) != c.answer[1:] {
+				t.Errorf("%s: read past the answer; left %q", c.req.Slug(), rest)
+			}
+			if want, _ := c.req.Encode(nil, codec.Params{}); !bytes.Equal(s.sent.Bytes(), want) {
+				t.Errorf("sent % x, want % x", s.sent.Bytes(), want)
+			}
+		}
 	}
-	if c.Protocol != session.Protocol30 || c.P.ProtocolMinor != 0 || c.P.Major != 17 || c.ProcessID != 4242 ||
-		string(c.SecretKey) != "\x01\x02\x03\x04" || c.Server["server_version"] != "17.6 (Debian 17.6-1)" || c.AuthMethod != session.SCRAMSHA256 {
-		t.Errorf("%+v", c)
+}
+
+func TestErrorFields(t *testing.T) {
+	e := session.NewError([]codec.ErrorField{{Code: 'S', Value: "FEHLER"}, {Code: 'V', Value: "ERROR"}, {Code: 'C', Value: "42P01"},
+		{Code: 'M', Value: `relation "nowhere" does not exist`}, {Code: 'H', Value: "h"}, {Code: 'P', Value: "15"}, {Code: 'Z', Value: "future"}})
+	if e.Severity() != "ERROR" || e.Detail() != "" || e.Hint() != "h" || e.Position() != 15 || e.Get('Z') != "future" {
+		t.Errorf("fields: %q %q %q %d %q", e.Severity(), e.Detail(), e.Hint(), e.Position(), e.Get('Z'))
 	}
-	if seen["negotiate-protocol-version"] != 1 || seen["ready-for-query"] != 1 || seen["parameter-status"] != 1 {
-		t.Errorf("OnMessage saw %v", seen)
-	}
-	if err := c.StartReplication("START_REPLICATION 0/0"); err == nil {
-		t.Error("a query answer taken for CopyBothResponse")
+	var target *session.Error
+	if !errors.As(errors.Join(errors.New("query"), e), &target) || target.SQLState() != "42P01" ||
+		target.Error() != `ERROR: relation "nowhere" does not exist (SQLSTATE 42P01)` {
+		t.Errorf("errors.As: %v", target)
 	}
 }

@@ -1,6 +1,10 @@
 package session
 
-import "github.com/pgspec/pgspec/codec"
+import (
+	"strconv"
+
+	"github.com/pgspec/pgspec/codec"
+)
 
 // Error is an ErrorResponse (or NoticeResponse) as a Go error. Its fields
 // are the message's, which are safe to keep: the codec's strings never
@@ -49,4 +53,17 @@ func (e *Error) Message() string { return e.Get(codec.ErrorFieldMessage) }
 // Error reads like psql's: `ERROR: relation "nope" does not exist (SQLSTATE 42P01)`.
 func (e *Error) Error() string {
 	return e.Severity() + ": " + e.Message() + " (SQLSTATE " + e.SQLState() + ")"
+}
+
+// Detail is the optional secondary message, "" when not sent.
+func (e *Error) Detail() string { return e.Get(codec.ErrorFieldDetail) }
+
+// Hint is the optional suggestion what to do about the problem, "" when not sent.
+func (e *Error) Hint() string { return e.Get(codec.ErrorFieldHint) }
+
+// Position is the 1-based character (not byte) index into the query where
+// the error is, 0 when not sent.
+func (e *Error) Position() int {
+	n, _ := strconv.Atoi(e.Get(codec.ErrorFieldPosition))
+	return n
 }

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,6 +115,9 @@ func goEnv(dir string) (inModule bool, version string, err error) {
 	cmd := exec.Command("go", "env", "GOMOD", "GOVERSION")
 	cmd.Dir = dir
 	out, err := cmd.Output()
+	if errors.Is(err, exec.ErrNotFound) {
+		return false, "", fmt.Errorf("the go command, which loads and type-checks the package in %s, is not on PATH: %w", dir, err)
+	}
 	if err != nil {
 		return false, "", fmt.Errorf("%s: go env: %w", dir, err)
 	}

@@ -16,26 +16,34 @@ import (
 // presence from the structure recognised in its prose. Each derivation is
 // recorded, so that a reviewer sees all of them (pgspec gen prints them).
 
+// Default is one derivation: the message it decided for ("" for the error
+// field codes) and what it decided, as printed.
+type Default struct {
+	Slug string
+	Text string
+}
+
 // defaults records each derivation once.
 type defaults struct {
 	seen map[string]bool
-	list []string
+	list []Default
 }
 
-func (d *defaults) addf(format string, args ...any) {
+// addf records a derivation for slug; format and args give its text.
+func (d *defaults) addf(slug, format string, args ...any) {
 	s := fmt.Sprintf(format, args...)
 	if d.seen == nil {
 		d.seen = map[string]bool{}
 	}
 	if !d.seen[s] {
 		d.seen[s] = true
-		d.list = append(d.list, s)
+		d.list = append(d.list, Default{Slug: slug, Text: s})
 	}
 }
 
-func (d *defaults) sorted() []string {
-	out := append([]string(nil), d.list...)
-	sort.Strings(out)
+func (d *defaults) sorted() []Default {
+	out := append([]Default(nil), d.list...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Text < out[j].Text })
 	return out
 }
 

@@ -296,7 +296,7 @@ func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 		e := n.entry
 		if e == nil && flat == nil && t.Kind == spec.KindByte && t.Tag != "" && !b.tagRunFrom(scope, i, nil) {
 			// A lone Byte1('N') that nothing names is a constant.
-			b.d.addf("%s: %s is a constant", b.m.Slug, n.row.Format)
+			b.d.addf(b.m.Slug, "%s: %s is a constant", b.m.Slug, n.row.Format)
 			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
 			continue
 		}
@@ -359,7 +359,7 @@ func (b *builder) cond(row *spec.Row, e *spec.FieldEntry, before []*Item) Cond {
 	case e.Gate != "":
 		g, _ = ParseGate(e.Gate)
 	case g != NoGate:
-		b.d.addf("%s %s: gate %s (%s)", b.m.Slug, e.Name, g, quoteName(why))
+		b.d.addf(b.m.Slug, "%s %s: gate %s (%s)", b.m.Slug, e.Name, g, quoteName(why))
 	}
 	c.Gate = g
 	for _, a := range row.Annotations {
@@ -397,7 +397,7 @@ func (b *builder) cond(row *spec.Row, e *spec.FieldEntry, before []*Item) Cond {
 		}
 		c.When = w
 	} else if c.When != nil {
-		b.d.addf("%s %s: present when %s (%s)", b.m.Slug, e.Name, presenceOf(c.When), quoteName(previousPart.FindString(row.Description.En)))
+		b.d.addf(b.m.Slug, "%s %s: present when %s (%s)", b.m.Slug, e.Name, presenceOf(c.When), quoteName(previousPart.FindString(row.Description.En)))
 	}
 	return c
 }
@@ -423,7 +423,7 @@ func (b *builder) choice(it *Item, e *spec.FieldEntry) {
 	case e.Choice != "":
 		it.Choice.Optional = e.Choice == spec.ChoiceOptional
 	default:
-		b.d.addf("%s %s: %s choice of %s", b.m.Slug, e.Name, derived, quoteTags(it.Choice.Tags))
+		b.d.addf(b.m.Slug, "%s %s: %s choice of %s", b.m.Slug, e.Name, derived, quoteTags(it.Choice.Tags))
 	}
 }
 

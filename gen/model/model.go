@@ -24,7 +24,7 @@ type Model struct {
 	ErrorFields []*ErrorField
 	// Defaults lists what was derived from the manual rather than read
 	// from the overlay, one line each, sorted.
-	Defaults []string
+	Defaults []Default
 }
 
 // Newest is the newest major of the model.
@@ -239,7 +239,7 @@ func (msg *Message) name(me *spec.MessageEntry, p *problems, d *defaults) {
 		p.addf("%s: no Go name can be derived from %q; name it in the overlay", msg.Slug, first)
 	default:
 		msg.GoName = derived
-		d.addf("%s: Go name %s, %s %s", msg.Slug, derived, how, quoteName(first))
+		d.addf(msg.Slug, "%s: Go name %s, %s %s", msg.Slug, derived, how, quoteName(first))
 	}
 }
 

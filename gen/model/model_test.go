@@ -56,7 +56,10 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(m.Defaults, "\n") + "\n"
+	var got string
+	for _, d := range m.Defaults {
+		got += d.Text + "\n"
+	}
 	const path = "testdata/defaults.txt"
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

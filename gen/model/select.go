@@ -90,7 +90,8 @@ func splitList(s, item string) ([]string, error) {
 
 // Select returns the part of m that sel selects: its messages restricted to
 // the selected majors (layouts, fields and names of other majors dropped),
-// with the message parts they carry whether or not a pattern names them.
+// with the message parts they carry whether or not a pattern names them,
+// and the defaults derived for what it keeps.
 // A major the spec lacks, a pattern that selects nothing, or an empty
 // result is an error. Descriptions keep what the manual says of every
 // major. m is not modified.
@@ -156,6 +157,15 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 				e.Majors = filter(ef.Majors, in)
 				out.ErrorFields = append(out.ErrorFields, &e)
 			}
+		}
+	}
+	kept := map[string]bool{"": len(out.ErrorFields) > 0} // "": the error field codes
+	for _, msg := range out.Messages {
+		kept[msg.Slug] = true
+	}
+	for _, d := range m.Defaults {
+		if kept[d.Slug] {
+			out.Defaults = append(out.Defaults, d)
 		}
 	}
 	return out, nil

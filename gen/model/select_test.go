@@ -108,6 +108,15 @@ func TestSelectDropsFieldsOfOtherMajors(t *testing.T) {
 	if len(got) != 2 || got["logical-insert"] == nil || got["logical-tuple-data"] == nil {
 		t.Fatalf("got %v, want logical-insert and the part it carries", mod.Messages)
 	}
+	// Only their derived defaults come along.
+	for _, d := range mod.Defaults {
+		if d.Slug != "logical-insert" && d.Slug != "logical-tuple-data" {
+			t.Errorf("default of an unselected message: %+v", d)
+		}
+	}
+	if len(mod.Defaults) == 0 {
+		t.Error("the selected messages' derived defaults are gone")
+	}
 	full := slugs(committedModel(t))["logical-insert"]
 	if len(got["logical-insert"].Fields) != len(full.Fields)-1 {
 		t.Errorf("fields %d of %d; the xid of 14+ should be gone", len(got["logical-insert"].Fields), len(full.Fields))

@@ -231,12 +231,12 @@ func TestDerived(t *testing.T) {
 		t.Errorf("TupleData.Columns.Kind: %+v, want a required choice (alternatives joined by “Or”)", ch)
 	}
 	has := func(prefix string) bool {
-		return slices.ContainsFunc(mod.Defaults, func(d string) bool { return strings.HasPrefix(d, prefix) })
+		return slices.ContainsFunc(mod.Defaults, func(d Default) bool { return strings.HasPrefix(d.Text, prefix) })
 	}
 	for _, want := range []string{"logical-update Xid: gate streamed", "logical-update: Byte1('N') is a constant",
 		"logical-update OldKind: optional choice of 'K' or 'O'", "logical-update Old: present when OldKind != 0", "auth-ok: Go name AuthOk"} {
 		if !has(want) {
-			t.Errorf("defaults lack %q:\n%s", want, strings.Join(mod.Defaults, "\n"))
+			t.Errorf("defaults lack %q:\n%v", want, mod.Defaults)
 		}
 	}
 	if has("logical-update: Go name") {

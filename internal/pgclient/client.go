@@ -45,8 +45,8 @@ func NewError(fields []codec.ErrorField) *Error { return session.NewError(fields
 type Conn struct {
 	*session.Conn
 	nc net.Conn
-	// SSLAnswer is the server's one-byte answer to SSLRequest, 0 when not asked.
-	SSLAnswer byte
+	// SSLDeclined says the server answered an SSLRequest with 'N'.
+	SSLDeclined bool
 	// Negotiated is the server's NegotiateProtocolVersion, nil when it took the version asked for.
 	Negotiated *codec.NegotiateProtocolVersion
 	// Notices and Notifications collect the asynchronous messages as they arrive.
@@ -82,35 +82,29 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 }
 
 func (c *Conn) startup(cfg Config) error {
-	var err error
 	if cfg.GSSEncRequest {
-		if _, err = c.requestEncryption(&codec.GSSEncRequest{}); err != nil {
+		if err := plaintext(c.nc, &codec.GSSEncRequest{}, 'G'); err != nil {
 			return err
 		}
 	}
 	if cfg.SSLRequest {
-		if c.SSLAnswer, err = c.requestEncryption(&codec.SSLRequest{}); err != nil {
+		if err := plaintext(c.nc, &codec.SSLRequest{}, 'S'); err != nil {
 			return err
 		}
+		c.SSLDeclined = true
 	}
 	return c.Startup(session.Config{User: cfg.User, Password: cfg.Password, Database: cfg.Database, Params: cfg.Params,
 		Protocol: session.Protocol30 | session.ProtocolVersion(cfg.ProtocolMinor), ProtocolOptions: cfg.ProtocolOptions})
 }
 
-// requestEncryption sends SSLRequest or GSSENCRequest and reads the answer,
-// a single byte rather than a message, before framing starts.
-func (c *Conn) requestEncryption(req codec.Message) (byte, error) {
-	if err := c.Send(req); err != nil {
-		return 0, err
+// plaintext sends an encryption request, which the server must decline:
+// this client speaks only plaintext. yes is the answer that accepts it.
+func plaintext(nc net.Conn, req codec.Message, yes byte) error {
+	accepted, err := session.RequestEncryption(nc, req)
+	if accepted {
+		return fmt.Errorf("%s answered %q; this client speaks only plaintext", req.Slug(), yes)
 	}
-	var b [1]byte
-	if _, err := io.ReadFull(c.nc, b[:]); err != nil {
-		return 0, fmt.Errorf("%s answer: %w", req.Slug(), err)
-	}
-	if b[0] != 'N' {
-		return b[0], fmt.Errorf("%s answered %q; this client speaks only plaintext", req.Slug(), b[0])
-	}
-	return b[0], nil
+	return err
 }
 
 // observe keeps what the suite watches of every message received.

@@ -39,8 +39,8 @@ func TestStartupAndAuthentication(t *testing.T) {
 			if conn.AuthMethod != c.want {
 				t.Errorf("authenticated by %q, want %q", conn.AuthMethod, c.want)
 			}
-			if c.ssl && conn.SSLAnswer != 'N' {
-				t.Errorf("SSLRequest answer %q, want 'N'", conn.SSLAnswer)
+			if conn.SSLDeclined != c.ssl {
+				t.Errorf("SSLRequest declined %v, want %v", conn.SSLDeclined, c.ssl)
 			}
 			if conn.Negotiated != nil {
 				t.Errorf("NegotiateProtocolVersion %+v for protocol 3.0", conn.Negotiated)

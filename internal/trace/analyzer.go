@@ -196,7 +196,7 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 		add(&st.messages, l.Msg.Slug())
 	}
 	if !x.a.format.Quiet {
-		lines = x.f.appendLineOf(lines, at, x.d.c.id, x.d.dir, off, chain, frame)
+		lines = x.f.appendLine(lines, at, x.d.c.id, x.d.dir, off, chain, frame)
 	}
 	out, err := x.reencode(chain)
 	switch {

@@ -31,7 +31,7 @@ type style struct {
 type formatter struct {
 	style
 	shapes  map[shapeKey]*shape      // by message type and params
-	bodies  map[string]*body         // rendered messages of small frames (appendLineOf)
+	bodies  map[string]*body         // rendered messages of small frames (appendLine)
 	structs map[reflect.Type][]field // the fields of nested structs
 	second  int64                    // the Unix second seconds holds
 	seconds []byte                   // "2006-01-02T15:04:05" of second
@@ -48,18 +48,14 @@ type formatter struct {
 // Each message is named as the server's major names it; the payload field
 // that holds the next layer is not printed (the next layer is), nor is any
 // field that is not on the wire.
-func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer) []byte {
+//
+// frame is what chain was decoded from: a small frame seen before with the
+// same layer types and params prints what it printed then (a pure function
+// of those), rendered once. Frames that carry a secret are not kept; a nil
+// frame is not looked up.
+func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer, frame []byte) []byte {
 	b = f.appendHeader(b, at, id, d, off)
-	return f.appendEnd(f.appendMessages(b, chain))
-}
-
-// appendLineOf is appendLine for the chain decoded from frame: a small
-// frame seen before with the same layer types and params prints what it
-// printed then (a pure function of those), rendered once. Frames that carry
-// a secret are not kept.
-func (f *formatter) appendLineOf(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer, frame []byte) []byte {
-	b = f.appendHeader(b, at, id, d, off)
-	if len(frame) > maxCachedFrame || hasSecret(chain) {
+	if frame == nil || len(frame) > maxCachedFrame || hasSecret(chain) {
 		return f.appendEnd(f.appendMessages(b, chain))
 	}
 	e := f.bodies[string(frame)]
@@ -374,6 +370,18 @@ var kinds = map[string]valueKind{
 	"RollbackTime": timestamp, "ServerTime": timestamp,
 }
 
+// maxElements bounds the elements of one repeated field a line shows (a
+// DataRow's values, a RowDescription's columns …), as maxValue bounds the
+// bytes of one value.
+const maxElements = 64
+
+func (f *formatter) appendSeparator(b []byte) []byte {
+	if f.json {
+		return append(b, ',')
+	}
+	return append(b, ' ')
+}
+
 // appendName writes a separator and a field's name.
 func (f *formatter) appendName(b []byte, name string) []byte {
 	if f.json {
@@ -425,15 +433,24 @@ func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 			return f.appendBytes(b, v.Bytes(), false)
 		}
 		b = append(b, '[')
-		for i := range v.Len() {
+		shown := min(v.Len(), maxElements)
+		for i := range shown {
 			if i > 0 {
-				if f.json {
-					b = append(b, ',')
-				} else {
-					b = append(b, ' ')
-				}
+				b = f.appendSeparator(b)
 			}
 			b = f.appendValue(b, name, v.Index(i))
+		}
+		if rest := v.Len() - shown; rest > 0 { // text: …(N more); JSON: {"more":N}
+			b = f.appendSeparator(b)
+			if f.json {
+				b = append(b, `{"more":`...)
+				b = strconv.AppendInt(b, int64(rest), 10)
+				b = append(b, '}')
+			} else {
+				b = append(b, "…("...)
+				b = strconv.AppendInt(b, int64(rest), 10)
+				b = append(b, " more)"...)
+			}
 		}
 		return append(b, ']')
 	case reflect.Struct:

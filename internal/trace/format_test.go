@@ -2,6 +2,8 @@ package trace
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +19,7 @@ func line(f Format, chain []Layer) string {
 	a := &analyzer{}
 	a.init(f, nil)
 	x := a.newFormatter()
-	return string(x.appendLine(nil, at, 7, Backend, 42, chain))
+	return string(x.appendLine(nil, at, 7, Backend, 42, chain, nil))
 }
 
 // TestLines renders hand-built messages in both formats; the expected lines
@@ -36,6 +38,14 @@ func TestLines(t *testing.T) {
 	salt := []Layer{{Msg: &codec.AuthenticationMD5Password{Salt: [4]byte{1, 2, 3, 0xff}}}}
 	copyBinary := []Layer{{Msg: &codec.CopyData{Data: []byte("PGCOPY\n\xff\r\n\x00")}}}
 	empty := []Layer{{Msg: &codec.Sync{}}}
+	wide := &codec.DataRow{}
+	for i := range 70 {
+		wide.Values = append(wide.Values, []byte(strconv.Itoa(i)))
+	}
+	var first64 []string
+	for i := range 64 {
+		first64 = append(first64, `"`+strconv.Itoa(i)+`"`)
+	}
 	schema := lineSchema(t)
 	for _, c := range []struct {
 		json  bool
@@ -50,6 +60,8 @@ func TestLines(t *testing.T) {
 		{true, salt, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"AuthenticationMD5Password","slug":"authentication-md5-password","Salt":{"bytes":4,"hex":"010203ff"}}]}`},
 		{false, copyBinary, `2026-11-30T12:20:01.123456Z #7 B @42 CopyData Data="PGCOPY\n\xff\r\n\x00"`},
 		{true, copyBinary, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"CopyData","slug":"copy-data","Data":{"bytes":11,"hex":"5047434f50590aff0d0a00"}}]}`},
+		{false, []Layer{{Msg: wide}}, `2026-11-30T12:20:01.123456Z #7 B @42 DataRow Values=[` + strings.Join(first64, " ") + ` …(6 more)]`},
+		{true, []Layer{{Msg: wide}}, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"DataRow","slug":"data-row","Values":[` + strings.Join(first64, ",") + `,{"more":6}]}]}`},
 		{false, empty, `2026-11-30T12:20:01.123456Z #7 B @42 Sync`},
 		{true, empty, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"Sync","slug":"sync"}]}`},
 	} {
@@ -237,5 +249,53 @@ func TestRenderingCache(t *testing.T) {
 	}
 	if len(x.f.bodies) != 1 {
 		t.Errorf("%d cached frames", len(x.f.bodies))
+	}
+}
+
+// plainWide are the codec's 64-bit fields that are neither WAL positions
+// nor times, reviewed: they print as numbers.
+var plainWide = map[string]bool{"NextFullXid": true, "OldestCommitFullXid": true, "BytesDone": true}
+
+// TestEveryWideFieldHasAKind: every 64-bit field of every codec message is
+// either in kinds (printed as an LSN or a time) or in plainWide, so a field
+// a new major adds gets a decision.
+func TestEveryWideFieldHasAKind(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	var unclassified []string
+	walk = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			switch f.Type.Kind() {
+			case reflect.Int64, reflect.Uint64:
+				if _, ok := kinds[f.Name]; !ok && !plainWide[f.Name] {
+					unclassified = append(unclassified, typ.Name()+"."+f.Name)
+				}
+			default:
+				walk(f.Type)
+			}
+		}
+	}
+	// The dispatchers hold one value of every message type.
+	for _, d := range []any{codec.Startup{}, codec.Frontend{}, codec.Backend{}, codec.ReplicationFrontend{}, codec.ReplicationBackend{}, codec.Logical{}} {
+		walk(reflect.TypeOf(d))
+	}
+	if len(seen) < 80 {
+		t.Fatalf("walked only %d types", len(seen))
+	}
+	if len(unclassified) > 0 {
+		t.Errorf("64-bit fields in neither kinds nor plainWide: %v", unclassified)
+	}
+	for name := range kinds {
+		if plainWide[name] {
+			t.Errorf("%s is in both", name)
+		}
 	}
 }

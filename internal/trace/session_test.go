@@ -57,7 +57,7 @@ func TestNewStreamStartsUnstreamed(t *testing.T) {
 			t.Fatalf("step %d: decoded %s, want CopyData > XLogData > %T", i, chainName(chain), step.logical)
 		}
 		text := formatter{style: style{maxValue: DefaultMaxValue}}
-		if got, want := text.appendLine(nil, time.Time{}, 0, Backend, 0, chain[2:]), text.appendLine(nil, time.Time{}, 0, Backend, 0, []Layer{{Msg: step.logical, Params: v2}}); string(got) != string(want) {
+		if got, want := text.appendLine(nil, time.Time{}, 0, Backend, 0, chain[2:], nil), text.appendLine(nil, time.Time{}, 0, Backend, 0, []Layer{{Msg: step.logical, Params: v2}}, nil); string(got) != string(want) {
 			t.Errorf("step %d decoded\n%s want\n%s", i, got, want)
 		}
 	}
