@@ -19,7 +19,7 @@ func TestTraceArguments(t *testing.T) {
 		{[]string{"trace", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5432", "--format", "xml"}, `--format "xml": want text or json`},
 		{[]string{"trace", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5432", "extra"}, `unexpected argument "extra"`},
 		{[]string{"trace", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-message", "100"}, "--max-message 100: want 65535 to 1073741823"},
+		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-message", "100"}, "--max-message 100: want 65536 to 1073741823"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-conns", "0"}, "--max-conns and --startup-timeout must be positive"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-value", "0"}, "pgtrace trace: --max-value 0: want at least 1"},
 	} {

@@ -11,11 +11,13 @@ import (
 
 // The sizes PostgreSQL itself accepts from a client before it trusts it: a
 // startup-phase packet (MAX_STARTUP_PACKET_LENGTH) and an authentication
-// message (PG_MAX_AUTH_TOKEN_LENGTH). A longer announced length ends the
-// connection before any of the body is read.
+// message (PG_MAX_AUTH_TOKEN_LENGTH). PostgreSQL compares both with the
+// length field; these are whole messages, so the authentication message's
+// tag is added. A longer announced length ends the connection before any
+// of the body is read.
 const (
 	MaxStartupSize = 10000
-	MaxAuthSize    = 65535
+	MaxAuthSize    = 1 + 65535
 )
 
 // Layer is one decoded level of a wire message: the message itself, or a

@@ -110,7 +110,7 @@ func TestHugeMessageBeforeAuthentication(t *testing.T) {
 	if n > 4<<20 {
 		t.Errorf("the proxy allocated %d bytes for three 1 GiB announcements", n)
 	}
-	if want := "frontend byte offset 22: codec: frame 'p' length 1073741824 (max 65535): message longer than the maximum size; closing the session"; strings.Count(tr.log.String(), want) != 3 {
+	if want := "frontend byte offset 22: codec: frame 'p' length 1073741824 (max 65536): message longer than the maximum size; closing the session"; strings.Count(tr.log.String(), want) != 3 {
 		t.Errorf("log lacks 3 × %q:\n%s", want, tr.log)
 	}
 }
@@ -345,5 +345,40 @@ func TestClientHalfClose(t *testing.T) {
 	lines := tr.lines(t)
 	if q, row := strings.Index(lines, "F @39 Query "), strings.Index(lines, "B @444 DataRow "); q < 0 || row < q {
 		t.Errorf("the query's line does not come before its answer's:\n%s", lines)
+	}
+}
+
+// TestAuthenticationMessageLimit: before authenticating, a client message
+// may have a length field of up to 65,535 (PostgreSQL's
+// PG_MAX_AUTH_TOKEN_LENGTH, which it compares with the length field, not
+// counting the tag) and no more.
+func TestAuthenticationMessageLimit(t *testing.T) {
+	answer, err := (&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'M', Value: "got it"}}}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := serveAt(t, "127.0.0.1:0", func(c net.Conn) {
+		fr := codec.NewFrameReader(c)
+		if _, err := fr.NextUntagged(); err != nil {
+			return
+		}
+		if _, err := fr.Next(); err == nil {
+			c.Write(answer)
+		}
+	})
+	tr := startTrace(t, Options{Upstream: server})
+	for _, n := range []int{65535, 65536} {
+		c := dial(t, tr.addr)
+		c.Write(startupPacket(t))
+		msg := binary.BigEndian.AppendUint32([]byte{'p'}, uint32(n))
+		msg = append(msg, bytes.Repeat([]byte{'x'}, n-5)...)
+		c.Write(append(msg, 0))
+		got, _ := io.ReadAll(c)
+		if forwarded := bytes.Equal(got, answer); forwarded != (n == 65535) {
+			t.Errorf("length %d: the client got %q; log:\n%s", n, got, tr.log)
+		}
+	}
+	if want := "frontend byte offset 22: codec: frame 'p' length 65536"; strings.Count(tr.log.String(), want) != 1 {
+		t.Errorf("log lacks %q once:\n%s", want, tr.log)
 	}
 }
