@@ -193,6 +193,10 @@ func TestTupleDataKinds(t *testing.T) {
 		if err := new(codec.LogicalInsert).Decode(insert(cat(be16(1), 'x')), p); err == nil {
 			t.Errorf("%d: a column of kind 'x' decodes", major)
 		}
+		// NULL is 'n': a text value's length is never -1.
+		if err := new(codec.LogicalInsert).Decode(insert(cat(be16(1), 't', neg1)), p); err == nil {
+			t.Errorf("%d: a text column of length -1 decodes", major)
+		}
 	}
 }
 

@@ -33,6 +33,8 @@ type LogicalDelete struct {
 	//
 	// Byte1('O'): Identifies the following TupleData message as an old tuple. This field is
 	// present if the table in which the delete happened has REPLICA IDENTITY set to FULL.
+	//
+	// It holds the tag that is sent: 'K' or 'O'.
 	OldKind byte
 
 	// TupleData message part representing the contents of the old tuple or primary key,

@@ -27,6 +27,8 @@ type TupleDataColumn struct {
 	// Byte1('t'): Identifies the data as text formatted value.
 	//
 	// Byte1('b'): Identifies the data as binary formatted value.
+	//
+	// It holds the tag that is sent: 'n' or 'u' or 't' or 'b'.
 	Kind byte
 
 	// The value of the column, either in binary or in text format. (As specified in the

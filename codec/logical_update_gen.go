@@ -36,7 +36,7 @@ type LogicalUpdate struct {
 	// optional and is only present if table in which the update happened has REPLICA IDENTITY
 	// set to FULL.
 	//
-	// 0 when none of them is present.
+	// It holds the tag that is sent, 'K' or 'O', or 0 when none is.
 	OldKind byte
 
 	// TupleData message part representing the contents of the old tuple or primary key. Only

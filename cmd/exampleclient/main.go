@@ -2,12 +2,15 @@
 // package codec and codec/session only: it logs in (SCRAM-SHA-256 when the
 // server asks for it), reads 100,000 rows, runs an extended query with
 // parameters and follows a pgoutput stream (protocol version 2, streaming
-// on) of rows it inserts itself, replying to keepalives. Its pgconn +
-// pglogrepl counterpart takes 148 lines; a test keeps this file shorter.
+// on) of rows it inserts itself — a small transaction and one large enough
+// to be streamed — replying to keepalives. Its pgconn + pglogrepl
+// counterpart takes 148 lines; a test keeps this file's code shorter.
 //
-//	exampleclient -addr 127.0.0.1:5432 -user repl_user -password secret -db app
+//	PGPASSWORD=… exampleclient -addr 127.0.0.1:5432 -user repl_user -db app
 //
-// The user needs the REPLICATION attribute and CREATE in the database.
+// The user needs the REPLICATION attribute and CREATE in the database. The
+// password comes from $PGPASSWORD only: a command line is visible to every
+// user of the machine.
 package main
 
 import (
@@ -28,9 +31,9 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:5432", "server `host:port`")
 	var cfg session.Config
 	flag.StringVar(&cfg.User, "user", os.Getenv("USER"), "user `name`")
-	flag.StringVar(&cfg.Password, "password", os.Getenv("PGPASSWORD"), "`password` (default $PGPASSWORD)")
 	flag.StringVar(&cfg.Database, "db", "postgres", "`database`")
 	flag.Parse()
+	cfg.Password = os.Getenv("PGPASSWORD")
 	if err := run(*addr, cfg, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "exampleclient:", err)
 		os.Exit(1)
@@ -87,15 +90,17 @@ func run(addr string, cfg session.Config, out io.Writer) error {
 	return follow(addr, cfg, c, out)
 }
 
-// follow inserts three rows into a table of its own and reads them back
-// from a temporary logical replication slot.
+// follow inserts three rows into a table of its own, then 5,000 in a
+// transaction that outgrows logical_decoding_work_mem, and reads them back
+// from a temporary logical replication slot: the large one arrives
+// streamed, between Stream Start and Stream Stop, each change with its xid.
 func follow(addr string, cfg session.Config, c *session.Conn, out io.Writer) error {
 	name := "exampleclient_" + strconv.Itoa(os.Getpid())
 	if err := c.Exec("create table "+name+" (id int primary key, note text); create publication "+name+" for table "+name, nil); err != nil {
 		return err
 	}
 	defer c.Exec("drop publication "+name+"; drop table "+name, nil)
-	cfg.Params = map[string]string{"replication": "database"}
+	cfg.Params = map[string]string{"replication": "database", "options": "-c logical_decoding_work_mem=64kB"}
 	repl, nc, err := dial(addr, cfg)
 	if err != nil {
 		return err
@@ -104,8 +109,10 @@ func follow(addr string, cfg session.Config, c *session.Conn, out io.Writer) err
 	if err := repl.Exec("CREATE_REPLICATION_SLOT "+name+" TEMPORARY LOGICAL pgoutput", nil); err != nil {
 		return err
 	}
-	if err := c.Exec("insert into "+name+" select g, 'row ' || g from generate_series(1, 3) g", nil); err != nil {
-		return err
+	for _, rows := range []string{"1, 3", "4, 5003"} {
+		if err := c.Exec("insert into "+name+" select g, 'row ' || g from generate_series("+rows+") g", nil); err != nil {
+			return err
+		}
 	}
 	if err := repl.StartReplication("START_REPLICATION SLOT " + name + " LOGICAL 0/0 (proto_version '2', publication_names '" + name + "', streaming 'on')"); err != nil {
 		return err
@@ -114,7 +121,8 @@ func follow(addr string, cfg session.Config, c *session.Conn, out io.Writer) err
 	r.P.LogicalVersion = 2
 	relations := map[uint32]*codec.LogicalRelation{}
 	var flushed session.LSN // the end of the last transaction received
-	for flushed == 0 {      // the three inserts are one transaction
+	streamed := 0           // inserts decoded with their xid
+	for commits := 0; commits < 2; {
 		m, err := repl.Receive()
 		if err != nil {
 			return err
@@ -135,9 +143,16 @@ func follow(addr string, cfg session.Config, c *session.Conn, out io.Writer) err
 			relations[lm.RelationOID] = lm.Clone() // kept beyond the next Decode
 		case *codec.LogicalInsert:
 			rel, cols := relations[lm.RelationOID], lm.New.Columns
+			if lm.Xid != 0 {
+				streamed++
+				break
+			}
 			fmt.Fprintf(out, "insert into %s: %s=%s %s=%s\n", rel.RelationName, rel.Columns[0].Name, cols[0].Data, rel.Columns[1].Name, cols[1].Data)
 		case *codec.LogicalCommit:
-			flushed = session.LSN(lm.TransactionEndLSN)
+			commits, flushed = commits+1, session.LSN(lm.TransactionEndLSN)
+		case *codec.LogicalStreamCommit:
+			commits, flushed = commits+1, session.LSN(lm.TransactionEndLSN)
+			fmt.Fprintf(out, "streamed transaction: %d inserts\n", streamed)
 		}
 		if err != nil {
 			return err

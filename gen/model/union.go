@@ -128,9 +128,11 @@ func itemDoc(it *Item) []string {
 		for _, r := range it.Choice.Alternatives {
 			doc = append(doc, fmt.Sprintf("%s: %s", r.Format, r.Description.En))
 		}
+		held := "It holds the tag that is sent: " + quoteTags(it.Choice.Tags) + "."
 		if it.Choice.Optional {
-			doc = append(doc, "0 when none of them is present.")
+			held = "It holds the tag that is sent, " + quoteTags(it.Choice.Tags) + ", or 0 when none is."
 		}
+		doc = append(doc, held)
 	case it.Op == OpGroup && it.Lead != "":
 		doc = append(doc, it.Lead)
 		if it.ElemType == "" {

@@ -7,7 +7,7 @@
 // A mutant no test kills is a condition no test pins. make mutate runs it;
 // it is not part of CI (each mutant costs a build of the codec's tests).
 //
-//	go run ./internal/mutate [-run REGEXP] [-every N] [-list]
+//	go run ./internal/mutate [-run REGEXP] [-every N] [-from N] [-list]
 package main
 
 import (
@@ -39,12 +39,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	match := fl.String("run", "", "only the mutants whose description matches this `regexp`")
 	every := fl.Int("every", 1, "only every `N`th mutant (a sample)")
 	list := fl.Bool("list", false, "list the mutants and stop")
+	from := fl.Int("from", 0, "start at mutant `N` (resume a run)")
 	timeout := fl.Duration("timeout", 10*time.Minute, "`limit` of one mutant's test run")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if fl.NArg() != 0 || *every < 1 {
-		fmt.Fprintln(stderr, "mutate: usage: mutate [-run REGEXP] [-every N] [-list]")
+		fmt.Fprintln(stderr, "mutate: usage: mutate [-run REGEXP] [-every N] [-from N] [-list]")
 		return 2
 	}
 	re, err := regexp.Compile(*match)
@@ -85,22 +86,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mutate: %v\n", err)
 		return 1
 	}
-	killed, survived := 0, 0
+	counts := map[string]int{}
 	for _, i := range chosen {
+		if i < *from {
+			continue
+		}
 		v, err := try(root, work, i, *timeout)
 		if err != nil {
 			fmt.Fprintf(stderr, "mutate: mutant %d: %v\n", i, err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "%4d  %-8s %s%s\n", i, v.status, v.mutant, v.by)
-		if v.status == "SURVIVED" {
-			survived++
-		} else {
-			killed++
-		}
+		counts[v.status]++
 	}
-	fmt.Fprintf(stdout, "%d mutants: %d killed, %d survived\n", killed+survived, killed, survived)
-	if survived > 0 {
+	fmt.Fprintf(stdout, "%d mutants: %d killed, %d survived", counts["KILLED"]+counts["SURVIVED"], counts["KILLED"], counts["SURVIVED"])
+	if n := counts["UNBUILT"] + counts["INVALID"]; n > 0 {
+		fmt.Fprintf(stdout, " (%d more did not build or were refused by the generator)", n)
+	}
+	fmt.Fprintln(stdout)
+	if counts["SURVIVED"] > 0 {
 		return 1
 	}
 	return 0
@@ -109,7 +113,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 // verdict is what the codec's tests made of one mutant.
 type verdict struct {
 	mutant Mutant
-	status string // KILLED, SURVIVED, or UNBUILT (the mutant does not compile)
+	// status is KILLED, SURVIVED, UNBUILT (the mutant does not compile) or
+	// INVALID (the generator refuses the mutated model).
+	status string
 	by     string // the tests that failed
 }
 
@@ -121,9 +127,9 @@ func try(root, work string, i int, timeout time.Duration) (verdict, error) {
 	}
 	m := mutants(mod)[i]
 	m.apply()
-	files, err := emit.Files(mod, emit.Options{Package: "codec"})
+	files, err := render(mod)
 	if err != nil {
-		return verdict{m, "KILLED", " (by the generator: " + firstLine(err.Error()) + ")"}, nil
+		return verdict{m, "INVALID", " (the generator refuses it: " + firstLine(err.Error()) + ")"}, nil
 	}
 	codec := filepath.Join(work, "codec")
 	if err := emit.Write(codec, files); err != nil {
@@ -142,6 +148,17 @@ func try(root, work string, i int, timeout time.Duration) (verdict, error) {
 		return verdict{m, "UNBUILT", " (does not compile: " + firstLine(string(out)) + ")"}, nil
 	}
 	return verdict{m, "KILLED", " (by " + failedTests(out) + ")"}, nil
+}
+
+// render generates the codec of a mutated model; a model the generator
+// cannot emit (its invariants panic) is an error, not a crash of the run.
+func render(mod *model.Model) (files map[string][]byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return emit.Files(mod, emit.Options{Package: "codec"})
 }
 
 // failedTests lists the top-level tests that failed.

@@ -23,6 +23,8 @@ type Column struct {
 	// Byte1('t'): Identifies the data as text formatted value.
 	//
 	// Byte1('b'): Identifies the data as binary formatted value.
+	//
+	// It holds the tag that is sent: 'n' or 't' or 'b'.
 	Kind byte
 
 	// The value of the column. n is the above length.

@@ -31,7 +31,7 @@ type Update struct {
 	// Byte1('O'): Identifies the following TupleData submessage as an old tuple. This field is
 	// optional.
 	//
-	// 0 when none of them is present.
+	// It holds the tag that is sent, 'K' or 'O', or 0 when none is.
 	OldKind byte
 
 	// TupleData message part representing the contents of the old tuple or primary key. Only
