@@ -49,11 +49,15 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(10)", 4, 10)
-	nAuthMechanisms := r.terminated(0, 1)
-	m.AuthMechanisms = grow(m.AuthMechanisms, nAuthMechanisms)[:nAuthMechanisms]
-	for i := range m.AuthMechanisms {
+	m.AuthMechanisms = m.AuthMechanisms[:cap(m.AuthMechanisms)]
+	var i int
+	for ; !r.ended(); i++ {
+		if i == len(m.AuthMechanisms) {
+			m.AuthMechanisms = room(m.AuthMechanisms, r.terminated(0, 1))
+		}
 		m.AuthMechanisms[i], r = r.str("AuthMechanisms", m.AuthMechanisms[i])
 	}
+	m.AuthMechanisms = m.AuthMechanisms[:i]
 	r = r.terminate("AuthMechanisms")
 	r = r.end("AuthMechanisms")
 	return r.done("AuthenticationSASL", len(src), p)

@@ -102,6 +102,9 @@ func benchCases() []benchCase {
 	copyRow := []byte("42\tAda Lovelace\tada@example.com\t2024-05-17 09:41:27+00\n")
 	add("CopyData", &codec.CopyData{Data: copyRow}, &pgproto3.CopyData{Data: copyRow})
 	add("CommandComplete", &codec.CommandComplete{CommandTag: "SELECT 10000"}, &pgproto3.CommandComplete{CommandTag: []byte("SELECT 10000")})
+	add("ParameterStatus", &codec.ParameterStatus{Name: "server_version", Value: "15.18 (Debian 15.18-0+deb12u1)"},
+		&pgproto3.ParameterStatus{Name: "server_version", Value: "15.18 (Debian 15.18-0+deb12u1)"})
+	add("ReadyForQuery", &codec.ReadyForQuery{TxStatus: 'I'}, &pgproto3.ReadyForQuery{TxStatus: 'I'})
 	return cs
 }
 

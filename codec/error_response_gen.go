@@ -59,13 +59,17 @@ func (m *ErrorResponse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('E').length()
 	}
-	nFields := r.terminated(1, 1)
-	m.Fields = grow(m.Fields, nFields)[:nFields]
-	for i := range m.Fields {
+	m.Fields = m.Fields[:cap(m.Fields)]
+	var i int
+	for ; !r.ended(); i++ {
+		if i == len(m.Fields) {
+			m.Fields = room(m.Fields, r.terminated(1, 1))
+		}
 		e := &m.Fields[i]
 		e.Code, r = r.u8("Fields.Code")
 		e.Value, r = r.str("Fields.Value", e.Value)
 	}
+	m.Fields = m.Fields[:i]
 	r = r.terminate("Fields")
 	r = r.end("Fields")
 	return r.done("ErrorResponse", len(src), p)

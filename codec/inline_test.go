@@ -17,7 +17,7 @@ var hotHelpers = []string{
 	"MajorSet.Has",
 	"reader.u8", "reader.u16", "reader.u32", "reader.u64", "reader.take", "reader.fill",
 	"reader.framed", "reader.count16", "reader.remaining",
-	"reader.terminate", "reader.done",
+	"reader.ended", "reader.terminate", "reader.done",
 	"writer.u8", "writer.u16", "writer.u32", "writer.u64", "writer.header", "writer.begin",
 	"writer.finish", "writer.extend", "writer.str", "writer.bytes32", "writer.raw",
 	"writer.count16", "writer.count32", "writer.nonzero", "writer.bytes", "writer.result",

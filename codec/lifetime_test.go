@@ -138,3 +138,36 @@ func eachString(v reflect.Value, f func(string)) {
 		}
 	}
 }
+
+// TestRepeatedStringsAllocateNothing: a session's repeated strings (here
+// parameter statuses, column names and command tags of alternating
+// messages through one Backend, so that no field keeps its previous value)
+// cost nothing after the first time: the intern table hands out the copies
+// it made then.
+func TestRepeatedStringsAllocateNothing(t *testing.T) {
+	rd, _ := rowDescription(10)
+	var stream [][]byte
+	for _, m := range []codec.Message{
+		&codec.ParameterStatus{Name: "client_encoding", Value: "UTF8"},
+		&codec.ParameterStatus{Name: "DateStyle", Value: "ISO, MDY"},
+		&codec.ParameterStatus{Name: "server_version", Value: "15.18 (Debian 15.18-0+deb12u1)"},
+		rd,
+		&codec.CommandComplete{CommandTag: "SELECT 10"},
+		&codec.RowDescription{Fields: []codec.FieldDescription{{Name: "other", DataTypeOID: 25, DataTypeSize: -1, TypeModifier: -1}}},
+		&codec.CommandComplete{CommandTag: "INSERT 0 1"},
+		&codec.ReadyForQuery{TxStatus: 'I'},
+	} {
+		stream = append(stream, appendMsg(t, nil, m))
+	}
+	var d codec.Backend
+	decodeAll := func() {
+		for _, frame := range stream {
+			if _, err := d.Decode(frame, codec.Params{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(20, decodeAll); n != 0 {
+		t.Errorf("%v allocations per pass over %d messages", n, len(stream))
+	}
+}

@@ -69,13 +69,17 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	m.ProtocolVersion, r = r.u32("ProtocolVersion")
-	nParameters := r.terminated(0, 2)
-	m.Parameters = grow(m.Parameters, nParameters)[:nParameters]
-	for i := range m.Parameters {
+	m.Parameters = m.Parameters[:cap(m.Parameters)]
+	var i int
+	for ; !r.ended(); i++ {
+		if i == len(m.Parameters) {
+			m.Parameters = room(m.Parameters, r.terminated(0, 2))
+		}
 		e := &m.Parameters[i]
 		e.Name, r = r.str("Parameters.Name", e.Name)
 		e.Value, r = r.str("Parameters.Value", e.Value)
 	}
+	m.Parameters = m.Parameters[:i]
 	r = r.terminate("Parameters")
 	r = r.end("Parameters")
 	return r.done("StartupMessage", len(src), p)

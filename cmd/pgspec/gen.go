@@ -74,7 +74,9 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	asked := *pkg
 	if asked == "" && sameDir(*out, ".") {
-		asked = os.Getenv("GOPACKAGE")
+		// A go:generate line in an external test file runs with
+		// GOPACKAGE=x_test; *_gen.go files can only join x.
+		asked = strings.TrimSuffix(os.Getenv("GOPACKAGE"), "_test")
 	}
 	found, err := emit.PackageName(*out)
 	if err != nil {

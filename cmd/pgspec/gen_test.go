@@ -129,6 +129,13 @@ func TestGenPackageOfAnotherOut(t *testing.T) {
 			t.Errorf("gen --out %s: %v", dir, err)
 		}
 	}
+	// A go:generate line in an external test file (package gen2_test):
+	// *_gen.go files can only join gen2.
+	t.Setenv("GOPACKAGE", "gen2_test")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"gen", "--spec", tiny, "--messages", "bind"}, &stdout, &stderr); code != 0 || !strings.HasPrefix(stdout.String(), "pgspec gen: package gen2 in .: ") {
+		t.Errorf("GOPACKAGE=gen2_test: exit %d, %q %q", code, stdout.String(), stderr.String())
+	}
 }
 
 // TestGenDoesNotImportCodec: pgspec generates the codec, so it must build

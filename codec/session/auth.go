@@ -84,8 +84,10 @@ func (a *Auth) Reply(m codec.Message) (reply codec.Message, done bool, err error
 		return nil, false, err
 	case *codec.ErrorResponse:
 		return nil, false, NewError(m.Fields)
-	case *codec.NegotiateProtocolVersion:
-		return nil, false, nil // Conn.Receive has taken note
+	case *codec.NegotiateProtocolVersion, *codec.NoticeResponse:
+		// Conn.Receive has taken note of the one; the other may come at
+		// any time, the manual says, and Conn.OnMessage sees it.
+		return nil, false, nil
 	}
 	return nil, false, errUnexpected(m, "during authentication")
 }

@@ -99,6 +99,9 @@ func TestAuthReplies(t *testing.T) {
 	if e, ok := err.(*Error); !ok || e.SQLState() != "28P01" {
 		t.Errorf("error: %v", err)
 	}
+	if reply, done, err := (&Auth{}).Reply(&codec.NoticeResponse{Fields: []codec.ErrorField{{Code: 'M', Value: "note"}}}); reply != nil || done || err != nil {
+		t.Errorf("a NoticeResponse during authentication: %v, %v, %v", reply, done, err)
+	}
 	if _, _, err := (&Auth{}).Reply(&codec.DataRow{}); err == nil {
 		t.Error("a DataRow during authentication accepted")
 	}

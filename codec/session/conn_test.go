@@ -109,3 +109,36 @@ func TestErrorFields(t *testing.T) {
 		t.Errorf("errors.As: %v", target)
 	}
 }
+
+// TestStartupProtocol32: a PostgreSQL 18 server takes the 3.2 the client
+// asks for by default and sends a 32-byte cancel key, which the session
+// decodes under 3.2 and keeps; ParameterStatus values and the
+// transaction status of ReadyForQuery are what the server said.
+func TestStartupProtocol32(t *testing.T) {
+	key := bytes.Repeat([]byte{0xA5}, 32)
+	var buf []byte
+	p := codec.Params{Major: 18, ProtocolMinor: 2}
+	for _, m := range []codec.Message{&codec.AuthenticationOk{},
+		&codec.ParameterStatus{Name: "server_version", Value: "18.1"}, &codec.ParameterStatus{Name: "TimeZone", Value: "UTC"},
+		&codec.BackendKeyData{ProcessID: 99, SecretKey: key}, &codec.ReadyForQuery{TxStatus: 'I'}} {
+		var err error
+		if buf, err = m.Encode(buf, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &script{Reader: bytes.NewReader(buf)}
+	c := session.NewConn(s)
+	if err := c.Startup(session.Config{User: "u", Database: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Protocol != session.Protocol32 || c.P != p || c.ProcessID != 99 || !bytes.Equal(c.SecretKey, key) ||
+		c.Server["TimeZone"] != "UTC" || c.AuthMethod != "trust" {
+		t.Errorf("protocol %s, params %+v, pid %d, key %x, server %v, auth %q", c.Protocol, c.P, c.ProcessID, c.SecretKey, c.Server, c.AuthMethod)
+	}
+	var st codec.Startup
+	m, err := st.Decode(s.sent.Bytes(), codec.Params{})
+	if sm, ok := m.(*codec.StartupMessage); err != nil || !ok || sm.ProtocolVersion != uint32(session.Protocol32) ||
+		len(sm.Parameters) != 2 || sm.Parameters[0] != (codec.StartupParameter{Name: "database", Value: "d"}) {
+		t.Errorf("sent %+v, %v; want a 3.2 StartupMessage with database and user", m, err)
+	}
+}

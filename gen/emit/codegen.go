@@ -301,31 +301,39 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 		return []jen.Code{sized(), rcall(nil, "bytes32s", jen.Lit(name), target(), jen.Lit(it.Elem[0].Nullable))}
 	}
 	if it.Terminated {
-		// Elements until a zero byte: counted first (terminated), so that
-		// the slice is sized once, then read in place like a counted group.
+		// Elements until a zero byte, read in place into the slice's whole
+		// capacity; when it is full, the elements left are counted
+		// (terminated) and room made for them at once.
 		fixed, strs := terminatedShape(it)
+		loop := jen.For(jen.Empty(), jen.Op("!").Id("r").Dot("ended").Call(), jen.Id("i").Op("++"))
+		full := jen.If(jen.Id("i").Op("==").Len(target())).Block(
+			target().Op("=").Id("room").Call(target(), jen.Id("r").Dot("terminated").Call(jen.Lit(fixed), jen.Lit(strs))))
 		return append([]jen.Code{
-			jen.Id("n"+it.Field).Op(":=").Id("r").Dot("terminated").Call(jen.Lit(fixed), jen.Lit(strs)),
-			sized(),
-		}, append(e.readElems(it, sc, target), rcall(nil, "terminate", jen.Lit(name)))...)
+			target().Op("=").Add(target()).Index(jen.Empty(), jen.Cap(target())),
+			jen.Var().Id("i").Int(),
+		}, append(e.readElems(it, sc, target, loop, full),
+			target().Op("=").Add(target()).Index(jen.Empty(), jen.Id("i")),
+			rcall(nil, "terminate", jen.Lit(name)))...)
 	}
-	return append([]jen.Code{sized()}, e.readElems(it, sc, target)...)
+	loop := jen.For(jen.Id("i").Op(":=").Range().Add(target()))
+	return append([]jen.Code{sized()}, e.readElems(it, sc, target, loop)...)
 }
 
-// readElems reads a group's elements in place, every field of each
-// assigned (or zeroed when absent), so a reused value keeps no stale one.
-func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Statement) []jen.Code {
+// readElems is loop reading a group's elements in place (first statements
+// first), every field of each assigned (or zeroed when absent), so a reused
+// value keeps no stale one.
+func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Statement, loop *jen.Statement, first ...jen.Code) []jen.Code {
 	name := sc.name(it)
-	var body []jen.Code
+	body := first
 	if it.ElemType == "" {
 		v := it.Elem[len(it.Elem)-1]
-		body = append(e.readItems(it.Elem[:len(it.Elem)-1], sc), readValue(target().Index(jen.Id("i")), v, name))
+		body = append(append(body, e.readItems(it.Elem[:len(it.Elem)-1], sc)...), readValue(target().Index(jen.Id("i")), v, name))
 	} else {
 		inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
 		body = append(body, jen.Id("e").Op(":=").Op("&").Add(target()).Index(jen.Id("i")))
 		body = append(body, e.readItems(it.Elem, inner)...)
 	}
-	return []jen.Code{jen.For(jen.Id("i").Op(":=").Range().Add(target())).Block(body...)}
+	return []jen.Code{loop.Block(body...)}
 }
 
 // terminatedShape is what reader.terminated needs to count a zero-terminated

@@ -96,7 +96,7 @@ func sessions(cfg pgclient.Config) error {
 	if err := c32.Cancel(cfg.Addr); err != nil {
 		return err
 	}
-	var pe *pgclient.Error
+	var pe *session.Error
 	if _, err := c32.ReadUntilReady(nil); !errors.As(err, &pe) || pe.SQLState() != "57014" {
 		return fmt.Errorf("cancelled query ended with %v, want SQLSTATE 57014", err)
 	}
@@ -141,7 +141,7 @@ func extended(c *pgclient.Conn) error {
 			return err
 		}
 		if e, ok := m.(*codec.ErrorResponse); ok {
-			return pgclient.NewError(e.Fields)
+			return session.NewError(e.Fields)
 		}
 		if _, ok := m.(*codec.CloseComplete); ok {
 			break
@@ -290,7 +290,7 @@ func awaitReplication(c *pgclient.Conn, done func(codec.Message) bool) error {
 			return err
 		}
 		if e, ok := rm.Msg.(*codec.ErrorResponse); ok {
-			return pgclient.NewError(e.Fields)
+			return session.NewError(e.Fields)
 		}
 		if done(rm.Msg) {
 			return nil

@@ -33,12 +33,6 @@ type Config struct {
 	ProtocolOptions map[string]string
 }
 
-// Error is an ErrorResponse or NoticeResponse as a Go error.
-type Error = session.Error
-
-// NewError keeps the fields of an ErrorResponse or NoticeResponse.
-func NewError(fields []codec.ErrorField) *Error { return session.NewError(fields) }
-
 // Conn is one session over TCP: a session.Conn, plus what the test suite
 // watches (notices, notifications, what was decoded). It is not safe for
 // concurrent use.
@@ -50,7 +44,7 @@ type Conn struct {
 	// Negotiated is the server's NegotiateProtocolVersion, nil when it took the version asked for.
 	Negotiated *codec.NegotiateProtocolVersion
 	// Notices and Notifications collect the asynchronous messages as they arrive.
-	Notices       []*Error
+	Notices       []*session.Error
 	Notifications []Notification
 	// Decoded counts the messages decoded per slug, backend and replication
 	// layers alike, for the suite's report.
@@ -114,7 +108,7 @@ func (c *Conn) observe(m codec.Message) {
 	case *codec.NegotiateProtocolVersion:
 		c.Negotiated = m.Clone()
 	case *codec.NoticeResponse:
-		c.Notices = append(c.Notices, NewError(m.Fields))
+		c.Notices = append(c.Notices, session.NewError(m.Fields))
 	case *codec.NotificationResponse:
 		c.Notifications = append(c.Notifications, Notification{m.ProcessID, m.Channel, m.Payload})
 	}

@@ -105,7 +105,7 @@ func TestWrongPassword(t *testing.T) {
 	s := pgtest.Get(t)
 	for _, u := range []pgtest.User{pgtest.SCRAMUser, pgtest.MD5User, pgtest.PlainUser} {
 		_, err := Connect(context.Background(), Config{Addr: s.Addr(), User: u.Name, Password: "nope", Database: pgtest.Database})
-		var pgErr *Error
+		var pgErr *session.Error
 		if !errors.As(err, &pgErr) || pgErr.SQLState() != "28P01" {
 			t.Errorf("%s with a wrong password: %v, want SQLSTATE 28P01", u.Name, err)
 		}
@@ -154,7 +154,7 @@ func TestErrorAndNoticeFields(t *testing.T) {
 	check := func(sql string, want map[byte]string) {
 		t.Helper()
 		_, err := c.SimpleQuery(sql)
-		var e *Error
+		var e *session.Error
 		if !errors.As(err, &e) {
 			t.Fatalf("%s: %v, want an ErrorResponse", sql, err)
 		}
@@ -291,7 +291,7 @@ func TestExtendedProtocol(t *testing.T) {
 	// A failing Execute makes the server skip the second one, up to Sync.
 	expect[*codec.ParseComplete](t, c)
 	expect[*codec.BindComplete](t, c)
-	if e := NewError(expect[*codec.ErrorResponse](t, c).Fields); e.SQLState() != "22012" {
+	if e := session.NewError(expect[*codec.ErrorResponse](t, c).Fields); e.SQLState() != "22012" {
 		t.Errorf("division by zero: %v", e)
 	}
 	expect[*codec.ReadyForQuery](t, c)
@@ -408,7 +408,7 @@ func TestCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.ReadUntilReady(nil)
-	var e *Error
+	var e *session.Error
 	if !errors.As(err, &e) || e.SQLState() != "57014" || !strings.Contains(e.Message(), "client gave up") {
 		t.Errorf("CopyFail gave %v", err)
 	}
@@ -522,7 +522,7 @@ func TestCancelRequest(t *testing.T) {
 	}
 	start := time.Now()
 	_, err := c.ReadUntilReady(nil)
-	var e *Error
+	var e *session.Error
 	if !errors.As(err, &e) || e.SQLState() != "57014" {
 		t.Fatalf("cancelled query gave %v, want SQLSTATE 57014", err)
 	}

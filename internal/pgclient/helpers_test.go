@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
@@ -97,7 +98,7 @@ func expect[T codec.Message](t *testing.T, c *Conn) T {
 	got, ok := m.(T)
 	if !ok {
 		if e, isErr := m.(*codec.ErrorResponse); isErr {
-			t.Fatalf("got ErrorResponse %v, want %T", NewError(e.Fields), got)
+			t.Fatalf("got ErrorResponse %v, want %T", session.NewError(e.Fields), got)
 		}
 		t.Fatalf("got %s, want %T", m.Slug(), got)
 	}

@@ -110,11 +110,23 @@ func DecodeCapture(r io.Reader, opts CaptureOptions) (*Capture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a pcap or pcapng capture: %w", noEOF(err))
 	}
+	// pcapgo allocates a packet's buffer from the length its header claims:
+	// the pcap reader is held to maxPacket by its snap length, the pcapng
+	// one by blockGuard, before a hostile length costs anything.
 	var src packetSource
 	if bytes.Equal(magic, pcapngMagic) {
-		src, err = pcapgo.NewNgReader(br, pcapgo.DefaultNgReaderOptions)
+		var nr *pcapgo.NgReader
+		err = recovered(func() (err error) {
+			nr, err = pcapgo.NewNgReader(&blockGuard{src: br}, pcapgo.DefaultNgReaderOptions)
+			return err
+		})
+		src = recovering{nr}
 	} else {
-		src, err = pcapgo.NewReader(br)
+		var pr *pcapgo.Reader
+		if pr, err = pcapgo.NewReader(br); err == nil && pr.Snaplen() > maxPacket {
+			pr.SetSnaplen(maxPacket)
+		}
+		src = pr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("not a pcap or pcapng capture: %w", err)
@@ -128,12 +140,13 @@ func DecodeCapture(r io.Reader, opts CaptureOptions) (*Capture, error) {
 	link := src.LinkType()
 	lastProgress := time.Now()
 	for {
+		at := counted.n - int64(br.Buffered())
 		data, ci, err := src.ReadPacketData()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return c, fmt.Errorf("packet %d (byte %d): %w", c.packets+1, counted.n-int64(br.Buffered()), noEOF(err))
+			return c, fmt.Errorf("packet %d (byte %d): %w", c.packets+1, at, noEOF(err))
 		}
 		c.packets++
 		if tcp, netFlow, ok := tcpOf(data, link); ok {
@@ -174,6 +187,116 @@ func (c *Capture) writeLines(all bool) {
 		c.out.Write(c.lines)
 		c.lines = c.lines[:0]
 	}
+}
+
+// maxPacket is the largest captured packet read: libpcap's own maximum
+// snap length.
+const maxPacket = 262144
+
+// blockGuard passes a pcapng file through one whole block at a time, after
+// checking that the block is at most maxPacket and some, and that a packet
+// block's captured length fits in it.
+type blockGuard struct {
+	src   *bufio.Reader
+	order binary.ByteOrder
+	block []byte // the rest of the current block
+	buf   []byte
+	pos   int64 // of the next block
+}
+
+const (
+	ngSectionHeader  = 0x0a0d0d0a
+	ngPacket         = 2 // obsolete Packet Block
+	ngSimplePacket   = 3
+	ngEnhancedPacket = 6
+	ngByteOrderMagic = 0x1a2b3c4d
+)
+
+func (g *blockGuard) Read(p []byte) (int, error) {
+	if len(g.block) == 0 {
+		if err := g.next(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, g.block)
+	g.block = g.block[n:]
+	return n, nil
+}
+
+func (g *blockGuard) next() error {
+	hdr, err := g.src.Peek(12)
+	if len(hdr) == 0 && errors.Is(err, io.EOF) {
+		return io.EOF
+	}
+	if err != nil {
+		return noEOF(err)
+	}
+	if binary.LittleEndian.Uint32(hdr) == ngSectionHeader {
+		switch uint32(ngByteOrderMagic) {
+		case binary.LittleEndian.Uint32(hdr[8:]):
+			g.order = binary.LittleEndian
+		case binary.BigEndian.Uint32(hdr[8:]):
+			g.order = binary.BigEndian
+		default:
+			return fmt.Errorf("pcapng block at byte %d: bad byte-order magic", g.pos)
+		}
+	}
+	if g.order == nil {
+		return fmt.Errorf("pcapng block at byte %d: no section header first", g.pos)
+	}
+	typ, n := g.order.Uint32(hdr), g.order.Uint32(hdr[4:])
+	if n < 12 || n%4 != 0 || n > maxPacket+1024 {
+		return fmt.Errorf("pcapng block at byte %d: length %d (want a multiple of 4 from 12 to %d)", g.pos, n, maxPacket+1024)
+	}
+	if uint32(cap(g.buf)) < n {
+		g.buf = make([]byte, n)
+	}
+	g.buf = g.buf[:n]
+	if _, err := io.ReadFull(g.src, g.buf); err != nil {
+		return fmt.Errorf("pcapng block at byte %d: %w", g.pos, noEOF(err))
+	}
+	var claimed, room uint32 // a packet block's captured length and the space for it
+	switch typ {
+	case ngEnhancedPacket, ngPacket:
+		if n < 32 {
+			return fmt.Errorf("pcapng block at byte %d: packet block of %d bytes", g.pos, n)
+		}
+		claimed, room = g.order.Uint32(g.buf[20:]), n-32
+	case ngSimplePacket:
+		if n < 16 {
+			return fmt.Errorf("pcapng block at byte %d: packet block of %d bytes", g.pos, n)
+		}
+		claimed, room = g.order.Uint32(g.buf[8:]), n-16
+	}
+	if claimed > room && (typ != ngSimplePacket || claimed > maxPacket) {
+		return fmt.Errorf("pcapng block at byte %d: packet of %d bytes in a block of %d", g.pos, claimed, n)
+	}
+	g.block = g.buf
+	g.pos += int64(n)
+	return nil
+}
+
+// recovered runs f, turning a panic into an error: pcapgo panics on some
+// malformed pcapng files (an interface's time resolution of zero …), which
+// are bad input like any other.
+func recovered(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed capture: %v", r)
+		}
+	}()
+	return f()
+}
+
+// recovering reads packets through recovered.
+type recovering struct{ packetSource }
+
+func (r recovering) ReadPacketData() (data []byte, ci gopacket.CaptureInfo, err error) {
+	err = recovered(func() (err error) {
+		data, ci, err = r.packetSource.ReadPacketData()
+		return err
+	})
+	return data, ci, err
 }
 
 type countingReader struct {

@@ -3,7 +3,9 @@ package trace
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -334,6 +336,45 @@ func TestDecodeCaptureLogical(t *testing.T) {
 	for _, want := range []string{"> LogicalStreamStart Xid=7 FirstSegment=1\n", "> LogicalInsert Xid=7 RelationOID=16390 New=", "> LogicalStreamStop\n", "> LogicalInsert RelationOID=16390 New="} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lines lack %q:\n%s", want, out)
+		}
+	}
+}
+
+// FuzzDecodeCapture: whatever a capture file holds, DecodeCapture returns
+// (an error or counts) without panicking.
+func FuzzDecodeCapture(f *testing.F) {
+	f.Add(pcapFile(&testing.T{}, syntheticCapture(&testing.T{}), false))
+	f.Add(pcapFile(&testing.T{}, syntheticCapture(&testing.T{}), true))
+	f.Fuzz(func(t *testing.T, file []byte) {
+		DecodeCapture(bytes.NewReader(file), CaptureOptions{Out: io.Discard, Log: io.Discard})
+	})
+}
+
+// TestDecodeCaptureHostileLengths: a capture whose packet claims 4 GiB is an
+// error naming where, and costs only the decoder's fixed buffers (pcapgo
+// alone would allocate what the header claims).
+func TestDecodeCaptureHostileLengths(t *testing.T) {
+	pcap := pcapFile(t, syntheticCapture(t)[:1], false)
+	binary.LittleEndian.PutUint32(pcap[16:], 0xffffffff)    // snap length
+	binary.LittleEndian.PutUint32(pcap[24+8:], 0xfffffff0)  // the packet's captured length
+	binary.LittleEndian.PutUint32(pcap[24+12:], 0xfffffff0) // and original length
+	ng := pcapFile(t, syntheticCapture(t)[:1], true)
+	epb := bytes.Index(ng, []byte{6, 0, 0, 0}) // the Enhanced Packet Block
+	binary.LittleEndian.PutUint32(ng[epb+20:], 0xfffffff0)
+	for _, c := range []struct {
+		file []byte
+		want string
+	}{
+		{pcap, "packet 1 (byte 24): capture length exceeds snap length: 4294967280 > 262144"},
+		{ng, fmt.Sprintf("pcapng block at byte %d: packet of 4294967280 bytes in a block of", epb)},
+	} {
+		var err error
+		n := allocated(func() { _, err = DecodeCapture(bytes.NewReader(c.file), CaptureOptions{}) })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+		if n > 8<<20 { // the reader's and the assembler's buffers, whatever the file
+			t.Errorf("allocated %d bytes", n)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 	"github.com/pgspec/pgspec/internal/pgclient"
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
@@ -438,10 +439,10 @@ func TestDefaultForwardsUndecodable(t *testing.T) {
 	}
 	m, err := be.Decode(frame, codec.Params{})
 	e, ok := m.(*codec.ErrorResponse)
-	if err != nil || !ok || pgclient.NewError(e.Fields).SQLState() != "08P01" {
+	if err != nil || !ok || session.NewError(e.Fields).SQLState() != "08P01" {
 		t.Fatalf("server answered %v %v, want its protocol violation error", m, err)
 	}
-	if msg := pgclient.NewError(e.Fields).Get(codec.ErrorFieldMessage); msg != "invalid frontend message type 33" {
+	if msg := session.NewError(e.Fields).Get(codec.ErrorFieldMessage); msg != "invalid frontend message type 33" {
 		t.Errorf("server saw %q", msg)
 	}
 	if want := fmt.Sprintf("warning: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag; forwarded as received", sent); !strings.Contains(tr.log.String(), want) {
@@ -596,7 +597,7 @@ func TestCancelAndFeedback(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.ReadUntilReady(nil)
-	if e, ok := err.(*pgclient.Error); !ok || e.SQLState() != "57014" {
+	if e, ok := err.(*session.Error); !ok || e.SQLState() != "57014" {
 		t.Errorf("query cancelled through the proxy: %v", err)
 	}
 

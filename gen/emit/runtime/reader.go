@@ -5,6 +5,7 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 )
 
 // reader is the bounds-checked cursor generated decoders read through:
@@ -294,6 +295,10 @@ func (r reader) choice(field string, tags string, optional bool) (byte, reader) 
 	return 0, r.fail(field, unknownTag(r.rest[0], tags))
 }
 
+// ended reports whether a zero-terminated list ends here (or the input
+// does); terminate then consumes the zero byte.
+func (r reader) ended() bool { return len(r.rest) == 0 || r.rest[0] == 0 }
+
 // terminate consumes a zero-terminated list's terminator; a list that runs
 // out of input fails with ErrUnterminated.
 func (r reader) terminate(field string) reader {
@@ -304,9 +309,10 @@ func (r reader) terminate(field string) reader {
 	return r
 }
 
-// terminated counts the elements of a zero-terminated list, each fixed
-// bytes then strs zero-terminated strings, so that the decoder sizes the
-// list once; an element cut short counts too, for the decoder to report.
+// terminated counts the elements left in a zero-terminated list, each
+// fixed bytes then strs zero-terminated strings, so that the decoder makes
+// room for them at once (room); an element cut short counts too, for the
+// decoder to report.
 // Every element takes at least one byte, so the count is bounded by the
 // input.
 func (r reader) terminated(fixed, strs int) int {
@@ -353,6 +359,11 @@ func (e *DecodeError) finish(msg string, total int, p Params) error {
 	e.Format = fieldFormats[fieldKey{msg, e.Field, e.Err == ErrNegativeCount || e.Err == ErrCountTooLarge}]
 	e.Hint = paramsHint(msg, e.Err, p)
 	return e
+}
+
+// room extends the full slice s by n elements in one allocation.
+func room[S ~[]E, E any](s S, n int) S {
+	return slices.Grow(s, n)[:len(s)+n]
 }
 
 // grow returns s emptied, with room for n elements; n has been checked

@@ -47,11 +47,15 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		r = r.tag('R').length()
 	}
 	r = r.fixed("Int32(10)", 4, 10)
-	nMechanisms := r.terminated(0, 1)
-	m.Mechanisms = grow(m.Mechanisms, nMechanisms)[:nMechanisms]
-	for i := range m.Mechanisms {
+	m.Mechanisms = m.Mechanisms[:cap(m.Mechanisms)]
+	var i int
+	for ; !r.ended(); i++ {
+		if i == len(m.Mechanisms) {
+			m.Mechanisms = room(m.Mechanisms, r.terminated(0, 1))
+		}
 		m.Mechanisms[i], r = r.str("Mechanisms", m.Mechanisms[i])
 	}
+	m.Mechanisms = m.Mechanisms[:i]
 	r = r.terminate("Mechanisms")
 	r = r.end("Mechanisms")
 	return r.done("AuthenticationSASL", len(src), p)

@@ -52,13 +52,17 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.length()
 	m.Version, r = r.u32("Version")
-	nParams := r.terminated(0, 2)
-	m.Params = grow(m.Params, nParams)[:nParams]
-	for i := range m.Params {
+	m.Params = m.Params[:cap(m.Params)]
+	var i int
+	for ; !r.ended(); i++ {
+		if i == len(m.Params) {
+			m.Params = room(m.Params, r.terminated(0, 2))
+		}
 		e := &m.Params[i]
 		e.Name, r = r.str("Params.Name", e.Name)
 		e.Value, r = r.str("Params.Value", e.Value)
 	}
+	m.Params = m.Params[:i]
 	r = r.terminate("Params")
 	r = r.end("Params")
 	return r.done("StartupMessage", len(src), p)
