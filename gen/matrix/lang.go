@@ -49,9 +49,12 @@ type words struct {
 	factHeads             []string
 	message               string
 	none, details, also   string
-	layout, table         string
-	englishFallback       string
-	noDifferences         string
+	// notFixed stands where StartupMessage's version field has no fixed
+	// value (19 documents a plain Int32: any 3.x the peers negotiate).
+	notFixed        string
+	layout, table   string
+	englishFallback string
+	noDifferences   string
 }
 
 var vocab = map[Lang]words{
@@ -87,6 +90,7 @@ var vocab = map[Lang]words{
 			"logical replication versions named", "error field codes", "new error field codes", "messages (F/B, logical, streaming)"},
 		message:         "message",
 		none:            "none",
+		notFixed:        "not fixed (Int32)",
 		details:         "Details",
 		also:            "also",
 		layout:          "Layout (what a codec decodes):",
@@ -123,6 +127,7 @@ var vocab = map[Lang]words{
 			"文中提到的逻辑复制协议版本", "错误字段代码", "新增错误字段代码", "消息数（前后端、逻辑复制、流复制）"},
 		message:         "消息",
 		none:            "无",
+		notFixed:        "不固定（Int32）",
 		details:         "详情",
 		also:            "别名",
 		layout:          "布局（编解码器解码的内容）：",

@@ -70,7 +70,11 @@ func factCells(f Facts, v words) []string {
 	} else if len(f.NewErrorFields) > 0 {
 		newCodes = strings.Join(f.NewErrorFields, " ")
 	}
-	return []string{fmt.Sprint(f.Major), release, orNone(f.StartupVersion, v), list(f.ProtocolVersions, v),
+	startup := f.StartupVersion
+	if startup == "" {
+		startup = v.notFixed
+	}
+	return []string{fmt.Sprint(f.Major), release, startup, list(f.ProtocolVersions, v),
 		list(f.LogicalVersions, v), strings.Join(f.ErrorFields, " "), newCodes, counts}
 }
 

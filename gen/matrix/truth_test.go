@@ -170,6 +170,16 @@ func TestTruth(t *testing.T) {
 		if f.StartupVersion != want || !slices.Equal(f.ProtocolVersions, named) {
 			t.Errorf("%d: startup version %q, named %v; want %q, %v", f.Major, f.StartupVersion, f.ProtocolVersions, want, named)
 		}
+		// A version the manual leaves open is said to be so, not "none"
+		// (which reads as "no StartupMessage").
+		if f.Major == 19 {
+			if got := factCells(f, vocab[English])[2]; got != "not fixed (Int32)" {
+				t.Errorf("19's startup version cell %q", got)
+			}
+			if got := factCells(f, vocab[Chinese])[2]; got != "不固定（Int32）" {
+				t.Errorf("19's startup version cell (zh) %q", got)
+			}
+		}
 		// protocol-error-fields.html lists S V C M D H P p q W s t c d n F L R in 10 and 19.
 		if len(f.ErrorFields) != 18 || len(f.NewErrorFields) > 0 {
 			t.Errorf("%d: error fields %v, new %v", f.Major, f.ErrorFields, f.NewErrorFields)
