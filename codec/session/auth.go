@@ -26,6 +26,11 @@ type Auth struct {
 	// Method is how the server authenticates: "trust" (nothing asked),
 	// "password", "md5" or "SCRAM-SHA-256"; empty until known.
 	Method string
+	// Require, when not empty, lists the methods the client accepts, as
+	// libpq's require_auth does: a server (or a man in the middle) that asks
+	// for another — say cleartext, to read the password — or for none
+	// ("trust") gets no answer but an error.
+	Require []string
 
 	scram *SCRAM
 	// verified is set once the SCRAM server signature checked out.
@@ -45,14 +50,20 @@ func (a *Auth) Reply(m codec.Message) (reply codec.Message, done bool, err error
 			return nil, false, errUnexpected(m, "before the SCRAM server signature")
 		}
 		if a.Method == "" {
-			a.Method = "trust"
+			if err := a.use("trust"); err != nil {
+				return nil, false, err
+			}
 		}
 		return nil, true, nil
 	case *codec.AuthenticationCleartextPassword:
-		a.Method = "password"
+		if err := a.use("password"); err != nil {
+			return nil, false, err
+		}
 		return &codec.PasswordMessage{Password: a.Password}, false, nil
 	case *codec.AuthenticationMD5Password:
-		a.Method = "md5"
+		if err := a.use("md5"); err != nil {
+			return nil, false, err
+		}
 		return &codec.PasswordMessage{Password: MD5Password(a.User, a.Password, m.Salt)}, false, nil
 	case *codec.AuthenticationSASL:
 		if a.scram != nil {
@@ -61,7 +72,9 @@ func (a *Auth) Reply(m codec.Message) (reply codec.Message, done bool, err error
 		if !slices.Contains(m.AuthMechanisms, SCRAMSHA256) {
 			return nil, false, fmt.Errorf("session: the server offers SASL mechanisms %q, not %s", m.AuthMechanisms, SCRAMSHA256)
 		}
-		a.Method = SCRAMSHA256
+		if err := a.use(SCRAMSHA256); err != nil {
+			return nil, false, err
+		}
 		if a.scram, err = NewSCRAM(a.Password); err != nil {
 			return nil, false, err
 		}
@@ -90,6 +103,15 @@ func (a *Auth) Reply(m codec.Message) (reply codec.Message, done bool, err error
 		return nil, false, nil
 	}
 	return nil, false, errUnexpected(m, "during authentication")
+}
+
+// use records the method the server asked for, unless Require rules it out.
+func (a *Auth) use(method string) error {
+	if len(a.Require) > 0 && !slices.Contains(a.Require, method) {
+		return fmt.Errorf("session: the server asks for authentication by %q, not one of %q", method, a.Require)
+	}
+	a.Method = method
+	return nil
 }
 
 // MD5Password is the answer to AuthenticationMD5Password:

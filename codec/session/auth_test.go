@@ -185,3 +185,24 @@ func TestAuthNeedsServerSignature(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthRequire: with Require set, a request for another method (a
+// downgrade to cleartext, or no authentication at all) is refused before
+// anything is sent; the required one is answered.
+func TestAuthRequire(t *testing.T) {
+	for _, c := range []struct {
+		m  codec.Message
+		ok bool
+	}{
+		{&codec.AuthenticationCleartextPassword{}, false},
+		{&codec.AuthenticationMD5Password{}, false},
+		{&codec.AuthenticationOk{}, false},
+		{&codec.AuthenticationSASL{AuthMechanisms: []string{SCRAMSHA256}}, true},
+	} {
+		a := Auth{Password: "secret", Require: []string{SCRAMSHA256}}
+		reply, done, err := a.Reply(c.m)
+		if c.ok != (err == nil) || !c.ok && (reply != nil || done || a.Method != "") {
+			t.Errorf("%s with SCRAM required: %v, %v, %v (method %q)", c.m.Slug(), reply, done, err, a.Method)
+		}
+	}
+}

@@ -25,6 +25,10 @@ type Config struct {
 	// ProtocolOptions are "_pq_." parameters; a server that does not know
 	// them lists them in NegotiateProtocolVersion (Conn.UnrecognizedOptions).
 	ProtocolOptions map[string]string
+	// RequireAuth, when not empty, lists the authentication methods the
+	// client accepts (Auth.Require): "trust", "password", "md5",
+	// "SCRAM-SHA-256".
+	RequireAuth []string
 }
 
 // StartupMessage is the StartupMessage for c, its parameters in name order.
@@ -92,7 +96,7 @@ func (c *Conn) Startup(cfg Config) error {
 	if err := c.Send(startup); err != nil {
 		return err
 	}
-	auth := Auth{User: cfg.User, Password: cfg.Password}
+	auth := Auth{User: cfg.User, Password: cfg.Password, Require: cfg.RequireAuth}
 	for done := false; !done; {
 		m, err := c.Receive()
 		if err != nil {
