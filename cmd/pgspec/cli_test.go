@@ -23,7 +23,7 @@ func TestHelpExitsZero(t *testing.T) {
 		}
 	}
 	_, out, _ := pgspec(t, "help", "diff")
-	if !strings.HasPrefix(out, "usage: pgspec diff [flags] A B [MESSAGE]\n\nclassify and diff") || !strings.Contains(out, "\nflags:\n  -lang string") {
+	if !strings.HasPrefix(out, "usage: pgspec diff [flags] A B [MESSAGE]\n\nclassify and diff") || !strings.Contains(out, "\nflags:\n  -lang language\n") {
 		t.Errorf("help diff:\n%s", out)
 	}
 	// No arguments at all is a usage error.

@@ -16,14 +16,10 @@ func init() {
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("diff", stdout, stderr)
 	dir := c.specFlag()
-	langFlag := c.String("lang", "en", "language: en or zh")
+	lang := c.langFlag("`language`: en or zh")
 	pos, code, done := c.parse(args, 2, 3)
 	if done {
 		return code
-	}
-	lang, err := matrix.ParseLang(*langFlag)
-	if err != nil {
-		return c.usageError("%v", err)
 	}
 	src, err := openSpec(*dir)
 	if err != nil {
@@ -56,11 +52,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	details := h.Diff(slug, lang)
+	details := h.Diff(slug, *lang)
 	if len(details) == 0 {
-		_, err = io.WriteString(stdout, matrix.NoDifferences(specs[0].Major, specs[1].Major, lang)+"\n")
+		_, err = io.WriteString(stdout, matrix.NoDifferences(specs[0].Major, specs[1].Major, *lang)+"\n")
 	} else {
-		err = matrix.WriteDiff(stdout, details, lang)
+		err = matrix.WriteDiff(stdout, details, *lang)
 	}
 	if err != nil {
 		return c.fail(1, "%v", err)

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/pgspec/pgspec/gen/export"
-	"github.com/pgspec/pgspec/gen/matrix"
 	"github.com/pgspec/pgspec/internal/atomicfile"
 	"github.com/pgspec/pgspec/spec"
 )
@@ -17,17 +16,13 @@ func init() {
 func runExport(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("export", stdout, stderr)
 	dir := c.specFlag()
-	langFlag := c.String("lang", "en", "language of tables, facts and labels: en or zh (tables_zh and facts_zh are always Chinese)")
+	lang := c.langFlag("`language` of tables, facts and labels: en or zh (tables_zh and facts_zh are always Chinese)")
 	out := c.String("out", "", "`directory` to write <slug>.json into, created if missing (required)")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
 	if *out == "" {
 		return c.usageError("--out DIR is required")
-	}
-	lang, err := matrix.ParseLang(*langFlag)
-	if err != nil {
-		return c.usageError("%v", err)
 	}
 	src, err := openSpec(*dir)
 	if err != nil {
@@ -37,7 +32,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	records, err := export.Records(specs, layout, lang)
+	records, err := export.Records(specs, layout, *lang)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

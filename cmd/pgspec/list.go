@@ -87,14 +87,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 func runShow(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("show", stdout, stderr)
 	v := addVersioned(c)
-	langFlag := c.String("lang", "en", "language: en or zh")
+	lang := c.langFlag("`language`: en or zh")
 	pos, code, done := c.parse(args, 1, 1)
 	if done {
 		return code
-	}
-	lang, err := matrix.ParseLang(*langFlag)
-	if err != nil {
-		return c.usageError("%v", err)
 	}
 	src, specs, s, code := v.load(c)
 	if code != 0 {
@@ -114,10 +110,10 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		}
 		return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, strings.Join(in, ", "))
 	}
-	if lang == matrix.Chinese && s.ReleaseZh == "" {
+	if *lang == matrix.Chinese && s.ReleaseZh == "" {
 		return c.fail(2, "PostgreSQL %d has no Chinese translation", s.Major)
 	}
-	spec.WriteTable(stdout, s, m, string(lang))
+	spec.WriteTable(stdout, s, m, string(*lang))
 	return 0
 }
 

@@ -14,15 +14,11 @@ func init() {
 func runMatrix(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("matrix", stdout, stderr)
 	dir := c.specFlag()
-	langFlag := c.String("lang", "en", "language: en or zh (the HTML page holds both and opens in this one)")
+	lang := c.langFlag("`language`: en or zh (the HTML page holds both and opens in this one)")
 	format := c.String("format", "md", "output format: md, json or html")
 	out := c.String("out", "", "write to this `file` (atomically) instead of standard output")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
-	}
-	lang, err := matrix.ParseLang(*langFlag)
-	if err != nil {
-		return c.usageError("%v", err)
 	}
 	render, ok := renderers[*format]
 	if !ok {
@@ -40,7 +36,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	data, err := render(h, lang)
+	data, err := render(h, *lang)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pgspec/pgspec/gen/matrix"
 	"github.com/pgspec/pgspec/internal/site"
 )
 
@@ -25,13 +24,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("serve", stdout, stderr)
 	dir := c.specFlag()
 	addr := c.String("addr", "127.0.0.1:8080", "`address` to listen on (port 0 picks a free one)")
-	langFlag := c.String("lang", "en", "language the page opens in: en or zh")
+	lang := c.langFlag("`language` the page opens in: en or zh")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
-	}
-	lang, err := matrix.ParseLang(*langFlag)
-	if err != nil {
-		return c.usageError("%v", err)
 	}
 	src, err := openSpec(*dir)
 	if err != nil {
@@ -41,7 +36,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	handler, err := site.New(specs, layout, lang)
+	handler, err := site.New(specs, layout, *lang)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

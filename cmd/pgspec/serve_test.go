@@ -15,7 +15,7 @@ func TestServeUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"serve", "--lang", "fr"}, 2, `pgspec serve: unknown language "fr"`},
+		{[]string{"serve", "--lang", "fr"}, 2, `pgspec serve: invalid value "fr" for flag -lang: unknown language "fr"`},
 		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"serve", "--addr", "127.0.0.1:99999"}, 1, "pgspec serve: listen tcp: address 99999: invalid port"},
 		{[]string{"serve", "--spec", "/nonexistent"}, 1, "--spec /nonexistent"},

@@ -86,3 +86,29 @@ func (s *specSource) history(specs []*spec.Spec) (*matrix.History, error) {
 	}
 	return matrix.Build(specs, layout)
 }
+
+// langFlag adds --lang (default English). The value is parsed as flags are,
+// so an unknown language is a usage error like any other bad flag.
+func (c *cli) langFlag(usage string) *matrix.Lang {
+	lang := matrix.English
+	c.Var(langValue{&lang}, "lang", usage)
+	return &lang
+}
+
+// langValue is a matrix.Lang as a flag.Value.
+type langValue struct{ lang *matrix.Lang }
+
+func (v langValue) String() string {
+	if v.lang == nil {
+		return ""
+	}
+	return string(*v.lang)
+}
+
+func (v langValue) Set(s string) error {
+	lang, err := matrix.ParseLang(s)
+	if err == nil {
+		*v.lang = lang
+	}
+	return err
+}

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -244,4 +245,24 @@ func ExampleAppendCopyData() {
 	}
 	// Output:
 	// <nil> d 39 bytes, reporting 16/B374D878
+}
+
+// A failed login: the server's ErrorResponse comes back as a *session.Error,
+// found with errors.As however the error was wrapped on the way.
+func ExampleError() {
+	client, server := net.Pipe()
+	go fakeServer(server)
+	defer client.Close()
+
+	c := session.NewConn(client)
+	err := c.Startup(session.Config{User: "app", Password: "wrong", RequireAuth: []string{session.SCRAMSHA256}})
+	err = fmt.Errorf("connect: %w", err)
+	var pgErr *session.Error
+	if errors.As(err, &pgErr) {
+		fmt.Println(pgErr.SQLState(), pgErr.Severity())
+		fmt.Println(err)
+	}
+	// Output:
+	// 28P01 FATAL
+	// connect: FATAL: session: SCRAM proof does not match: wrong password (SQLSTATE 28P01)
 }
