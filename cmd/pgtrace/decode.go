@@ -17,7 +17,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	port := fs.Int("port", 0, "the server's TCP port; connections to other ports are skipped (0: any connection whose first packet is a PostgreSQL startup packet)")
 	major := fs.Int("major", 0, "decode as this PostgreSQL major (10-19) instead of learning it from server_version")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	switch {
 	case fs.NArg() != 1:

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,11 +36,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runTrace(args[1:], stdout, stderr)
 	case "decode":
 		return runDecode(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprint(stderr, usage)
-		return 2
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
 	}
 	fmt.Fprintf(stderr, "pgtrace: unknown command %q\n%s", args[0], usage)
+	return 2
+}
+
+// parseFailed is the exit status of a subcommand whose flags did not parse:
+// 0 when they asked for help (the flag package printed it), else 2.
+func parseFailed(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	return 2
 }
 

@@ -27,7 +27,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	startupTimeout := fs.Duration("startup-timeout", trace.DefaultStartupTimeout, "time a client has from connecting to authenticating (PostgreSQL's authentication_timeout)")
 	idleTimeout := fs.Duration("idle-timeout", 0, "close a session in which neither side sent a byte for this long (0: never)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	switch {
 	case fs.NArg() > 0:

@@ -93,3 +93,15 @@ func TestTraceSignalSummary(t *testing.T) {
 		t.Fatal("SIGINT did not stop trace")
 	}
 }
+
+// TestHelp: asking for help is not an error: exit 0, the usage on stdout
+// (a subcommand's flags on stderr, where the flag package prints them).
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}, {"trace", "-h"}, {"decode", "--help"}} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, &stdout, &stderr)
+		if out := stdout.String() + stderr.String(); code != 0 || !strings.Contains(out, "usage") && !strings.Contains(out, "Usage") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0 and the usage", args, code, stdout.String(), stderr.String())
+		}
+	}
+}
