@@ -150,8 +150,8 @@ func TestFrameErrorKinds(t *testing.T) {
 		is       error
 		text     string
 	}{
-		{cat('D', be32(1<<30)), false, codec.ErrTooLong, "codec: frame 'D' length 1073741824 (max 1048576): message longer than the maximum size"},
-		{cat('D', be32(2)), false, codec.ErrBadLength, "codec: frame 'D' length 2 (max 1048576): bad length"},
+		{cat('D', be32(1<<30)), false, codec.ErrTooLong, "codec: frame 'D' length 1073741824 (max 1048575): message longer than the maximum size"},
+		{cat('D', be32(2)), false, codec.ErrBadLength, "codec: frame 'D' length 2 (max 1048575): bad length"},
 		{be32(1 << 21), true, codec.ErrTooLong, "codec: frame length 2097152 (max 1048576): message longer than the maximum size"},
 	} {
 		f := codec.NewFrameReader(&countingReader{header: c.header})

@@ -174,11 +174,12 @@ type FrameError struct {
 }
 
 func (e *FrameError) Error() string {
-	s := "codec: frame"
+	s, max := "codec: frame", e.Max
 	if e.Tag != 0 {
-		s += " '" + string(rune(e.Tag)) + "'"
+		// The length field does not count the tag: compare like with like.
+		s, max = s+" '"+string(rune(e.Tag))+"'", max-1
 	}
-	return s + " length " + strconv.Itoa(e.Length) + " (max " + strconv.Itoa(e.Max) + "): " + e.Err.Error()
+	return s + " length " + strconv.Itoa(e.Length) + " (max " + strconv.Itoa(max) + "): " + e.Err.Error()
 }
 
 func (e *FrameError) Unwrap() error { return e.Err }

@@ -110,7 +110,7 @@ func TestHugeMessageBeforeAuthentication(t *testing.T) {
 	if n > 4<<20 {
 		t.Errorf("the proxy allocated %d bytes for three 1 GiB announcements", n)
 	}
-	if want := "frontend byte offset 22: codec: frame 'p' length 1073741824 (max 65536): message longer than the maximum size; closing the session"; strings.Count(tr.log.String(), want) != 3 {
+	if want := "frontend byte offset 22: codec: frame 'p' length 1073741824 (max 65535): message longer than the maximum size; closing the session"; strings.Count(tr.log.String(), want) != 3 {
 		t.Errorf("log lacks 3 × %q:\n%s", want, tr.log)
 	}
 }
@@ -378,7 +378,7 @@ func TestAuthenticationMessageLimit(t *testing.T) {
 			t.Errorf("length %d: the client got %q; log:\n%s", n, got, tr.log)
 		}
 	}
-	if want := "frontend byte offset 22: codec: frame 'p' length 65536"; strings.Count(tr.log.String(), want) != 1 {
+	if want := "frontend byte offset 22: codec: frame 'p' length 65536 (max 65535)"; strings.Count(tr.log.String(), want) != 1 {
 		t.Errorf("log lacks %q once:\n%s", want, tr.log)
 	}
 }
