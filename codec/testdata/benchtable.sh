@@ -7,8 +7,8 @@ set -eu
 in=${1:-/tmp/pgspec-bench.txt}
 benchstat="${GO:-go} run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
 
-echo "## pgspec against pgproto3 (frontend/backend messages, 1 MiB stream)"
-$benchstat -filter '.name:(Decode OR Encode OR Stream)' -col '/impl@(pgproto3 pgspec)' "$in"
+echo "## pgspec against pgproto3 (frontend/backend messages, 1 MiB result stream, physical replication stream)"
+$benchstat -filter '.name:(Decode OR Encode OR Stream OR PhysicalStream)' -col '/impl@(pgproto3 pgspec)' "$in"
 echo
 echo "## pgspec against pglogrepl (pgoutput decode)"
 $benchstat -filter '.name:LogicalDecode' -col '/impl@(pglogrepl pgspec)' "$in"
@@ -32,8 +32,8 @@ ratios() {
 echo "## pgspec/pgproto3 ns/op over the shared messages (target: geomean <= 0.80x, every case <= 1.10x)"
 ratios '.name:(Decode OR Encode)' pgproto3
 echo
-echo "## pgspec/pgproto3 ns/op, 1 MiB stream"
-ratios '.name:Stream' pgproto3
+echo "## pgspec/pgproto3 ns/op, streams framed from an io.Reader (target: <= 1.0x)"
+ratios '.name:(Stream OR PhysicalStream)' pgproto3
 echo
 echo "## pgspec/pglogrepl ns/op, pgoutput decode (target: <= 0.33x, 3x faster)"
 ratios '.name:LogicalDecode' pglogrepl
