@@ -24,11 +24,11 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return c.usageError("--out DIR is required")
 	}
-	specs, layout, err := loadSpec(*dir)
+	h, err := readHistory(*dir)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	records, err := export.Records(specs, layout, *lang)
+	records, err := export.Records(h, *lang)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

@@ -28,11 +28,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	specs, layout, err := loadSpec(*dir)
+	h, err := readHistory(*dir)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	handler, err := site.New(specs, layout, *lang)
+	handler, err := site.New(h, *lang)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

@@ -79,14 +79,14 @@ func readSpec(dir string) (*specSource, []*spec.Spec, error) {
 	return src, specs, err
 }
 
-// loadSpec reads every major and the layout of the spec's overlay.
-func loadSpec(dir string) ([]*spec.Spec, matrix.LayoutFunc, error) {
+// readHistory reads every major and compares them: what the commands
+// that render the whole matrix start from.
+func readHistory(dir string) (*matrix.History, error) {
 	src, specs, err := readSpec(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	layout, err := src.layout()
-	return specs, layout, err
+	return src.history(specs)
 }
 
 // history compares specs with the source's layout.

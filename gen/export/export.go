@@ -160,15 +160,12 @@ const sourceLabel = "PostgreSQL %d English manual"
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
-// Records builds one record per slug, in the matrix's row order, layout
-// telling wire changes apart for the comparisons' classification. A slug
+// Records builds one record per slug of h, in the matrix's row order, the
+// comparisons classified as h's cells are. A slug
 // that could not be a file name is an error, since records are written to
 // <slug>.json.
-func Records(specs []*spec.Spec, layout matrix.LayoutFunc, lang matrix.Lang) ([]Record, error) {
-	h, err := matrix.Build(specs, layout)
-	if err != nil {
-		return nil, err
-	}
+func Records(h *matrix.History, lang matrix.Lang) ([]Record, error) {
+	specs := h.Specs
 	var out []Record
 	for _, row := range h.Rows {
 		if !slugRE.MatchString(row.Slug) {

@@ -58,7 +58,11 @@ func realSpecs(t *testing.T) []*spec.Spec {
 
 func record(t *testing.T, specs []*spec.Spec, layout matrix.LayoutFunc, slug string, lang matrix.Lang) Record {
 	t.Helper()
-	records, err := Records(specs, layout, lang)
+	h, err := matrix.Build(specs, layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, err := Records(h, lang)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +206,11 @@ func TestComparisonsFixtures(t *testing.T) {
 
 func TestRecordsRejectUnsafeSlug(t *testing.T) {
 	s := &spec.Spec{Major: 10, Messages: []spec.Message{{Slug: "../escape", Name: "X", Layer: spec.LayerFrontendBackend}}}
-	if _, err := Records([]*spec.Spec{s}, matrix.SpecLayout, matrix.English); err == nil || !strings.Contains(err.Error(), `"../escape"`) {
+	h, err := matrix.Build([]*spec.Spec{s}, matrix.SpecLayout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Records(h, matrix.English); err == nil || !strings.Contains(err.Error(), `"../escape"`) {
 		t.Errorf("err = %v, want one naming the slug", err)
 	}
 }

@@ -172,8 +172,8 @@ const visibleRows = `[...document.querySelectorAll('.grid tbody tr')].filter(r =
 // spec/matrix.html) in a real browser, as a reader uses it.
 func TestPageInChromium(t *testing.T) {
 	ctx, consoleErrors := browser(t)
-	specs, layout := committed(t)
-	handler, err := New(specs, layout, "en")
+	h := committed(t)
+	handler, err := New(h, "en")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestPageInChromium(t *testing.T) {
 	// slug any major documents, and the majors.
 	var slugs []string
 	var majors []string
-	for _, s := range specs {
+	for _, s := range h.Specs {
 		majors = append(majors, strconv.Itoa(s.Major))
 		for _, m := range s.Messages {
 			if !slices.Contains(slugs, m.Slug) {

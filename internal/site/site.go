@@ -35,19 +35,15 @@ type indexEntry struct {
 	URL  string `json:"url"`
 }
 
-// New renders every document of specs, layout deciding wire changes, the
-// page opening in lang, and returns the handler that serves them:
+// New renders every document of h, the page opening in lang, and returns the handler that serves them:
 //
 //	GET /                          the page (also /matrix.html)
 //	GET /matrix.json[?lang=zh]     the matrix as data
 //	GET /records/                  the slugs with their records' addresses
 //	GET /records/SLUG.json[?lang=zh] export's record of one message
-func New(specs []*spec.Spec, layout matrix.LayoutFunc, lang matrix.Lang) (http.Handler, error) {
-	h, err := matrix.Build(specs, layout)
-	if err != nil {
-		return nil, err
-	}
+func New(h *matrix.History, lang matrix.Lang) (http.Handler, error) {
 	s := &site{matrix: map[matrix.Lang][]byte{}, records: map[matrix.Lang]map[string][]byte{}}
+	var err error
 	if s.page, err = h.HTML(lang); err != nil {
 		return nil, err
 	}
@@ -56,7 +52,7 @@ func New(specs []*spec.Spec, layout matrix.LayoutFunc, lang matrix.Lang) (http.H
 		if s.matrix[l], err = h.JSON(l); err != nil {
 			return nil, err
 		}
-		records, err := export.Records(specs, layout, l)
+		records, err := export.Records(h, l)
 		if err != nil {
 			return nil, err
 		}

@@ -15,8 +15,8 @@ import (
 	"github.com/pgspec/pgspec/spec"
 )
 
-// committed loads the committed spec and the layout of its overlay.
-func committed(t *testing.T) ([]*spec.Spec, matrix.LayoutFunc) {
+// committed compares the committed spec's majors under its overlay's layout.
+func committed(t *testing.T) *matrix.History {
 	t.Helper()
 	dir := os.DirFS(filepath.Join(corpus.Root(), "spec"))
 	specs, err := spec.LoadAll(dir)
@@ -27,7 +27,11 @@ func committed(t *testing.T) ([]*spec.Spec, matrix.LayoutFunc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return specs, matrix.ModelLayout(ov)
+	h, err := matrix.Build(specs, matrix.ModelLayout(ov))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func get(t *testing.T, srv *httptest.Server, path string) (int, http.Header, string) {
@@ -45,8 +49,7 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, http.Header, str
 }
 
 func TestServe(t *testing.T) {
-	specs, layout := committed(t)
-	handler, err := New(specs, layout, matrix.English)
+	handler, err := New(committed(t), matrix.English)
 	if err != nil {
 		t.Fatal(err)
 	}
