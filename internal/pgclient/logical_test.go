@@ -186,7 +186,7 @@ func testLogical(t *testing.T, v variant) {
 // server moved the slot's confirmed_flush_lsn there.
 func confirmFlush(t *testing.T, repl, su *Conn, slot string, pos uint64) {
 	t.Helper()
-	if err := repl.SendReplication(&codec.StandbyStatusUpdate{WALWritePosition: pos, WALFlushPosition: pos,
+	if err := repl.SendCopyData(&codec.StandbyStatusUpdate{WALWritePosition: pos, WALFlushPosition: pos,
 		WALApplyPosition: pos, ClientTime: pgNow(), ReplyRequested: 1}); err != nil {
 		t.Fatal(err)
 	}

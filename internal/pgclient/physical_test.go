@@ -63,7 +63,7 @@ func TestPhysicalReplication(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := repl.SendReplication(&codec.StandbyStatusUpdate{WALWritePosition: next, WALFlushPosition: next,
+	if err := repl.SendCopyData(&codec.StandbyStatusUpdate{WALWritePosition: next, WALFlushPosition: next,
 		WALApplyPosition: start, ClientTime: pgNow(), ReplyRequested: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestPhysicalReplication(t *testing.T) {
 			break
 		}
 	}
-	if err := repl.SendReplication(&codec.HotStandbyFeedback{ClientTime: pgNow(), Xmin: uint32(full), XminEpoch: uint32(full >> 32)}); err != nil {
+	if err := repl.SendCopyData(&codec.HotStandbyFeedback{ClientTime: pgNow(), Xmin: uint32(full), XminEpoch: uint32(full >> 32)}); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{lsn(next), lsn(next), lsn(start), strconv.FormatUint(uint64(uint32(full)), 10)}, "|")
