@@ -71,45 +71,6 @@ func editJSON(t *testing.T, path string, edit func(doc map[string]any)) {
 	corpus.WriteFile(t, path, data)
 }
 
-// readmeBlocks are the code blocks of the README's section under heading,
-// each as it is between its fences.
-func readmeBlocks(t *testing.T, heading string) []string {
-	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(corpus.Root(), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "\n"+heading+"\n")
-	if !ok {
-		t.Fatalf("README has no section %q", heading)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	var blocks []string
-	for parts := strings.Split(section, "```"); len(parts) >= 3; parts = parts[2:] {
-		_, block, _ := strings.Cut(parts[1], "\n") // after the fence's language
-		blocks = append(blocks, block)
-	}
-	return blocks
-}
-
-// readmeSteps are the lines of the first code block under heading in the
-// README, comments and blank lines dropped.
-func readmeSteps(t *testing.T, heading string) []string {
-	t.Helper()
-	blocks := readmeBlocks(t, heading)
-	if len(blocks) == 0 {
-		t.Fatalf("README has no code block under %q", heading)
-	}
-	var steps []string
-	for _, line := range strings.Split(blocks[0], "\n") {
-		line, _, _ = strings.Cut(line, "#")
-		if line = strings.TrimSpace(line); line != "" {
-			steps = append(steps, line)
-		}
-	}
-	return steps
-}
-
 // The new-major drill, run step by step from the README's "When PostgreSQL
 // N ships" (its paths mapped to temporary copies, fetch pointed at the fake
 // 20): fetch → extract → gen stops with exactly what a person must decide

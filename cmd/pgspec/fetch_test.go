@@ -10,10 +10,7 @@ import (
 )
 
 func TestFetchArguments(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		msg  string
-	}{
+	wantFailures(t, 2, []usageCase{
 		{[]string{"fetch", "-out", "x"}, "pgspec fetch: --major is required"},
 		{[]string{"fetch", "-major", "20"}, "pgspec fetch: --out DIR is required"},
 		{[]string{"fetch", "-major", "20", "-out", "x", "-lang", "fr"}, `pgspec fetch: unknown language "fr" (want en or zh)`},
@@ -21,12 +18,7 @@ func TestFetchArguments(t *testing.T) {
 		{[]string{"fetch", "-major", "20", "-out", "x", "extra"}, `pgspec fetch: unexpected argument "extra"`},
 		{[]string{"fetch", "-major", "20.1", "-out", "x"}, `pgspec fetch: major "20.1": want a number such as 20, or devel`},
 		{[]string{"fetch", "-major", "20", "-out", "x", "-base-url", "ftp://example.org/"}, `pgspec fetch: base URL "ftp://example.org/": want an http or https URL`},
-	} {
-		code, _, stderr := pgspec(t, c.args...)
-		if code != 2 || !strings.Contains(stderr, c.msg) {
-			t.Errorf("pgspec %q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.msg)
-		}
-	}
+	})
 }
 
 // A refused fetch names every refused URL and writes nothing: no page, no

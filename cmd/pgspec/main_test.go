@@ -21,11 +21,26 @@ func pgspec(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
+// usageCase is a command line and what its error message must contain.
+type usageCase struct {
+	args []string
+	msg  string
+}
+
+// wantFailures runs each case and checks it exits with code, stderr
+// holding its message.
+func wantFailures(t *testing.T, code int, cases []usageCase) {
+	t.Helper()
+	for _, c := range cases {
+		got, _, stderr := pgspec(t, c.args...)
+		if got != code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("pgspec %q: exit %d, stderr %q; want exit %d and %q", c.args, got, stderr, code, c.msg)
+		}
+	}
+}
+
 func TestUsageErrorsExit2(t *testing.T) {
-	cases := []struct {
-		args []string
-		msg  string
-	}{
+	wantFailures(t, 2, []usageCase{
 		{nil, "usage: pgspec"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"show"}, "pgspec show: want 1 argument (MESSAGE), got 0"},
@@ -43,13 +58,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"list", "--bogus"}, "pgspec list: flag provided but not defined: -bogus\nrun 'pgspec help list' for usage"},
 		{[]string{"extract", "--docs", "/nonexistent"}, "pgspec extract: --docs /nonexistent: not a directory"},
 		{[]string{"help", "frobnicate"}, `pgspec help: unknown command "frobnicate"`},
-	}
-	for _, c := range cases {
-		code, _, stderr := pgspec(t, c.args...)
-		if code != 2 || !strings.Contains(stderr, c.msg) {
-			t.Errorf("pgspec %q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.msg)
-		}
-	}
+	})
 }
 
 func TestList(t *testing.T) {

@@ -12,10 +12,7 @@ import (
 )
 
 func TestMatrixDiffExportUsageErrorsExit2(t *testing.T) {
-	cases := []struct {
-		args []string
-		msg  string
-	}{
+	wantFailures(t, 2, []usageCase{
 		{[]string{"matrix", "--format", "pdf"}, `unknown format "pdf"`},
 		{[]string{"matrix", "--lang", "fr"}, `unknown language "fr"`},
 		{[]string{"matrix", "extra"}, `unexpected argument "extra" (want 0 arguments, got 1)`},
@@ -33,13 +30,7 @@ func TestMatrixDiffExportUsageErrorsExit2(t *testing.T) {
 		{[]string{"export"}, "--out DIR is required"},
 		{[]string{"export", "--out", "x", "--lang", "de"}, `unknown language "de"`},
 		{[]string{"export", "--out", "x", "y"}, `unexpected argument "y"`},
-	}
-	for _, c := range cases {
-		code, _, stderr := pgspec(t, c.args...)
-		if code != 2 || !strings.Contains(stderr, c.msg) {
-			t.Errorf("pgspec %q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.msg)
-		}
-	}
+	})
 }
 
 // A --spec directory that is missing, unreadable or holds no spec is named

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pgspec/pgspec/internal/corpus"
 )
 
 // TestReadmeCommands keeps the README's commands real: every pgspec
@@ -49,4 +52,43 @@ func TestReadmeCommands(t *testing.T) {
 			t.Errorf("the README names make %s, which the Makefile lacks", m[1])
 		}
 	}
+}
+
+// readmeBlocks are the code blocks of the README's section under heading,
+// each as it is between its fences.
+func readmeBlocks(t *testing.T, heading string) []string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(corpus.Root(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("README has no section %q", heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var blocks []string
+	for parts := strings.Split(section, "```"); len(parts) >= 3; parts = parts[2:] {
+		_, block, _ := strings.Cut(parts[1], "\n") // after the fence's language
+		blocks = append(blocks, block)
+	}
+	return blocks
+}
+
+// readmeSteps are the lines of the first code block under heading in the
+// README, comments and blank lines dropped.
+func readmeSteps(t *testing.T, heading string) []string {
+	t.Helper()
+	blocks := readmeBlocks(t, heading)
+	if len(blocks) == 0 {
+		t.Fatalf("README has no code block under %q", heading)
+	}
+	var steps []string
+	for _, line := range strings.Split(blocks[0], "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line != "" {
+			steps = append(steps, line)
+		}
+	}
+	return steps
 }

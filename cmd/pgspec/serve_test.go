@@ -5,26 +5,18 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"testing"
 )
 
 func TestServeUsage(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		code int
-		msg  string
-	}{
-		{[]string{"serve", "--lang", "fr"}, 2, `pgspec serve: invalid value "fr" for flag -lang: unknown language "fr"`},
-		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
-		{[]string{"serve", "--addr", "127.0.0.1:99999"}, 1, "pgspec serve: listen tcp: address 99999: invalid port"},
-		{[]string{"serve", "--spec", "/nonexistent"}, 1, "--spec /nonexistent"},
-	} {
-		code, _, stderr := pgspec(t, c.args...)
-		if code != c.code || !strings.Contains(stderr, c.msg) {
-			t.Errorf("pgspec %q: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.msg)
-		}
-	}
+	wantFailures(t, 2, []usageCase{
+		{[]string{"serve", "--lang", "fr"}, `pgspec serve: invalid value "fr" for flag -lang: unknown language "fr"`},
+		{[]string{"serve", "extra"}, `unexpected argument "extra"`},
+	})
+	wantFailures(t, 1, []usageCase{
+		{[]string{"serve", "--addr", "127.0.0.1:99999"}, "pgspec serve: listen tcp: address 99999: invalid port"},
+		{[]string{"serve", "--spec", "/nonexistent"}, "--spec /nonexistent"},
+	})
 }
 
 // serve answers until its context ends, then returns without error.
