@@ -21,11 +21,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	src, err := openSpec(*dir)
-	if err != nil {
-		return c.fail(1, "%v", err)
-	}
-	all, err := src.all()
+	src, all, err := readSpec(*dir)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

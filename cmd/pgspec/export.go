@@ -24,11 +24,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return c.usageError("--out DIR is required")
 	}
-	src, err := openSpec(*dir)
-	if err != nil {
-		return c.fail(1, "%v", err)
-	}
-	specs, layout, err := src.load()
+	specs, layout, err := loadSpec(*dir)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

@@ -41,11 +41,7 @@ func addVersioned(c *cli) versioned {
 // load reads the spec and picks the requested major; an unknown major is a
 // usage error (exit 2).
 func (v versioned) load(c *cli) (*specSource, []*spec.Spec, *spec.Spec, int) {
-	src, err := openSpec(*v.dir)
-	if err != nil {
-		return nil, nil, nil, c.fail(1, "%v", err)
-	}
-	specs, err := src.all()
+	src, specs, err := readSpec(*v.dir)
 	if err != nil {
 		return nil, nil, nil, c.fail(1, "%v", err)
 	}

@@ -24,11 +24,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return c.usageError("unknown format %q (want md, json or html)", *format)
 	}
-	src, err := openSpec(*dir)
-	if err != nil {
-		return c.fail(1, "%v", err)
-	}
-	specs, err := src.all()
+	src, specs, err := readSpec(*dir)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

@@ -28,11 +28,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	src, err := openSpec(*dir)
-	if err != nil {
-		return c.fail(1, "%v", err)
-	}
-	specs, layout, err := src.load()
+	specs, layout, err := loadSpec(*dir)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}

@@ -68,13 +68,24 @@ func (s *specSource) layout() (matrix.LayoutFunc, error) {
 	return matrix.ModelLayout(ov), nil
 }
 
-// load reads every major and the layout of the source's overlay.
-func (s *specSource) load() ([]*spec.Spec, matrix.LayoutFunc, error) {
-	specs, err := s.all()
+// readSpec opens the spec --spec names and reads every major in it: the
+// prologue of every command that works on the whole spec.
+func readSpec(dir string) (*specSource, []*spec.Spec, error) {
+	src, err := openSpec(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	layout, err := s.layout()
+	specs, err := src.all()
+	return src, specs, err
+}
+
+// loadSpec reads every major and the layout of the spec's overlay.
+func loadSpec(dir string) ([]*spec.Spec, matrix.LayoutFunc, error) {
+	src, specs, err := readSpec(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	layout, err := src.layout()
 	return specs, layout, err
 }
 

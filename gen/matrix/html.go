@@ -52,7 +52,7 @@ func (h *History) HTML(lang Lang) ([]byte, error) {
 	for _, s := range h.Specs {
 		p.Majors = append(p.Majors, s.Major)
 	}
-	for _, s := range []Status{Baseline, Absent, Added, Removed, Wire, Annotation, Wording, Unchanged} {
+	for _, s := range legendOrder {
 		p.Legend = append(p.Legend, legendEntry{Class: statusClass[s], Short: shortLabel(Change{Status: s}),
 			Label: both(func(v words) string { return v.status[s] }), Meaning: both(func(v words) string { return plain(v.meaning[s]) })})
 	}
@@ -242,15 +242,8 @@ func plain(s string) string { return strings.ReplaceAll(s, "`", "") }
 func explained(c Change) bool { return isChange(c.Status) || c.ZhOnly }
 
 func (h *History) pageRow(r Row) pageRow {
-	pr := pageRow{Slug: r.Slug, Name: r.Latest.Name, Same: true}
-	if r.Latest.Direction != "" {
-		pr.Name += " (" + r.Latest.Direction + ")"
-	}
-	for _, a := range r.Latest.Aliases {
-		if a != r.Latest.Name {
-			pr.Also = append(pr.Also, a)
-		}
-	}
+	pr := pageRow{Slug: r.Slug, Same: true}
+	pr.Name, pr.Also = rowName(r)
 	for i, c := range r.Cells {
 		major := h.Specs[i].Major
 		pc := pageCell{ID: fmt.Sprintf("%s-%d", r.Slug, major), Major: major, Class: statusClass[c.Status],
