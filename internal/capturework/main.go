@@ -262,17 +262,17 @@ func physical(cfg pgclient.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := c.SendReplication(&codec.StandbyStatusUpdate{WALWritePosition: pos, WALFlushPosition: pos, WALApplyPosition: pos, ClientTime: now, ReplyRequested: 1}); err != nil {
+	if err := c.SendCopyData(&codec.StandbyStatusUpdate{WALWritePosition: pos, WALFlushPosition: pos, WALApplyPosition: pos, ClientTime: now, ReplyRequested: 1}); err != nil {
 		return err
 	}
 	if err := awaitReplication(c, func(m codec.Message) bool { _, ok := m.(*codec.PrimaryKeepalive); return ok }); err != nil {
 		return fmt.Errorf("reply to a standby status update: %w", err)
 	}
-	if err := c.SendReplication(&codec.HotStandbyFeedback{ClientTime: now}); err != nil {
+	if err := c.SendCopyData(&codec.HotStandbyFeedback{ClientTime: now}); err != nil {
 		return err
 	}
 	if c.P.Major >= 19 {
-		if err := c.SendReplication(&codec.RequestPrimaryStatusUpdate{ClientTime: now}); err != nil {
+		if err := c.SendCopyData(&codec.RequestPrimaryStatusUpdate{ClientTime: now}); err != nil {
 			return err
 		}
 		if err := awaitReplication(c, func(m codec.Message) bool { _, ok := m.(*codec.PrimaryStatusUpdate); return ok }); err != nil {

@@ -184,10 +184,3 @@ func (c *Conn) SimpleQuery(sql string) ([]Result, error) {
 	})
 	return results, err
 }
-
-// MajorOf is the codec.Params.Major for a server_version parameter: its
-// major when the codec has it, else 0 (the newest layout).
-func MajorOf(version string) int {
-	major, _ := session.ParseServerVersion(version)
-	return session.Layout(major)
-}

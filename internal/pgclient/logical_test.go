@@ -15,12 +15,6 @@ import (
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
-// pgNow is the time in PostgreSQL microseconds.
-func pgNow() int64 {
-	us, _ := session.MicrosFromTime(time.Now())
-	return us
-}
-
 // lsn formats a WAL position as PostgreSQL prints it.
 func lsn(p uint64) string { return session.LSN(p).String() }
 
@@ -186,8 +180,7 @@ func testLogical(t *testing.T, v variant) {
 // server moved the slot's confirmed_flush_lsn there.
 func confirmFlush(t *testing.T, repl, su *Conn, slot string, pos uint64) {
 	t.Helper()
-	if err := repl.SendReplication(&codec.StandbyStatusUpdate{WALWritePosition: pos, WALFlushPosition: pos,
-		WALApplyPosition: pos, ClientTime: pgNow(), ReplyRequested: 1}); err != nil {
+	if err := repl.SendCopyData(session.StandbyStatus(session.LSN(pos), session.LSN(pos), session.LSN(pos), time.Now(), true)); err != nil {
 		t.Fatal(err)
 	}
 	// The server answers a requested reply with a keepalive.

@@ -63,8 +63,7 @@ func TestPhysicalReplication(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := repl.SendReplication(&codec.StandbyStatusUpdate{WALWritePosition: next, WALFlushPosition: next,
-		WALApplyPosition: start, ClientTime: pgNow(), ReplyRequested: 1}); err != nil {
+	if err := repl.SendCopyData(session.StandbyStatus(session.LSN(next), session.LSN(next), session.LSN(start), time.Now(), true)); err != nil {
 		t.Fatal(err)
 	}
 	for { // the requested reply is a keepalive reporting the server's WAL end
@@ -79,7 +78,7 @@ func TestPhysicalReplication(t *testing.T) {
 			break
 		}
 	}
-	if err := repl.SendReplication(&codec.HotStandbyFeedback{ClientTime: pgNow(), Xmin: uint32(full), XminEpoch: uint32(full >> 32)}); err != nil {
+	if err := repl.SendCopyData(session.HotStandbyFeedback(time.Now(), full, 0)); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{lsn(next), lsn(next), lsn(start), strconv.FormatUint(uint64(uint32(full)), 10)}, "|")

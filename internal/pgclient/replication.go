@@ -42,7 +42,3 @@ func (c *Conn) ReceiveReplication(logical bool) (ReplicationMessage, error) {
 	}
 	return ReplicationMessage{Msg: sub, Logical: lm}, nil
 }
-
-// SendReplication sends a streaming replication message (standby status
-// update, hot standby feedback) inside a CopyData.
-func (c *Conn) SendReplication(m codec.Message) error { return c.SendCopyData(m) }

@@ -611,10 +611,10 @@ func TestCancelAndFeedback(t *testing.T) {
 	if err := repl.StartReplication("START_REPLICATION PHYSICAL " + string(sys[0].Rows[0][2])); err != nil {
 		t.Fatal(err)
 	}
-	if err := repl.SendReplication(&codec.HotStandbyFeedback{ClientTime: 1}); err != nil { // 0 xmins: feedback off
+	if err := repl.SendCopyData(&codec.HotStandbyFeedback{ClientTime: 1}); err != nil { // 0 xmins: feedback off
 		t.Fatal(err)
 	}
-	if err := repl.SendReplication(&codec.StandbyStatusUpdate{ClientTime: 1, ReplyRequested: 1}); err != nil {
+	if err := repl.SendCopyData(&codec.StandbyStatusUpdate{ClientTime: 1, ReplyRequested: 1}); err != nil {
 		t.Fatal(err)
 	}
 	for {

@@ -106,22 +106,14 @@ func (f *FrameReader) frame(tag byte, hdr, n, minLen int) ([]byte, error) {
 		return nil, &FrameError{Tag: tag, Length: n, Max: max, Err: ErrTooLong}
 	}
 	total := hdr + n
-	if total > minRead {
-		// buf fills first: a large buffer is only taken for a message
-		// whose first 8 KiB have arrived.
-		if err := f.fill(minRead); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-		return f.startLarge(total)
-	}
-	if err := f.fill(total); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	// buf fills first: a large buffer is only taken for a message whose
+	// first 8 KiB have arrived. The header is buffered, so fill reports
+	// a stream that ends here as io.ErrUnexpectedEOF.
+	if err := f.fill(min(total, minRead)); err != nil {
 		return nil, err
+	}
+	if total > minRead {
+		return f.startLarge(total)
 	}
 	msg := f.buf[f.r : f.r+total : f.r+total]
 	f.r += total
