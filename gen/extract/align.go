@@ -3,7 +3,6 @@ package extract
 import (
 	"errors"
 	"fmt"
-
 	"slices"
 
 	"github.com/pgspec/pgspec/spec"

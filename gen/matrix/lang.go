@@ -24,12 +24,12 @@ func ParseLang(s string) (Lang, error) {
 	return "", fmt.Errorf("unknown language %q (want en or zh)", s)
 }
 
-// LayerNameZh is the Chinese name of a layer, as pg.center's `category`
+// layerNameZh is the Chinese name of a layer, as pg.center's `category`
 // prints it. The seed record gives 逻辑复制格式 for logical replication; the
 // other two follow the same pattern, named after the pages they come from
 // (消息格式 "Message Formats" for frontend/backend, 流复制协议 "Streaming
 // Replication Protocol" for the replication sub-messages).
-var LayerNameZh = map[string]string{
+var layerNameZh = map[string]string{
 	spec.LayerFrontendBackend:      "前后端消息格式",
 	spec.LayerLogicalReplication:   "逻辑复制格式",
 	spec.LayerStreamingReplication: "流复制格式",
@@ -121,7 +121,7 @@ var vocab = map[Lang]words{
 		},
 		zhOnly:        "仅译文变更",
 		zhOnlyMeaning: "英文未变，两版的中文译文不同",
-		layer:         LayerNameZh,
+		layer:         layerNameZh,
 		facts:         "各大版本的协议要点",
 		factHeads: []string{"大版本", "版本（英文 / 中文）", "StartupMessage 版本", "文中提到的前后端协议版本",
 			"文中提到的逻辑复制协议版本", "错误字段代码", "新增错误字段代码", "消息数（前后端、逻辑复制、流复制）"},
