@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -41,11 +40,9 @@ type Corrections struct {
 // ReadCorrections parses and checks a corrections file: every entry needs a
 // known kind, rows, a reason and evidence.
 func ReadCorrections(r io.Reader) (*Corrections, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
 	var c Corrections
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("corrections: %w", err)
+	if err := decodeStrict(r, "corrections", &c); err != nil {
+		return nil, err
 	}
 	for i, e := range c.List {
 		switch {

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -140,11 +139,9 @@ func LoadOverlay(fsys fs.FS) (*Overlay, error) {
 // ParseOverlay decodes overlay JSON, rejecting unknown keys, and compiles and
 // checks every entry, reporting all problems at once.
 func ParseOverlay(data []byte) (*Overlay, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var ov Overlay
-	if err := dec.Decode(&ov); err != nil {
-		return nil, fmt.Errorf("%s: %w", OverlayFile, err)
+	if err := decodeStrict(bytes.NewReader(data), OverlayFile, &ov); err != nil {
+		return nil, err
 	}
 	var p []string
 	addf := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }

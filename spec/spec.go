@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"regexp"
 	"sort"
@@ -276,16 +277,29 @@ func Load(fsys fs.FS, major int) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s Spec
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := decodeStrict(bytes.NewReader(data), name, &s); err != nil {
+		return nil, err
 	}
 	if s.Major != major {
 		return nil, fmt.Errorf("%s: major is %d, want %d", name, s.Major, major)
 	}
 	return &s, nil
+}
+
+// decodeStrict decodes the one JSON value r holds into v, refusing unknown
+// keys and anything after the value; its errors name the file.
+func decodeStrict(r io.Reader, name string, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%s: content after the JSON value that ends at byte %d", name, end)
+	}
+	return nil
 }
 
 // Has reports whether anns hold an annotation of kind.

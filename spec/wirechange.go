@@ -54,11 +54,9 @@ func LoadWireChanges(fsys fs.FS) ([]WireChange, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var f wireChanges
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: %w", WireChangesFile, err)
+	if err := decodeStrict(bytes.NewReader(data), WireChangesFile, &f); err != nil {
+		return nil, err
 	}
 	seen := map[WireChange]bool{}
 	for i, w := range f.WireChanges {

@@ -16,6 +16,9 @@ func TestLoadWireChangesChecksEntries(t *testing.T) {
 		{`{"wire_changes":[{"message":"bind","change":"message-added","reason":"r"}]}`, "entry 1: needs major and message"},
 		{`{"wire_changes":[{"major":19,"message":"bind","change":"message-added","reason":"a"},{"major":19,"message":"bind","change":"message-added","reason":"b"}]}`, "entry 2 (19 bind: message-added): listed twice"},
 		{`{"wire_changes":[],"extra":1}`, `unknown field "extra"`},
+		{`{"wire_changes":[]} {"wire_changes":[]}`, WireChangesFile + ": content after the JSON value that ends at byte 19"},
+		{`{"wire_changes":[]} x`, WireChangesFile + ": content after the JSON value"},
+		{"{\"wire_changes\":[]}\n", ""},
 	} {
 		_, err := LoadWireChanges(fstest.MapFS{WireChangesFile: {Data: []byte(c.file)}})
 		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {

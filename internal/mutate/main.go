@@ -26,7 +26,6 @@ import (
 
 	"github.com/pgspec/pgspec/gen/emit"
 	"github.com/pgspec/pgspec/gen/model"
-	"github.com/pgspec/pgspec/spec"
 )
 
 func main() {
@@ -181,18 +180,9 @@ func firstLine(s string) string {
 	return line
 }
 
-// load resolves the committed spec of the module at root.
+// load resolves the committed spec of the module at root, as the generator does.
 func load(root string) (*model.Model, error) {
-	fsys := os.DirFS(filepath.Join(root, "spec"))
-	specs, err := spec.LoadAll(fsys)
-	if err != nil {
-		return nil, err
-	}
-	ov, err := spec.LoadOverlay(fsys)
-	if err != nil {
-		return nil, err
-	}
-	return model.Build(specs, ov)
+	return emit.Load(os.DirFS(filepath.Join(root, "spec")))
 }
 
 // moduleRoot is the directory of the go.mod go run was started under.
