@@ -70,7 +70,8 @@ type Replication struct {
 }
 
 // Decode decodes one CopyData payload. logical is the pgoutput message
-// inside an XLogData of a logical stream, else nil.
+// inside an XLogData of a logical stream, else nil. When only that pgoutput
+// message fails to decode, msg is still the XLogData (its LSNs say where).
 func (r *Replication) Decode(payload []byte) (msg, logical codec.Message, err error) {
 	msg, err = r.rb.Decode(payload, r.P)
 	if err != nil {
@@ -81,7 +82,7 @@ func (r *Replication) Decode(payload []byte) (msg, logical codec.Message, err er
 		return msg, nil, nil
 	}
 	if logical, err = r.lg.Decode(x.WALData, r.P); err != nil {
-		return nil, nil, err
+		return msg, nil, err
 	}
 	switch logical.(type) {
 	case *codec.LogicalStreamStart:

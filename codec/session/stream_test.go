@@ -79,3 +79,19 @@ func TestReplicationStreamingState(t *testing.T) {
 		t.Errorf("physical: %v, %v, %v", m, lm, err)
 	}
 }
+
+// TestReplicationLogicalError: when only the pgoutput message inside an
+// XLogData fails to decode, the XLogData still comes back with the error.
+func TestReplicationLogicalError(t *testing.T) {
+	p := codec.Params{LogicalVersion: 1}
+	payload, err := (&codec.XLogData{WALStart: 7, WALData: []byte{'!'}}).Encode(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Replication{P: p, Logical: true}
+	m, lm, err := r.Decode(payload)
+	x, ok := m.(*codec.XLogData)
+	if err == nil || lm != nil || !ok || x.WALStart != 7 {
+		t.Errorf("got %v, %v, %v; want the XLogData at 7, no pgoutput message and an error", m, lm, err)
+	}
+}

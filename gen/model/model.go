@@ -463,23 +463,17 @@ func diffLayouts(a, b *Layout) string {
 // diffItems lists the fields items b adds, removes or changes from a; the
 // fields of group elements are named prefix.Field.
 func diffItems(a, b []*Item, prefix string) []string {
-	fa, fb := fieldSet(a), fieldSet(b)
+	added, removed, changed := fieldDelta(a, b)
 	var parts []string
-	for _, f := range sortedKeys(fb) {
-		if _, ok := fa[f]; !ok {
-			parts = append(parts, "adds "+prefix+f)
-		}
+	for _, f := range added {
+		parts = append(parts, "adds "+prefix+f)
 	}
-	for _, f := range sortedKeys(fa) {
-		if _, ok := fb[f]; !ok {
-			parts = append(parts, "removes "+prefix+f)
-		}
+	for _, f := range removed {
+		parts = append(parts, "removes "+prefix+f)
 	}
-	for _, f := range sortedKeys(fa) {
+	fa, fb := fieldSet(a), fieldSet(b)
+	for _, f := range changed {
 		x, y := fa[f], fb[f]
-		if y == nil || x.String() == y.String() {
-			continue
-		}
 		switch {
 		case x.Op == OpGroup && y.Op == OpGroup && x.Terminated == y.Terminated && x.CountWidth == y.CountWidth:
 			parts = append(parts, diffItems(x.Elem, y.Elem, prefix+f+".")...)

@@ -16,27 +16,41 @@ type fieldChange struct {
 // changed by name, in that order and by name within each; when the layouts
 // differ only in unnamed steps (a tag, a fixed value), one LayoutChanged.
 func layoutDiff(a, b *Layout) []fieldChange {
-	fa, fb := fieldSet(a.Items), fieldSet(b.Items)
+	added, removed, changed := fieldDelta(a.Items, b.Items)
 	var out []fieldChange
-	for _, f := range sortedKeys(fb) {
-		if _, ok := fa[f]; !ok {
-			out = append(out, fieldChange{kind: spec.FieldAdded, field: f})
-		}
-	}
-	for _, f := range sortedKeys(fa) {
-		if _, ok := fb[f]; !ok {
-			out = append(out, fieldChange{kind: spec.FieldRemoved, field: f})
-		}
-	}
-	for _, f := range sortedKeys(fa) {
-		if y, ok := fb[f]; ok && y.String() != fa[f].String() {
-			out = append(out, fieldChange{kind: spec.FieldChanged, field: f})
+	for _, set := range []struct {
+		kind   string
+		fields []string
+	}{{spec.FieldAdded, added}, {spec.FieldRemoved, removed}, {spec.FieldChanged, changed}} {
+		for _, f := range set.fields {
+			out = append(out, fieldChange{kind: set.kind, field: f})
 		}
 	}
 	if len(out) == 0 && a.String() != b.String() {
 		out = append(out, fieldChange{kind: spec.LayoutChanged})
 	}
 	return out
+}
+
+// fieldDelta names the fields items b adds to a, removes from it and changes,
+// each sorted: the one comparison behind the wire-change list and the
+// matrix's words.
+func fieldDelta(a, b []*Item) (added, removed, changed []string) {
+	fa, fb := fieldSet(a), fieldSet(b)
+	for _, f := range sortedKeys(fb) {
+		if _, ok := fa[f]; !ok {
+			added = append(added, f)
+		}
+	}
+	for _, f := range sortedKeys(fa) {
+		switch y, ok := fb[f]; {
+		case !ok:
+			removed = append(removed, f)
+		case y.String() != fa[f].String():
+			changed = append(changed, f)
+		}
+	}
+	return added, removed, changed
 }
 
 // WireChanges lists every change of a wire layout between consecutive

@@ -154,19 +154,33 @@ func extended(c *pgclient.Conn) error {
 	return err
 }
 
+// copyIn sends a COPY FROM STDIN query and returns the server's
+// CopyInResponse; any other answer is an error.
+func copyIn(c *pgclient.Conn, sql string) (*codec.CopyInResponse, error) {
+	if err := c.Send(&codec.Query{String: sql}); err != nil {
+		return nil, err
+	}
+	m, err := c.Receive()
+	if err != nil {
+		return nil, err
+	}
+	r, ok := m.(*codec.CopyInResponse)
+	if !ok {
+		return nil, fmt.Errorf("%s answered %s, want CopyInResponse", sql, m.Slug())
+	}
+	return r, nil
+}
+
 // copyBinary sends one row in COPY's binary format: the PGCOPY signature,
 // flags and header extension, a tuple of five fields (NULLs among them),
 // and the trailer.
 func copyBinary(c *pgclient.Conn) error {
-	if err := c.Send(&codec.Query{String: "COPY items FROM STDIN (FORMAT binary)"}); err != nil {
-		return err
-	}
-	m, err := c.Receive()
+	r, err := copyIn(c, "COPY items FROM STDIN (FORMAT binary)")
 	if err != nil {
 		return err
 	}
-	if r, ok := m.(*codec.CopyInResponse); !ok || r.OverallFormat != 1 {
-		return fmt.Errorf("answered %s, want a binary CopyInResponse", m.Slug())
+	if r.OverallFormat != 1 {
+		return fmt.Errorf("COPY FROM STDIN (FORMAT binary) answered a text CopyInResponse")
 	}
 	data := []byte("PGCOPY\n\xff\r\n\x00")
 	data = binary.BigEndian.AppendUint32(data, 0) // flags
@@ -195,15 +209,8 @@ func copyBinary(c *pgclient.Conn) error {
 
 // copyFail starts a COPY FROM STDIN, sends one row and abandons it.
 func copyFail(c *pgclient.Conn) error {
-	if err := c.Send(&codec.Query{String: "COPY items FROM STDIN"}); err != nil {
+	if _, err := copyIn(c, "COPY items FROM STDIN"); err != nil {
 		return err
-	}
-	m, err := c.Receive()
-	if err != nil {
-		return err
-	}
-	if _, ok := m.(*codec.CopyInResponse); !ok {
-		return fmt.Errorf("COPY FROM STDIN answered %s", m.Slug())
 	}
 	if err := c.Send(&codec.CopyData{Data: []byte("9\tabandoned\t1\t\\N\t\\N\n")}, &codec.CopyFail{Message: "capturework gives up"}); err != nil {
 		return err

@@ -41,16 +41,16 @@ type Layer struct {
 type conn struct {
 	id int64
 
-	major, protocolMinor atomic.Int32 // codec.Params.Major (0: newest) and ProtocolMinor
-	auth                 atomic.Int32 // codec.AuthState: what the client's next 'p' is
-	authenticated        atomic.Bool  // AuthenticationOk seen: the client's limit is the configured one
-	started              atomic.Bool  // StartupMessage seen: the client sends tagged messages
-	answerPending        atomic.Bool  // SSLRequest or GSSENCRequest sent: the server answers one byte
-	encrypted            atomic.Bool  // the server accepted encryption: nothing more can be decoded
-	replicating          atomic.Bool  // in a CopyBoth stream: CopyData carry replication messages
-	pending              atomic.Pointer[stream]
-	backupPending        atomic.Bool // BASE_BACKUP sent, its CopyOutResponse not yet seen
-	majorFixed           bool        // major set by the user: server_version does not change it
+	major, protocolMinor atomic.Int32                        // codec.Params.Major (0: newest) and ProtocolMinor
+	auth                 atomic.Int32                        // codec.AuthState: what the client's next 'p' is
+	authenticated        atomic.Bool                         // AuthenticationOk seen: the client's limit is the configured one
+	started              atomic.Bool                         // StartupMessage seen: the client sends tagged messages
+	answerPending        atomic.Bool                         // SSLRequest or GSSENCRequest sent: the server answers one byte
+	encrypted            atomic.Bool                         // the server accepted encryption: nothing more can be decoded
+	replicating          atomic.Bool                         // in a CopyBoth stream: CopyData carry replication messages
+	pending              atomic.Pointer[session.Replication] // from START_REPLICATION, until its CopyBothResponse
+	backupPending        atomic.Bool                         // BASE_BACKUP sent, its CopyOutResponse not yet seen
+	majorFixed           bool                                // major set by the user: server_version does not change it
 
 	dirs [2]decoder
 }
@@ -77,13 +77,12 @@ type decoder struct {
 	fe codec.Frontend
 	be codec.Backend
 	rf codec.ReplicationFrontend
-	rb codec.ReplicationBackend
-	lg codec.Logical
+	rb codec.ReplicationBackend // a base backup's CopyData
 	er EncryptionResponse
 
 	// Backend only: the replication stream in progress (nil outside one),
 	// and whether CopyData carry BASE_BACKUP's sub-messages.
-	stream *stream
+	stream *session.Replication
 	backup bool
 
 	layers [3]Layer
@@ -166,28 +165,23 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	if !ok || (!d.c.replicating.Load() && !d.backup) {
 		return chain, nil
 	}
-	var sub codec.Message
-	if d.dir == Frontend {
+	var sub, lm codec.Message
+	lp := p
+	switch {
+	case d.dir == Frontend:
 		sub, err = d.rf.Decode(cd.Data, p)
-	} else {
+	case d.stream != nil:
+		d.stream.P.Major, d.stream.P.ProtocolMinor = p.Major, p.ProtocolMinor
+		lp = d.stream.P // the layout lm is decoded with, before Stream Start or Stop changes it
+		sub, lm, err = d.stream.Decode(cd.Data)
+	default: // a base backup
 		sub, err = d.rb.Decode(cd.Data, p)
 	}
 	d.layers[1] = Layer{Name: "replication", Msg: sub, Params: p}
-	chain = d.layers[:2]
-	x, ok := sub.(*codec.XLogData)
-	if err != nil || !ok || d.stream == nil || d.stream.protoVersion == 0 {
-		return chain, err
+	if _, ok := sub.(*codec.XLogData); !ok || d.stream == nil || !d.stream.Logical {
+		return d.layers[:2], err
 	}
-	lp := p
-	lp.LogicalVersion, lp.Streaming = d.stream.protoVersion, d.stream.streaming
-	lm, err := d.lg.Decode(x.WALData, lp)
 	d.layers[2] = Layer{Name: "logical-replication", Msg: lm, Params: lp}
-	switch lm.(type) {
-	case *codec.LogicalStreamStart:
-		d.stream.streaming |= codec.Streamed
-	case *codec.LogicalStreamStop:
-		d.stream.streaming &^= codec.Streamed
-	}
 	return d.layers[:3], err
 }
 
@@ -230,7 +224,7 @@ func (d *decoder) frontendSent(m codec.Message) {
 		return
 	}
 	if st, ok := parseStartReplication(q.String); ok {
-		d.c.pending.Store(&st)
+		d.c.pending.Store(st)
 	}
 	if fields := strings.Fields(q.String); len(fields) > 0 && strings.EqualFold(fields[0], "BASE_BACKUP") {
 		d.c.backupPending.Store(true)
@@ -264,7 +258,7 @@ func (d *decoder) backendSent(m codec.Message) {
 	case *codec.CopyBothResponse:
 		d.stream = c.pending.Swap(nil)
 		if d.stream == nil { // a stream no START_REPLICATION announced: physical
-			d.stream = &stream{}
+			d.stream = &session.Replication{}
 		}
 		c.replicating.Store(true)
 	case *codec.CopyOutResponse:

@@ -11,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 )
 
 var at = time.Date(2026, 11, 30, 13, 20, 1, 123456789, time.FixedZone("CET", 3600))
@@ -231,7 +232,7 @@ func TestRenderingCache(t *testing.T) {
 	c.started.Store(true)
 	c.replicating.Store(true)
 	x := newExaminer(a, &c.dirs[Backend])
-	c.dirs[Backend].stream = &stream{}
+	c.dirs[Backend].stream = &session.Replication{}
 	frame, err := (&codec.CopyData{Data: wire(t, codec.Params{}, &codec.XLogData{WALStart: 1, WALData: []byte("w")})}).Encode(nil, codec.Params{})
 	if err != nil {
 		t.Fatal(err)

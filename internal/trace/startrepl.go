@@ -5,23 +5,8 @@ import (
 	"strings"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 )
-
-// stream is what a forwarded START_REPLICATION command says about the
-// CopyBoth stream the server answers with: for pgoutput, the options that
-// change the layout of the messages inside XLogData. (binary, messages and
-// two_phase change which messages come, not how they are laid out.)
-type stream struct {
-	// protoVersion is pgoutput's proto_version; 0 means a physical stream or
-	// a plugin other than pgoutput (test_decoding …): XLogData stays opaque.
-	protoVersion int
-	// streaming is the stream's pgoutput streaming state: ParallelStreaming
-	// when the command asks for streaming = 'parallel' (PG 16+: Stream Abort
-	// then carries the abort LSN and time), Streamed between Stream Start and
-	// Stream Stop. It lives with the stream, so a new stream starts outside
-	// a streamed transaction.
-	streaming codec.Streaming
-}
 
 // parseStartReplication recognises a START_REPLICATION command:
 //
@@ -29,11 +14,17 @@ type stream struct {
 //	START_REPLICATION SLOT name LOGICAL X/X [(option ['value'] [, ...])]
 //
 // ok is false for any other command. Physical streams have no options.
-func parseStartReplication(cmd string) (s stream, ok bool) {
+// For pgoutput the stream decodes XLogData payloads (Logical) with the
+// options that change their layout: proto_version, and ParallelStreaming for
+// streaming = 'parallel' (PG 16+: Stream Abort then carries the abort LSN and
+// time); binary, messages and two_phase change which messages come, not how
+// they are laid out. Other plugins (test_decoding …) leave XLogData opaque.
+func parseStartReplication(cmd string) (s *session.Replication, ok bool) {
 	toks := replTokens(cmd)
 	if len(toks) == 0 || !strings.EqualFold(toks[0], "START_REPLICATION") {
-		return stream{}, false
+		return nil, false
 	}
+	s = &session.Replication{}
 	i := 1
 	for i < len(toks) && toks[i] != "(" {
 		i++
@@ -50,10 +41,11 @@ func parseStartReplication(cmd string) (s stream, ok bool) {
 		}
 		switch name {
 		case "proto_version":
-			s.protoVersion, _ = strconv.Atoi(value)
+			s.P.LogicalVersion, _ = strconv.Atoi(value)
+			s.Logical = s.P.LogicalVersion != 0
 		case "streaming":
 			if strings.EqualFold(value, "parallel") {
-				s.streaming = codec.ParallelStreaming
+				s.P.Streaming = codec.ParallelStreaming
 			}
 		}
 	}
