@@ -106,6 +106,10 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		majors = sel.Majors
 	}
 	in := func(mj int) bool { return slices.Contains(majors, mj) }
+	// eligible: in a selected layer and documented in a selected major.
+	eligible := func(msg *Message) bool {
+		return (sel.Layers == nil || slices.Contains(sel.Layers, msg.Layer)) && slices.ContainsFunc(msg.Majors, in)
+	}
 	out := &Model{Majors: majors}
 
 	wanted := map[string]bool{}
@@ -115,13 +119,9 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		}
 		found := false
 		for _, msg := range m.Messages {
-			if !matches(pat, msg) {
-				continue
+			if matches(pat, msg) && eligible(msg) {
+				wanted[msg.Slug], found = true, true
 			}
-			if sel.Layers != nil && !slices.Contains(sel.Layers, msg.Layer) || !slices.ContainsFunc(msg.Majors, in) {
-				continue
-			}
-			wanted[msg.Slug], found = true, true
 		}
 		if !found {
 			return nil, fmt.Errorf("messages: %q selects no message of PostgreSQL %s in the layers asked for", pat, MajorList(majors))
@@ -131,7 +131,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		if sel.Messages != nil {
 			return wanted[msg.Slug]
 		}
-		return (sel.Layers == nil || slices.Contains(sel.Layers, msg.Layer)) && slices.ContainsFunc(msg.Majors, in)
+		return eligible(msg)
 	}
 	parts := map[string]bool{}
 	for _, msg := range m.Messages {
@@ -153,8 +153,9 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	}
 	if slices.ContainsFunc(out.Messages, func(msg *Message) bool { return msg.Layer == spec.LayerFrontendBackend }) {
 		for _, ef := range m.ErrorFields {
-			if e := *ef; len(filter(ef.Majors, in)) > 0 {
-				e.Majors = filter(ef.Majors, in)
+			if mj := filter(ef.Majors, in); len(mj) > 0 {
+				e := *ef
+				e.Majors = mj
 				out.ErrorFields = append(out.ErrorFields, &e)
 			}
 		}
