@@ -19,8 +19,8 @@ func decodeInfo(f *jen.File, mod *model.Model) {
 		bySlug[m.Slug] = m
 	}
 	type key struct {
-		name  string
-		count bool
+		msg, field string // Go names; field is scope.name's
+		count      bool
 	}
 	formats := map[key]map[string]bool{}
 	var uses []jen.Code
@@ -28,7 +28,7 @@ func decodeInfo(f *jen.File, mod *model.Model) {
 		var u paramsUse
 		for _, l := range m.Layouts {
 			walkFields(l.Items, "", bySlug, &u, func(name string, count bool, format string) {
-				k := key{m.GoName + "." + name, count}
+				k := key{m.GoName, name, count}
 				if formats[k] == nil {
 					formats[k] = map[string]bool{}
 				}
@@ -44,7 +44,11 @@ func decodeInfo(f *jen.File, mod *model.Model) {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		return keys[i].name < keys[j].name || keys[i].name == keys[j].name && !keys[i].count && keys[j].count
+		a, b := keys[i], keys[j]
+		if a.msg != b.msg {
+			return a.msg < b.msg
+		}
+		return a.field < b.field || a.field == b.field && !a.count && b.count
 	})
 	var entries []jen.Code
 	for _, k := range keys {
@@ -53,8 +57,7 @@ func decodeInfo(f *jen.File, mod *model.Model) {
 			fs = append(fs, f)
 		}
 		sort.Strings(fs)
-		msg, field, _ := strings.Cut(k.name, ".")
-		entries = append(entries, jen.Line().Values(jen.Lit(msg), jen.Lit(field), jen.Lit(k.count)).Op(":").Lit(strings.Join(fs, " or ")))
+		entries = append(entries, jen.Line().Values(jen.Lit(k.msg), jen.Lit(k.field), jen.Lit(k.count)).Op(":").Lit(strings.Join(fs, " or ")))
 	}
 	f.Line()
 	f.Comment("fieldFormats is the manual's format of each field, for DecodeError.")

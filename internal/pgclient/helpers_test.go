@@ -15,13 +15,7 @@ import (
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
-func TestMain(m *testing.M) {
-	code := pgtest.Main(m)
-	if testing.Verbose() {
-		printDecoded()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, printDecoded)) }
 
 // decoded sums every test connection's decoded messages per slug, for the
 // suite's report (printed with -v).

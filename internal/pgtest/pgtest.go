@@ -127,8 +127,14 @@ func mayskip(err error, ci string) bool {
 }
 
 // Main runs the tests and stops the shared server, if one was started.
-func Main(m *testing.M) int {
+// Under -v it then prints the suite's reports (totals the tests summed).
+func Main(m *testing.M, reports ...func()) int {
 	code := m.Run()
+	if testing.Verbose() {
+		for _, report := range reports {
+			report()
+		}
+	}
 	if shared != nil {
 		if err := shared.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)

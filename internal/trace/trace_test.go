@@ -22,13 +22,7 @@ import (
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
-func TestMain(m *testing.M) {
-	code := pgtest.Main(m)
-	if testing.Verbose() {
-		printTotals()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, printTotals)) }
 
 // totals sums every test proxy's counts, for the suite's report (printed with -v).
 var (
