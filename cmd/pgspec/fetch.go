@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/pgspec/pgspec/gen/extract"
 	"github.com/pgspec/pgspec/gen/fetch"
 	"github.com/pgspec/pgspec/internal/atomicfile"
 )
@@ -58,7 +59,7 @@ func runFetch(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "nothing written:\n%v", err)
 	}
-	manifestPath := filepath.Join(*out, "MANIFEST.md")
+	manifestPath := filepath.Join(*out, extract.ManifestFile)
 	manifest, err := os.ReadFile(manifestPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return c.fail(1, "%v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // emitter writes one message's file.
@@ -144,9 +145,9 @@ func (e *emitter) majorsConst() string { return lowerFirst(e.msg.GoName) + "Majo
 func (e *emitter) typeDoc() []string {
 	msg := e.msg
 	kind := map[string]string{
-		"frontend-backend":      "message of the frontend/backend protocol",
-		"logical-replication":   "pgoutput logical replication message",
-		"streaming-replication": "streaming replication message carried in CopyData",
+		spec.LayerFrontendBackend:      "message of the frontend/backend protocol",
+		spec.LayerLogicalReplication:   "pgoutput logical replication message",
+		spec.LayerStreamingReplication: "streaming replication message carried in CopyData",
 	}[msg.Layer]
 	if msg.Part {
 		kind = "message part of the pgoutput logical replication messages"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/codec/session"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // The sizes PostgreSQL itself accepts from a client before it trusts it: a
@@ -151,7 +152,7 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	} else {
 		m, err = d.be.Decode(frame, p)
 	}
-	d.layers[0] = Layer{Name: "frontend-backend", Msg: m, Params: p}
+	d.layers[0] = Layer{Name: spec.LayerFrontendBackend, Msg: m, Params: p}
 	chain := d.layers[:1]
 	if err != nil {
 		return chain, err
@@ -181,7 +182,7 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	if _, ok := sub.(*codec.XLogData); !ok || d.stream == nil || !d.stream.Logical {
 		return d.layers[:2], err
 	}
-	d.layers[2] = Layer{Name: "logical-replication", Msg: lm, Params: lp}
+	d.layers[2] = Layer{Name: spec.LayerLogicalReplication, Msg: lm, Params: lp}
 	return d.layers[:3], err
 }
 
