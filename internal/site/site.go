@@ -7,6 +7,7 @@ package site
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/pgspec/pgspec/gen/export"
@@ -20,51 +21,48 @@ const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'u
 
 var langs = []matrix.Lang{matrix.English, matrix.Chinese}
 
-// site holds the rendered documents.
+// site holds the rendered documents, and the exports records are made
+// from on request.
 type site struct {
 	page    []byte
 	matrix  map[matrix.Lang][]byte
-	records map[matrix.Lang]map[string][]byte
-	// index lists the records: slug, name and address, in matrix row order.
+	exports map[matrix.Lang]*export.Export
+	// index lists the records: slug, name, majors and address, in matrix row order.
 	index []byte
 }
 
 type indexEntry struct {
-	Slug string `json:"slug"`
-	Name string `json:"name"`
-	URL  string `json:"url"`
+	Slug   string `json:"slug"`
+	Name   string `json:"name"`
+	Majors []int  `json:"majors"`
+	URL    string `json:"url"`
 }
 
 // New renders every document of h, the page opening in lang, and returns the handler that serves them:
 //
 //	GET /                          the page (also /matrix.html)
 //	GET /matrix.json[?lang=zh]     the matrix as data
-//	GET /records/                  the slugs with their records' addresses
-//	GET /records/SLUG.json[?lang=zh] export's record of one message
+//	GET /records/                  the slugs with their majors and records' addresses
+//	GET /records/SLUG.json[?lang=zh][&major=N][&against=M]
+//	                               export's record of one message at major N (default: the newest
+//	                               that has it) compared against M (default: the major before N)
 func New(h *matrix.History, lang matrix.Lang) (http.Handler, error) {
-	s := &site{matrix: map[matrix.Lang][]byte{}, records: map[matrix.Lang]map[string][]byte{}}
+	s := &site{matrix: map[matrix.Lang][]byte{}, exports: map[matrix.Lang]*export.Export{}}
 	var err error
 	if s.page, err = h.HTML(lang); err != nil {
 		return nil, err
 	}
-	var index []indexEntry
 	for _, l := range langs {
 		if s.matrix[l], err = h.JSON(l); err != nil {
 			return nil, err
 		}
-		records, err := export.Records(h, l)
-		if err != nil {
+		if s.exports[l], err = export.New(h, l); err != nil {
 			return nil, err
 		}
-		s.records[l] = map[string][]byte{}
-		for _, r := range records {
-			if s.records[l][r.Item.Slug], err = spec.Marshal(r); err != nil {
-				return nil, err
-			}
-			if l == matrix.English {
-				index = append(index, indexEntry{Slug: r.Item.Slug, Name: r.Item.Name, URL: "/records/" + r.Item.Slug + ".json"})
-			}
-		}
+	}
+	var index []indexEntry
+	for _, it := range s.exports[matrix.English].Items {
+		index = append(index, indexEntry{Slug: it.Slug, Name: it.Name, Majors: s.exports[matrix.English].Majors(it.Slug), URL: "/records/" + it.Slug + ".json"})
 	}
 	if s.index, err = spec.Marshal(index); err != nil {
 		return nil, err
@@ -96,12 +94,48 @@ func (s *site) serveRecord(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	data := s.records[l][slug]
-	if !isJSON || data == nil {
+	e := s.exports[l]
+	it := e.Item(slug)
+	if !isJSON || it == nil {
 		http.Error(w, fmt.Sprintf("no record %q: the records are /records/SLUG.json, listed at /records/", file), http.StatusNotFound)
 		return
 	}
+	majors := e.Majors(slug)
+	major, ok := majorParam(w, r, "major", majors[len(majors)-1])
+	if !ok {
+		return
+	}
+	against, ok := majorParam(w, r, "against", e.Previous(major))
+	if !ok {
+		return
+	}
+	rec, err := e.Record(it, major, against)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	data, err := spec.Marshal(rec)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	write(w, "application/json", data)
+}
+
+// majorParam reads a major from the query, def when absent; a value that
+// is no number is answered 400 here (one outside the corpus is the
+// record's error).
+func majorParam(w http.ResponseWriter, r *http.Request, name string, def int) (int, bool) {
+	q := r.URL.Query().Get(name)
+	if q == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(q)
+	if err != nil || n <= 0 {
+		http.Error(w, fmt.Sprintf("%s=%q: want a major such as 18", name, q), http.StatusBadRequest)
+		return 0, false
+	}
+	return n, true
 }
 
 // language reads the lang query parameter, English when absent; anything

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,7 +50,8 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, http.Header, str
 }
 
 func TestServe(t *testing.T) {
-	handler, err := New(committed(t), matrix.English)
+	h := committed(t)
+	handler, err := New(h, matrix.English)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,37 +80,56 @@ func TestServe(t *testing.T) {
 		t.Errorf("GET /matrix.json?lang=zh: %d, layers %+v", code, zh.Layers)
 	}
 
-	// The index lists one record per slug; each address answers its record.
+	// The index lists one record per slug with its majors; each address
+	// answers its record, at the newest major by default.
 	code, _, body := get(t, srv, "/records/")
-	var index []struct{ Slug, Name, URL string }
-	if err := json.Unmarshal([]byte(body), &index); code != 200 || err != nil || len(index) < 80 {
-		t.Fatalf("GET /records/: %d, %d entries, %v", code, len(index), err)
+	var index []struct {
+		Slug, Name, URL string
+		Majors          []int
+	}
+	if err := json.Unmarshal([]byte(body), &index); code != 200 || err != nil || len(index) != len(h.Rows) {
+		t.Fatalf("GET /records/: %d, %d entries (want %d), %v", code, len(index), len(h.Rows), err)
 	}
 	var bkd string
+	var bkdMajors []int
 	for _, e := range index {
 		if e.Slug == "backend-key-data" {
-			bkd = e.URL
+			bkd, bkdMajors = e.URL, e.Majors
 		}
 	}
-	if bkd != "/records/backend-key-data.json" {
-		t.Fatalf("index entry of backend-key-data: %q", bkd)
+	if bkd != "/records/backend-key-data.json" || len(bkdMajors) != len(h.Specs) {
+		t.Fatalf("index entry of backend-key-data: %q %v", bkd, bkdMajors)
 	}
-	var rec struct {
-		Item struct {
+	type record struct {
+		Major string
+		Item  struct {
 			Slug     string
 			Versions map[string]struct{ Tables []struct{ Title string } }
 		}
-		Comparisons []struct{ Left, Right, Classification string }
+		Comparison struct{ Left, Right, Status, Classification string }
 	}
-	code, _, body = get(t, srv, bkd+"?lang=zh")
-	if err := json.Unmarshal([]byte(body), &rec); code != 200 || err != nil || rec.Item.Slug != "backend-key-data" || len(rec.Comparisons) != 9 {
-		t.Fatalf("GET %s: %d %v %+v", bkd, code, err, rec.Item.Slug)
+	fetch := func(path string) record {
+		t.Helper()
+		code, _, body := get(t, srv, path)
+		var rec record
+		if err := json.Unmarshal([]byte(body), &rec); code != 200 || err != nil || rec.Item.Slug != "backend-key-data" {
+			t.Fatalf("GET %s: %d %v %q", path, code, err, body)
+		}
+		return rec
 	}
-	if c := rec.Comparisons[7]; c.Left != "17" || c.Right != "18" || c.Classification != "wire change" {
+	newest := strconv.Itoa(h.Specs[len(h.Specs)-1].Major)
+	if rec := fetch(bkd); rec.Major != newest || len(rec.Item.Versions) != len(h.Specs) {
+		t.Errorf("GET %s: major %s, %d versions", bkd, rec.Major, len(rec.Item.Versions))
+	}
+	rec := fetch(bkd + "?lang=zh&major=18")
+	if c := rec.Comparison; c.Left != "17" || c.Right != "18" || c.Status != "changed" || c.Classification != "wire change" {
 		t.Errorf("17 → 18 comparison: %+v", c)
 	}
 	if title := rec.Item.Versions["18"].Tables[0].Title; title != "按手册顺序排列的字段" {
 		t.Errorf("record in Chinese: table title %q", title)
+	}
+	if c := fetch(bkd + "?major=18&against=12").Comparison; c.Left != "12" || c.Classification != "wire change" {
+		t.Errorf("12 against 18: %+v", c)
 	}
 
 	// Wrong requests are told what is wrong.
@@ -120,6 +141,10 @@ func TestServe(t *testing.T) {
 		{"GET", "/records/no-such-message.json", 404, `no record "no-such-message.json"`},
 		{"GET", "/records/backend-key-data", 404, `no record "backend-key-data"`},
 		{"GET", "/records/backend-key-data.json?lang=fr", 400, `unknown language "fr"`},
+		{"GET", "/records/backend-key-data.json?major=x", 400, `major="x": want a major such as 18`},
+		{"GET", "/records/backend-key-data.json?major=9", 404, "major 9 is not in the spec"},
+		{"GET", "/records/backend-key-data.json?major=18&against=99", 404, "major 99 is not in the spec"},
+		{"GET", "/records/logical-stream-abort.json?major=13", 404, `message "logical-stream-abort" is not documented in 13`},
 		{"GET", "/matrix.json?lang=de", 400, `unknown language "de"`},
 		{"GET", "/spec/pg18.json", 404, "404 page not found"},
 		{"POST", "/", 405, "Method Not Allowed"},
