@@ -191,7 +191,7 @@ func TestConnectionLimit(t *testing.T) {
 	for range 3 {
 		held = append(held, dial(t, tr.addr))
 	}
-	waitSessions(t, tr, 3)
+	waitOpen(t, tr, 3)
 	c := dial(t, tr.addr)
 	c.Write(startupPacket(t))
 	frame, err := codec.NewFrameReader(c).Next()
@@ -205,9 +205,9 @@ func TestConnectionLimit(t *testing.T) {
 		t.Fatalf("refused client got %v %v", m, err)
 	}
 	held[0].Close()
-	waitSessions(t, tr, 2)
+	waitOpen(t, tr, 2)
 	c = dial(t, tr.addr)
-	waitSessions(t, tr, 3)
+	waitOpen(t, tr, 3)
 	if !strings.Contains(tr.log.String(), "session #4: refused: 3 sessions open (--max-conns)") {
 		t.Errorf("log:\n%s", tr.log)
 	}
@@ -223,6 +223,17 @@ func hasField(e *codec.ErrorResponse, code byte, value string) bool {
 }
 
 func waitSessions(t *testing.T, tr *tracer, n int) {
+	t.Helper()
+	waitOpen(t, tr, n)
+	for start := time.Now(); !tr.Proxy.out.idle(); time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the proxy's lines were not written within 5s")
+		}
+	}
+}
+
+// waitOpen waits until n sessions are open.
+func waitOpen(t *testing.T, tr *tracer, n int) {
 	t.Helper()
 	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
 		tr.sessMu.Lock()

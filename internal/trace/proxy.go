@@ -80,7 +80,7 @@ type Proxy struct {
 	closed   bool
 }
 
-// New returns a proxy; call Serve to run it.
+// New returns a proxy; call Serve once to run it.
 func New(opts Options) *Proxy {
 	if opts.Out == nil {
 		opts.Out = io.Discard
@@ -100,6 +100,9 @@ func New(opts Options) *Proxy {
 	}
 	p := &Proxy{opts: opts}
 	p.init(opts.Format, opts.Log)
+	p.out = newOutput(opts.Out, func(total int64) {
+		p.logf("output is not being read (stalled or closed): %d lines dropped so far; traffic is not held back", total)
+	})
 	return p
 }
 
@@ -116,7 +119,6 @@ func (p *Proxy) CheckUpstream() error {
 // Serve accepts clients until l is closed, then waits for their sessions to
 // end and for their lines to be written.
 func (p *Proxy) Serve(l net.Listener) error {
-	p.out = newOutput(p.opts.Out)
 	defer p.out.close()
 	defer p.wg.Wait()
 	if p.opts.IdleTimeout > 0 {
@@ -191,6 +193,22 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 		c.Write(b)
 	}
 }
+
+// Dropped is how many message lines were never written because the output
+// was not read fast enough or was closed.
+func (p *Proxy) Dropped() int64 { return p.out.Dropped() }
+
+// Summary writes the counts of both directions and the lines dropped.
+func (p *Proxy) Summary(w io.Writer) {
+	p.analyzer.Summary(w)
+	if n := p.Dropped(); n > 0 {
+		fmt.Fprintf(w, "lines dropped: %d (the output was not read fast enough, or was closed)\n", n)
+	}
+}
+
+// Clean reports whether every message was decoded and re-encoded
+// identically and every line written.
+func (p *Proxy) Clean() bool { return p.analyzer.Clean() && p.Dropped() == 0 }
 
 // closeIdle ends the sessions in which neither side has sent a byte for IdleTimeout.
 func (p *Proxy) closeIdle(stop <-chan struct{}) {
