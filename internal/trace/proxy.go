@@ -176,15 +176,39 @@ func (p *Proxy) untrack(s *proxySession) {
 }
 
 // refuse answers a client past MaxConns as PostgreSQL answers one past
-// max_connections, after reading its first packet as PostgreSQL does (so
-// that the client reads the answer instead of a reset connection).
+// max_connections: it reads the start-up packets first, declining SSL and
+// GSSAPI encryption with 'N' (a libpq client that asked for it would
+// otherwise report "error response during SSL exchange"), then sends
+// "too many clients" in answer to the StartupMessage. A CancelRequest is
+// not a session: it is passed on to the server, which closes it.
 func (p *Proxy) refuse(id int64, c net.Conn) {
 	defer c.Close()
-	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
 	c.SetDeadline(time.Now().Add(time.Second))
 	fr := codec.NewFrameReader(c)
 	fr.MaxSize = MaxStartupSize
-	fr.NextUntagged()
+	var st codec.Startup
+	for range 3 { // SSLRequest and GSSENCRequest, each at most once, then the real packet
+		frame, err := fr.NextUntagged()
+		if err != nil {
+			return
+		}
+		m, err := st.Decode(frame, codec.Params{})
+		switch m.(type) {
+		case *codec.SSLRequest, *codec.GSSEncRequest:
+			if _, err := c.Write([]byte{'N'}); err != nil {
+				return
+			}
+			continue
+		case *codec.CancelRequest:
+			p.passCancel(id, frame)
+			return
+		}
+		if err != nil {
+			return
+		}
+		break
+	}
+	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
 	msg := fmt.Sprintf("sorry, too many clients already (pgtrace --max-conns %d)", p.opts.MaxConns)
 	e := &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: codec.ErrorFieldSeverity, Value: "FATAL"},
 		{Code: codec.ErrorFieldSeverityNonLocalized, Value: "FATAL"}, {Code: codec.ErrorFieldCode, Value: "53300"},
@@ -192,6 +216,20 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 	if b, err := e.Encode(nil, codec.Params{}); err == nil {
 		c.Write(b)
 	}
+}
+
+// passCancel forwards a CancelRequest that arrived past MaxConns: it ends
+// a query of a session already open, so the limit does not apply to it.
+func (p *Proxy) passCancel(id int64, frame []byte) {
+	server, err := net.DialTimeout("tcp", p.opts.Upstream, p.opts.DialTimeout)
+	if err != nil {
+		p.logf("session #%d: CancelRequest past --max-conns: upstream %s unreachable: %v", id, p.opts.Upstream, err)
+		return
+	}
+	defer server.Close()
+	server.SetDeadline(time.Now().Add(time.Second))
+	server.Write(frame)
+	io.Copy(io.Discard, server) // the server closes once it has read the request
 }
 
 // Dropped is how many message lines were never written because the output
