@@ -101,7 +101,7 @@ func New(opts Options) *Proxy {
 	p := &Proxy{opts: opts}
 	p.init(opts.Format, opts.Log)
 	p.out = newOutput(opts.Out, func(total int64) {
-		p.logf("output is not being read (stalled or closed): %d lines dropped so far; traffic is not held back", total)
+		p.logf("output is not being read (stalled or closed): lines dropped so far: %d; traffic is not held back", total)
 	})
 	return p
 }
