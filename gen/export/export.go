@@ -192,17 +192,6 @@ type text struct {
 
 // version is m as s documents it, in lang.
 func version(s *spec.Spec, m *spec.Message, lang matrix.Lang) Version {
-	v := versionBody(s, m, lang)
-	english := v
-	if lang != matrix.English {
-		english = versionBody(s, m, matrix.English)
-	}
-	v.Localization.OriginalSnapshotSHA256 = snapshotHash(english)
-	return v
-}
-
-// versionBody is version without the hash of the English version.
-func versionBody(s *spec.Spec, m *spec.Message, lang matrix.Lang) Version {
 	key := strconv.Itoa(s.Major)
 	v := Version{
 		Signature:      m.Name,
@@ -328,17 +317,13 @@ func versionBody(s *spec.Spec, m *spec.Message, lang matrix.Lang) Version {
 		SourceDatabase: "pgspec", SourceRevision: v.Release.Revision,
 	}
 	loc.CanonicalCenterTextHash = contentHash
+	var english strings.Builder
+	for _, t := range texts {
+		english.WriteString(t.en + "\n")
+	}
+	loc.OriginalSnapshotSHA256 = sum(english.String())
 	v.Localization = loc
 	return v
-}
-
-// snapshotHash is the SHA-256 of an English version's JSON.
-func snapshotHash(v Version) string {
-	js, err := spec.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return sum(string(js))
 }
 
 // zhPointer is where a text's Chinese form stands: in a Chinese record the

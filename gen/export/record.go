@@ -229,7 +229,8 @@ type Localization struct {
 	// translation of, which hold the English.
 	FallbackFields []string `json:"fallback_fields"`
 	SourceLanguage string   `json:"source_language"`
-	// OriginalSnapshotSHA256 is the SHA-256 of the English version's JSON,
+	// OriginalSnapshotSHA256 is the SHA-256 of the version's English texts
+	// (one a line, in the order the version prints them),
 	// CanonicalCenterTextHash CenterZh.ContentHash.
 	OriginalSnapshotSHA256  string `json:"original_snapshot_sha256"`
 	CanonicalCenterTextHash string `json:"canonical_center_text_hash"`
