@@ -519,3 +519,57 @@ func TestPageOpensOnTheAnswer(t *testing.T) {
 		t.Errorf("console errors: %q", errs)
 	}
 }
+
+// TestMessagePageInChromium walks the site as a reader does: from the
+// matrix to a message's page, to another major, to another comparison and
+// to the other language, on a desktop and on a phone.
+func TestMessagePageInChromium(t *testing.T) {
+	ctx, consoleErrors := browser(t)
+	h := committed(t)
+	handler, err := New(h, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	newest := h.Specs[len(h.Specs)-1].Major
+	const heading = `[document.querySelector('h1').innerText, document.getElementById('cmp-h').innerText, location.pathname + location.search]`
+
+	do(t, ctx, chromedp.EmulateViewport(1400, 1000), chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")),
+		chromedp.Click(chromedp.CSS(`#logical-update th a`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if got := eval[[]string](t, ctx, heading); got[0] != fmt.Sprintf("Update (logical replication) PostgreSQL %d", newest) ||
+		got[2] != fmt.Sprintf("/protocol/logical-update/?v=%d", newest) {
+		t.Errorf("the matrix's Update row led to %q", got)
+	}
+	if n := eval[int](t, ctx, `performance.getEntriesByType('resource').length`); n != 0 {
+		t.Errorf("the message page loaded %d resources", n)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS(`nav.majors a[href$="?v=15"]`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if got := eval[[]string](t, ctx, heading); got[0] != "Update (logical replication) PostgreSQL 15" || !strings.HasPrefix(got[1], "Compared 14 → 15 changed annotation change") {
+		t.Errorf("15: %q", got)
+	}
+	screenshot(t, ctx, "message-desktop-en.png")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`nav.against a[href*="against=13"]`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	diff := eval[[]string](t, ctx, `[...document.querySelectorAll('pre.diff .add')].map(s => s.innerText)`)
+	if got := eval[[]string](t, ctx, heading); !strings.HasPrefix(got[1], "Compared 13 → 15 changed wire change") || len(diff) == 0 {
+		t.Errorf("15 against 13: %q, added lines %q", got, diff)
+	}
+	screenshot(t, ctx, "message-desktop-against-13.png")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a.lang`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if got := eval[[]string](t, ctx, heading); got[0] != "Update（逻辑复制） PostgreSQL 15" || got[2] != "/zh/protocol/logical-update/?v=15" ||
+		eval[string](t, ctx, `document.documentElement.lang`) != "zh-CN" {
+		t.Errorf("the switch to Chinese: %q", got)
+	}
+	screenshot(t, ctx, "message-desktop-zh.png")
+
+	// On a phone the page does not scroll sideways.
+	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
+		chromedp.Navigate(srv.URL+"/zh/protocol/backend-key-data/?v=18"), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if w := eval[[]int](t, ctx, `[document.documentElement.scrollWidth, document.documentElement.clientWidth]`); w[0] > w[1] {
+		t.Errorf("phone width: the message page is %dpx wide in a %dpx window", w[0], w[1])
+	}
+	screenshot(t, ctx, "message-phone-zh.png")
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
