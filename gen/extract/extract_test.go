@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -106,11 +107,23 @@ func TestReleasesAndProvenance(t *testing.T) {
 		src.SHA256 != "4e747f68b142b246d4a601a05f222"+src.SHA256[29:] {
 		t.Errorf("pg14 first source = %+v", src)
 	}
-	if n := len(specs[19].Sources); n != 5 {
-		t.Errorf("pg19 has %d sources, want the 5 English pages only", n)
+	// The chapter's other five pages are sources too, and 19's pgoutput page.
+	if n := len(specs[19].Sources); n != 11 {
+		t.Errorf("pg19 has %d sources, want the 11 English pages only", n)
 	}
-	if n := len(specs[18].Sources); n != 10 {
-		t.Errorf("pg18 has %d sources, want 5 English + 5 Chinese pages", n)
+	if n := len(specs[18].Sources); n != 20 {
+		t.Errorf("pg18 has %d sources, want 10 English + 10 Chinese pages", n)
+	}
+	var pages []string
+	for _, src := range specs[19].Sources[5:] {
+		pages = append(pages, src.Page+" "+src.Release)
+	}
+	if got := strings.Join(pages, ", "); got != "protocol-overview.html 19rc1, protocol-flow.html 19rc1, sasl-authentication.html 19rc1, "+
+		"protocol-logical-replication.html 19rc1, protocol-changes.html 19rc1, logicaldecoding-output-plugin.html 19rc1" {
+		t.Errorf("pg19 chapter sources: %s", got)
+	}
+	if src := specs[18].Sources[19]; src.Lang != "zh" || src.Page != "protocol-changes.html" || src.Release != "18.3" || src.Upstream != "18.3 (translation base)" {
+		t.Errorf("pg18 last source = %+v", src)
 	}
 }
 
