@@ -224,6 +224,23 @@ func TestCorrectionsAreChecked(t *testing.T) {
 	}
 }
 
+// A command item whose value the extractor cannot type, and a translation
+// that loses an option, are errors naming file and command.
+func TestReplicationCommandItems(t *testing.T) {
+	data := replaceOnce(t, readDoc(t, "en/18/protocol-replication.html"), `MAX_RATE</code> <em class="replaceable"><code>rate</code>`, `MAX_RATE</code> <em class="replaceable"><code>speed</code>`)
+	_, err := ParsePage(bytes.NewReader(data), "en/18/protocol-replication.html", Pages[2])
+	if err == nil || !strings.Contains(err.Error(), `en/18/protocol-replication.html: message "BASE_BACKUP [ ( option [, ...] ) ]": item "MAX_RATE speed": value of no known kind`) {
+		t.Errorf("unknown placeholder: %v", err)
+	}
+	fsys := miniCorpus(t)
+	name := "zh/18/protocol-replication.html"
+	setPage(t, fsys, name, regexp.MustCompile(`(?s)<dt><span class="term"><code class="literal">INCREMENTAL</code></span></dt><dd>.*?</dd>`).ReplaceAll(fsys[name].Data, nil))
+	_, err = Extract(fsys, corrections18(t))
+	if err == nil || !strings.Contains(err.Error(), `zh/18/protocol-replication.html: message "BASE_BACKUP [ ( option [, ...] ) ]": the translation lacks INCREMENTAL`) {
+		t.Errorf("translation without INCREMENTAL: %v", err)
+	}
+}
+
 func TestEmptyFieldTable(t *testing.T) {
 	// A table with no rows before Bind's first: later steps pair messages by their first row.
 	data := replaceOnce(t, readDoc(t, "en/18/protocol-message-formats.html"), `class="id_link">#</a></dt><dd><div class="variablelist"><dl class="variablelist"><dt><span class="term">Byte1('B')</span>`,
@@ -235,12 +252,13 @@ func TestEmptyFieldTable(t *testing.T) {
 }
 
 func TestReplicationCommandWithoutTerm(t *testing.T) {
-	// START_REPLICATION's term emptied: its sub-messages are still read, with no command to name.
+	// START_REPLICATION's term emptied: its sub-messages are still read, with
+	// no command to name, and the command list names the entry it cannot read.
 	data := readDoc(t, "en/18/protocol-replication.html")
 	data = regexp.MustCompile(`(?s)(<dt id="PROTOCOL-REPLICATION-START-REPLICATION">).*?</dt>`).ReplaceAll(data, []byte("$1</dt>"))
 	p, err := ParsePage(bytes.NewReader(data), "en/18/protocol-replication.html", Pages[2])
-	if err != nil {
-		t.Fatal(err)
+	if err == nil || err.Error() != `en/18/protocol-replication.html: the entry at #PROTOCOL-REPLICATION-START-REPLICATION is not a replication command: its term "" names none` {
+		t.Fatalf("got %v", err)
 	}
 	i := slices.IndexFunc(p.Messages, func(m spec.Message) bool { return m.Name == "XLogData" })
 	if i < 0 || p.Messages[i].Context != "" {

@@ -41,6 +41,7 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 			s.Sources = append(s.Sources, src)
 			s.Release = p.Release
 			s.Messages = append(s.Messages, p.Messages...)
+			s.Commands = append(s.Commands, p.Commands...)
 			switch kind.File {
 			case "protocol-message-types.html":
 				s.DataTypes = p.Terms
@@ -108,15 +109,28 @@ func chapterSources(c *Corpus, s *spec.Spec, lang string) []error {
 	}
 	var errs []error
 	for _, kind := range PagesOf(s.Major)[len(Pages):] {
-		_, src, err := c.Page(lang, s.Major, kind)
+		file := pageFile(lang, s.Major, kind)
+		doc, src, err := c.Page(lang, s.Major, kind)
 		if err == nil && src.Release != want {
-			err = &Error{File: pageFile(lang, s.Major, kind), Err: fmt.Errorf("release %s, the protocol pages are of %s", src.Release, want)}
+			err = &Error{File: file, Err: fmt.Errorf("release %s, the protocol pages are of %s", src.Release, want)}
 		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		s.Sources = append(s.Sources, src)
+		if kind != pluginOptionsPage(s.Major) {
+			continue
+		}
+		opts, err := readPluginOptions(doc, file, kind)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case lang == "en":
+			s.PluginOptions = opts
+		default:
+			errs = append(errs, alignPluginOptions(file, s.PluginOptions, opts)...)
+		}
 	}
 	return errs
 }
@@ -171,6 +185,9 @@ func addChinese(c *Corpus, s *spec.Spec, corr *spec.Corrections, used map[*spec.
 		switch {
 		case kind.Layer != "":
 			errs = append(errs, alignMessages(file, layerMessages(s, kind.Layer), p.Messages, s.Major, corr, used)...)
+			if kind.Layer == spec.LayerStreamingReplication {
+				errs = append(errs, alignCommands(file, s.Commands, p.Commands, s.Major, corr, used)...)
+			}
 		case kind.File == "protocol-message-types.html":
 			errs = append(errs, alignTerms(file, s.DataTypes, p.Terms)...)
 		default:

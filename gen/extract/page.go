@@ -96,6 +96,8 @@ type Page struct {
 	Release  string
 	Messages []spec.Message // Text.En holds the page's text whatever its language
 	Terms    []spec.Term
+	// Commands are the replication page's commands, text in En as for Messages.
+	Commands []spec.Command
 }
 
 var (
@@ -216,6 +218,13 @@ func parseDoc(doc *goquery.Document, release, file string, kind PageKind) (*Page
 	})
 	if len(p.Messages) == 0 {
 		fail("", 0, fmt.Errorf("no messages found"))
+	}
+	if kind.Layer == spec.LayerStreamingReplication {
+		cmds, err := readCommands(doc, file)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		p.Commands = cmds
 	}
 	return p, joinErrs(errs)
 }
