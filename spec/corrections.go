@@ -30,8 +30,8 @@ type Correction struct {
 	Rows []int `json:"rows,omitempty"`
 	// Items are the names of a command's options or parameters.
 	Items    []string `json:"items,omitempty"`
-	Reason   string `json:"reason"`
-	Evidence string `json:"evidence"`
+	Reason   string   `json:"reason"`
+	Evidence string   `json:"evidence"`
 }
 
 // CorrectionsFile is the corrections' file name in the spec directory.
