@@ -20,11 +20,7 @@ const maxCopy = 64 << 20
 // copyStmt is COPY table [(cols)] FROM STDIN | TO STDOUT [[WITH] BINARY |
 // (FORMAT text|binary)].
 func (p *planner) copyStmt() (server.Statement, error) {
-	t, err := p.table()
-	if err != nil {
-		return server.Statement{}, err
-	}
-	idx, err := p.columnList(t)
+	t, idx, err := p.tableColumns()
 	if err != nil {
 		return server.Statement{}, err
 	}
@@ -175,7 +171,8 @@ func decodeCopy(q *server.Query, t *table, idx []int, data []byte, binary bool) 
 		return nil, bad("bad header extension length")
 	}
 	r = r[4+ext:]
-	for {
+	// The trailer (-1) is optional: the data may end at a row, as in PostgreSQL.
+	for len(r) > 0 {
 		if len(r) < 2 {
 			return nil, bad("truncated at byte %d", len(data)-len(r))
 		}

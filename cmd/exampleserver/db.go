@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -199,29 +199,17 @@ func parseValue(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error
 	var v any
 	switch oid {
 	case pgtype.Int4OID:
-		var x int32
-		err = m.Scan(oid, format, src, &x)
-		v = x
+		v, err = scanAs[int32](m, oid, format, src)
 	case pgtype.Int8OID:
-		var x int64
-		err = m.Scan(oid, format, src, &x)
-		v = x
+		v, err = scanAs[int64](m, oid, format, src)
 	case pgtype.Float8OID:
-		var x float64
-		err = m.Scan(oid, format, src, &x)
-		v = x
+		v, err = scanAs[float64](m, oid, format, src)
 	case pgtype.BoolOID:
-		var x bool
-		err = m.Scan(oid, format, src, &x)
-		v = x
+		v, err = scanAs[bool](m, oid, format, src)
 	case pgtype.TimestamptzOID:
-		var x time.Time
-		err = m.Scan(oid, format, src, &x)
-		v = x
+		v, err = scanAs[time.Time](m, oid, format, src)
 	default:
-		var x string
-		err = m.Scan(pgtype.TextOID, format, src, &x)
-		v = x
+		v, err = scanAs[string](m, pgtype.TextOID, format, src)
 	}
 	if err != nil {
 		return nil, session.ServerError("ERROR", "22P02", fmt.Sprintf("invalid input syntax for type %s: %q", typeName(m, oid), src), "")
@@ -229,11 +217,26 @@ func parseValue(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error
 	return v, nil
 }
 
+func scanAs[T any](m *pgtype.Map, oid uint32, format int16, src []byte) (any, error) {
+	var x T
+	err := m.Scan(oid, format, src, &x)
+	return x, err
+}
+
 func typeName(m *pgtype.Map, oid uint32) string {
 	if t, ok := m.TypeForOID(oid); ok {
 		return t.Name
 	}
 	return "oid " + strconv.FormatUint(uint64(oid), 10)
+}
+
+// valueKeyword is whether a keyword is a value, not a column name.
+func valueKeyword(k string) bool {
+	switch k {
+	case "null", "true", "false", "current_timestamp", "now":
+		return true
+	}
+	return false
 }
 
 // eval is an operand's value in a query.
@@ -323,9 +326,7 @@ func (p *planner) txStmt(verb string) server.Statement {
 		case verb == "BEGIN":
 			c.TxStatus = 'T'
 		case verb == "ROLLBACK" || c.TxStatus == 'E':
-			for i := len(tx.undo) - 1; i >= 0; i-- {
-				tx.undo[i]()
-			}
+			tx.rollback()
 			tag = "ROLLBACK"
 			fallthrough
 		default:
@@ -337,17 +338,36 @@ func (p *planner) txStmt(verb string) server.Statement {
 	}}
 }
 
-// logUndo records how to undo a write to t inside a transaction block;
-// the undo runs under t.mu.
+// logUndo records how to undo a write to t, for ROLLBACK or a failed
+// implicit transaction; the undo runs under t.mu.
 func logUndo(q *server.Query, t *table, undo func()) {
-	if c := q.Conn(); c.TxStatus == 'T' {
-		tx := c.State.(*txState)
-		tx.undo = append(tx.undo, func() {
-			t.mu.Lock()
-			defer t.mu.Unlock()
-			undo()
-		})
+	tx := q.Conn().State.(*txState)
+	tx.undo = append(tx.undo, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		undo()
+	})
+}
+
+// rollback undoes the transaction's writes, newest first.
+func (tx *txState) rollback() {
+	for i := len(tx.undo) - 1; i >= 0; i-- {
+		tx.undo[i]()
 	}
+	tx.undo = tx.undo[:0]
+}
+
+// EndImplicit implements server.ImplicitTransactions: a failed implicit
+// transaction is undone, a successful one kept.
+func (d *db) EndImplicit(c *server.Conn, failed bool) {
+	tx, ok := c.State.(*txState)
+	if !ok {
+		return
+	}
+	if failed {
+		tx.rollback()
+	}
+	tx.undo = tx.undo[:0]
 }
 
 func (p *planner) table() (*table, error) {
@@ -454,18 +474,15 @@ func (p *planner) selectStmt() (server.Statement, error) {
 		}
 		count = true
 	default:
-		if t := p.peek(); t.kind != 'i' && t.kind != 'q' || t.text == "null" || t.text == "true" || t.text == "false" {
+		if t := p.peek(); t.kind != 'i' && t.kind != 'q' || t.kind == 'i' && valueKeyword(t.text) {
 			return p.selectValues()
 		}
-		for {
+		if err := p.commaList(func() error {
 			n, err := p.ident()
-			if err != nil {
-				return server.Statement{}, err
-			}
 			names = append(names, n)
-			if !p.is(",") {
-				break
-			}
+			return err
+		}); err != nil {
+			return server.Statement{}, err
 		}
 	}
 	if err := p.expect("from"); err != nil {
@@ -549,40 +566,41 @@ func (p *planner) selectStmt() (server.Statement, error) {
 func (p *planner) selectValues() (server.Statement, error) {
 	var vals []operand
 	var cols []server.Column
-	for {
+	err := p.commaList(func() error {
 		oid := uint32(pgtype.TextOID)
-		if t := p.peek(); t.kind == 'n' || t.kind == '-' {
+		switch t := p.peek(); {
+		case t.kind == 'n' || t.kind == '-':
 			oid = pgtype.Int4OID
-			if bytes.ContainsRune([]byte(t.text), '.') {
+			if strings.Contains(t.text, ".") {
 				oid = pgtype.Float8OID
 			} else if n, err := strconv.ParseInt(t.text, 10, 64); err == nil && int64(int32(n)) != n {
 				oid = pgtype.Int8OID
 			}
-		} else if t.kind == 'i' && (t.text == "true" || t.text == "false") {
+		case t.kind == 'i' && (t.text == "true" || t.text == "false"):
 			oid = pgtype.BoolOID
-		} else if t.kind == 'i' && (t.text == "current_timestamp" || t.text == "now") {
+		case t.kind == 'i' && (t.text == "current_timestamp" || t.text == "now"):
 			oid = pgtype.TimestamptzOID
-		}
-		if t := p.peek(); t.kind == '$' {
+		case t.kind == '$':
 			if n, err := strconv.Atoi(t.text[1:]); err == nil && n <= len(p.params) && p.params[n-1] != 0 {
 				oid = p.params[n-1]
 			}
 		}
 		v, err := p.value(oid)
 		if err != nil {
-			return server.Statement{}, err
+			return err
 		}
 		name := "?column?"
 		if p.is("as") {
 			if name, err = p.ident(); err != nil {
-				return server.Statement{}, err
+				return err
 			}
 		}
 		vals = append(vals, v)
 		cols = append(cols, server.Column{Name: name, OID: oid})
-		if !p.is(",") {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return server.Statement{}, err
 	}
 	return server.Statement{Columns: cols, Run: func(ctx context.Context, q *server.Query) error {
 		row := make([]any, len(vals))
@@ -605,21 +623,29 @@ func (p *planner) columnList(t *table) ([]int, error) {
 		}
 		return idx, nil
 	}
-	for {
+	err := p.commaList(func() error {
 		n, err := p.ident()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		i, err := t.col(n)
-		if err != nil {
-			return nil, err
-		}
 		idx = append(idx, i)
-		if !p.is(",") {
-			break
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return idx, p.expect(")")
+}
+
+// tableColumns reads a table name and its optional column list.
+func (p *planner) tableColumns() (*table, []int, error) {
+	t, err := p.table()
+	if err != nil {
+		return nil, nil, err
+	}
+	idx, err := p.columnList(t)
+	return t, idx, err
 }
 
 // insertRow adds a row whose columns idx hold vals (the others NULL); the
@@ -653,11 +679,7 @@ func (p *planner) insert() (server.Statement, error) {
 	if err := p.expect("into"); err != nil {
 		return server.Statement{}, err
 	}
-	t, err := p.table()
-	if err != nil {
-		return server.Statement{}, err
-	}
-	idx, err := p.columnList(t)
+	t, idx, err := p.tableColumns()
 	if err != nil {
 		return server.Statement{}, err
 	}
@@ -665,38 +687,32 @@ func (p *planner) insert() (server.Statement, error) {
 		return server.Statement{}, err
 	}
 	var rows [][]operand
-	for {
+	err = p.commaList(func() error {
 		if err := p.expect("("); err != nil {
-			return server.Statement{}, err
+			return err
 		}
 		var row []operand
-		for i := 0; ; i++ {
-			if i >= len(idx) {
-				return server.Statement{}, session.ServerError("ERROR", "42601", "INSERT has more expressions than target columns", "")
+		err := p.commaList(func() error {
+			if len(row) == len(idx) {
+				return session.ServerError("ERROR", "42601", "INSERT has more expressions than target columns", "")
 			}
-			v, err := p.value(t.cols[idx[i]].oid)
-			if err != nil {
-				return server.Statement{}, err
-			}
+			v, err := p.value(t.cols[idx[len(row)]].oid)
 			row = append(row, v)
-			if !p.is(",") {
-				break
-			}
-		}
-		if err := p.expect(")"); err != nil {
-			return server.Statement{}, err
-		}
+			return err
+		})
 		rows = append(rows, row)
-		if !p.is(",") {
-			break
+		if err != nil {
+			return err
 		}
+		return p.expect(")")
+	})
+	if err != nil {
+		return server.Statement{}, err
 	}
 	if t.name == "pgbench_history" {
 		idx = append([]int{0}, idx...) // hid is generated
 	}
-	return server.Statement{Run: func(ctx context.Context, q *server.Query) error {
-		t.mu.Lock()
-		defer t.mu.Unlock()
+	return writing(t, func(q *server.Query) error {
 		for _, r := range rows {
 			vals := make([]any, 0, len(idx))
 			if t.name == "pgbench_history" {
@@ -715,7 +731,7 @@ func (p *planner) insert() (server.Statement, error) {
 		}
 		q.SetTag("INSERT 0 " + strconv.Itoa(len(rows)))
 		return nil
-	}}, nil
+	}), nil
 }
 
 // assign is SET col = [col +|-] operand.
@@ -735,25 +751,25 @@ func (p *planner) update() (server.Statement, error) {
 		return server.Statement{}, err
 	}
 	var sets []assign
-	for {
+	err = p.commaList(func() error {
 		n, err := p.ident()
 		if err != nil {
-			return server.Statement{}, err
+			return err
 		}
 		a := assign{}
 		if a.col, err = t.col(n); err != nil {
-			return server.Statement{}, err
+			return err
 		}
 		if a.col == 0 {
-			return server.Statement{}, session.ServerError("ERROR", "0A000", fmt.Sprintf("the example cannot update the key column %q", n), "")
+			return session.ServerError("ERROR", "0A000", fmt.Sprintf("the example cannot update the key column %q", n), "")
 		}
 		if err := p.expect("="); err != nil {
-			return server.Statement{}, err
+			return err
 		}
-		if tk := p.peek(); tk.kind == 'i' && tk.text != "null" && tk.text != "true" && tk.text != "false" && tk.text != "current_timestamp" && tk.text != "now" {
+		if tk := p.peek(); tk.kind == 'i' && !valueKeyword(tk.text) {
 			p.next()
 			if a.base, err = t.col(tk.text); err != nil {
-				return server.Statement{}, err
+				return err
 			}
 			switch {
 			case p.is("+"):
@@ -761,24 +777,21 @@ func (p *planner) update() (server.Statement, error) {
 			case p.is("-"):
 				a.add = -1
 			default:
-				return server.Statement{}, p.unexpected()
+				return p.unexpected()
 			}
 		}
-		if a.val, err = p.value(t.cols[a.col].oid); err != nil {
-			return server.Statement{}, err
-		}
+		a.val, err = p.value(t.cols[a.col].oid)
 		sets = append(sets, a)
-		if !p.is(",") {
-			break
-		}
+		return err
+	})
+	if err != nil {
+		return server.Statement{}, err
 	}
 	w, err := p.where(t)
 	if err != nil {
 		return server.Statement{}, err
 	}
-	return server.Statement{Run: func(ctx context.Context, q *server.Query) error {
-		t.mu.Lock()
-		defer t.mu.Unlock()
+	return writing(t, func(q *server.Query) error {
 		n := 0
 		err := t.match(q, w, func(i int) error {
 			row := t.rows[i]
@@ -801,7 +814,16 @@ func (p *planner) update() (server.Statement, error) {
 		})
 		q.SetTag("UPDATE " + strconv.Itoa(n))
 		return err
-	}}, nil
+	}), nil
+}
+
+// writing is a statement that changes t, run under its lock.
+func writing(t *table, run func(q *server.Query) error) server.Statement {
+	return server.Statement{Run: func(ctx context.Context, q *server.Query) error {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return run(q)
+	}}
 }
 
 // arith is a + sign*b for the integer and float types.
@@ -837,9 +859,7 @@ func (p *planner) delete() (server.Statement, error) {
 	if err != nil {
 		return server.Statement{}, err
 	}
-	return server.Statement{Run: func(ctx context.Context, q *server.Query) error {
-		t.mu.Lock()
-		defer t.mu.Unlock()
+	return writing(t, func(q *server.Query) error {
 		var gone [][]any
 		if err := t.match(q, w, func(i int) error { gone = append(gone, t.rows[i]); return nil }); err != nil {
 			return err
@@ -853,5 +873,5 @@ func (p *planner) delete() (server.Statement, error) {
 		}
 		q.SetTag("DELETE " + strconv.Itoa(len(gone)))
 		return nil
-	}}, nil
+	}), nil
 }

@@ -145,6 +145,18 @@ func (p *parser) name() (string, error) {
 	return p.ident()
 }
 
+// commaList calls item for each element of a comma-separated list.
+func (p *parser) commaList(item func() error) error {
+	for {
+		if err := item(); err != nil {
+			return err
+		}
+		if !p.is(",") {
+			return nil
+		}
+	}
+}
+
 // split cuts a token list at top-level semicolons, dropping empty statements.
 func split(toks []token) [][]token {
 	var stmts [][]token

@@ -152,16 +152,19 @@ func (c *Conn) startup(cfg *Config) (*Startup, error) {
 	}
 	var dec codec.Startup
 	encrypted, gssDone := direct, false
-	src := io.Reader(c.nc)
+	var src io.Reader // nil: c.nc, whatever it is by then
 	if !direct {
 		src = io.MultiReader(bytes.NewReader(first[:]), c.nc)
 	}
 	for {
+		if src == nil {
+			src = c.nc
+		}
 		pkt, err := readStartupPacket(src)
 		if err != nil {
 			return nil, err
 		}
-		src = c.nc // the first byte is used up
+		src = nil
 		m, err := dec.Decode(pkt, codec.Params{Major: serverMajor, ProtocolMinor: 2})
 		switch m := m.(type) {
 		case *codec.SSLRequest:

@@ -19,6 +19,14 @@ type FunctionCaller interface {
 	CallFunction(ctx context.Context, c *Conn, oid uint32, args [][]byte, argFormats []int16, resultFormat int16) ([]byte, error)
 }
 
+// ImplicitTransactions is a Handler told where PostgreSQL's implicit
+// transactions end: outside a transaction block (TxStatus 'I'), the
+// statements of one simple Query, or the extended-protocol messages up to
+// a Sync, commit together or, when one failed, not at all.
+type ImplicitTransactions interface {
+	EndImplicit(c *Conn, failed bool)
+}
+
 // Statement is one parsed statement.
 type Statement struct {
 	// Params are the type OIDs of its parameters ($1 …), what

@@ -196,6 +196,7 @@ type portal struct {
 // suspends; the common unlimited run is a plain call.
 func (p *portal) execute(ctx context.Context, maxRows int32) (suspended bool, err error) {
 	q := p.q
+	q.rows = 0 // CommandComplete counts the rows of this Execute
 	if p.done {
 		return false, q.complete(nil) // PostgreSQL: an exhausted portal reports what it did
 	}

@@ -23,9 +23,10 @@ type engine struct {
 	stmts   map[string]*Statement
 	portals map[string]*portal
 	// discard is set by an error in the extended protocol: everything up
-	// to the next Sync is read and dropped.
-	discard bool
-	rd      codec.RowDescription
+	// to the next Sync is read and dropped. failed is set by any error
+	// until the implicit transaction ends.
+	discard, failed bool
+	rd              codec.RowDescription
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of what runs now
@@ -112,6 +113,7 @@ func (c *Conn) dispatch(ctx context.Context, h Handler, m codec.Message) error {
 	switch m := m.(type) {
 	case *codec.Query:
 		c.simpleQuery(ctx, h, m.String)
+		c.endImplicit(h)
 		return c.readyForQuery()
 	case *codec.Parse:
 		err = c.parse(ctx, h, m)
@@ -127,6 +129,7 @@ func (c *Conn) dispatch(ctx context.Context, h Handler, m codec.Message) error {
 		if c.TxStatus == 'I' {
 			c.closePortals() // the implicit transaction ends
 		}
+		c.endImplicit(h)
 		return c.readyForQuery()
 	case *codec.Flush:
 		return c.Flush()
@@ -148,6 +151,14 @@ func (c *Conn) dispatch(ctx context.Context, h Handler, m codec.Message) error {
 	return c.err
 }
 
+// endImplicit tells h that an implicit transaction ended.
+func (c *Conn) endImplicit(h Handler) {
+	if it, ok := h.(ImplicitTransactions); ok && c.TxStatus == 'I' {
+		it.EndImplicit(c, c.failed)
+	}
+	c.failed = false
+}
+
 func (c *Conn) readyForQuery() error {
 	c.send(&codec.ReadyForQuery{TxStatus: c.TxStatus})
 	return c.Flush()
@@ -158,6 +169,7 @@ func (c *Conn) readyForQuery() error {
 func (c *Conn) fail(err error, extended bool) {
 	e := asPGError(err)
 	c.send(&codec.ErrorResponse{Fields: e.Fields})
+	c.failed = true
 	if c.TxStatus == 'T' {
 		c.TxStatus = 'E'
 	}
