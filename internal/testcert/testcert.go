@@ -1,6 +1,6 @@
-// Package testcert makes throwaway TLS certificates for tests: a CA and a
-// server certificate it signed, for the names and addresses a test serves
-// on, kept in memory and, for commands and libpq, in files.
+// Package testcert makes a throwaway certificate authority and a server
+// certificate signed by it, for tests that speak TLS to 127.0.0.1 and
+// localhost, or to the names a test gives.
 package testcert
 
 import (
@@ -19,32 +19,47 @@ import (
 	"time"
 )
 
-// Set is a CA and one server certificate it signed.
-type Set struct {
-	// CAFile, CertFile and KeyFile are PEM files in the test's temporary directory.
-	CAFile, CertFile, KeyFile string
-	// Pool holds the CA, for a client's RootCAs.
-	Pool *x509.CertPool
-	// Cert is the server certificate with its key.
+// Pair is a server certificate and the CA that signed it.
+type Pair struct {
+	// Cert is the server's certificate (ECDSA P-256, signed with SHA-256)
+	// and key, for the names New was given.
 	Cert tls.Certificate
+	// Roots holds the CA, for a client's tls.Config.RootCAs.
+	Roots *x509.CertPool
+	// CertFile, KeyFile and CAFile are the same in PEM files, for programs
+	// (psql's sslrootcert, a server's -tls-cert).
+	CertFile, KeyFile, CAFile string
 }
 
-// New makes a CA and a server certificate for hosts (DNS names or IP
-// addresses), valid for a day.
-func New(t testing.TB, hosts ...string) *Set {
+// New makes a pair in t.TempDir() for hosts (DNS names or IP addresses;
+// none: localhost and 127.0.0.1).
+func New(t testing.TB, hosts ...string) *Pair {
 	t.Helper()
-	caKey, caDER := issue(t, &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "pgspec test CA"},
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}, nil, nil)
-	ca, err := x509.ParseCertificate(caDER)
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaf := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: hosts[0]},
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	now := time.Now()
+	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "pgspec test CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if ca, err = x509.ParseCertificate(caDER); err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) == 0 {
+		hosts = []string{"localhost", "127.0.0.1"}
+	}
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: hosts[0]},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
 			leaf.IPAddresses = append(leaf.IPAddresses, ip)
@@ -52,55 +67,35 @@ func New(t testing.TB, hosts ...string) *Set {
 			leaf.DNSNames = append(leaf.DNSNames, h)
 		}
 	}
-	key, der := issue(t, leaf, ca, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	s := &Set{CAFile: filepath.Join(dir, "ca.crt"), CertFile: filepath.Join(dir, "server.crt"), KeyFile: filepath.Join(dir, "server.key"), Pool: x509.NewCertPool()}
-	s.Pool.AddCert(ca)
-	write(t, s.CAFile, "CERTIFICATE", caDER)
-	write(t, s.CertFile, "CERTIFICATE", der)
-	write(t, s.KeyFile, "EC PRIVATE KEY", keyDER)
-	if s.Cert, err = tls.LoadX509KeyPair(s.CertFile, s.KeyFile); err != nil {
+	p := &Pair{Roots: x509.NewCertPool(), CertFile: filepath.Join(dir, "server.crt"), KeyFile: filepath.Join(dir, "server.key"), CAFile: filepath.Join(dir, "ca.crt")}
+	p.Roots.AddCert(ca)
+	for file, block := range map[string]*pem.Block{p.CertFile: {Type: "CERTIFICATE", Bytes: der}, p.KeyFile: {Type: "EC PRIVATE KEY", Bytes: keyDER}, p.CAFile: {Type: "CERTIFICATE", Bytes: caDER}} {
+		if err := os.WriteFile(file, pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.Cert, err = tls.LoadX509KeyPair(p.CertFile, p.KeyFile); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return p
 }
 
-// ServerConfig is a TLS server configuration presenting the certificate.
-func (s *Set) ServerConfig() *tls.Config {
-	return &tls.Config{Certificates: []tls.Certificate{s.Cert}, MinVersion: tls.VersionTLS12}
+// Client is a client configuration that trusts the pair's CA and expects
+// its first name.
+func (p *Pair) Client() *tls.Config {
+	return &tls.Config{RootCAs: p.Roots, ServerName: p.Cert.Leaf.Subject.CommonName}
 }
 
-// ClientConfig verifies the server certificate against the CA, as name.
-func (s *Set) ClientConfig(name string) *tls.Config {
-	return &tls.Config{RootCAs: s.Pool, ServerName: name, MinVersion: tls.VersionTLS12}
-}
-
-// issue signs tmpl with parent's key (itself when parent is nil) and
-// returns the new key and the certificate.
-func issue(t testing.TB, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour)
-	if parent == nil {
-		parent, parentKey = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, der
-}
-
-func write(t testing.TB, path, kind string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+// Server is a server configuration presenting the certificate.
+func (p *Pair) Server() *tls.Config {
+	return &tls.Config{Certificates: []tls.Certificate{p.Cert}}
 }

@@ -176,7 +176,7 @@ func (p *proxyProcess) stop() {
 // a TLS end that stands for a server with ssl=on (the test server has it
 // off), in alternating rounds, and prints the median tps ratio.
 func benchTLS(b *testing.B, server, bin string, seconds, rounds int) {
-	certs := testcert.New(b, "localhost")
+	certs := testcert.New(b)
 	certEnv := []string{"PGTRACE_FORWARD_CERT=" + certs.CertFile, "PGTRACE_FORWARD_KEY=" + certs.KeyFile}
 	helper := func(env ...string) *proxyProcess {
 		p := startProcess(b, os.Args[0], "-test.run=^TestHelperForwarder$", "-test.bench=^$", "-test.count=1")

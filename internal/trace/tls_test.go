@@ -19,8 +19,8 @@ import (
 // message of the session inside TLS is decoded and re-encoded identically.
 func TestClientTLS(t *testing.T) {
 	s := pgtest.Get(t)
-	certs := testcert.New(t, "localhost", "127.0.0.1")
-	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true, Out: &syncBuffer{}, ClientTLS: certs.ServerConfig()})
+	certs := testcert.New(t)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true, Out: &syncBuffer{}, ClientTLS: certs.Server()})
 	cmd := exec.Command(pgtest.Bin("psql"), "-X", "-A", "-t", "-c", "select 'inside ' || 'tls'")
 	cmd.Env = append(pgtest.Env(tr.addr, pgtest.SCRAMUser), "PGSSLMODE=verify-full", "PGSSLROOTCERT="+certs.CAFile, "PGHOST=localhost")
 	out, err := cmd.CombinedOutput()
@@ -41,10 +41,10 @@ func TestClientTLS(t *testing.T) {
 // offers no ALPN is refused after the handshake, as PostgreSQL refuses it.
 func TestDirectTLS(t *testing.T) {
 	s := pgtest.Get(t)
-	certs := testcert.New(t, "localhost")
-	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true, Out: &syncBuffer{}, ClientTLS: certs.ServerConfig()})
+	certs := testcert.New(t)
+	tr := startTrace(t, Options{Upstream: s.Addr(), Strict: true, Out: &syncBuffer{}, ClientTLS: certs.Server()})
 
-	cfg := certs.ClientConfig("localhost")
+	cfg := certs.Client()
 	cfg.NextProtos = []string{"postgresql"}
 	c := tlsDial(t, tr.addr, cfg)
 	if got := c.ConnectionState().NegotiatedProtocol; got != "postgresql" {
@@ -67,7 +67,7 @@ func TestDirectTLS(t *testing.T) {
 	}
 	tr.requireClean(t)
 
-	noALPN := tlsDial(t, tr.addr, certs.ClientConfig("localhost"))
+	noALPN := tlsDial(t, tr.addr, certs.Client())
 	noALPN.SetDeadline(time.Now().Add(5 * time.Second))
 	if n, err := noALPN.Read(make([]byte, 1)); err == nil {
 		t.Errorf("direct TLS without ALPN: read %d bytes, want the connection closed", n)
@@ -108,7 +108,7 @@ func readUntil(t *testing.T, fr *codec.FrameReader, tag byte) []byte {
 
 // tlsUpstream is a server that takes TLS after SSLRequest with the
 // certificate, then lets every client in and answers each query.
-func tlsUpstream(t *testing.T, certs *testcert.Set) string {
+func tlsUpstream(t *testing.T, certs *testcert.Pair) string {
 	t.Helper()
 	var hello, answer []byte
 	for _, m := range []codec.Message{&codec.AuthenticationOk{}, &codec.ReadyForQuery{TxStatus: 'I'}} {
@@ -123,7 +123,7 @@ func tlsUpstream(t *testing.T, certs *testcert.Set) string {
 			return
 		}
 		c.Write([]byte{'S'})
-		tc := tls.Server(c, certs.ServerConfig())
+		tc := tls.Server(c, certs.Server())
 		fr := codec.NewFrameReader(tc)
 		if _, err := fr.NextUntagged(); err != nil {
 			return
@@ -145,7 +145,7 @@ func tlsUpstream(t *testing.T, certs *testcert.Set) string {
 func TestUpstreamTLS(t *testing.T) {
 	certs := testcert.New(t, "db.example")
 	upstream := tlsUpstream(t, certs)
-	tr := startTrace(t, Options{Upstream: upstream, Strict: true, Out: &syncBuffer{}, UpstreamTLS: certs.ClientConfig("db.example")})
+	tr := startTrace(t, Options{Upstream: upstream, Strict: true, Out: &syncBuffer{}, UpstreamTLS: certs.Client()})
 	if err := tr.CheckUpstream(); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,9 @@ func TestUpstreamTLS(t *testing.T) {
 	}
 	tr.requireClean(t)
 
-	wrong := startTrace(t, Options{Upstream: upstream, UpstreamTLS: certs.ClientConfig("other.example")})
+	other := certs.Client()
+	other.ServerName = "other.example"
+	wrong := startTrace(t, Options{Upstream: upstream, UpstreamTLS: other})
 	if err := wrong.CheckUpstream(); err == nil || !strings.Contains(err.Error(), "certificate is valid for db.example, not other.example") {
 		t.Errorf("CheckUpstream with the wrong name: %v", err)
 	}
