@@ -419,7 +419,7 @@ func context(s *spec.Spec, m *spec.Message) []paragraph {
 		out = append(out, paragraph{t, nodes})
 	}
 	if m.Context != "" {
-		out = append(out, paragraph{text: spec.Text{En: m.Context, Zh: m.Context}})
+		out = append(out, paragraph{text: spec.Text{En: fmt.Sprintf(vocab[matrix.English].within, m.Context), Zh: fmt.Sprintf(vocab[matrix.Chinese].within, m.Context)}})
 	}
 	return out
 }

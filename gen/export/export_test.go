@@ -349,6 +349,11 @@ func TestNameZhFromChineseManual(t *testing.T) {
 			t.Errorf("%s at %d: name_zh %q, want %q", c.slug, c.major, got, c.want)
 		}
 	}
+	// A replication sub-message's context is the command it answers.
+	if sec := record(t, e, "replication-primary-keepalive-message", 18, 17).Snapshot.Sections; len(sec) != 1 ||
+		!slices.Equal(sec[0].Paragraphs, []string{"在复制命令 START_REPLICATION 的 COPY 数据中发送。"}) || sec[0].Title != "协议上下文" {
+		t.Errorf("keepalive's context: %+v", sec)
+	}
 	newest := h.Specs[len(h.Specs)-1].Major
 	for _, r := range must(e.Records(newest, 0)) {
 		if r.Item.NameZh == "" {

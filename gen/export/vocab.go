@@ -21,6 +21,8 @@ type words struct {
 	describe     map[string]string
 	sourceLabel  string
 	notInVersion string
+	// within places a replication sub-message in the command it answers.
+	within string
 }
 
 var vocab = map[matrix.Lang]words{
@@ -41,6 +43,7 @@ var vocab = map[matrix.Lang]words{
 		// The seed labels the source so in every language.
 		sourceLabel:  "PostgreSQL %d English manual",
 		notInVersion: "not in this major",
+		within:       "Sent in the COPY data of the replication command %s.",
 	},
 	matrix.Chinese: {
 		title: "按手册顺序排列的字段", position: "位置", format: "格式", meaning: "含义",
@@ -53,6 +56,7 @@ var vocab = map[matrix.Lang]words{
 		layerShort:   map[string]string{spec.LayerLogicalReplication: "逻辑复制", spec.LayerStreamingReplication: "流复制"},
 		sourceLabel:  "PostgreSQL %d English manual",
 		notInVersion: "该版未收录",
+		within:       "在复制命令 %s 的 COPY 数据中发送。",
 	},
 }
 
