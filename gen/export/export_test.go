@@ -362,6 +362,40 @@ func TestNameZhFromChineseManual(t *testing.T) {
 	}
 }
 
+// The replication commands get records too: their parameters and
+// options as the field table, the synopsis as a fact, the description.
+func TestCommandRecords(t *testing.T) {
+	h := committed(t)
+	e := newExport(t, h, matrix.English)
+	r := record(t, e, "base-backup", 15, 14)
+	v := r.Snapshot
+	if r.Item.Name != "BASE_BACKUP (replication command)" || r.Item.Category != "Replication commands" || v.Signature != "BASE_BACKUP" ||
+		v.ManualPath != "/docs/15/protocol-replication.html" || v.Sources[0].URL != "/docs/15/protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP" ||
+		v.ComparisonData.Layer != "replication command" {
+		t.Errorf("BASE_BACKUP at 15: name %q category %q signature %q manual %q source %q layer %q", r.Item.Name, r.Item.Category, v.Signature, v.ManualPath, v.Sources[0].URL, v.ComparisonData.Layer)
+	}
+	if len(v.Facts) != 2 || v.Facts[1].Label != "Synopsis" || !strings.HasPrefix(v.Facts[1].Value, "BASE_BACKUP [ ( option [, ...] ) ]") {
+		t.Errorf("facts %+v", v.Facts)
+	}
+	var terms []string
+	for _, row := range v.Tables[0].Rows {
+		terms = append(terms, row.C1)
+	}
+	if !slices.Contains(terms, "LABEL 'label'") || !strings.HasPrefix(v.Description[0], "Replication command BASE_BACKUP. Instructs the server to start streaming a base backup.") {
+		t.Errorf("terms %q, description %q", terms, v.Description)
+	}
+	// 15 replaced the keyword options with an option list.
+	if c := r.Comparison; c.Status != "changed" || c.Classification != matrix.Wire || !strings.Contains(c.Diff, `+      "format": "VERIFY_CHECKSUMS [ boolean ]",`) {
+		t.Errorf("14 → 15: %+v", c)
+	}
+	if c := record(t, e, "show", 18, 17).Comparison; c.Status != "unchanged" || c.Classification != matrix.Unchanged {
+		t.Errorf("SHOW 17 → 18: %+v", c)
+	}
+	if got := e.Majors("upload-manifest"); len(got) == 0 || got[0] != 17 {
+		t.Errorf("UPLOAD_MANIFEST in %v, want from 17", got)
+	}
+}
+
 // Comparisons on the fixtures: added reads "not in this major" (in the
 // record's language) on the left, removed on the right.
 func TestComparisonsFixtures(t *testing.T) {
