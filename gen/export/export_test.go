@@ -349,11 +349,50 @@ func TestNameZhFromChineseManual(t *testing.T) {
 			t.Errorf("%s at %d: name_zh %q, want %q", c.slug, c.major, got, c.want)
 		}
 	}
+	// A replication sub-message's context is the command it answers.
+	if sec := record(t, e, "replication-primary-keepalive-message", 18, 17).Snapshot.Sections; len(sec) != 1 ||
+		!slices.Equal(sec[0].Paragraphs, []string{"在复制命令 START_REPLICATION 的 COPY 数据中发送。"}) || sec[0].Title != "协议上下文" {
+		t.Errorf("keepalive's context: %+v", sec)
+	}
 	newest := h.Specs[len(h.Specs)-1].Major
 	for _, r := range must(e.Records(newest, 0)) {
 		if r.Item.NameZh == "" {
 			t.Errorf("%s: no name_zh", r.Item.Slug)
 		}
+	}
+}
+
+// The replication commands get records too: their parameters and
+// options as the field table, the synopsis as a fact, the description.
+func TestCommandRecords(t *testing.T) {
+	h := committed(t)
+	e := newExport(t, h, matrix.English)
+	r := record(t, e, "base-backup", 15, 14)
+	v := r.Snapshot
+	if r.Item.Name != "BASE_BACKUP (replication command)" || r.Item.Category != "Replication commands" || v.Signature != "BASE_BACKUP" ||
+		v.ManualPath != "/docs/15/protocol-replication.html" || v.Sources[0].URL != "/docs/15/protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP" ||
+		v.ComparisonData.Layer != "replication command" {
+		t.Errorf("BASE_BACKUP at 15: name %q category %q signature %q manual %q source %q layer %q", r.Item.Name, r.Item.Category, v.Signature, v.ManualPath, v.Sources[0].URL, v.ComparisonData.Layer)
+	}
+	if len(v.Facts) != 2 || v.Facts[1].Label != "Synopsis" || !strings.HasPrefix(v.Facts[1].Value, "BASE_BACKUP [ ( option [, ...] ) ]") {
+		t.Errorf("facts %+v", v.Facts)
+	}
+	var terms []string
+	for _, row := range v.Tables[0].Rows {
+		terms = append(terms, row.C1)
+	}
+	if !slices.Contains(terms, "LABEL 'label'") || !strings.HasPrefix(v.Description[0], "Replication command BASE_BACKUP. Instructs the server to start streaming a base backup.") {
+		t.Errorf("terms %q, description %q", terms, v.Description)
+	}
+	// 15 replaced the keyword options with an option list.
+	if c := r.Comparison; c.Status != "changed" || c.Classification != matrix.Wire || !strings.Contains(c.Diff, `+      "format": "VERIFY_CHECKSUMS [ boolean ]",`) {
+		t.Errorf("14 → 15: %+v", c)
+	}
+	if c := record(t, e, "show", 18, 17).Comparison; c.Status != "unchanged" || c.Classification != matrix.Unchanged {
+		t.Errorf("SHOW 17 → 18: %+v", c)
+	}
+	if got := e.Majors("upload-manifest"); len(got) == 0 || got[0] != 17 {
+		t.Errorf("UPLOAD_MANIFEST in %v, want from 17", got)
 	}
 }
 

@@ -262,6 +262,16 @@ func TestMessagePages(t *testing.T) {
 	}
 	t.Logf("%d message pages", pages)
 
+	// The replication commands have pages too.
+	_, _, body = get(t, srv, "/protocol/base-backup/?v=15")
+	for _, want := range []string{`<h1>BASE_BACKUP (replication command) <span class="major">PostgreSQL 15</span></h1>`,
+		`<dt>Synopsis</dt><dd><code>BASE_BACKUP [ ( option [, ...] ) ]`, `<code>LABEL &#39;label&#39;</code>`,
+		`Compared 14 → 15 <span class="badge s-changed">changed</span> <span class="badge">wire change</span>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /protocol/base-backup/?v=15 lacks %s", want)
+		}
+	}
+
 	for _, c := range []struct {
 		path string
 		code int
