@@ -538,14 +538,19 @@ type paragraph struct {
 	nodes []string
 }
 
-// context is the prose of the message's page that frames it: the
-// paragraphs standing between the page's message lists ("The following
-// messages … are available since protocol version 2."), joined into one
-// as pg.center does, and for a replication sub-message the command it
-// answers.
+// context is the prose of the message's page that frames it: the page's
+// introduction and the paragraphs standing between its message lists ("The
+// following messages … are available since protocol version 2."), joined
+// into one as pg.center does, and for a replication sub-message the
+// command it answers.
 func context(s *spec.Spec, m *spec.Message) []paragraph {
 	var out []paragraph
 	var en, zh, nodes []string
+	for k, t := range s.Intro(m.Page) {
+		en, zh = append(en, t.En), append(zh, t.Zh)
+		nodes = append(nodes, fmt.Sprintf("%s#/intros/%d/paragraphs/%d/zh", spec.FileName(s.Major),
+			slices.IndexFunc(s.Intros, func(in spec.Intro) bool { return in.Page == m.Page }), k))
+	}
 	for i, x := range s.Messages {
 		if x.Page == m.Page && x.Lead != nil {
 			en, zh = append(en, x.Lead.Text.En), append(zh, x.Lead.Text.Zh)
