@@ -56,8 +56,27 @@ type Spec struct {
 	// PluginOptions are pgoutput's parameters (protocol-logical-replication.html
 	// up to 18, logicaldecoding-output-plugin.html from 19).
 	PluginOptions []PluginOption `json:"pgoutput_options"`
+	// Intros are the paragraphs each message page opens with, before its
+	// first message list, in page order.
+	Intros []Intro `json:"intros,omitempty"`
 	// Coverage counts what the extractor read and recognised.
 	Coverage []Coverage `json:"coverage"`
+}
+
+// Intro is the opening prose of one message page.
+type Intro struct {
+	Page       string `json:"page"`
+	Paragraphs []Text `json:"paragraphs"`
+}
+
+// Intro returns the opening paragraphs of page, nil when it has none.
+func (s *Spec) Intro(page string) []Text {
+	for _, in := range s.Intros {
+		if in.Page == page {
+			return in.Paragraphs
+		}
+	}
+	return nil
 }
 
 // Source is one corpus page and its provenance.

@@ -161,10 +161,10 @@ const commandsPage = "protocol-replication.html"
 // isCommand reports whether slug is one of the replication commands.
 func (e *Export) isCommand(slug string) bool { return slices.Contains(e.commands, slug) }
 
-// nameZh is the display name of slug as the Chinese manual of major
+// NameZh is the display name of slug as the Chinese manual of major
 // prints it, or of the newest major before it with a translation (19 has
 // none); the English name where no earlier Chinese manual has the message.
-func (e *Export) nameZh(slug string, major int) string {
+func (e *Export) NameZh(slug string, major int) string {
 	var name *spec.Message
 	for i, s := range e.h.Specs {
 		if m := e.find(i, slug); m != nil && s.Major <= major && (name == nil || s.ReleaseZh != "") {
@@ -215,7 +215,7 @@ func (e *Export) Record(it *Item, major, against int) (Record, error) {
 		return Record{}, fmt.Errorf("message %q is not documented in %d (it is in %v)", it.Slug, major, e.Majors(it.Slug))
 	}
 	r := Record{Kind: "protocol", Major: key, Item: *it, Snapshot: v}
-	r.Item.Summary, r.Item.NameZh = v.Description[0], e.nameZh(it.Slug, major)
+	r.Item.Summary, r.Item.NameZh = v.Description[0], e.NameZh(it.Slug, major)
 	if against == 0 {
 		r.Comparison = Comparison{Right: key, Status: "baseline", Classification: matrix.Baseline}
 		return r, nil
@@ -538,14 +538,19 @@ type paragraph struct {
 	nodes []string
 }
 
-// context is the prose of the message's page that frames it: the
-// paragraphs standing between the page's message lists ("The following
-// messages … are available since protocol version 2."), joined into one
-// as pg.center does, and for a replication sub-message the command it
-// answers.
+// context is the prose of the message's page that frames it: the page's
+// introduction and the paragraphs standing between its message lists ("The
+// following messages … are available since protocol version 2."), joined
+// into one as pg.center does, and for a replication sub-message the
+// command it answers.
 func context(s *spec.Spec, m *spec.Message) []paragraph {
 	var out []paragraph
 	var en, zh, nodes []string
+	for k, t := range s.Intro(m.Page) {
+		en, zh = append(en, t.En), append(zh, t.Zh)
+		nodes = append(nodes, fmt.Sprintf("%s#/intros/%d/paragraphs/%d/zh", spec.FileName(s.Major),
+			slices.IndexFunc(s.Intros, func(in spec.Intro) bool { return in.Page == m.Page }), k))
+	}
 	for i, x := range s.Messages {
 		if x.Page == m.Page && x.Lead != nil {
 			en, zh = append(en, x.Lead.Text.En), append(zh, x.Lead.Text.Zh)
