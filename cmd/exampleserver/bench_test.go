@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	wire "github.com/jeroenrinzema/psql-wire"
 
 	"github.com/pgspec/pgspec/codec/session"
+	"github.com/pgspec/pgspec/internal/benchproc"
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
@@ -37,7 +37,7 @@ func BenchmarkServers(b *testing.B) {
 	if _, err := os.Stat(pgtest.Bin("pgbench")); err != nil {
 		b.Skip(err)
 	}
-	seconds, rounds := envInt("EXAMPLESERVER_BENCH_SECONDS", 5), envInt("EXAMPLESERVER_BENCH_ROUNDS", 3)
+	seconds, rounds := benchproc.EnvInt("EXAMPLESERVER_BENCH_SECONDS", 5), benchproc.EnvInt("EXAMPLESERVER_BENCH_ROUNDS", 3)
 	script := filepath.Join(b.TempDir(), "select.sql")
 	os.WriteFile(script, []byte("\\set aid random(1, 1000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o600)
 	servers := []*benchProcess{startBench(b, "pgspec"), startBench(b, "psql-wire")}
@@ -55,7 +55,7 @@ func BenchmarkServers(b *testing.B) {
 				done[s.name] += r * float64(seconds)
 			}
 		}
-		ours, theirs := median(tps["pgspec"]), median(tps["psql-wire"])
+		ours, theirs := benchproc.Median(tps["pgspec"]), benchproc.Median(tps["psql-wire"])
 		perTx := func(name string) float64 { return float64(spent[name].Microseconds()) / done[name] }
 		fmt.Printf("%-12s %12.0f %12.0f %9.2f× %10.1f | %.1f\n", mode, ours, theirs, ours/theirs, perTx("pgspec"), perTx("psql-wire"))
 		b.ReportMetric(ours/theirs, "x-psql-wire-"+mode)
@@ -191,19 +191,6 @@ func psqlWireHandler(d *db) wire.ParseFn {
 	}
 }
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
-
-func median(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return v[len(v)/2]
-}
-
 var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
 
 func pgbenchTPS(b *testing.B, addr string, args ...string) float64 {
@@ -220,32 +207,19 @@ func pgbenchTPS(b *testing.B, addr string, args ...string) float64 {
 	return tps
 }
 
-// cpuTime is a process's user and system CPU time, from /proc/PID/stat
-// (clock ticks of 10 ms).
+// cpuTime and rssOf measure a server process, failing the benchmark when they cannot.
 func cpuTime(b *testing.B, pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	d, err := benchproc.CPU(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * 10 * time.Millisecond
+	return d
 }
 
-// rssOf is a process's resident set size in bytes.
 func rssOf(b *testing.B, pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := benchproc.RSS(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	b.Fatal("no VmRSS")
-	return 0
+	return n
 }
-
