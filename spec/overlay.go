@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -140,7 +139,7 @@ func LoadOverlay(fsys fs.FS) (*Overlay, error) {
 // checks every entry, reporting all problems at once.
 func ParseOverlay(data []byte) (*Overlay, error) {
 	var ov Overlay
-	if err := decodeStrict(bytes.NewReader(data), OverlayFile, &ov); err != nil {
+	if err := decodeStrict(data, OverlayFile, &ov); err != nil {
 		return nil, err
 	}
 	var p []string
