@@ -23,8 +23,8 @@ import (
 	"io/fs"
 	"regexp"
 	"sort"
-	"strings"
 	"strconv"
+	"strings"
 )
 
 // Layers group messages by where they travel.

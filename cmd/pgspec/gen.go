@@ -40,11 +40,6 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 			return c.usageError("-majors: %v", err)
 		}
 	}
-	if *layers != "" {
-		if sel.Layers, err = model.ParseLayers(*layers); err != nil {
-			return c.usageError("-layers: %v", err)
-		}
-	}
 	src, err := openSpec(*dir)
 	if err != nil {
 		return c.fail(1, "%v", err)
@@ -55,6 +50,11 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	full, err := emit.Load(src.fsys)
 	if err != nil {
 		return c.fail(1, "%v", src.wrap(err))
+	}
+	if *layers != "" {
+		if sel.Layers, err = model.ParseLayers(full.Rules, *layers); err != nil {
+			return c.usageError("-layers: %v", err)
+		}
 	}
 	mod, err := full.Select(sel)
 	if err != nil {
@@ -85,7 +85,7 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	if err != nil {
 		return c.usageError("%v", err)
 	}
-	o := emit.Options{Package: name, Version: version(), Command: strings.TrimSpace("pgspec gen " + sel.Flags())}
+	o := emit.Options{Package: name, Version: version(), Command: strings.TrimSpace("pgspec gen " + sel.Flags(full.Rules))}
 	files, err := emit.Files(mod, o)
 	if err != nil {
 		return c.fail(1, "%v", err)

@@ -59,13 +59,17 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	layers, err := model.ParseLayers(*layer)
-	if err != nil {
-		return c.usageError("%v", err)
-	}
-	_, _, s, code := v.load(c)
+	src, _, s, code := v.load(c)
 	if code != 0 {
 		return code
+	}
+	rules, err := spec.LoadRules(src.fsys)
+	if err != nil {
+		return c.fail(1, "%v", src.wrap(err))
+	}
+	layers, err := model.ParseLayers(rules, *layer)
+	if err != nil {
+		return c.usageError("%v", err)
 	}
 	for _, m := range s.Messages {
 		if layers != nil && !slices.Contains(layers, m.Layer) {

@@ -69,7 +69,7 @@ func checkNames(mod *model.Model) error {
 		taken[n] = "the runtime"
 	}
 	for _, d := range dispatchers(mod) {
-		taken[d.name] = "the dispatchers"
+		taken[d.Name] = "the dispatchers"
 	}
 	for _, m := range mod.Messages {
 		if m.State != "" {

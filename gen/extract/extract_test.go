@@ -392,3 +392,12 @@ func BenchmarkExtractAll(b *testing.B) {
 		}
 	}
 }
+
+// Every layer of spec/layers.json is extracted from the page it names.
+func TestPagesAreTheLayersPages(t *testing.T) {
+	for _, l := range spec.EmbeddedRules().Layers {
+		if !slices.Contains(Pages, PageKind{l.Page, l.Section, l.Layer}) {
+			t.Errorf("layer %s: Pages has no %s (%s)", l.Layer, l.Page, l.Section)
+		}
+	}
+}

@@ -44,6 +44,7 @@ type group struct {
 
 // builder turns one message of one major into a Layout.
 type builder struct {
+	rules *spec.Rules
 	s     *spec.Spec
 	m     *spec.Message
 	ov    *spec.Overlay
@@ -58,7 +59,7 @@ type builder struct {
 var lengthWord = regexp.MustCompile(`(?i)\blength\b`)
 
 func buildLayout(s *spec.Spec, m *spec.Message, ov *spec.Overlay, me *spec.MessageEntry, p *problems, d *defaults, used usage) *Layout {
-	b := &builder{s: s, m: m, ov: ov, me: me, p: p, d: d, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
+	b := &builder{rules: ov.RuleTables(), s: s, m: m, ov: ov, me: me, p: p, d: d, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
 	top := b.segment(used)
 	b.matchEntries(top, used)
 	if len(top) > 0 && top[0].row != nil && !m.Part && top[0].row.Type.Kind == spec.KindByte && top[0].row.Type.Tag != "" {
@@ -363,8 +364,15 @@ func (b *builder) cond(row *spec.Row, e *spec.FieldEntry, before []*Item) Cond {
 	}
 	c.Gate = g
 	for _, a := range row.Annotations {
-		if a.Kind == spec.AnnSinceProtocol && b.m.Layer == spec.LayerLogicalReplication && g != NoGate {
-			c.SinceLogical, _ = strconv.Atoi(a.Value)
+		if a.Kind != spec.AnnSinceProtocol || b.m.Layer != spec.LayerLogicalReplication {
+			continue
+		}
+		// gate reported a version spec/logicalversions.json lacks.
+		if v := b.rules.LogicalVersion(atoi(a.Value)); v != nil {
+			c.SinceLogical = v.Version
+			if v.Gate == "" && g == NoGate {
+				b.d.addf(b.m.Slug, "%s %s: sent from pgoutput protocol version %d on (%s)", b.m.Slug, e.Name, v.Version, quoteName(a.Phrase))
+			}
 		}
 	}
 	if tags := previousTags(row); tags != nil {
@@ -607,6 +615,12 @@ func protocolLengths(m map[string][2]int) []ProtocolLength {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Minor < out[j].Minor })
 	return out
+}
+
+// atoi is the number s spells, 0 when it spells none.
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // short is a row's description cut for a problem report.

@@ -29,20 +29,20 @@ var layerNames = map[string]string{
 
 // Flags renders the selection as the pgspec gen flags that make it, in one
 // canonical form however they were written ("-majors 14-20 -layers
-// logical"); "" selects everything.
-func (sel Selection) Flags() string {
+// logical"); "" selects everything. Layers go by their flags in rules.
+func (sel Selection) Flags(rules *spec.Rules) string {
 	var out []string
 	if sel.Majors != nil {
 		out = append(out, "-majors "+joinRuns(sel.Majors, "-", ","))
 	}
 	if sel.Layers != nil {
-		var short []string
-		for _, l := range spec.Layers {
-			if slices.Contains(sel.Layers, l) {
-				short = append(short, layerFlags[l])
+		var flags []string
+		for _, l := range rules.Layers {
+			if slices.Contains(sel.Layers, l.Layer) {
+				flags = append(flags, l.Flag)
 			}
 		}
-		out = append(out, "-layers "+strings.Join(short, ","))
+		out = append(out, "-layers "+strings.Join(flags, ","))
 	}
 	if sel.Messages != nil {
 		out = append(out, "-messages "+strings.Join(sel.Messages, ","))
@@ -50,25 +50,26 @@ func (sel Selection) Flags() string {
 	return strings.Join(out, " ")
 }
 
-// layerFlags are the short names -layers accepts, by layer.
-var layerFlags = map[string]string{
-	spec.LayerFrontendBackend: "frontend", spec.LayerLogicalReplication: "logical", spec.LayerStreamingReplication: "replication",
-}
-
-// ParseLayers reads a comma-separated list of layers: the spec's names or
-// frontend, logical, replication (= streaming).
-func ParseLayers(s string) ([]string, error) {
+// ParseLayers reads a comma-separated list of layers, each by its name or
+// its flag in rules (frontend, logical, replication), or streaming for
+// streaming-replication.
+func ParseLayers(rules *spec.Rules, s string) ([]string, error) {
 	names, err := splitList(s, "layer")
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out, flags []string
+	for _, l := range rules.Layers {
+		flags = append(flags, l.Flag)
+	}
 	for _, name := range names {
-		l, ok := layerNames[name]
-		if !ok {
-			return nil, fmt.Errorf("unknown layer %q (want frontend, logical, replication or one of %s)", name, strings.Join(spec.Layers, ", "))
+		i := slices.IndexFunc(rules.Layers, func(l *spec.LayerRule) bool {
+			return name == l.Layer || name == l.Flag || strings.HasPrefix(l.Layer, name+"-")
+		})
+		if i < 0 {
+			return nil, fmt.Errorf("unknown layer %q (want %s or a layer's full name)", name, strings.Join(flags, ", "))
 		}
-		if !slices.Contains(out, l) {
+		if l := rules.Layers[i].Layer; !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}
@@ -138,7 +139,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	eligible := func(msg *Message) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, msg.Layer)) && slices.ContainsFunc(msg.Majors, in)
 	}
-	out := &Model{Majors: majors}
+	out := &Model{Majors: majors, Rules: m.Rules}
 
 	wanted := map[string]bool{}
 	for _, pat := range sel.Messages {

@@ -33,17 +33,17 @@ func TestParseMajors(t *testing.T) {
 }
 
 func TestParseLayers(t *testing.T) {
-	got, err := ParseLayers("logical,replication,logical-replication")
+	got, err := ParseLayers(spec.EmbeddedRules(), "logical,replication,logical-replication")
 	if want := []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, %v; want %v", got, err, want)
 	}
-	if _, err := ParseLayers("logical,physical"); err == nil || !strings.Contains(err.Error(), `unknown layer "physical"`) {
+	if _, err := ParseLayers(spec.EmbeddedRules(), "logical,physical"); err == nil || !strings.Contains(err.Error(), `unknown layer "physical"`) {
 		t.Errorf("physical: %v", err)
 	}
-	if _, err := ParseLayers(","); err == nil || err.Error() != `"," names no layer` {
+	if _, err := ParseLayers(spec.EmbeddedRules(), ","); err == nil || err.Error() != `"," names no layer` {
 		t.Errorf("a list of no layer: %v", err)
 	}
-	if got, err := ParseLayers(""); got != nil || err != nil {
+	if got, err := ParseLayers(spec.EmbeddedRules(), ""); got != nil || err != nil {
 		t.Errorf("no value is the default (all layers): %v, %v", got, err)
 	}
 }
