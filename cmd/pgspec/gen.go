@@ -29,6 +29,7 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	pkg := c.String("package", "", "package `name` (default: the package in -out, else $GOPACKAGE when -out is where go generate runs, else -out's base name)")
 	majors := c.String("majors", "", "the PostgreSQL `majors` to generate: majors and ranges such as 14-18 or 10,12-13 (default: all in the spec)")
 	layers := c.String("layers", "", "the `layers` to generate: frontend, logical, replication, comma-separated (default: all)")
+	verbose := c.Bool("v", false, "list every default derived from the manual, not only those that differ from the pinned list")
 	messages := c.String("messages", "", "the `messages` to generate: slugs, Go names or globs, comma-separated (default: all); the parts they carry come along")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
@@ -101,11 +102,34 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 		noun = "message"
 	}
 	fmt.Fprintf(stdout, "pgspec gen: package %s in %s: %d %s of PostgreSQL %s, %d files\n", name, *out, len(mod.Messages), noun, model.MajorList(mod.Majors), len(files))
-	fmt.Fprintf(stdout, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(mod.Defaults))
-	for _, d := range mod.Defaults {
-		fmt.Fprintf(stdout, "  %s\n", d.Text)
-	}
+	printDefaults(stdout, mod, *verbose)
 	return 0
+}
+
+// printDefaults says what the generator derived from the manual for the
+// selection (spec/overlay.json decides the rest): every derivation with
+// verbose, else only those that differ from the pinned list of the
+// committed spec, the ones a person must review.
+func printDefaults(w io.Writer, mod *model.Model, verbose bool) {
+	if verbose {
+		fmt.Fprintf(w, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(mod.Defaults))
+		for _, d := range mod.Defaults {
+			fmt.Fprintf(w, "  %s\n", d.Text)
+		}
+		return
+	}
+	added, removed := mod.DiffPinned()
+	if len(added)+len(removed) == 0 {
+		fmt.Fprintf(w, "pgspec gen: %d defaults derived from the manual, all as pinned (-v lists them)\n", len(mod.Defaults))
+		return
+	}
+	fmt.Fprintf(w, "pgspec gen: %d defaults derived from the manual; %d differ from the pinned list of the committed spec (-v lists all):\n", len(mod.Defaults), len(added)+len(removed))
+	for _, d := range added {
+		fmt.Fprintf(w, "  + %s\n", d.Text)
+	}
+	for _, r := range removed {
+		fmt.Fprintf(w, "  - %s\n", r)
+	}
 }
 
 // messagePatterns splits -messages; a name that is no glob is resolved as

@@ -157,21 +157,48 @@ func TestGenDoesNotImportCodec(t *testing.T) {
 	}
 }
 
-// TestGenPrintsDefaults: gen lists what it derived from the manual, so a
-// reviewer sees every derivation the overlay does not state.
+// TestGenPrintsDefaults: gen lists what it derived from the manual that the
+// pinned list of the committed spec lacks (-v: everything), so a reviewer
+// sees every new derivation the overlay does not state, and nothing else.
 func TestGenPrintsDefaults(t *testing.T) {
 	out := tmpModule(t)
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"gen", "--spec", "../../gen/testdata/spec", "--out", out, "--package", "p"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	gen := func(args ...string) string {
+		var stdout, stderr bytes.Buffer
+		if code := run(append([]string{"gen", "--out", out, "--package", "p"}, args...), &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		return stdout.String()
 	}
-	for _, want := range []string{
-		"pgspec gen: 15 defaults derived from the manual (spec/overlay.json decides the rest):\n",
-		"\n  logical-update OldKind: optional choice of 'K' or 'O'\n",
-		"\n  logical-update: Byte1('N') is a constant\n",
+	if got := gen("-layers", "logical", "-majors", "14-16"); !strings.HasSuffix(got, "\npgspec gen: 38 defaults derived from the manual, all as pinned (-v lists them)\n") {
+		t.Errorf("the committed spec's derivations are all pinned, yet gen printed:\n%s", got)
+	}
+	for _, c := range []struct {
+		verbose bool
+		want    []string
+	}{
+		{false, []string{
+			"pgspec gen: 15 defaults derived from the manual; 37 differ from the pinned list of the committed spec (-v lists all):\n",
+			"\n  + logical-update Xid: gate streamed (“Xid of the transaction (only present for streamed transactions).”)\n",
+			"\n  - logical-update: Go name LogicalUpdate, Logical + the manual's “Update”\n",
+		}},
+		{true, []string{
+			"pgspec gen: 15 defaults derived from the manual (spec/overlay.json decides the rest):\n",
+			"\n  logical-update OldKind: optional choice of 'K' or 'O'\n",
+			"\n  logical-update: Byte1('N') is a constant\n",
+		}},
 	} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		args := []string{"--spec", "../../gen/testdata/spec"}
+		if c.verbose {
+			args = append(args, "-v")
+		}
+		got := gen(args...)
+		for _, want := range c.want {
+			if !strings.Contains(got, want) {
+				t.Errorf("-v=%t: stdout lacks %q:\n%s", c.verbose, want, got)
+			}
+		}
+		if !c.verbose && strings.Contains(got, "logical-update OldKind: optional choice") {
+			t.Errorf("without -v gen printed a pinned derivation:\n%s", got)
 		}
 	}
 }

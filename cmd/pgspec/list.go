@@ -16,7 +16,8 @@ import (
 func init() {
 	commands["list"] = command{summary: "list messages, one per line, slug first", run: runList}
 	commands["show"] = command{args: "MESSAGE", summary: "print a message's field table as the manual does",
-		more: "MESSAGE is a slug (logical-update) or a Go type name (LogicalUpdate).", run: runShow}
+		more: "MESSAGE is a slug (logical-update) or a Go type name (LogicalUpdate). With -resolved, each row as the\n" +
+			"generator resolves it: its notation → the Go field and type ← the overlay entry that named it.", run: runShow}
 }
 
 // versioned is what list and show share: the spec and the major to read.
@@ -88,6 +89,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("show", stdout, stderr)
 	v := addVersioned(c)
 	lang := c.langFlag("`language`: en or zh")
+	resolved := c.Bool("resolved", false, "print the layout the generator resolves, each row → Go field ← the overlay entry that named it")
 	pos, code, done := c.parse(args, 1, 1)
 	if done {
 		return code
@@ -113,8 +115,49 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	if *lang == matrix.Chinese && s.ReleaseZh == "" {
 		return c.fail(2, "PostgreSQL %d has no Chinese translation", s.Major)
 	}
+	if *resolved {
+		return showResolved(c, src, specs, s, slug)
+	}
 	spec.WriteTable(stdout, s, m, string(*lang))
 	return 0
+}
+
+// showResolved prints the layout of slug in s as the generator resolves it,
+// each item with the overlay entry that named it.
+func showResolved(c *cli, src *specSource, specs []*spec.Spec, s *spec.Spec, slug string) int {
+	ov, err := src.overlay()
+	if err != nil {
+		return c.fail(1, "%v", err)
+	}
+	mod, err := model.Build(specs, ov)
+	if err != nil {
+		return c.fail(1, "%v", src.wrap(err))
+	}
+	i := slices.IndexFunc(mod.Messages, func(m *model.Message) bool { return m.Slug == slug })
+	l := mod.Messages[i].LayoutIn(s.Major) // runShow found slug in s
+	fmt.Fprintf(c.stdout, "%s in PostgreSQL %d, as the generator resolves it (row → Go field ← what named it):\n", slug, s.Major)
+	fmt.Fprint(c.stdout, l.Describe(func(it *model.Item) string { return namedBy(ov, slug, it) }))
+	return 0
+}
+
+// namedBy says which overlay entry named an item, by its place in
+// spec/overlay.json, or that the generator derived it.
+func namedBy(ov *spec.Overlay, slug string, it *model.Item) string {
+	me := ov.Messages[slug]
+	switch {
+	case it.Entry != nil:
+		if me != nil {
+			if i := slices.Index(me.Fields, it.Entry); i >= 0 {
+				return fmt.Sprintf("overlay messages[%q].fields[%d] %q", slug, i, it.Entry.Match)
+			}
+		}
+		return fmt.Sprintf("overlay fields[%d] %q", slices.Index(ov.Fields, it.Entry), it.Entry.Match)
+	case it.GroupEntry != nil:
+		return fmt.Sprintf("overlay messages[%q].groups[%d] %q", slug, slices.Index(me.Groups, it.GroupEntry), it.GroupEntry.Lead)
+	case it.Field == "" || it.Op == model.OpCount:
+		return "" // a tag, length, count, constant or a flattened group's value
+	}
+	return "derived from the manual (pgspec gen -v lists how)"
 }
 
 // resolveMessage turns what the user typed (a slug or a Go type name) into

@@ -311,7 +311,7 @@ func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 		if e == nil {
 			e = &spec.FieldEntry{}
 		}
-		it := &Item{Field: e.Name, Row: n.row, Cond: b.cond(n.row, e, out)}
+		it := &Item{Field: e.Name, Row: n.row, Entry: n.entry, Cond: b.cond(n.row, e, out)}
 		if flat != nil {
 			it.Field = ""
 		}
@@ -333,7 +333,7 @@ func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 			it.CountWidth = b.countWidth(scope, n)
 		default:
 			sc := b.scalar(n, e, i > 0 && scope[i-1].role == roleSize && scope[i-1].sizes == n)
-			sc.Field, sc.Cond = it.Field, it.Cond
+			sc.Field, sc.Cond, sc.Entry = it.Field, it.Cond, it.Entry
 			it = sc
 			if it.Op == OpBytes {
 				prev := scope[i-1].row
@@ -519,7 +519,7 @@ func (b *builder) protocolChange(minor int) bool {
 // groupItem is the item of the group at scope[i].
 func (b *builder) groupItem(scope []*node, i int) *Item {
 	g := scope[i].group
-	it := &Item{Op: OpGroup, Terminated: g.terminated, Lead: g.lead}
+	it := &Item{Op: OpGroup, Terminated: g.terminated, Lead: g.lead, GroupEntry: g.entry}
 	if g.entry == nil {
 		return it
 	}

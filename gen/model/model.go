@@ -140,6 +140,10 @@ type Item struct {
 	// that opens a group.
 	Row  *spec.Row
 	Lead string
+	// Entry is the overlay entry that named the item's row, GroupEntry the
+	// one that named its group; nil when the generator derived the item.
+	Entry      *spec.FieldEntry
+	GroupEntry *spec.GroupEntry
 }
 
 // ProtocolLength bounds a Byten from protocol minor Minor on.
