@@ -94,7 +94,7 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	if err := emit.Check(*out, o, files); err != nil {
 		return c.fail(1, "%v", err)
 	}
-	if err := emit.Write(*out, files); err != nil {
+	if err := emit.Write(*out, files, goGenerateReadsLater(*out)); err != nil {
 		return c.fail(1, "%v", err)
 	}
 	noun := "messages"
@@ -168,6 +168,19 @@ func mkdirAll(dir string) (created string, err error) {
 		created = d
 	}
 	return created, os.MkdirAll(dir, 0o755)
+}
+
+// goGenerateReadsLater is, under go generate in dir, which file names go
+// generate has yet to read: it lists the package's files before running
+// the directive in $GOFILE and reads them in order, non-test files first,
+// so a file removed now that sorts after $GOFILE would fail it. nil when
+// go generate is not running in dir.
+func goGenerateReadsLater(dir string) func(name string) bool {
+	file := os.Getenv("GOFILE")
+	if file == "" || !sameDir(dir, ".") || strings.HasSuffix(file, "_test.go") {
+		return nil
+	}
+	return func(name string) bool { return name > file }
 }
 
 // sameDir reports whether a and b name the same directory: $GOPACKAGE is

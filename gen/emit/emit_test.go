@@ -45,7 +45,7 @@ func TestGolden(t *testing.T) {
 		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := Write(goldenDir, golden); err != nil {
+		if err := Write(goldenDir, golden, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
