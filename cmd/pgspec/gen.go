@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/pgspec/pgspec/gen/emit"
@@ -212,12 +211,4 @@ func packageName(dir, found, asked string) (string, error) {
 		return base, nil
 	}
 	return "", fmt.Errorf("%s holds no Go package yet and its name is no Go identifier: name one with -package", dir)
-}
-
-// version is the module version of this pgspec, as the build recorded it.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(unknown version)"
 }
