@@ -113,6 +113,8 @@ type Item struct {
 	// Field is the Go field the item reads or writes; for OpCount the group
 	// it counts; "" for constants and for the value of a flattened group.
 	Field string
+	// Sizes is the group or array item an OpCount counts.
+	Sizes *Item
 	Type  GoType
 	// Width in bytes of OpFixed, OpInt, OpCount, OpBytesN and OpRaw.
 	Width int

@@ -107,6 +107,14 @@ func TestOverlayProblems(t *testing.T) {
 		}, []string{`pg11 logical-update: the entry "only present for streamed" gives the gate streamed the manual already states`,
 			`pg10 logical-update: the entry "as a key|as an old tuple" makes OldKind optional, as the manual already does; remove its choice`,
 			`pg10 logical-update: the entry "old tuple or primary key" gives the condition the manual already states; remove its when`}},
+		{"when naming no choice", func(ov map[string]any) {
+			old := fields(ov, "logical-update")[3].(map[string]any)
+			old["when"], old["reason"] = "Nope", "r"
+		}, []string{`pg10 logical-update: the entry "old tuple or primary key" makes Old depend on Nope, which is no choice before it`}},
+		{"Go type of another width", func(ov map[string]any) {
+			rel := fields(ov, "logical-update")[1].(map[string]any)
+			rel["type"], rel["reason"] = "uint64", "r"
+		}, []string{`pg10 logical-update: Int32 "`, `is 4 bytes wide, but its Go type is uint64`}},
 		{"unknown gate", func(ov map[string]any) {
 			fields(ov, "logical-update")[0].(map[string]any)["gate"] = "sometimes"
 		}, []string{`unknown gate "sometimes"`}},
