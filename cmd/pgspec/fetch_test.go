@@ -32,7 +32,8 @@ func TestFetchRefusedWritesNothing(t *testing.T) {
 	code, stdout, stderr := pgspec(t, "fetch", "-major", "20", "-out", out, "-base-url", srv.URL+"/docs/", "-retries", "0")
 	// A line per page as it is refused, then the summary.
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "\npgspec fetch: nothing written:\n"+srv.URL+"/docs/20/protocol-message-formats.html: HTTP 404 Not Found\n") ||
-		strings.Count(stderr, "HTTP 404 Not Found") != 10 || strings.Count(stderr, "pgspec fetch: "+srv.URL+"/docs/20/") != 5 {
+		strings.Count(stderr, "HTTP 404 Not Found") != 22 || strings.Count(stderr, "pgspec fetch: "+srv.URL+"/docs/20/") != 11 ||
+		!strings.HasSuffix(stderr, "/docs/20/logicaldecoding-output-plugin.html: HTTP 404 Not Found\n") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {

@@ -20,13 +20,6 @@ type Selection struct {
 	Messages []string
 }
 
-// layerNames are the names -layers accepts: each layer's own and a short one.
-var layerNames = map[string]string{
-	spec.LayerFrontendBackend: spec.LayerFrontendBackend, "frontend": spec.LayerFrontendBackend,
-	spec.LayerLogicalReplication: spec.LayerLogicalReplication, "logical": spec.LayerLogicalReplication,
-	spec.LayerStreamingReplication: spec.LayerStreamingReplication, "replication": spec.LayerStreamingReplication, "streaming": spec.LayerStreamingReplication,
-}
-
 // Flags renders the selection as the pgspec gen flags that make it, in one
 // canonical form however they were written ("-majors 14-20 -layers
 // logical"); "" selects everything. Layers go by their flags in rules.
@@ -42,6 +35,9 @@ func (sel Selection) Flags(rules *spec.Rules) string {
 				flags = append(flags, l.Flag)
 			}
 		}
+		if slices.Contains(sel.Layers, spec.LayerCommands) {
+			flags = append(flags, spec.LayerCommands)
+		}
 		out = append(out, "-layers "+strings.Join(flags, ","))
 	}
 	if sel.Messages != nil {
@@ -52,7 +48,7 @@ func (sel Selection) Flags(rules *spec.Rules) string {
 
 // ParseLayers reads a comma-separated list of layers, each by its name or
 // its flag in rules (frontend, logical, replication), or streaming for
-// streaming-replication.
+// streaming-replication, or commands (the replication commands).
 func ParseLayers(rules *spec.Rules, s string) ([]string, error) {
 	names, err := splitList(s, "layer")
 	if err != nil {
@@ -63,11 +59,17 @@ func ParseLayers(rules *spec.Rules, s string) ([]string, error) {
 		flags = append(flags, l.Flag)
 	}
 	for _, name := range names {
+		if name == spec.LayerCommands { // the replication commands: no message layer, no row
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+			continue
+		}
 		i := slices.IndexFunc(rules.Layers, func(l *spec.LayerRule) bool {
 			return name == l.Layer || name == l.Flag || strings.HasPrefix(l.Layer, name+"-")
 		})
 		if i < 0 {
-			return nil, fmt.Errorf("unknown layer %q (want %s or a layer's full name)", name, strings.Join(flags, ", "))
+			return nil, fmt.Errorf("unknown layer %q (want %s, %s or a layer's full name)", name, strings.Join(flags, ", "), spec.LayerCommands)
 		}
 		if l := rules.Layers[i].Layer; !slices.Contains(out, l) {
 			out = append(out, l)
@@ -139,6 +141,9 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	eligible := func(msg *Message) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, msg.Layer)) && slices.ContainsFunc(msg.Majors, in)
 	}
+	cmdEligible := func(c *Command) bool {
+		return (sel.Layers == nil || slices.Contains(sel.Layers, spec.LayerCommands)) && slices.ContainsFunc(c.Majors, in)
+	}
 	out := &Model{Majors: majors, Rules: m.Rules}
 
 	wanted := map[string]bool{}
@@ -152,6 +157,11 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 				wanted[msg.Slug], found = true, true
 			}
 		}
+		for _, c := range m.Commands {
+			if matchesCommand(pat, c) && cmdEligible(c) {
+				wanted[c.Slug], found = true, true
+			}
+		}
 		if !found {
 			return nil, fmt.Errorf("messages: %q selects no message of PostgreSQL %s in the layers asked for", pat, MajorList(majors))
 		}
@@ -163,6 +173,15 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		return eligible(msg)
 	}
 	parts := map[string]bool{}
+	for _, c := range m.Commands {
+		if sel.Messages != nil && wanted[c.Slug] || sel.Messages == nil && cmdEligible(c) {
+			out.Commands = append(out.Commands, c.only(in))
+		}
+	}
+	if len(out.Commands) > 0 {
+		// The result types read RowDescription and DataRow.
+		parts["row-description"], parts["data-row"] = true, true
+	}
 	for _, msg := range m.Messages {
 		if keep(msg) {
 			for _, l := range msg.Layouts {
@@ -177,7 +196,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 			out.Messages = append(out.Messages, msg.only(in))
 		}
 	}
-	if len(out.Messages) == 0 {
+	if len(out.Messages) == 0 && len(out.Commands) == 0 {
 		return nil, fmt.Errorf("the selection holds no message of PostgreSQL %s", MajorList(majors))
 	}
 	if slices.ContainsFunc(out.Messages, func(msg *Message) bool { return msg.Layer == spec.LayerFrontendBackend }) {
@@ -202,6 +221,12 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 }
 
 // matches reports whether pat matches the message's slug or Go name.
+func matchesCommand(pat string, c *Command) bool {
+	a, _ := path.Match(pat, c.Slug)
+	b, _ := path.Match(pat, c.GoName)
+	return a || b
+}
+
 func matches(pat string, msg *Message) bool {
 	a, _ := path.Match(pat, msg.Slug)
 	b, _ := path.Match(pat, msg.GoName)
