@@ -81,7 +81,7 @@ func editJSON(t *testing.T, path string, edit func(doc map[string]any)) {
 // shows 19 → 20's changes as wire changes.
 func TestNewMajorDrill(t *testing.T) {
 	srv := fakeMajor20(t)
-	docs := corpus.Copy(t, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
+	docs := corpus.Copy(t, committed...)
 	specDir := workingSpec(t)
 	codec := filepath.Join(t.TempDir(), "codec")
 	now = func() time.Time { return time.Date(2027, 9, 25, 12, 0, 0, 0, time.UTC) }

@@ -14,7 +14,7 @@ import (
 func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 	b.pair(scope)
 	var out []*Item
-	made := map[*node]*Item{}    // the group or array item of a node
+	made := map[*node]*Item{}   // the group or array item of a node
 	counts := map[*Item]*node{} // what each count sizes
 	defer func() {
 		for c, n := range counts {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,7 +94,7 @@ func TestSelectMajorsAndLayers(t *testing.T) {
 	if want := [][]int{{14, 15}, {16, 17, 18}}; !reflect.DeepEqual(layouts, want) {
 		t.Errorf("stream abort layouts %v, want %v", layouts, want)
 	}
-	if after := slugs(full)["logical-stream-abort"].Layouts[1].Majors; !reflect.DeepEqual(after, []int{16, 17, 18, 19}) || !reflect.DeepEqual(before, after) {
+	if after := slugs(full)["logical-stream-abort"].Layouts[1].Majors; !reflect.DeepEqual(after, full.Majors[slices.Index(full.Majors, 16):]) || !reflect.DeepEqual(before, after) {
 		t.Errorf("Select changed the full model's layouts: %v, then %v", before, after)
 	}
 }
@@ -143,7 +144,7 @@ func TestSelectRefuses(t *testing.T) {
 		sel  Selection
 		want string
 	}{
-		{Selection{Majors: []int{9, 10}}, "the spec has no PostgreSQL 9 (it has 10–19)"},
+		{Selection{Majors: []int{9, 10}}, "the spec has no PostgreSQL 9 (it has " + MajorList(full.Majors) + ")"},
 		{Selection{Messages: []string{"no-such-*"}}, `"no-such-*" selects no message`},
 		{Selection{Messages: []string{"[bind"}}, `bad pattern "[bind"`},
 		{Selection{Majors: []int{10, 11, 12, 13}, Messages: []string{"logical-stream-start"}}, `"logical-stream-start" selects no message of PostgreSQL 10–13`},
