@@ -407,6 +407,15 @@ func BenchmarkExtractAll(b *testing.B) {
 	}
 }
 
+// Every layer of spec/layers.json is extracted from the page it names.
+func TestPagesAreTheLayersPages(t *testing.T) {
+	for _, l := range spec.EmbeddedRules().Layers {
+		if !slices.Contains(Pages, PageKind{File: l.Page, Section: l.Section, Layer: l.Layer}) {
+			t.Errorf("layer %s: Pages has no %s (%s)", l.Layer, l.Page, l.Section)
+		}
+	}
+}
+
 // commandShape is one command as a line: slug, syntax, options with kind,
 // values and default, result sets with their row count and columns, and
 // what follows.
