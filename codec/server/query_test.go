@@ -2,8 +2,8 @@ package server_test
 
 import (
 	"errors"
-	"os"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
