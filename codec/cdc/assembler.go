@@ -390,7 +390,7 @@ func (a *Assembler) change(m codec.Message, h Handler) error {
 // to the cached one keeps the cached Relation.
 func (a *Assembler) relation(m *codec.LogicalRelation) error {
 	r := &Relation{OID: m.RelationOID, Namespace: m.Namespace, Name: m.RelationName, ReplicaIdentity: byte(m.ReplicaIdentity),
-		Columns: make([]Column, len(m.Columns))}
+		Columns: make([]Column, len(m.Columns)), decoders: make([]decoder, len(m.Columns))}
 	for i, c := range m.Columns {
 		if c.Flags&^1 != 0 {
 			return fmt.Errorf("cdc: Relation %s.%s column %q has flags %#x; pgoutput defines only 1 (key)", m.Namespace, m.RelationName, c.Name, c.Flags)
@@ -429,7 +429,7 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 		return dst, fmt.Errorf("cdc: %s of %s.%s has %d columns, its Relation %d", what, rel.Namespace, rel.Name, len(t.Columns), len(rel.Columns))
 	}
 	for i, c := range t.Columns {
-		v := Value{TypeOID: rel.Columns[i].TypeOID, types: a.types}
+		v := Value{TypeOID: rel.Columns[i].TypeOID, types: a.types, dec: &rel.decoders[i]}
 		switch c.Kind {
 		case 'n':
 			v.Null = true
