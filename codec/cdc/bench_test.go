@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgtype"
-
 )
 
 // benchRun is the recorded stream the benchmarks consume: pg_recvlogical's
