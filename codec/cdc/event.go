@@ -175,6 +175,7 @@ type Relation struct {
 // that each row does not look it up again: the type, and the scan plan of
 // the last destination type scanned into.
 type decoder struct {
+	types  *pgtype.Map
 	typ    *pgtype.Type
 	target reflect.Type
 	format int16
@@ -223,7 +224,6 @@ type Value struct {
 	Unchanged, Filled bool
 	Binary            bool
 	TypeOID           uint32
-	types             *pgtype.Map
 	dec               *decoder
 }
 
@@ -254,13 +254,13 @@ func (v *Value) Decode() (any, error) {
 		return nil, nil
 	}
 	if v.dec.typ == nil {
-		t, ok := v.types.TypeForOID(v.TypeOID)
+		t, ok := v.dec.types.TypeForOID(v.TypeOID)
 		if !ok {
 			return nil, fmt.Errorf("cdc: no pgtype codec for type OID %d: register it in the Types map", v.TypeOID)
 		}
 		v.dec.typ = t
 	}
-	return v.dec.typ.Codec.DecodeValue(v.types, v.TypeOID, v.Format(), v.Raw)
+	return v.dec.typ.Codec.DecodeValue(v.dec.types, v.TypeOID, v.Format(), v.Raw)
 }
 
 // Scan decodes the value into dst as pgtype's Map.Scan does, with the
@@ -271,7 +271,7 @@ func (v *Value) Scan(dst any) error {
 	}
 	d, target := v.dec, reflect.TypeOf(dst)
 	if d.plan == nil || d.target != target || d.format != v.Format() {
-		d.plan, d.target, d.format = v.types.PlanScan(v.TypeOID, v.Format(), dst), target, v.Format()
+		d.plan, d.target, d.format = v.dec.types.PlanScan(v.TypeOID, v.Format(), dst), target, v.Format()
 	}
 	return d.plan.Scan(v.Raw, dst)
 }
