@@ -111,6 +111,7 @@ func (a *Assembler) Close() error { return a.spools.close() }
 
 // Feed takes one pgoutput message (an XLogData's WAL data) that started
 // at walStart and calls h with the events it completes. data is not kept.
+// After an error the stream cannot go on: start again from the slot.
 func (a *Assembler) Feed(walStart LSN, data []byte, h Handler) error {
 	m, err := a.lg.Decode(data, a.p)
 	if err != nil {

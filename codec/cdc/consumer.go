@@ -140,7 +140,8 @@ func (c *Consumer) Stats() Stats { return c.asm.Stats() }
 // Run reads the stream and calls h with each event until h or the
 // connection fails; that error is returned (ErrStop from h ends Run with
 // nil). Before it returns it reports the confirmed position once more.
-// Held streamed transactions are dropped: the slot sends them again.
+// Held streamed transactions are dropped: the slot sends them again. A
+// Consumer runs once; after Run, start a new one on a new connection.
 func (c *Consumer) Run(h Handler) error {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
