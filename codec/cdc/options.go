@@ -100,7 +100,9 @@ func startCommand(slot string, lsn LSN, pubs []string, o PluginOptions, major in
 	for i, p := range pubs {
 		names[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
 	}
-	opt := func(name, value string) codec.PluginOption { return codec.PluginOption{Name: name, Value: value, HasValue: true} }
+	opt := func(name, value string) codec.PluginOption {
+		return codec.PluginOption{Name: name, Value: value, HasValue: true}
+	}
 	opts := []codec.PluginOption{opt("proto_version", strconv.Itoa(o.ProtoVersion)), opt("publication_names", strings.Join(names, ","))}
 	if o.Streaming != "" {
 		opts = append(opts, opt("streaming", o.Streaming))
