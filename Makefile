@@ -66,7 +66,7 @@ bench:
 # streamed transaction through a 16 MB limit (it writes 1 GB to TMPDIR; not in CI).
 BENCH_CDC_OUT ?= /tmp/pgspec-bench-cdc.txt
 bench-cdc:
-	$(GO) test -run '^$$' -bench Consume -benchmem -count $(BENCH_COUNT) ./codec/cdc/ > $(BENCH_CDC_OUT) || { cat $(BENCH_CDC_OUT); exit 1; }
+	$(GO) test -run '^$$' -bench Consume -benchmem -cpu 1 -count $(BENCH_COUNT) ./codec/cdc/ > $(BENCH_CDC_OUT) || { cat $(BENCH_CDC_OUT); exit 1; }
 	$(GO) test -run '^$$' -bench StreamedGB -benchmem -benchtime 1x ./codec/cdc/ | tee -a $(BENCH_CDC_OUT)
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col '/impl@(pglogrepl pgspec)' $(BENCH_CDC_OUT)
 
