@@ -228,3 +228,92 @@ func (m *LogicalRelation) Clone() *LogicalRelation {
 	c.Columns = slices.Clone(m.Columns)
 	return &c
 }
+
+var logicalRelationDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:       "Int32 (TransactionId)",
+			Majors:       0xfc000,
+			Meaning:      MeaningXid,
+			Name:         "Xid",
+			SinceLogical: 2,
+			Streaming:    Streamed,
+			Wire:         WireInt,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  0xffc00,
+			Meaning: MeaningOID,
+			Name:    "RelationOID",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: 0xffc00,
+			Name:   "Namespace",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: 0xffc00,
+			Name:   "RelationName",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int8",
+			Majors: 0xffc00,
+			Name:   "ReplicaIdentity",
+			Wire:   WireInt,
+		},
+		{
+			Elem:   &relationColumnDescriptor,
+			Majors: 0xffc00,
+			Name:   "Columns",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalRelationMajors,
+	Name:   "LogicalRelation",
+	Slug:   "logical-relation",
+	Tag:    'R',
+}
+
+// Descriptor describes LogicalRelation and its fields.
+func (*LogicalRelation) Descriptor() *MessageDescriptor {
+	return &logicalRelationDescriptor
+}
+
+// relationColumnDescriptor describes RelationColumn, an element of LogicalRelation.Columns.
+var relationColumnDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8",
+			Majors: 0xffc00,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format: "String",
+			Majors: 0xffc00,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  0xffc00,
+			Meaning: MeaningOID,
+			Name:    "DataType",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: 0xffc00,
+			Name:   "TypeModifier",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalRelationMajors,
+	Name:   "RelationColumn",
+}

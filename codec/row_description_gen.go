@@ -138,3 +138,76 @@ func (m *RowDescription) Clone() *RowDescription {
 	c.Fields = slices.Clone(m.Fields)
 	return &c
 }
+
+var rowDescriptionDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Elem:   &fieldDescriptionDescriptor,
+			Majors: 0xffc00,
+			Name:   "Fields",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: rowDescriptionMajors,
+	Name:   "RowDescription",
+	Slug:   "row-description",
+	Tag:    'T',
+}
+
+// Descriptor describes RowDescription and its fields.
+func (*RowDescription) Descriptor() *MessageDescriptor {
+	return &rowDescriptionDescriptor
+}
+
+// fieldDescriptionDescriptor describes FieldDescription, an element of RowDescription.Fields.
+var fieldDescriptionDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: 0xffc00,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int32",
+			Majors: 0xffc00,
+			Name:   "TableOID",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16",
+			Majors: 0xffc00,
+			Name:   "TableAttributeNumber",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: 0xffc00,
+			Name:   "DataTypeOID",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16",
+			Majors: 0xffc00,
+			Name:   "DataTypeSize",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: 0xffc00,
+			Name:   "TypeModifier",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16",
+			Majors: 0xffc00,
+			Name:   "Format",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: rowDescriptionMajors,
+	Name:   "FieldDescription",
+}

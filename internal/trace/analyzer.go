@@ -252,15 +252,6 @@ func (x *examiner) trim() {
 // keptBuffer is the largest re-encoding buffer kept between messages.
 const keptBuffer = 1 << 20
 
-func hasSecret(chain []Layer) bool {
-	for _, l := range chain {
-		if secretField(l.Msg) != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // typeName is the Go type of a decoded message, "?" for one whose tag no
 // dispatcher knows.
 func typeName(m codec.Message) string {

@@ -2,11 +2,8 @@ package trace
 
 import (
 	"encoding/hex"
-	"math"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -30,11 +27,10 @@ type style struct {
 // goroutine only, so its cache needs no lock.
 type formatter struct {
 	style
-	shapes  map[shapeKey]*shape      // by message type and params
-	bodies  map[string]*body         // rendered messages of small frames (appendLine)
-	structs map[reflect.Type][]field // the fields of nested structs
-	second  int64                    // the Unix second seconds holds
-	seconds []byte                   // "2006-01-02T15:04:05" of second
+	names   map[nameKey]string // message names by type and major
+	bodies  map[string]*body   // rendered messages of small frames (appendLine)
+	second  int64              // the Unix second seconds holds
+	seconds []byte             // "2006-01-02T15:04:05" of second
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -141,47 +137,51 @@ func (f *formatter) appendEnd(b []byte) []byte {
 	return append(b, '\n')
 }
 
-// appendMessages renders the chain's messages, outermost first.
+// appendMessages renders the chain's messages, outermost first, from their
+// descriptors: only the fields on the wire, secrets redacted.
 func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 	for i, l := range chain {
-		v := reflect.ValueOf(l.Msg).Elem()
-		sh := f.shapeOf(l.Msg, l.Params)
+		d := l.Msg.Descriptor()
 		if f.json {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"name":`...)
-			b = appendJSONString(b, sh.name)
+			b = appendJSONString(b, f.nameOf(l.Msg, l.Params.Major))
 			b = append(b, `,"slug":`...)
-			b = appendJSONString(b, l.Msg.Slug())
+			b = appendJSONString(b, d.Slug)
 		} else {
 			if i > 0 {
 				b = append(b, " >"...)
 			}
 			b = append(b, ' ')
-			b = append(b, sh.name...)
+			b = append(b, f.nameOf(l.Msg, l.Params.Major)...)
 		}
-		secret := ""
-		if !f.showSecrets {
-			secret = secretField(l.Msg)
+		payload := ""
+		if i < len(chain)-1 {
+			payload = payloadField(l.Msg)
 		}
-		var hide []string
-		if sh.valueDependent {
-			hide = hiddenFields(v)
-		}
-		for _, fl := range sh.fields {
-			if fl.payload && i < len(chain)-1 || hide != nil && slices.Contains(hide, fl.name) {
-				continue
-			}
-			b = f.appendName(b, fl.name)
-			if fl.name == secret {
-				b = f.appendRedacted(b, v.Field(fl.index))
-			} else {
-				b = f.appendValue(b, fl.name, v.Field(fl.index))
-			}
-		}
+		b = f.appendFields(b, reflect.ValueOf(l.Msg).Elem(), d, l.Params, payload)
 		if f.json {
 			b = append(b, '}')
+		}
+	}
+	return b
+}
+
+// appendFields writes the fields of v, described by d, that are on the wire
+// with p, each after a separator; the field named skip is left out.
+func (f *formatter) appendFields(b []byte, v reflect.Value, d *codec.MessageDescriptor, p codec.Params, skip string) []byte {
+	for i := range d.Fields {
+		fd := &d.Fields[i]
+		if !d.OnWire(v, i, p) || fd.Name == skip {
+			continue
+		}
+		b = f.appendName(b, fd.Name)
+		if fd.Secret && !f.showSecrets {
+			b = f.appendRedacted(b, v.Field(i))
+		} else {
+			b = f.appendValue(b, fd, p, v.Field(i))
 		}
 	}
 	return b
@@ -211,163 +211,36 @@ func payloadField(m codec.Message) string {
 	return ""
 }
 
-// secretField names the field of m that PostgreSQL never logs: passwords
-// (cleartext or MD5), SASL and GSSAPI/SSPI exchange data, cancel keys. A
-// SCRAM client-first message is only a user name and a nonce and is shown;
-// other SASL mechanisms' initial responses (OAUTHBEARER's carries a bearer
-// token) are not.
-func secretField(m codec.Message) string {
-	switch m := m.(type) {
-	case *codec.PasswordMessage:
-		return "Password"
-	case *codec.SASLInitialResponse:
-		if !strings.HasPrefix(m.AuthMechanism, "SCRAM-") {
-			return "Data"
-		}
-	case *codec.SASLResponse, *codec.GSSResponse, *codec.AuthenticationSASLContinue,
-		*codec.AuthenticationSASLFinal, *codec.AuthenticationGSSContinue:
-		return "Data"
-	case *codec.BackendKeyData, *codec.CancelRequest:
-		return "SecretKey"
-	}
-	return ""
-}
-
-// hiddenFields names the fields of v whose presence on the wire depends on
-// another field's value: an Update's old tuple (and its kind byte) when it
-// has none, a TupleData column's bytes when it is NULL or unchanged TOAST.
-func hiddenFields(v reflect.Value) []string {
-	switch m := v.Addr().Interface().(type) {
-	case *codec.LogicalUpdate:
-		if m.OldKind == 0 {
-			return noOldTuple
-		}
-	case *codec.TupleDataColumn:
-		if m.Kind != 't' && m.Kind != 'b' {
-			return noColumnData
-		}
-	}
-	return nil
-}
-
-var noOldTuple, noColumnData = []string{"OldKind", "Old"}, []string{"Data"}
-
-// shapeKey is what decides a message's shape.
-type shapeKey struct {
-	t reflect.Type
-	p codec.Params
-}
-
-// shape is how a message type prints with given params: its name in the
-// major, and its exported fields that are on the wire.
-type shape struct {
-	name           string
-	fields         []field
-	valueDependent bool // some fields' presence depends on another's value (hiddenFields)
-}
-
-// field is one printed field.
-type field struct {
-	index   int
-	name    string
-	payload bool // holds the next layer's bytes: printed only in the last layer
-}
-
-// shapeOf returns m's shape with p, built once per type and params.
-func (f *formatter) shapeOf(m codec.Message, p codec.Params) *shape {
-	key := shapeKey{reflect.TypeOf(m), p}
-	if sh, ok := f.shapes[key]; ok {
-		return sh
-	}
-	absent := absentFields(m, p)
-	sh := &shape{name: messageName(m, p.Major), valueDependent: hiddenFields(reflect.ValueOf(m).Elem()) != nil}
-	t := key.t.Elem()
-	for j := range t.NumField() {
-		if fl := t.Field(j); fl.IsExported() && absent&(1<<j) == 0 {
-			sh.fields = append(sh.fields, field{index: j, name: fl.Name, payload: fl.Name == payloadField(m)})
-		}
-	}
-	if f.shapes == nil {
-		f.shapes = map[shapeKey]*shape{}
-	}
-	f.shapes[key] = sh
-	return sh
-}
-
-// structFields returns the exported fields of a nested struct type.
-func (f *formatter) structFields(t reflect.Type) []field {
-	if fields, ok := f.structs[t]; ok {
-		return fields
-	}
-	var fields []field
-	for j := range t.NumField() {
-		if fl := t.Field(j); fl.IsExported() {
-			fields = append(fields, field{index: j, name: fl.Name})
-		}
-	}
-	if f.structs == nil {
-		f.structs = map[reflect.Type][]field{}
-	}
-	f.structs[t] = fields
-	return fields
-}
-
-// absentFields returns a bit per field of m (by index) that is not on the
-// wire with p: a field of another major's layout, an xid outside a streamed
-// transaction, Stream Abort's LSN and time without parallel streaming. It
-// finds them as the codec does, by encoding: a scalar field whose value
-// does not change the bytes is not written.
-func absentFields(m codec.Message, p codec.Params) uint64 {
-	t := reflect.TypeOf(m).Elem()
-	var mask uint64
-	zero := reflect.New(t)
-	if base, err := zero.Interface().(codec.Message).Encode(nil, p); err == nil {
-		for j := range min(t.NumField(), 64) {
-			probe := reflect.New(t)
-			fv := probe.Elem().Field(j)
-			if !t.Field(j).IsExported() || !setAllOnes(fv) {
-				continue
-			}
-			out, err := probe.Interface().(codec.Message).Encode(nil, p)
-			if err == nil && string(out) == string(base) {
-				mask |= 1 << j
+// hasSecret reports whether a message of the chain may carry a secret.
+func hasSecret(chain []Layer) bool {
+	for _, l := range chain {
+		d := l.Msg.Descriptor()
+		for i := range d.Fields {
+			if d.Fields[i].Secret {
+				return true
 			}
 		}
 	}
-	return mask
+	return false
 }
 
-// setAllOnes sets an integer field to its largest value, which no layout
-// writes as zeros; other kinds are left alone (false).
-func setAllOnes(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(math.MaxUint64 >> (64 - v.Type().Bits()))
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v.SetInt(math.MaxInt64 >> (64 - v.Type().Bits()))
-	default:
-		return false
+// nameOf is what the major calls m, found once per type and major.
+func (f *formatter) nameOf(m codec.Message, major int) string {
+	key := nameKey{m.Descriptor(), major}
+	n, ok := f.names[key]
+	if !ok {
+		n = messageName(m, major)
+		if f.names == nil {
+			f.names = map[nameKey]string{}
+		}
+		f.names[key] = n
 	}
-	return true
+	return n
 }
 
-// valueKind is how an integer field reads best.
-type valueKind int
-
-const (
-	plain     valueKind = iota
-	lsn                 // a WAL position: X/X
-	timestamp           // microseconds since 2000-01-01 UTC: RFC 3339
-)
-
-// kinds are the codec's 64-bit fields that are WAL positions or times,
-// reviewed by name (TestEveryWideFieldHasAKind lists the others).
-var kinds = map[string]valueKind{
-	"AbortLSN": lsn, "CommitEndLSN": lsn, "CommitLSN": lsn, "FinalLSN": lsn, "InsertLSN": lsn, "LSN": lsn,
-	"PrepareEndLSN": lsn, "PrepareLSN": lsn, "RollbackEndLSN": lsn, "TransactionEndLSN": lsn,
-	"WALApplyPosition": lsn, "WALFlushPosition": lsn, "WALStart": lsn, "WALWritePosition": lsn, "ServerWALEnd": lsn,
-	"AbortTime": timestamp, "ClientTime": timestamp, "CommitTime": timestamp, "PrepareTime": timestamp,
-	"RollbackTime": timestamp, "ServerTime": timestamp,
+type nameKey struct {
+	d     *codec.MessageDescriptor
+	major int
 }
 
 // maxElements bounds the elements of one repeated field a line shows (a
@@ -394,7 +267,8 @@ func (f *formatter) appendName(b []byte, name string) []byte {
 	return append(b, '=')
 }
 
-func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
+// appendValue writes v, the value of field fd (or one of its elements).
+func (f *formatter) appendValue(b []byte, fd *codec.FieldDescriptor, p codec.Params, v reflect.Value) []byte {
 	switch v.Kind() {
 	case reflect.String:
 		s := v.String()
@@ -405,12 +279,12 @@ func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 		}
 		return strconv.AppendUint(b, v.Uint(), 10)
 	case reflect.Uint64:
-		if kinds[name] == lsn {
+		if fd.Meaning == codec.MeaningLSN {
 			return f.quoted(b, session.LSN(v.Uint()).String())
 		}
 		return strconv.AppendUint(b, v.Uint(), 10)
 	case reflect.Int64:
-		if kinds[name] == timestamp {
+		if fd.Meaning == codec.MeaningTimestamp {
 			return f.quoted(b, formatMicros(v.Int()))
 		}
 		return strconv.AppendInt(b, v.Int(), 10)
@@ -438,7 +312,7 @@ func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 			if i > 0 {
 				b = f.appendSeparator(b)
 			}
-			b = f.appendValue(b, name, v.Index(i))
+			b = f.appendValue(b, fd, p, v.Index(i))
 		}
 		if rest := v.Len() - shown; rest > 0 { // text: …(N more); JSON: {"more":N}
 			b = f.appendSeparator(b)
@@ -456,13 +330,7 @@ func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 	case reflect.Struct:
 		b = append(b, '{')
 		mark := len(b)
-		hide := hiddenFields(v)
-		for _, fl := range f.structFields(v.Type()) {
-			if hide == nil || !slices.Contains(hide, fl.name) {
-				b = f.appendName(b, fl.name)
-				b = f.appendValue(b, fl.name, v.Field(fl.index))
-			}
-		}
+		b = f.appendFields(b, v, fd.Elem, p, "")
 		if len(b) > mark { // appendName put a separator before the first field too: drop it
 			b = append(b[:mark], b[mark+1:]...)
 		}

@@ -107,3 +107,43 @@ func (m *Bind) Clone() *Bind {
 	c.Params = cloneAll(m.Params, bytes.Clone)
 	return &c
 }
+
+var bindDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: 0xc00,
+			Name:   "Portal",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int16[C]",
+			Majors: 0xc00,
+			Name:   "FormatCodes",
+			Wire:   WireGroup,
+		},
+		{
+			Format: "Byten",
+			Majors: 0xc00,
+			Name:   "Params",
+			Wire:   WireGroup,
+		},
+		{
+			Format: "Int16",
+			Majors: 0xc00,
+			Name:   "ResultFormat",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: bindMajors,
+	Name:   "Bind",
+	Slug:   "bind",
+	Tag:    'B',
+}
+
+// Descriptor describes Bind and its fields.
+func (*Bind) Descriptor() *MessageDescriptor {
+	return &bindDescriptor
+}

@@ -97,3 +97,51 @@ func (m *StartupMessage) Clone() *StartupMessage {
 	c.Params = slices.Clone(m.Params)
 	return &c
 }
+
+var startupMessageDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: 0xc00,
+			Name:   "Version",
+			Wire:   WireInt,
+		},
+		{
+			Elem:   &paramDescriptor,
+			Majors: 0xc00,
+			Name:   "Params",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: startupMessageMajors,
+	Name:   "StartupMessage",
+	Slug:   "startup",
+}
+
+// Descriptor describes StartupMessage and its fields.
+func (*StartupMessage) Descriptor() *MessageDescriptor {
+	return &startupMessageDescriptor
+}
+
+// paramDescriptor describes Param, an element of StartupMessage.Params.
+var paramDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: 0xc00,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: 0xc00,
+			Name:   "Value",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: startupMessageMajors,
+	Name:   "Param",
+}
