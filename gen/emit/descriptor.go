@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -111,7 +112,7 @@ func (e *emitter) fieldDescs(fields []*model.Field, items func(name string) []*m
 		d := jen.Dict{
 			jen.Id("Name"):   jen.Lit(f.Name),
 			jen.Id("Wire"):   jen.Id(wireConst[newest.Op]),
-			jen.Id("Majors"): jen.Op(fmt.Sprintf("%#x", majorSet(f.Majors))),
+			jen.Id("Majors"): e.fieldMajors(f.Majors),
 		}
 		if fm := itemFormat(newest); fm != "" {
 			d[jen.Id("Format")] = jen.Lit(fm)
@@ -159,6 +160,16 @@ func (e *emitter) fieldDescs(fields []*model.Field, items func(name string) []*m
 		out = append(out, jen.Line().Values(d))
 	}
 	return jen.Index().Id("FieldDescriptor").Values(append(out, jen.Line())...), nil
+}
+
+// fieldMajors is a field's MajorSet: the message's constant when the field
+// is in every major of the message, else the set (open-ended as the
+// message's is).
+func (e *emitter) fieldMajors(majors []int) jen.Code {
+	if slices.Equal(majors, e.msg.Majors) {
+		return jen.Id(e.majorsConst())
+	}
+	return majorSetCode(majors, e.mod.Majors)
 }
 
 // itemFormat is the manual's format of an item: its row's, each

@@ -6,7 +6,7 @@ import "slices"
 
 // StartupMessage is the message of the frontend/backend protocol “Startup” (F).
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type StartupMessage struct {
 	// The protocol version number.
 	Version uint32
@@ -27,7 +27,7 @@ type Param struct {
 	Value string
 }
 
-const startupMessageMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const startupMessageMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "startup", the message's identity in the spec.
 func (*StartupMessage) Slug() string {
@@ -103,13 +103,13 @@ var startupMessageDescriptor = MessageDescriptor{
 	Fields: []FieldDescriptor{
 		{
 			Format: "Int32",
-			Majors: 0xc00,
+			Majors: startupMessageMajors,
 			Name:   "Version",
 			Wire:   WireInt,
 		},
 		{
 			Elem:   &paramDescriptor,
-			Majors: 0xc00,
+			Majors: startupMessageMajors,
 			Name:   "Params",
 			Wire:   WireGroup,
 		},
@@ -130,13 +130,13 @@ var paramDescriptor = MessageDescriptor{
 	Fields: []FieldDescriptor{
 		{
 			Format: "String",
-			Majors: 0xc00,
+			Majors: startupMessageMajors,
 			Name:   "Name",
 			Wire:   WireString,
 		},
 		{
 			Format: "String",
-			Majors: 0xc00,
+			Majors: startupMessageMajors,
 			Name:   "Value",
 			Wire:   WireString,
 		},
