@@ -138,35 +138,67 @@ func (f *formatter) appendEnd(b []byte) []byte {
 }
 
 // appendMessages renders the chain's messages, outermost first, from their
-// descriptors: only the fields on the wire, secrets redacted.
+// descriptors: only the fields on the wire, secrets redacted. A JSON
+// message is the codec's JSON (codec.AppendJSON) after pgtrace's name, slug
+// and params.
 func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 	for i, l := range chain {
-		d := l.Msg.Descriptor()
-		if f.json {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"name":`...)
-			b = appendJSONString(b, f.nameOf(l.Msg, l.Params.Major))
-			b = append(b, `,"slug":`...)
-			b = appendJSONString(b, d.Slug)
-		} else {
+		payload := ""
+		if i < len(chain)-1 {
+			payload = payloadField(l.Msg)
+		}
+		if !f.json {
 			if i > 0 {
 				b = append(b, " >"...)
 			}
 			b = append(b, ' ')
 			b = append(b, f.nameOf(l.Msg, l.Params.Major)...)
+			b = f.appendFields(b, reflect.ValueOf(l.Msg).Elem(), l.Msg.Descriptor(), l.Params, payload)
+			continue
 		}
-		payload := ""
-		if i < len(chain)-1 {
-			payload = payloadField(l.Msg)
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = f.appendFields(b, reflect.ValueOf(l.Msg).Elem(), d, l.Params, payload)
-		if f.json {
-			b = append(b, '}')
+		b = append(b, `{"name":"`...) // names and slugs need no escaping
+		b = append(b, f.nameOf(l.Msg, l.Params.Major)...)
+		b = append(b, `","slug":"`...)
+		b = append(b, l.Msg.Slug()...)
+		b = append(b, `","params":`...)
+		b = appendParams(b, l.Params)
+		mark := len(b)
+		o := codec.JSONOptions{Redact: !f.showSecrets, Omit: payload}
+		if f.maxValue > 0 {
+			o.MaxValue, o.MaxElements = f.maxValue, maxElements
 		}
+		b = codec.AppendJSON(b, l.Msg, l.Params, o)
+		if len(b) == mark+2 { // {}
+			b = b[:mark]
+		} else {
+			b[mark] = ','
+			b = b[:len(b)-1]
+		}
+		b = append(b, '}')
 	}
 	return b
+}
+
+// appendParams writes a message's Params as a line's "params" object: the
+// major always, the rest when set.
+func appendParams(b []byte, p codec.Params) []byte {
+	b = append(b, `{"major":`...)
+	b = strconv.AppendInt(b, int64(p.Major), 10)
+	for _, kv := range [...]struct {
+		key string
+		v   int
+	}{{"protocol_minor", p.ProtocolMinor}, {"logical_version", p.LogicalVersion}, {"streaming", int(p.Streaming)}} {
+		if kv.v != 0 {
+			b = append(b, `,"`...)
+			b = append(b, kv.key...)
+			b = append(b, `":`...)
+			b = strconv.AppendInt(b, int64(kv.v), 10)
+		}
+	}
+	return append(b, '}')
 }
 
 // appendFields writes the fields of v, described by d, that are on the wire
@@ -248,44 +280,33 @@ type nameKey struct {
 // bytes of one value.
 const maxElements = 64
 
-func (f *formatter) appendSeparator(b []byte) []byte {
-	if f.json {
-		return append(b, ',')
-	}
-	return append(b, ' ')
-}
-
-// appendName writes a separator and a field's name.
+// appendName writes a separator and a field's name (text lines).
 func (f *formatter) appendName(b []byte, name string) []byte {
-	if f.json {
-		b = append(b, ',')
-		b = appendJSONString(b, name)
-		return append(b, ':')
-	}
 	b = append(b, ' ')
 	b = append(b, name...)
 	return append(b, '=')
 }
 
-// appendValue writes v, the value of field fd (or one of its elements).
+// appendValue writes v, the value of field fd (or one of its elements), for
+// a text line.
 func (f *formatter) appendValue(b []byte, fd *codec.FieldDescriptor, p codec.Params, v reflect.Value) []byte {
 	switch v.Kind() {
 	case reflect.String:
 		s := v.String()
 		return f.appendBytes(b, unsafe.Slice(unsafe.StringData(s), len(s)), true) // read only
 	case reflect.Uint8:
-		if c := v.Uint(); !f.json && c >= 0x20 && c < 0x7f { // tags and kinds read better as characters
+		if c := v.Uint(); c >= 0x20 && c < 0x7f { // tags and kinds read better as characters
 			return strconv.AppendQuoteRune(b, rune(c))
 		}
 		return strconv.AppendUint(b, v.Uint(), 10)
 	case reflect.Uint64:
 		if fd.Meaning == codec.MeaningLSN {
-			return f.quoted(b, session.LSN(v.Uint()).String())
+			return append(b, session.LSN(v.Uint()).String()...)
 		}
 		return strconv.AppendUint(b, v.Uint(), 10)
 	case reflect.Int64:
 		if fd.Meaning == codec.MeaningTimestamp {
-			return f.quoted(b, formatMicros(v.Int()))
+			return append(b, formatMicros(v.Int())...)
 		}
 		return strconv.AppendInt(b, v.Int(), 10)
 	case reflect.Uint16, reflect.Uint32:
@@ -299,32 +320,25 @@ func (f *formatter) appendValue(b []byte, fd *codec.FieldDescriptor, p codec.Par
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			if v.IsNil() {
-				if f.json {
-					return append(b, "null"...)
-				}
 				return append(b, "NULL"...)
 			}
 			return f.appendBytes(b, v.Bytes(), false)
 		}
 		b = append(b, '[')
-		shown := min(v.Len(), maxElements)
+		shown := v.Len()
+		if f.maxValue > 0 {
+			shown = min(shown, maxElements)
+		}
 		for i := range shown {
 			if i > 0 {
-				b = f.appendSeparator(b)
+				b = append(b, ' ')
 			}
 			b = f.appendValue(b, fd, p, v.Index(i))
 		}
-		if rest := v.Len() - shown; rest > 0 { // text: …(N more); JSON: {"more":N}
-			b = f.appendSeparator(b)
-			if f.json {
-				b = append(b, `{"more":`...)
-				b = strconv.AppendInt(b, int64(rest), 10)
-				b = append(b, '}')
-			} else {
-				b = append(b, "…("...)
-				b = strconv.AppendInt(b, int64(rest), 10)
-				b = append(b, " more)"...)
-			}
+		if rest := v.Len() - shown; rest > 0 {
+			b = append(b, " …("...)
+			b = strconv.AppendInt(b, int64(rest), 10)
+			b = append(b, " more)"...)
 		}
 		return append(b, ']')
 	case reflect.Struct:
@@ -335,9 +349,6 @@ func (f *formatter) appendValue(b []byte, fd *codec.FieldDescriptor, p codec.Par
 			b = append(b[:mark], b[mark+1:]...)
 		}
 		return append(b, '}')
-	}
-	if f.json {
-		return append(b, "null"...)
 	}
 	return append(b, '?')
 }
@@ -353,61 +364,26 @@ func formatMicros(us int64) string {
 	return session.TimeFromMicros(us).Format(time.RFC3339Nano)
 }
 
-// quoted writes s, which needs no escaping, as text (bare) or a JSON string.
-func (f *formatter) quoted(b []byte, s string) []byte {
-	if f.json {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	return append(b, s...)
-}
-
 // appendRedacted stands in for a secret: its length, never its bytes.
 func (f *formatter) appendRedacted(b []byte, v reflect.Value) []byte {
-	n := int64(v.Len())
-	if f.json {
-		b = append(b, `{"bytes":`...)
-		b = strconv.AppendInt(b, n, 10)
-		return append(b, `,"redacted":true}`...)
-	}
 	b = append(b, "<redacted "...)
-	b = strconv.AppendInt(b, n, 10)
+	b = strconv.AppendInt(b, int64(v.Len()), 10)
 	return append(b, " bytes>"...)
 }
 
-// appendBytes writes a string or byte value, cut at maxValue bytes. Text:
-// quoted with Go escapes when it reads as text (isString: always), else
-// 0x and hex; a cut value ends in …(N bytes). JSON: a string when the whole
-// value is text, else {"bytes":N,"text":…} or {"bytes":N,"hex":…} holding
-// the value or, when cut, its first maxValue bytes.
+// appendBytes writes a string or byte value, cut at maxValue bytes (when
+// positive): quoted with Go escapes when it reads as text (isString:
+// always), else 0x and hex; a cut value ends in …(N bytes).
 func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 	shown := data
-	if len(data) > f.maxValue {
+	if f.maxValue > 0 && len(data) > f.maxValue {
 		cut := f.maxValue
 		for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(data[cut]); back++ {
 			cut-- // do not cut a character in two
 		}
 		shown = data[:cut]
 	}
-	text := isString || readsAsText(shown)
-	if f.json {
-		if len(shown) == len(data) && text && utf8.Valid(data) {
-			return appendJSONString(b, string(data))
-		}
-		b = append(b, `{"bytes":`...)
-		b = strconv.AppendInt(b, int64(len(data)), 10)
-		if text && utf8.Valid(shown) {
-			b = append(b, `,"text":`...)
-			b = appendJSONString(b, string(shown))
-		} else {
-			b = append(b, `,"hex":"`...)
-			b = hex.AppendEncode(b, shown)
-			b = append(b, '"')
-		}
-		return append(b, '}')
-	}
-	if text {
+	if isString || readsAsText(shown) {
 		b = strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(shown), len(shown))) // read only
 	} else {
 		b = append(b, "0x"...)
@@ -433,27 +409,4 @@ func readsAsText(data []byte) bool {
 		i += n
 	}
 	return 4*good >= 3*len(data)
-}
-
-// appendJSONString writes s, valid UTF-8, as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c < 0x20 || c == 0x7f:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }

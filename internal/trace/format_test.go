@@ -53,17 +53,17 @@ func TestLines(t *testing.T) {
 		want  string
 	}{
 		{false, chain, `2026-11-30T12:20:01.123456Z #7 B @42 CopyData > XLogData WALStart=0/16B3740 ServerWALEnd=1/2 ServerTime=2000-01-01T00:00:01Z > LogicalInsert RelationOID=16390 New={Columns=[{Kind='t' Data="1"} {Kind='n'} {Kind='b' Data=0x00ff} {Kind='u'}]}`},
-		{true, chain, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"CopyData","slug":"copy-data"},{"name":"XLogData","slug":"replication-xlog-data","WALStart":"0/16B3740","ServerWALEnd":"1/2","ServerTime":"2000-01-01T00:00:01Z"},{"name":"LogicalInsert","slug":"logical-insert","RelationOID":16390,"New":{"Columns":[{"Kind":116,"Data":"1"},{"Kind":110},{"Kind":98,"Data":{"bytes":2,"hex":"00ff"}},{"Kind":117}]}}]}`},
+		{true, chain, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"CopyData","slug":"copy-data","params":{"major":18,"logical_version":1}},{"name":"XLogData","slug":"replication-xlog-data","params":{"major":18,"logical_version":1},"WALStart":"0/16B3740","ServerWALEnd":"1/2","ServerTime":"2000-01-01T00:00:01Z"},{"name":"LogicalInsert","slug":"logical-insert","params":{"major":18,"logical_version":1},"RelationOID":16390,"New":{"Columns":[{"Kind":116,"Data":"1"},{"Kind":110},{"Kind":98,"Data":{"bytes":2,"hex":"00ff"}},{"Kind":117}]}}]}`},
 		{false, long, `2026-11-30T12:20:01.123456Z #7 B @42 DataRow Values=["` + strings.Repeat("x", 256) + `"…(300 bytes) NULL ""]`},
-		{true, long, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"DataRow","slug":"data-row","Values":[{"bytes":300,"text":"` + strings.Repeat("x", 256) + `"},null,""]}]}`},
+		{true, long, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"DataRow","slug":"data-row","params":{"major":0},"Values":[{"bytes":300,"text":"` + strings.Repeat("x", 256) + `"},null,""]}]}`},
 		{false, salt, `2026-11-30T12:20:01.123456Z #7 B @42 AuthenticationMD5Password Salt=0x010203ff`},
-		{true, salt, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"AuthenticationMD5Password","slug":"authentication-md5-password","Salt":{"bytes":4,"hex":"010203ff"}}]}`},
+		{true, salt, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"AuthenticationMD5Password","slug":"authentication-md5-password","params":{"major":0},"Salt":{"bytes":4,"hex":"010203ff"}}]}`},
 		{false, copyBinary, `2026-11-30T12:20:01.123456Z #7 B @42 CopyData Data="PGCOPY\n\xff\r\n\x00"`},
-		{true, copyBinary, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"CopyData","slug":"copy-data","Data":{"bytes":11,"hex":"5047434f50590aff0d0a00"}}]}`},
+		{true, copyBinary, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"CopyData","slug":"copy-data","params":{"major":0},"Data":{"bytes":11,"hex":"5047434f50590aff0d0a00"}}]}`},
 		{false, []Layer{{Msg: wide}}, `2026-11-30T12:20:01.123456Z #7 B @42 DataRow Values=[` + strings.Join(first64, " ") + ` …(6 more)]`},
-		{true, []Layer{{Msg: wide}}, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"DataRow","slug":"data-row","Values":[` + strings.Join(first64, ",") + `,{"more":6}]}]}`},
+		{true, []Layer{{Msg: wide}}, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"DataRow","slug":"data-row","params":{"major":0},"Values":[` + strings.Join(first64, ",") + `,{"more":6}]}]}`},
 		{false, empty, `2026-11-30T12:20:01.123456Z #7 B @42 Sync`},
-		{true, empty, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"Sync","slug":"sync"}]}`},
+		{true, empty, `{"time":"2026-11-30T12:20:01.123456Z","session":7,"dir":"B","offset":42,"messages":[{"name":"Sync","slug":"sync","params":{"major":0}}]}`},
 	} {
 		got := line(Format{JSON: c.json}, c.chain)
 		if got != c.want+"\n" {
@@ -102,11 +102,13 @@ func validLine(t *testing.T, schema *jsonschema.Schema, line string) {
 func TestLineSchemaRejects(t *testing.T) {
 	schema := lineSchema(t)
 	for _, bad := range []string{
-		`{"time":"now","session":1,"dir":"B","offset":0,"messages":[{"name":"Sync","slug":"sync"}]}`,
-		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"X","offset":0,"messages":[{"name":"Sync","slug":"sync"}]}`,
+		`{"time":"now","session":1,"dir":"B","offset":0,"messages":[{"name":"Sync","slug":"sync","params":{"major":0}}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"X","offset":0,"messages":[{"name":"Sync","slug":"sync","params":{"major":0}}]}`,
 		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"type":"Sync"}]}`,
-		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"name":"CopyData","slug":"copy-data","Data":{"hex":"00"}}]}`,
-		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"name":"CopyData","slug":"copy-data","Data":{"bytes":1,"hex":"0"}}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"name":"CopyData","slug":"copy-data","params":{"major":0},"Data":{"hex":"00"}}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"name":"CopyData","slug":"copy-data","params":{"major":0},"Data":{"bytes":1,"hex":"0"}}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"name":"Sync","slug":"sync"}]}`,
+		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"B","offset":0,"messages":[{"name":"Sync","slug":"sync","params":{"major":0,"streaming":4}}]}`,
 	} {
 		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
 		if err != nil {
