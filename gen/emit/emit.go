@@ -108,7 +108,9 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 	for _, msg := range mod.Messages {
 		f := o.newFile()
 		e := &emitter{mod: mod, msg: msg, f: f}
-		e.message(owners)
+		if err := e.message(owners); err != nil {
+			return nil, err
+		}
 		if err := render(f, fileName(msg), out); err != nil {
 			return nil, err
 		}

@@ -26,7 +26,9 @@ type Format struct {
 	// ShowSecrets prints passwords, SASL and GSSAPI data and cancel keys,
 	// which are otherwise replaced by their length.
 	ShowSecrets bool
-	// MaxValue bounds the bytes of one value a line shows; 0 means DefaultMaxValue.
+	// MaxValue bounds the bytes of one value a line shows, and a repeated
+	// field is cut at 64 elements; 0 means DefaultMaxValue, a negative
+	// value cuts nothing, so that every JSON line reads back (ReadLine).
 	MaxValue int
 }
 
@@ -86,7 +88,7 @@ type counters struct {
 }
 
 func (a *analyzer) init(f Format, log io.Writer) {
-	if f.MaxValue <= 0 {
+	if f.MaxValue == 0 {
 		f.MaxValue = DefaultMaxValue
 	}
 	if log == nil {
@@ -276,15 +278,6 @@ var freeing atomic.Bool
 
 // keptBuffer is the largest re-encoding buffer kept between messages.
 const keptBuffer = 1 << 20
-
-func hasSecret(chain []Layer) bool {
-	for _, l := range chain {
-		if secretField(l.Msg) != "" {
-			return true
-		}
-	}
-	return false
-}
 
 // typeName is the Go type of a decoded message, "?" for one whose tag no
 // dispatcher knows.

@@ -307,3 +307,11 @@ func (m *EncryptionResponse) Decode(src []byte, _ codec.Params) error {
 }
 func (*EncryptionResponse) Slug() string           { return "encryption-answer" }
 func (*EncryptionResponse) Majors() codec.MajorSet { return 0 }
+func (*EncryptionResponse) Descriptor() *codec.MessageDescriptor {
+	return &encryptionResponseDescriptor
+}
+
+var encryptionResponseDescriptor = codec.MessageDescriptor{
+	Name: "EncryptionResponse", Slug: "encryption-answer", Layer: codec.LayerFrontendBackend, Direction: codec.FromBackend,
+	Fields: []codec.FieldDescriptor{{Name: "Answer", Format: "Byte1", Wire: codec.WireByte, Majors: codec.GeneratedMajors}},
+}
