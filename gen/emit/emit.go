@@ -6,6 +6,7 @@ package emit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/format"
 	"io/fs"
@@ -111,7 +112,12 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 	if err := render(constantsFile(mod, o), "constants_gen.go", out); err != nil {
 		return nil, err
 	}
-	if err := addRuntime(o, out); err != nil {
+	if f := flowFile(mod, o); f != nil {
+		if err := render(f, "flowtables_gen.go", out); err != nil {
+			return nil, err
+		}
+	}
+	if err := addRuntime(o, mod.Flow, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -309,6 +315,16 @@ func Load(specDir fs.FS) (*model.Model, error) {
 	mod, err := model.Build(specs, ov)
 	if err != nil {
 		return nil, err
+	}
+	// A spec directory without flow rules (a test's) gets no trackers.
+	switch flow, err := spec.LoadFlow(specDir); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if mod.Flow, err = model.BuildFlow(flow, mod); err != nil {
+			return nil, err
+		}
 	}
 	acks, err := spec.LoadWireChanges(specDir)
 	if err != nil {

@@ -25,6 +25,9 @@ type Model struct {
 	// Defaults lists what was derived from the manual rather than read
 	// from the overlay, one line each, sorted.
 	Defaults []Default
+	// Flow is the conversation the trackers follow (spec/flow.json), nil
+	// when the model was built without it.
+	Flow *Flow
 }
 
 // Newest is the newest major of the model.

@@ -1,0 +1,351 @@
+//go:build ignore
+
+package codec
+
+//pgspec:machines frontend,backend
+
+import "encoding/binary"
+
+// Conversation follows one connection in both directions, as the manual's
+// message flow describes it (spec/flow.json): Frontend takes each message
+// the client sends, Backend each one the server sends, in the order they
+// were sent. Between them they decode every message with the right Params
+// (resolving the frontend's 'p' by the authentication exchange, 'R' by its
+// subtype, the one-byte answers to SSLRequest and GSSENCRequest, the
+// replication and pgoutput messages inside CopyData), learn the session's
+// layout as it goes, and report a message the flow does not allow where it
+// came as a *FlowError, decoded all the same.
+//
+// A client feeds Backend what it reads and Frontend what it writes; a
+// server the other way round; a proxy both. It is not safe for concurrent
+// use: a proxy relaying the two directions in two goroutines holds a lock
+// around each call (a message is taken before it is forwarded, so the
+// order is the one the peers saw).
+type Conversation struct {
+	Frontend FrontendTracker
+	Backend  BackendTracker
+	// P is the layout the next message decodes with: ProtocolMinor from
+	// the StartupMessage and NegotiateProtocolVersion, Major from
+	// server_version (unless FixMajor).
+	P Params
+	// FixMajor keeps P.Major as set: server_version does not change it.
+	FixMajor bool
+	// Replication follows the replication stream a START_REPLICATION or
+	// BASE_BACKUP began (its Logical the pgoutput inside).
+	Replication replicationPart
+
+	fe, be     flowState
+	queue      []flowState // backend states of the requests waiting behind the one answered now
+	head       int         // queue[head:] wait
+	discarding bool        // an extended-query error: requests until the next Sync get no answer
+	pending    copyKind    // the stream the last replication command asked for
+	feCopy     bool        // the frontend's CopyData carry replication messages
+}
+
+// maxPending bounds the requests waiting for an answer: a client that
+// pipelines more without reading is refused rather than followed.
+const maxPending = 1 << 16
+
+// NewConversation starts a conversation at the connection's first byte;
+// p's Major (0: the newest) is the layout until server_version says.
+func NewConversation(p Params) *Conversation {
+	c := &Conversation{P: p, fe: stFrontendStartup, be: stBackendWaiting}
+	c.Frontend.c, c.Backend.c = c, c
+	return c
+}
+
+// Encrypted reports whether the server accepted encryption: what follows
+// is a TLS or GSSAPI handshake, which no tracker decodes.
+func (c *Conversation) Encrypted() bool { return c.be == stBackendEncrypted }
+
+// Authenticated reports whether the server sent AuthenticationOk.
+func (c *Conversation) Authenticated() bool {
+	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption && c.be != stBackendAuthentication && c.be != stBackendWaiting && c.be != stBackendClosed
+}
+
+// Started reports whether the frontend sent its StartupMessage: its
+// messages are tagged from then on.
+func (c *Conversation) Started() bool { return c.fe != stFrontendStartup && c.fe != stFrontendEncryption }
+
+// FrontendTracker takes the messages the frontend sends.
+type FrontendTracker struct {
+	c *Conversation
+	// Offset is the byte offset of the next message in the frontend's
+	// stream; Index counts the messages taken.
+	Offset, Index int64
+
+	st   Startup
+	fe   Frontend
+	step Step
+}
+
+// Untagged reports whether the frontend's next message is a startup-phase
+// packet, without a tag (read it with FrameReader.NextUntagged).
+func (t *FrontendTracker) Untagged() bool { return t.c.fe == stFrontendStartup }
+
+// Next decodes one whole message the frontend sent and takes it into the
+// conversation. On a *DecodeError the Step holds nothing decoded; on a
+// *FlowError it holds the message.
+func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
+	c := t.c
+	s := &t.step
+	*s = Step{P: c.P}
+	off := t.Offset
+	t.Offset += int64(len(frame))
+	t.Index++
+	st := c.fe
+	var k flowKind
+	var err error
+	switch {
+	case st == stFrontendStartup:
+		if len(frame) >= 8 {
+			k = kindsStartup(binary.BigEndian.Uint32(frame[4:]))
+			// A CancelRequest comes on a connection of its own: only its
+			// length tells a 3.2 key from a 3.0 one (4 bytes read the same).
+			if k == kindCancelRequest && len(frame) != 16 {
+				s.P.ProtocolMinor = 2
+			}
+		}
+		s.Msg, err = t.st.Decode(frame, s.P)
+	case len(frame) > 0 && frame[0] == 'p':
+		if k = passwordKinds[st]; k == kindNone {
+			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+			e.Got = "'p' (a password, SASL or GSSAPI response)"
+			return s, e
+		}
+		t.fe.Auth = authStates[st]
+		s.Msg, err = t.fe.Decode(frame, s.P)
+	default:
+		if len(frame) > 0 {
+			k = kindsFrontend[frame[0]]
+		}
+		s.Msg, err = t.fe.Decode(frame, s.P)
+	}
+	if err != nil {
+		return s, err
+	}
+	r := flowLookup(st, k, c.P.Major)
+	if r == nil {
+		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
+	}
+	switch m := s.Msg.(type) {
+	case *StartupMessage:
+		c.P.ProtocolMinor = int(m.ProtocolVersion & 0xffff)
+	case *Query:
+		c.pending = c.Replication.start(m.String)
+	case *CopyData:
+		if st == stFrontendCopyBoth && c.feCopy {
+			err = c.Replication.next(s, sideFrontend, m.Data)
+		}
+	}
+	if r.push != 0 && !c.push(r.push-1) {
+		e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+		e.Detail = "more requests wait for an answer than a tracker follows (65536)"
+		return s, e
+	}
+	c.move(sideFrontend, r)
+	if c.fe != stFrontendCopyBoth {
+		c.feCopy = false
+	}
+	return s, offsetted(err, off)
+}
+
+// BackendTracker takes the messages the backend sends.
+type BackendTracker struct {
+	c *Conversation
+	// Offset is the byte offset of the next message in the backend's
+	// stream; Index counts the messages taken.
+	Offset, Index int64
+
+	be   Backend
+	step Step
+}
+
+// OneByte reports whether the backend's next message is the one-byte
+// answer to an SSLRequest or GSSENCRequest (read exactly one byte).
+func (t *BackendTracker) OneByte() bool {
+	return t.c.be == stBackendSslAnswer || t.c.be == stBackendGssAnswer
+}
+
+// Next decodes one whole message the backend sent (a one-byte answer when
+// OneByte) and takes it into the conversation. On a *DecodeError the Step
+// holds nothing decoded; on a *FlowError it holds the message.
+func (t *BackendTracker) Next(frame []byte) (*Step, error) {
+	c := t.c
+	s := &t.step
+	*s = Step{P: c.P}
+	off := t.Offset
+	t.Offset += int64(len(frame))
+	t.Index++
+	st := c.be
+	var k flowKind
+	var err error
+	switch {
+	case t.OneByte() && len(frame) == 1:
+		s.Answer = frame[0]
+		k = answerKind(frame[0])
+	case len(frame) >= 9 && frame[0] == 'R':
+		if sub := binary.BigEndian.Uint32(frame[5:]); sub < uint32(len(authKinds)) {
+			k = authKinds[sub]
+		}
+		s.Msg, err = t.be.Decode(frame, s.P)
+	default:
+		if len(frame) > 0 {
+			k = kindsBackend[frame[0]]
+		}
+		s.Msg, err = t.be.Decode(frame, s.P)
+		if err != nil && s.P.ProtocolMinor < 2 {
+			// A layout of protocol 3.2 (a cancel key longer than 4 bytes)
+			// on a 3.0 session: decoded as 3.2, reported as a violation.
+			p := s.P
+			p.ProtocolMinor = 2
+			if m, err2 := t.be.Decode(frame, p); err2 == nil {
+				s.Msg, s.P = m, p
+				e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+				e.Detail = s.Msg.Slug() + " has the layout of protocol 3.2; the session speaks 3.0"
+				return s, e
+			}
+		}
+	}
+	if err != nil {
+		return s, err
+	}
+	r := flowLookup(st, k, c.P.Major)
+	if r == nil {
+		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
+	}
+	switch m := s.Msg.(type) {
+	case *ParameterStatus:
+		if m.Name == "server_version" && !c.FixMajor {
+			c.P.Major = ServerMajor(m.Value)
+			c.Replication.P.Major = c.P.Major
+		}
+	case *NegotiateProtocolVersion:
+		if minor := int(m.NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
+			c.P.ProtocolMinor = minor
+		}
+	case *CopyBothResponse:
+		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
+		c.Replication.open(c.pending)
+		c.feCopy = c.pending == copyPhysical || c.pending == copyLogical
+	case *CopyOutResponse:
+		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
+		if c.pending == copyBackup {
+			c.Replication.open(copyBackup)
+		} else {
+			c.Replication.open(copyNone)
+		}
+	case *CopyData:
+		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyOut {
+			err = c.Replication.next(s, sideBackend, m.Data)
+		}
+	case *CopyDone, *ErrorResponse:
+		c.Replication.open(copyNone)
+	case *ReadyForQuery:
+		c.pending = copyNone
+	}
+	c.move(sideBackend, r)
+	return s, offsetted(err, off)
+}
+
+// answerKind is the kind of a one-byte answer.
+func answerKind(b byte) flowKind {
+	switch b {
+	case 'S':
+		return kindByteS
+	case 'G':
+		return kindByteG
+	case 'N':
+		return kindByteN
+	}
+	return kindNone
+}
+
+// offsetted puts off, the enclosing message's offset, into a FlowError from
+// a message inside it.
+func offsetted(err error, off int64) error {
+	if e, ok := err.(*FlowError); ok {
+		e.Offset = off
+	}
+	return err
+}
+
+// move takes the rule's states: the side's next, the other side's, and
+// for the backend the requests it completed or discarded. A backend with
+// nothing left to answer takes the oldest waiting request.
+func (c *Conversation) move(side flowSide, r *flowRule) {
+	own, other := &c.fe, &c.be
+	if side == sideBackend {
+		own, other = other, own
+	}
+	if r.next != 0 {
+		*own = r.next - 1
+	}
+	if r.peer != 0 {
+		*other = r.peer - 1
+	}
+	switch {
+	case r.end:
+		c.be = stBackendIdle
+	case r.discard:
+		c.discard()
+	}
+	if c.be == stBackendIdle && c.head < len(c.queue) {
+		c.be = c.queue[c.head]
+		c.head++
+	}
+	if c.head == len(c.queue) {
+		c.queue, c.head = c.queue[:0], 0
+	}
+}
+
+// push queues the backend state a request's answer starts in; false when
+// too many wait. While an error is being discarded only a Sync is answered.
+func (c *Conversation) push(s flowState) bool {
+	if c.discarding {
+		if s != stBackendSync {
+			return true
+		}
+		c.discarding = false
+	}
+	if len(c.queue)-c.head >= maxPending {
+		return false
+	}
+	if c.be == stBackendIdle {
+		c.be = s
+		return true
+	}
+	c.queue = append(c.queue, s)
+	return true
+}
+
+// discard drops the requests before the next Sync, as the server does
+// after an extended-query error; with no Sync sent yet, those still to
+// come until it.
+func (c *Conversation) discard() {
+	for c.head < len(c.queue) {
+		s := c.queue[c.head]
+		c.head++
+		if s == stBackendSync {
+			c.be = s
+			return
+		}
+	}
+	c.be, c.discarding = stBackendIdle, true
+}
+
+// ServerMajor is the Params.Major to decode a server's messages with, from
+// its server_version parameter ("15.18 (Debian 15.18-1.pgdg120+1)" → 15,
+// "19rc1" → 19): the major when the codec was generated for it, else 0 (the
+// newest layout, the best guess for a newer server or an unreadable
+// version).
+func ServerMajor(v string) int {
+	major := 0
+	for i := 0; i < len(v) && v[i] >= '0' && v[i] <= '9' && major < 1000; i++ {
+		major = major*10 + int(v[i]-'0')
+	}
+	if !GeneratedMajors.Has(major) || major == 0 {
+		return 0
+	}
+	return major
+}
