@@ -26,11 +26,11 @@ type FlowMachine struct {
 
 // FlowState is one state and the messages allowed in it.
 type FlowState struct {
-	Machine          *FlowMachine
-	Name, Doc        string
-	Source           string
-	Streamed         bool
-	Rules            []*FlowRule
+	Machine   *FlowMachine
+	Name, Doc string
+	Source    string
+	Streamed  bool
+	Rules     []*FlowRule
 	// Index is the state's number among all states of the flow.
 	Index int
 }

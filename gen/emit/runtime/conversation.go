@@ -65,7 +65,9 @@ func (c *Conversation) Authenticated() bool {
 
 // Started reports whether the frontend sent its StartupMessage: its
 // messages are tagged from then on.
-func (c *Conversation) Started() bool { return c.fe != stFrontendStartup && c.fe != stFrontendEncryption }
+func (c *Conversation) Started() bool {
+	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption
+}
 
 // FrontendTracker takes the messages the frontend sends.
 type FrontendTracker struct {
