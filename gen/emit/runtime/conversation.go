@@ -238,10 +238,10 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			c.Replication.open(copyNone)
 		}
 	case *CopyData:
-		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyOut {
+		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyBothDone || st == stBackendQueryCopyOut {
 			err = c.Replication.next(s, sideBackend, m.Data)
 		}
-	case *CopyDone, *ErrorResponse:
+	case *CommandComplete, *ErrorResponse:
 		c.Replication.open(copyNone)
 	case *ReadyForQuery:
 		c.pending = copyNone
@@ -350,4 +350,11 @@ func ServerMajor(v string) int {
 		return 0
 	}
 	return major
+}
+
+// Resume takes up a connection whose start was not seen (a capture that
+// began late): the client is taken as authenticated and the server as
+// idle. Answers to requests sent before are then reported as violations.
+func (c *Conversation) Resume() {
+	c.fe, c.be = stFrontendSession, stBackendIdle
 }

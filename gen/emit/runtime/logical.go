@@ -46,6 +46,9 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 		return nil, err
 	}
 	t.Index++
+	if t.st == 0 { // the zero value: between transactions
+		t.st = stLogicalBetween
+	}
 	k := kindsLogical[src[0]]
 	r := flowLookup(t.st, k, t.P.Major)
 	if r == nil {
