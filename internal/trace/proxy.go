@@ -80,7 +80,7 @@ type Proxy struct {
 	closed   bool
 }
 
-// New returns a proxy; call Serve to run it.
+// New returns a proxy; call Serve once to run it.
 func New(opts Options) *Proxy {
 	if opts.Out == nil {
 		opts.Out = io.Discard
@@ -100,6 +100,9 @@ func New(opts Options) *Proxy {
 	}
 	p := &Proxy{opts: opts}
 	p.init(opts.Format, opts.Log)
+	p.out = newOutput(opts.Out, func(total int64) {
+		p.logf("output is not being read (stalled or closed): lines dropped so far: %d; traffic is not held back", total)
+	})
 	return p
 }
 
@@ -116,7 +119,6 @@ func (p *Proxy) CheckUpstream() error {
 // Serve accepts clients until l is closed, then waits for their sessions to
 // end and for their lines to be written.
 func (p *Proxy) Serve(l net.Listener) error {
-	p.out = newOutput(p.opts.Out)
 	defer p.out.close()
 	defer p.wg.Wait()
 	if p.opts.IdleTimeout > 0 {
@@ -174,15 +176,39 @@ func (p *Proxy) untrack(s *proxySession) {
 }
 
 // refuse answers a client past MaxConns as PostgreSQL answers one past
-// max_connections, after reading its first packet as PostgreSQL does (so
-// that the client reads the answer instead of a reset connection).
+// max_connections: it reads the start-up packets first, declining SSL and
+// GSSAPI encryption with 'N' (a libpq client that asked for it would
+// otherwise report "error response during SSL exchange"), then sends
+// "too many clients" in answer to the StartupMessage. A CancelRequest is
+// not a session: it is passed on to the server, which closes it.
 func (p *Proxy) refuse(id int64, c net.Conn) {
 	defer c.Close()
-	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
 	c.SetDeadline(time.Now().Add(time.Second))
 	fr := codec.NewFrameReader(c)
 	fr.MaxSize = MaxStartupSize
-	fr.NextUntagged()
+	var st codec.Startup
+	for range 3 { // SSLRequest and GSSENCRequest, each at most once, then the real packet
+		frame, err := fr.NextUntagged()
+		if err != nil {
+			return
+		}
+		m, err := st.Decode(frame, codec.Params{})
+		switch m.(type) {
+		case *codec.SSLRequest, *codec.GSSEncRequest:
+			if _, err := c.Write([]byte{'N'}); err != nil {
+				return
+			}
+			continue
+		case *codec.CancelRequest:
+			p.passCancel(id, frame)
+			return
+		}
+		if err != nil {
+			return
+		}
+		break
+	}
+	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
 	msg := fmt.Sprintf("sorry, too many clients already (pgtrace --max-conns %d)", p.opts.MaxConns)
 	e := &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: codec.ErrorFieldSeverity, Value: "FATAL"},
 		{Code: codec.ErrorFieldSeverityNonLocalized, Value: "FATAL"}, {Code: codec.ErrorFieldCode, Value: "53300"},
@@ -191,6 +217,36 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 		c.Write(b)
 	}
 }
+
+// passCancel forwards a CancelRequest that arrived past MaxConns: it ends
+// a query of a session already open, so the limit does not apply to it.
+func (p *Proxy) passCancel(id int64, frame []byte) {
+	server, err := net.DialTimeout("tcp", p.opts.Upstream, p.opts.DialTimeout)
+	if err != nil {
+		p.logf("session #%d: CancelRequest past --max-conns: upstream %s unreachable: %v", id, p.opts.Upstream, err)
+		return
+	}
+	defer server.Close()
+	server.SetDeadline(time.Now().Add(time.Second))
+	server.Write(frame)
+	io.Copy(io.Discard, server) // the server closes once it has read the request
+}
+
+// Dropped is how many message lines were never written because the output
+// was not read fast enough or was closed.
+func (p *Proxy) Dropped() int64 { return p.out.Dropped() }
+
+// Summary writes the counts of both directions and the lines dropped.
+func (p *Proxy) Summary(w io.Writer) {
+	p.analyzer.Summary(w)
+	if n := p.Dropped(); n > 0 {
+		fmt.Fprintf(w, "lines dropped: %d (the output was not read fast enough, or was closed)\n", n)
+	}
+}
+
+// Clean reports whether every message was decoded and re-encoded
+// identically and every line written.
+func (p *Proxy) Clean() bool { return p.analyzer.Clean() && p.Dropped() == 0 }
 
 // closeIdle ends the sessions in which neither side has sent a byte for IdleTimeout.
 func (p *Proxy) closeIdle(stop <-chan struct{}) {

@@ -220,6 +220,10 @@ func (p *pump) Read(b []byte) (int, error) {
 	if err := p.flush(); err != nil {
 		return 0, err
 	}
+	if p.grew {
+		p.grew = false
+		returnMemory()
+	}
 	n, err := p.src.Read(b)
 	p.readAt = time.Now()
 	p.s.active[p.d.dir].Store(p.readAt.UnixNano())
