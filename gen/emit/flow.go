@@ -298,6 +298,7 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("start").Params(jen.String()).Id("copyKind").Block(jen.Return(jen.Id("copyNone")))
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("open").Params(jen.Id("copyKind")).Block()
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("next").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("dir").Id("flowSide"), jen.Id("payload").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
+		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("release").Params(jen.Id("flowSide")).Block()
 	}
 	if has("logical") {
 		f.Comment("logicalPart follows pgoutput inside XLogData.")
@@ -306,5 +307,6 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Comment("logicalPart stands in for the pgoutput tracker the codec was generated without: WAL data stay opaque.")
 		f.Type().Id("logicalPart").Struct(jen.Id("P").Id("Params"))
 		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("next").Params(jen.Id("src").Index().Byte()).Params(jen.Id("Message"), jen.Error()).Block(jen.Return(jen.Nil(), jen.Nil()))
+		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("release").Params().Block()
 	}
 }

@@ -85,7 +85,7 @@ type analyzer struct {
 
 type counters struct {
 	decoded, identical, mismatched, undecodable, violations atomic.Int64
-	layers, messages                            sync.Map // name → *atomic.Int64
+	layers, messages                                        sync.Map // name → *atomic.Int64
 }
 
 func (a *analyzer) init(f Format, log io.Writer) {

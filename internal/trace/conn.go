@@ -99,7 +99,13 @@ type decoder struct {
 // forget drops the decoded messages: their strings are copies, which after a
 // large message would pin its size until the next message of the same type.
 func (d *decoder) forget() {
-	d.st, d.fe, d.be, d.rf, d.rb = codec.Startup{}, codec.Frontend{}, codec.Backend{}, codec.ReplicationFrontend{}, codec.ReplicationBackend{}
+	d.c.mu.Lock()
+	defer d.c.mu.Unlock()
+	if d.dir == Frontend {
+		d.c.conv.Frontend.Release()
+	} else {
+		d.c.conv.Backend.Release()
+	}
 	d.layers = [3]Layer{}
 }
 

@@ -152,6 +152,14 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	return s, offsetted(err, off)
 }
 
+// Release lets go of the decoded messages the tracker keeps for reuse:
+// their strings are copies, which after a large message would pin its size
+// until the next message of the same type.
+func (t *FrontendTracker) Release() {
+	t.st, t.fe, t.step = Startup{}, Frontend{}, Step{}
+	t.c.Replication.release(sideFrontend)
+}
+
 // BackendTracker takes the messages the backend sends.
 type BackendTracker struct {
 	c *Conversation
@@ -248,6 +256,12 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	}
 	c.move(sideBackend, r)
 	return s, offsetted(err, off)
+}
+
+// Release lets go of the decoded messages the tracker keeps for reuse.
+func (t *BackendTracker) Release() {
+	t.be, t.step = Backend{}, Step{}
+	t.c.Replication.release(sideBackend)
 }
 
 // answerKind is the kind of a one-byte answer.

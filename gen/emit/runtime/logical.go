@@ -122,6 +122,9 @@ func (t *LogicalTracker) check(r *flowRule, m Message) string {
 	return ""
 }
 
+// release lets go of the decoded messages kept for reuse.
+func (t *LogicalTracker) release() { t.lg = Logical{} }
+
 // described notes a change of relation oid; what is missing is its Relation.
 func (t *LogicalTracker) described(oid uint32) string {
 	t.changed = true
