@@ -225,15 +225,7 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
 		return
 	}
 	var cells, sub []jen.Code
-	byTag := map[byte][]*model.Message{}
-	var tags []byte
-	for _, m := range d.members {
-		if byTag[m.Tag] == nil {
-			tags = append(tags, m.Tag)
-		}
-		byTag[m.Tag] = append(byTag[m.Tag], m)
-	}
-	sort.Slice(tags, func(i, j int) bool { return tags[i] < tags[j] })
+	byTag, tags := d.byTag()
 	for _, t := range tags {
 		ms := byTag[t]
 		if len(ms) == 1 && ms[0].State == "" {
