@@ -68,16 +68,43 @@ func (c *Conversation) Started() bool {
 	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption
 }
 
-// FrontendTracker takes the messages the frontend sends.
-type FrontendTracker struct {
+// tracker is what both sides' trackers keep.
+type tracker struct {
 	c *Conversation
-	// Offset is the byte offset of the next message in the frontend's
-	// stream; Index counts the messages taken.
+	// Offset is the byte offset of the next message in the side's stream;
+	// Index counts the messages taken.
 	Offset, Index int64
 
-	st   Startup
-	fe   Frontend
 	step Step
+}
+
+// begin starts the Step of frame, decoded with the Params reached, and
+// returns it with the frame's offset.
+func (t *tracker) begin(frame []byte) (*Step, int64) {
+	t.step = Step{P: t.c.P}
+	off := t.Offset
+	t.Offset += int64(len(frame))
+	t.Index++
+	return &t.step, off
+}
+
+// rule is the rule allowing kind k in st, else the violation; a decoding
+// error is returned as it is.
+func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRule, error) {
+	if err != nil {
+		return nil, err
+	}
+	if r := flowLookup(st, k, t.c.P.Major); r != nil {
+		return r, nil
+	}
+	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
+}
+
+// FrontendTracker takes the messages the frontend sends.
+type FrontendTracker struct {
+	tracker
+	st Startup
+	fe Frontend
 }
 
 // Untagged reports whether the frontend's next message is a startup-phase
@@ -89,11 +116,7 @@ func (t *FrontendTracker) Untagged() bool { return t.c.fe == stFrontendStartup }
 // *FlowError it holds the message.
 func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
-	s := &t.step
-	*s = Step{P: c.P}
-	off := t.Offset
-	t.Offset += int64(len(frame))
-	t.Index++
+	s, off := t.begin(frame)
 	st := c.fe
 	var k flowKind
 	var err error
@@ -122,12 +145,9 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 		}
 		s.Msg, err = t.fe.Decode(frame, s.P)
 	}
+	r, err := t.rule(st, k, off, err)
 	if err != nil {
 		return s, err
-	}
-	r := flowLookup(st, k, c.P.Major)
-	if r == nil {
-		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	switch m := s.Msg.(type) {
 	case *StartupMessage:
@@ -151,15 +171,18 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	return s, offsetted(err, off)
 }
 
+// Release lets go of the decoded messages the tracker keeps for reuse:
+// their strings are copies, which after a large message would pin its size
+// until the next message of the same type.
+func (t *FrontendTracker) Release() {
+	t.st, t.fe, t.step = Startup{}, Frontend{}, Step{}
+	t.c.Replication.release(sideFrontend)
+}
+
 // BackendTracker takes the messages the backend sends.
 type BackendTracker struct {
-	c *Conversation
-	// Offset is the byte offset of the next message in the backend's
-	// stream; Index counts the messages taken.
-	Offset, Index int64
-
-	be   Backend
-	step Step
+	tracker
+	be Backend
 }
 
 // OneByte reports whether the backend's next message is the one-byte
@@ -173,11 +196,7 @@ func (t *BackendTracker) OneByte() bool {
 // holds nothing decoded; on a *FlowError it holds the message.
 func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
-	s := &t.step
-	*s = Step{P: c.P}
-	off := t.Offset
-	t.Offset += int64(len(frame))
-	t.Index++
+	s, off := t.begin(frame)
 	st := c.be
 	var k flowKind
 	var err error
@@ -208,12 +227,9 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			}
 		}
 	}
+	r, err := t.rule(st, k, off, err)
 	if err != nil {
 		return s, err
-	}
-	r := flowLookup(st, k, c.P.Major)
-	if r == nil {
-		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	switch m := s.Msg.(type) {
 	case *ParameterStatus:
@@ -237,16 +253,22 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			c.Replication.open(copyNone)
 		}
 	case *CopyData:
-		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyOut {
+		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyBothDone || st == stBackendQueryCopyOut {
 			err = c.Replication.next(s, sideBackend, m.Data)
 		}
-	case *CopyDone, *ErrorResponse:
+	case *CommandComplete, *ErrorResponse:
 		c.Replication.open(copyNone)
 	case *ReadyForQuery:
 		c.pending = copyNone
 	}
 	c.move(sideBackend, r)
 	return s, offsetted(err, off)
+}
+
+// Release lets go of the decoded messages the tracker keeps for reuse.
+func (t *BackendTracker) Release() {
+	t.be, t.step = Backend{}, Step{}
+	t.c.Replication.release(sideBackend)
 }
 
 // answerKind is the kind of a one-byte answer.
@@ -349,4 +371,11 @@ func ServerMajor(v string) int {
 		return 0
 	}
 	return major
+}
+
+// Resume takes up a connection whose start was not seen (a capture that
+// began late): the client is taken as authenticated and the server as
+// idle. Answers to requests sent before are then reported as violations.
+func (c *Conversation) Resume() {
+	c.fe, c.be = stFrontendSession, stBackendIdle
 }

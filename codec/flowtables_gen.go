@@ -53,48 +53,50 @@ const (
 	stBackendQueryCopyIn flowState = 22
 	// backend query-copy-both: copy-both mode (START_REPLICATION): the server streams CopyData
 	stBackendQueryCopyBoth flowState = 23
+	// backend query-copy-both-done: the server ended its side of copy-both mode
+	stBackendQueryCopyBothDone flowState = 24
 	// backend parse: answering a Parse
-	stBackendParse flowState = 24
+	stBackendParse flowState = 25
 	// backend bind: answering a Bind
-	stBackendBind flowState = 25
+	stBackendBind flowState = 26
 	// backend describe: answering a Describe
-	stBackendDescribe flowState = 26
+	stBackendDescribe flowState = 27
 	// backend describe-rows: a statement's ParameterDescription sent: its row description follows
-	stBackendDescribeRows flowState = 27
+	stBackendDescribeRows flowState = 28
 	// backend execute: answering an Execute
-	stBackendExecute flowState = 28
+	stBackendExecute flowState = 29
 	// backend execute-copy-out: copy-out mode of an Execute
-	stBackendExecuteCopyOut flowState = 29
+	stBackendExecuteCopyOut flowState = 30
 	// backend execute-copy-in: copy-in mode of an Execute
-	stBackendExecuteCopyIn flowState = 30
+	stBackendExecuteCopyIn flowState = 31
 	// backend close: answering a Close
-	stBackendClose flowState = 31
+	stBackendClose flowState = 32
 	// backend sync: answering a Sync, or discarding until it after an error
-	stBackendSync flowState = 32
+	stBackendSync flowState = 33
 	// backend function-call: answering a FunctionCall
-	stBackendFunctionCall flowState = 33
+	stBackendFunctionCall flowState = 34
 	// backend function-call-done: a FunctionCall answered: its ReadyForQuery follows
-	stBackendFunctionCallDone flowState = 34
+	stBackendFunctionCallDone flowState = 35
 	// backend encrypted: the server accepted encryption: the TLS or GSSAPI handshake follows, no protocol message
-	stBackendEncrypted flowState = 35
+	stBackendEncrypted flowState = 36
 	// backend closed: the server refused the session or ended it: nothing follows
-	stBackendClosed flowState = 36
+	stBackendClosed flowState = 37
 	// replication-backend streaming: START_REPLICATION's copy-both stream
-	stReplicationBackendStreaming flowState = 37
+	stReplicationBackendStreaming flowState = 38
 	// replication-backend backup: BASE_BACKUP's copy-out stream, before its first archive
-	stReplicationBackendBackup flowState = 38
+	stReplicationBackendBackup flowState = 39
 	// replication-backend backup-archive: inside an archive or the manifest of BASE_BACKUP
-	stReplicationBackendBackupArchive flowState = 39
+	stReplicationBackendBackupArchive flowState = 40
 	// replication-frontend streaming: START_REPLICATION's copy-both stream
-	stReplicationFrontendStreaming flowState = 40
+	stReplicationFrontendStreaming flowState = 41
 	// logical between: between transactions
-	stLogicalBetween flowState = 41
+	stLogicalBetween flowState = 42
 	// logical transaction: after Begin
-	stLogicalTransaction flowState = 42
+	stLogicalTransaction flowState = 43
 	// logical prepared-transaction: after Begin Prepare
-	stLogicalPreparedTransaction flowState = 43
+	stLogicalPreparedTransaction flowState = 44
 	// logical stream: between Stream Start and Stream Stop: messages carry the xid
-	stLogicalStream flowState = 44
+	stLogicalStream flowState = 45
 )
 
 // The kinds of message the flow tells apart: 0 is none the codec knows.
@@ -288,10 +290,17 @@ var flowRules = [...]flowRule{ // frontend startup, SSLRequest: "the frontend sh
 	{majors: 0xffc00},                                                                 // backend query-copy-in, ParameterStatus: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
 	{majors: 0xffc00},                                                                 // backend query-copy-both, CopyData: the replication stream travels in CopyData (protocol-flow.html#PROTOCOL-COPY)
 	{majors: 0xffc00},                                                                 // backend query-copy-both, CopyDone: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages"; a result set (the next timeline) and CommandComplete may follow (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQuery + 1, majors: 0xffc00},                                       // backend query-copy-both, ErrorResponse: "In the event of a backend-detected error during copy-both mode, the backend will issue an ErrorResponse message" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryCopyBothDone + 1, majors: 0xffc00},                           // backend query-copy-both, ErrorResponse: "In the event of a backend-detected error during copy-both mode, the backend will issue an ErrorResponse message" (protocol-flow.html#PROTOCOL-COPY)
 	{next: stBackendQueryFailed + 1, majors: 0xffc00},                                 // backend query-copy-both, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
 	{majors: 0xffc00},                                                                 // backend query-copy-both, NotificationResponse: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
 	{majors: 0xffc00},                                                                 // backend query-copy-both, ParameterStatus: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},                                                                 // backend query-copy-both-done, CopyData: decided: the manual says a side that sent CopyDone "can no longer send CopyData messages", but a walsender answering the client's CopyDone sends its CopyDone and then one more keepalive in a CopyData (every logical capture of 13, 15, 17, 18 and 19 in testdata/captures): taken as what servers do (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},                                                                 // backend query-copy-both-done, RowDescription: "the server sends a result set of one row" naming the next timeline when the stream ended at a timeline switch (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQueryRows + 1, majors: 0xffc00},                                   // backend query-copy-both-done, CommandComplete: the copy's CommandComplete ("COPY 0"), then the command's (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQuery + 1, majors: 0xffc00},                                       // backend query-copy-both-done, ErrorResponse: an error ends the command (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQueryFailed + 1, majors: 0xffc00},                                 // backend query-copy-both-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},                                                                 // backend query-copy-both-done, NotificationResponse: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},                                                                 // backend query-copy-both-done, ParameterStatus: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
 	{majors: 0xffc00},                                                                 // backend parse, ParseComplete: "The response is either ParseComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
 	{end: true, majors: 0xffc00},                                                      // backend parse, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
 	{discard: true, majors: 0xffc00},                                                  // backend parse, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
@@ -406,16 +415,16 @@ var flowRules = [...]flowRule{ // frontend startup, SSLRequest: "the frontend sh
 	{next: stLogicalBetween + 1, majors: 0xfc000}}
 
 // flowTable names the rule (1-based; 0: not allowed) of each state and kind.
-var flowTable = [45][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 79: 1, 80: 3}, stFrontendEncryption: {}, stFrontendAuthenticating: {82: 5}, stFrontendPassword: {62: 6, 82: 7}, stFrontendSaslInitial: {77: 8, 82: 9}, stFrontendSasl: {78: 10, 82: 11}, stFrontendGss: {33: 12, 82: 13}, stFrontendSession: {13: 16, 16: 19, 26: 17, 29: 18, 30: 21, 31: 22, 60: 15, 64: 14, 81: 20, 82: 23}, stFrontendCopyIn: {20: 24, 21: 25, 22: 26, 30: 27, 81: 28, 82: 29}, stFrontendCopyBoth: {20: 30, 21: 31, 82: 32}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 35, 84: 34, 85: 33}, stBackendGssAnswer: {28: 38, 83: 36, 84: 37}, stBackendAuthentication: {1: 41, 2: 46, 3: 48, 4: 49, 5: 42, 6: 40, 7: 43, 8: 44, 9: 45, 10: 50, 11: 47, 28: 52, 54: 39, 56: 51}, stBackendParameters: {12: 54, 28: 58, 54: 56, 56: 55, 59: 53, 65: 57}, stBackendIdle: {28: 62, 56: 59, 57: 60, 59: 61}, stBackendQuery: {18: 64, 19: 68, 23: 66, 24: 67, 27: 65, 28: 69, 56: 71, 57: 72, 59: 73, 65: 70, 76: 63}, stBackendQueryFailed: {56: 75, 57: 76, 59: 77, 65: 74}, stBackendQueryRows: {18: 79, 25: 78, 28: 80, 56: 81, 57: 82, 59: 83}, stBackendQueryCopyOut: {20: 84, 21: 85, 28: 86, 56: 87, 57: 88, 59: 89}, stBackendQueryCopyIn: {18: 90, 28: 91, 56: 92, 57: 93, 59: 94}, stBackendQueryCopyBoth: {20: 95, 21: 96, 28: 97, 56: 98, 57: 99, 59: 100}, stBackendParse: {28: 102, 56: 103, 57: 104, 59: 105, 61: 101}, stBackendBind: {14: 106, 28: 107, 56: 108, 57: 109, 59: 110}, stBackendDescribe: {28: 114, 55: 113, 56: 115, 57: 116, 58: 111, 59: 117, 76: 112}, stBackendDescribeRows: {28: 120, 55: 119, 56: 121, 57: 122, 59: 123, 76: 118}, stBackendExecute: {18: 125, 23: 128, 24: 129, 25: 124, 27: 126, 28: 130, 56: 131, 57: 132, 59: 133, 63: 127}, stBackendExecuteCopyOut: {20: 134, 21: 135, 28: 136, 56: 137, 57: 138, 59: 139}, stBackendExecuteCopyIn: {18: 140, 28: 141, 56: 142, 57: 143, 59: 144}, stBackendClose: {17: 145, 28: 146, 56: 147, 57: 148, 59: 149}, stBackendSync: {28: 151, 56: 152, 57: 153, 59: 154, 65: 150}, stBackendFunctionCall: {28: 156, 32: 155, 56: 157, 57: 158, 59: 159}, stBackendFunctionCallDone: {56: 161, 57: 162, 59: 163, 65: 160}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {70: 165, 71: 166, 75: 164}, stReplicationBackendBackup: {69: 167, 72: 168}, stReplicationBackendBackupArchive: {66: 169, 68: 171, 69: 170, 72: 172}, stReplicationFrontendStreaming: {67: 174, 73: 175, 74: 173}, stLogicalBetween: {35: 176, 36: 177, 38: 182, 41: 184, 45: 183, 46: 180, 47: 179, 48: 181, 49: 178}, stLogicalTransaction: {37: 193, 39: 189, 40: 187, 41: 191, 42: 192, 44: 185, 51: 190, 52: 186, 53: 188}, stLogicalPreparedTransaction: {39: 198, 40: 196, 41: 200, 42: 201, 43: 202, 44: 194, 51: 199, 52: 195, 53: 197}, stLogicalStream: {39: 207, 40: 205, 41: 209, 42: 210, 44: 203, 50: 211, 51: 208, 52: 204, 53: 206}}
+var flowTable = [46][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 79: 1, 80: 3}, stFrontendEncryption: {}, stFrontendAuthenticating: {82: 5}, stFrontendPassword: {62: 6, 82: 7}, stFrontendSaslInitial: {77: 8, 82: 9}, stFrontendSasl: {78: 10, 82: 11}, stFrontendGss: {33: 12, 82: 13}, stFrontendSession: {13: 16, 16: 19, 26: 17, 29: 18, 30: 21, 31: 22, 60: 15, 64: 14, 81: 20, 82: 23}, stFrontendCopyIn: {20: 24, 21: 25, 22: 26, 30: 27, 81: 28, 82: 29}, stFrontendCopyBoth: {20: 30, 21: 31, 82: 32}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 35, 84: 34, 85: 33}, stBackendGssAnswer: {28: 38, 83: 36, 84: 37}, stBackendAuthentication: {1: 41, 2: 46, 3: 48, 4: 49, 5: 42, 6: 40, 7: 43, 8: 44, 9: 45, 10: 50, 11: 47, 28: 52, 54: 39, 56: 51}, stBackendParameters: {12: 54, 28: 58, 54: 56, 56: 55, 59: 53, 65: 57}, stBackendIdle: {28: 62, 56: 59, 57: 60, 59: 61}, stBackendQuery: {18: 64, 19: 68, 23: 66, 24: 67, 27: 65, 28: 69, 56: 71, 57: 72, 59: 73, 65: 70, 76: 63}, stBackendQueryFailed: {56: 75, 57: 76, 59: 77, 65: 74}, stBackendQueryRows: {18: 79, 25: 78, 28: 80, 56: 81, 57: 82, 59: 83}, stBackendQueryCopyOut: {20: 84, 21: 85, 28: 86, 56: 87, 57: 88, 59: 89}, stBackendQueryCopyIn: {18: 90, 28: 91, 56: 92, 57: 93, 59: 94}, stBackendQueryCopyBoth: {20: 95, 21: 96, 28: 97, 56: 98, 57: 99, 59: 100}, stBackendQueryCopyBothDone: {18: 103, 20: 101, 28: 104, 56: 105, 57: 106, 59: 107, 76: 102}, stBackendParse: {28: 109, 56: 110, 57: 111, 59: 112, 61: 108}, stBackendBind: {14: 113, 28: 114, 56: 115, 57: 116, 59: 117}, stBackendDescribe: {28: 121, 55: 120, 56: 122, 57: 123, 58: 118, 59: 124, 76: 119}, stBackendDescribeRows: {28: 127, 55: 126, 56: 128, 57: 129, 59: 130, 76: 125}, stBackendExecute: {18: 132, 23: 135, 24: 136, 25: 131, 27: 133, 28: 137, 56: 138, 57: 139, 59: 140, 63: 134}, stBackendExecuteCopyOut: {20: 141, 21: 142, 28: 143, 56: 144, 57: 145, 59: 146}, stBackendExecuteCopyIn: {18: 147, 28: 148, 56: 149, 57: 150, 59: 151}, stBackendClose: {17: 152, 28: 153, 56: 154, 57: 155, 59: 156}, stBackendSync: {28: 158, 56: 159, 57: 160, 59: 161, 65: 157}, stBackendFunctionCall: {28: 163, 32: 162, 56: 164, 57: 165, 59: 166}, stBackendFunctionCallDone: {56: 168, 57: 169, 59: 170, 65: 167}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {70: 172, 71: 173, 75: 171}, stReplicationBackendBackup: {69: 174, 72: 175}, stReplicationBackendBackupArchive: {66: 176, 68: 178, 69: 177, 72: 179}, stReplicationFrontendStreaming: {67: 181, 73: 182, 74: 180}, stLogicalBetween: {35: 183, 36: 184, 38: 189, 41: 191, 45: 190, 46: 187, 47: 186, 48: 188, 49: 185}, stLogicalTransaction: {37: 200, 39: 196, 40: 194, 41: 198, 42: 199, 44: 192, 51: 197, 52: 193, 53: 195}, stLogicalPreparedTransaction: {39: 205, 40: 203, 41: 207, 42: 208, 43: 209, 44: 201, 51: 206, 52: 202, 53: 204}, stLogicalStream: {39: 214, 40: 212, 41: 216, 42: 217, 44: 210, 50: 218, 51: 215, 52: 211, 53: 213}}
 
 // flowStateNames name each state as "machine state".
-var flowStateNames = [...]string{"frontend startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend authentication", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
+var flowStateNames = [...]string{"frontend startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend authentication", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
 
 // flowKindNames are each kind's slug; a one-byte answer is the byte quoted.
 var flowKindNames = [...]string{"", "authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-scm-credential", "authentication-sspi", "backend-key-data", "bind", "bind-complete", "cancel-request", "close", "close-complete", "command-complete", "copy-both-response", "copy-data", "copy-done", "copy-fail", "copy-in-response", "copy-out-response", "data-row", "describe", "empty-query-response", "error-response", "execute", "flush", "function-call", "function-call-response", "gss-response", "gssenc-request", "logical-begin", "logical-begin-prepare", "logical-commit", "logical-commit-prepared", "logical-delete", "logical-insert", "logical-message", "logical-origin", "logical-prepare", "logical-relation", "logical-rollback-prepared", "logical-stream-abort", "logical-stream-commit", "logical-stream-prepare", "logical-stream-start", "logical-stream-stop", "logical-truncate", "logical-type", "logical-update", "negotiate-protocol-version", "no-data", "notice-response", "notification-response", "parameter-description", "parameter-status", "parse", "parse-complete", "password-message", "portal-suspended", "query", "ready-for-query", "replication-archive-or-manifest-data", "replication-hot-standby-feedback-message", "replication-manifest", "replication-new-archive", "replication-primary-keepalive-message", "replication-primary-status-update", "replication-progress-report", "replication-request-primary-status-update", "replication-standby-status-update", "replication-xlog-data", "row-description", "sasl-initial-response", "sasl-response", "ssl-request", "startup-message", "sync", "terminate", "'G'", "'N'", "'S'"}
 
 // flowStreamed marks the states whose pgoutput messages carry the xid.
-var flowStreamed = [45]bool{stLogicalStream: true}
+var flowStreamed = [46]bool{stLogicalStream: true}
 
 // kindsBackend names the kind of a backend message by its tag.
 var kindsBackend = [256]flowKind{'1': 61, '2': 14, '3': 17, 'A': 57, 'C': 18, 'D': 25, 'E': 28, 'G': 23, 'H': 24, 'I': 27, 'K': 12, 'N': 56, 'S': 59, 'T': 76, 'V': 32, 'W': 19, 'Z': 65, 'c': 21, 'd': 20, 'n': 55, 's': 63, 't': 58, 'v': 54}
@@ -450,10 +459,10 @@ var kindsReplicationBackend = [256]flowKind{'d': 66, 'k': 70, 'm': 68, 'n': 69, 
 var kindsReplicationFrontend = [256]flowKind{'h': 67, 'p': 73, 'r': 74}
 
 // passwordKinds is the kind of a frontend 'p' in each state: the one message of the four the state allows.
-var passwordKinds = [45]flowKind{stFrontendPassword: 62, stFrontendSaslInitial: 77, stFrontendSasl: 78, stFrontendGss: 33}
+var passwordKinds = [46]flowKind{stFrontendPassword: 62, stFrontendSaslInitial: 77, stFrontendSasl: 78, stFrontendGss: 33}
 
 // authStates is the Frontend.Auth that decodes that 'p'.
-var authStates = [45]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
+var authStates = [46]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
 
 // replicationPart follows the replication messages inside CopyData.
 type replicationPart = ReplicationTracker

@@ -45,6 +45,9 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 		return nil, err
 	}
 	t.Index++
+	if t.st == 0 { // the zero value: between transactions
+		t.st = stLogicalBetween
+	}
 	k := kindsLogical[src[0]]
 	r := flowLookup(t.st, k, t.P.Major)
 	if r == nil {
@@ -117,6 +120,9 @@ func (t *LogicalTracker) check(r *flowRule, m Message) string {
 	}
 	return ""
 }
+
+// release lets go of the decoded messages kept for reuse.
+func (t *LogicalTracker) release() { t.lg = Logical{} }
 
 // described notes a change of relation oid; what is missing is its Relation.
 func (t *LogicalTracker) described(oid uint32) string {

@@ -17,7 +17,7 @@ import (
 func workingSpec(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, f := range []string{"overlay.json", "wirechanges.json", "corrections.json"} {
+	for _, f := range []string{"overlay.json", "wirechanges.json", "corrections.json", "flow.json"} {
 		data, err := os.ReadFile(filepath.Join(corpus.Root(), "spec", f))
 		if err != nil {
 			t.Fatal(err)

@@ -141,7 +141,7 @@ func (a *Assembler) feed(walStart LSN, data []byte, m codec.Message, h Handler) 
 			a.p.Streaming &^= codec.Streamed
 			return nil
 		}
-		xid, ok := dataXid(m)
+		xid, ok := dataXid(m, a.chunk.xid)
 		if !ok {
 			return protocolErr("%s inside a segment of streamed transaction %d", m.Slug(), a.chunk.xid)
 		}
@@ -211,10 +211,13 @@ func (a *Assembler) feed(walStart LSN, data []byte, m codec.Message, h Handler) 
 	return nil
 }
 
-// dataXid is the xid a message inside a streamed segment carries; ok is
-// false for a message that has no place there.
-func dataXid(m codec.Message) (xid uint32, ok bool) {
+// dataXid is the xid a message inside a segment of streamed transaction
+// top carries (Origin, which carries none, is top's); ok is false for a
+// message that has no place there.
+func dataXid(m codec.Message, top uint32) (xid uint32, ok bool) {
 	switch m := m.(type) {
+	case *codec.LogicalOrigin:
+		return top, true
 	case *codec.LogicalRelation:
 		return m.Xid, true
 	case *codec.LogicalType:

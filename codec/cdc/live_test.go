@@ -22,8 +22,9 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m))
 }
 
-// dial opens a session to addr as u, a replication one when repl.
-func dial(addr string, u pgtest.User, repl bool) (*session.Conn, net.Conn, error) {
+// dial opens a session to addr as u, a replication one when repl, over
+// the connection wrap makes of the TCP one (nil: as it is).
+func dial(addr string, u pgtest.User, repl bool, wrap func(net.Conn) net.Conn) (*session.Conn, net.Conn, error) {
 	nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
 		return nil, nil, err
@@ -31,6 +32,9 @@ func dial(addr string, u pgtest.User, repl bool) (*session.Conn, net.Conn, error
 	cfg := session.Config{User: u.Name, Password: u.Password, Database: pgtest.Database}
 	if repl {
 		cfg.Params = map[string]string{"replication": "database"}
+	}
+	if wrap != nil {
+		nc = wrap(nc)
 	}
 	c := session.NewConn(nc)
 	if err := c.Startup(cfg); err != nil {
@@ -42,7 +46,7 @@ func dial(addr string, u pgtest.User, repl bool) (*session.Conn, net.Conn, error
 
 func connect(t *testing.T, u pgtest.User, repl bool) (*session.Conn, net.Conn) {
 	t.Helper()
-	c, nc, err := dial(pgtest.Get(t).Addr(), u, repl)
+	c, nc, err := dial(pgtest.Get(t).Addr(), u, repl, nil)
 	if err != nil {
 		t.Fatalf("connect as %s: %v", u.Name, err)
 	}
@@ -51,7 +55,7 @@ func connect(t *testing.T, u pgtest.User, repl bool) (*session.Conn, net.Conn) {
 	return c, nc
 }
 
-func exec(t *testing.T, c *session.Conn, sql string) {
+func do(t *testing.T, c *session.Conn, sql string) {
 	t.Helper()
 	if err := c.Exec(sql, nil); err != nil {
 		t.Fatalf("%s: %v", sql, err)
@@ -82,7 +86,7 @@ func dropSlot(t *testing.T, su *session.Conn, slot string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	exec(t, su, "select pg_drop_replication_slot("+literal(slot)+")")
+	do(t, su, "select pg_drop_replication_slot("+literal(slot)+")")
 }
 
 var setupOnce sync.Once
@@ -93,7 +97,7 @@ var setupOnce sync.Once
 func setup(t *testing.T) *session.Conn {
 	su, _ := connect(t, pgtest.Superuser, false)
 	setupOnce.Do(func() {
-		exec(t, su, `create table cdc_t(id int primary key, name text, big text);
+		do(t, su, `create table cdc_t(id int primary key, name text, big text);
 			alter table cdc_t alter big set storage external;
 			create table cdc_full(id int, v text, big text);
 			alter table cdc_full replica identity full;
@@ -191,12 +195,12 @@ func TestLive(t *testing.T) {
 		"begin; insert into cdc_t values (60, null, 1)",
 	}
 	for _, sql := range work {
-		exec(t, su, sql)
+		do(t, su, sql)
 	}
-	exec(t, other, "begin; insert into cdc_t values (61, null, 1); commit")
-	exec(t, su, "insert into cdc_t values (62, null, 1); commit")
-	exec(t, su, "select pg_logical_emit_message(true, 'p', 'in'); select pg_logical_emit_message(false, 'p', 'out')")
-	exec(t, su, "insert into cdc_t values (99, 'end', null)")
+	do(t, other, "begin; insert into cdc_t values (61, null, 1); commit")
+	do(t, su, "insert into cdc_t values (62, null, 1); commit")
+	do(t, su, "select pg_logical_emit_message(true, 'p', 'in'); select pg_logical_emit_message(false, 'p', 'out')")
+	do(t, su, "insert into cdc_t values (99, 'end', null)")
 	want := []string{
 		"BEGIN", "RELATION public.cdc_t *id:23,name:25,big:25", "INSERT cdc_t (t:1 t:a t:[9600])", "COMMIT",
 		"BEGIN", "UPDATE cdc_t (t:1 t:b u)", "COMMIT",

@@ -225,15 +225,7 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
 		return
 	}
 	var cells, sub []jen.Code
-	byTag := map[byte][]*model.Message{}
-	var tags []byte
-	for _, m := range d.members {
-		if byTag[m.Tag] == nil {
-			tags = append(tags, m.Tag)
-		}
-		byTag[m.Tag] = append(byTag[m.Tag], m)
-	}
-	sort.Slice(tags, func(i, j int) bool { return tags[i] < tags[j] })
+	byTag, tags := d.byTag()
 	for _, t := range tags {
 		ms := byTag[t]
 		if len(ms) == 1 && ms[0].State == "" {
@@ -298,6 +290,7 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("start").Params(jen.String()).Id("copyKind").Block(jen.Return(jen.Id("copyNone")))
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("open").Params(jen.Id("copyKind")).Block()
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("next").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("dir").Id("flowSide"), jen.Id("payload").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
+		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("release").Params(jen.Id("flowSide")).Block()
 	}
 	if has("logical") {
 		f.Comment("logicalPart follows pgoutput inside XLogData.")
@@ -306,5 +299,6 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Comment("logicalPart stands in for the pgoutput tracker the codec was generated without: WAL data stay opaque.")
 		f.Type().Id("logicalPart").Struct(jen.Id("P").Id("Params"))
 		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("next").Params(jen.Id("src").Index().Byte()).Params(jen.Id("Message"), jen.Error()).Block(jen.Return(jen.Nil(), jen.Nil()))
+		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("release").Params().Block()
 	}
 }

@@ -384,8 +384,7 @@ func (f *streamFactory) New(_, tcpFlow gopacket.Flow, first *layers.TCP, _ reass
 		s.identify()
 	}
 	if f.c.opts.Major != 0 {
-		s.conn.major.Store(int32(f.c.opts.Major))
-		s.conn.majorFixed = true
+		s.conn.fixMajor(f.c.opts.Major)
 	}
 	for d := range s.dirs {
 		h := &s.dirs[d]
@@ -400,6 +399,14 @@ func (s *captureStream) identify() {
 	s.c.conns++
 	s.conn.id = s.c.conns
 }
+
+// The request codes CancelRequest, SSLRequest and GSSENCRequest carry in
+// place of a protocol version.
+const (
+	cancelRequestCode = 80877102
+	sslRequestCode    = 80877103
+	gssEncRequestCode = 80877104
+)
 
 // looksLikeStartup reports whether b opens with a client's first packet:
 // a plausible length, then a 3.x protocol version or a request code.
@@ -495,8 +502,7 @@ func (s *captureStream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.
 		h.started = true
 		if !h.synSeen {
 			s.c.logf("session #%d: the capture begins after the %s side of the connection did; decoding from its first bytes as a message start", s.conn.id, d.name())
-			s.conn.started.Store(true)
-			s.conn.authenticated.Store(true)
+			s.conn.resume()
 		}
 	}
 	if skip > 0 {

@@ -114,6 +114,16 @@ func (r *ReplicationTracker) open(k copyKind) {
 	}
 }
 
+// release lets go of the decoded messages of one side kept for reuse.
+func (r *ReplicationTracker) release(dir flowSide) {
+	if dir == sideFrontend {
+		r.rf = ReplicationFrontend{}
+		return
+	}
+	r.rb = ReplicationBackend{}
+	r.Logical.release()
+}
+
 // Backend decodes one CopyData payload the server sent. logical is the
 // pgoutput message inside an XLogData of a logical stream, else nil. When
 // only that pgoutput message fails to decode, msg is still the XLogData
