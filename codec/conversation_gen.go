@@ -48,9 +48,20 @@ const maxPending = 1 << 16
 // NewConversation starts a conversation at the connection's first byte;
 // p's Major (0: the newest) is the layout until server_version says.
 func NewConversation(p Params) *Conversation {
-	c := &Conversation{P: p, fe: stFrontendStartup, be: stBackendWaiting}
-	c.Frontend.c, c.Backend.c = c, c
+	c := &Conversation{}
+	c.Reset(p)
 	return c
+}
+
+// Reset starts the conversation over at a new connection's first byte,
+// keeping the decoders and queue it grew (a pool of connections reuses it).
+func (c *Conversation) Reset(p Params) {
+	fe, be, repl, queue := c.Frontend, c.Backend, c.Replication, c.queue[:0]
+	*c = Conversation{P: p, fe: stFrontendStartup, be: stBackendWaiting, queue: queue}
+	c.Frontend, c.Backend, c.Replication = fe, be, repl
+	c.Replication.reset(p)
+	c.Frontend.tracker = tracker{c: c}
+	c.Backend.tracker = tracker{c: c}
 }
 
 // Encrypted reports whether the server accepted encryption: what follows

@@ -291,6 +291,7 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("open").Params(jen.Id("copyKind")).Block()
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("next").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("dir").Id("flowSide"), jen.Id("payload").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("release").Params(jen.Id("flowSide")).Block()
+		f.Func().Params(jen.Id("r").Op("*").Id("replicationPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("r").Dot("P").Op("=").Id("p"))
 	}
 	if has("logical") {
 		f.Comment("logicalPart follows pgoutput inside XLogData.")
@@ -300,5 +301,6 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Type().Id("logicalPart").Struct(jen.Id("P").Id("Params"))
 		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("next").Params(jen.Id("src").Index().Byte()).Params(jen.Id("Message"), jen.Error()).Block(jen.Return(jen.Nil(), jen.Nil()))
 		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("release").Params().Block()
+		f.Func().Params(jen.Id("l").Op("*").Id("logicalPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("l").Dot("P").Op("=").Id("p"))
 	}
 }

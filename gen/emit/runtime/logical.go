@@ -125,6 +125,13 @@ func (t *LogicalTracker) check(r *flowRule, m Message) string {
 // release lets go of the decoded messages kept for reuse.
 func (t *LogicalTracker) release() { t.lg = Logical{} }
 
+// reset starts a new stream decoded with p, keeping what the tracker grew.
+func (t *LogicalTracker) reset(p Params) {
+	clear(t.relations)
+	clear(t.types)
+	t.P, t.Index, t.st, t.changed, t.streams = p, 0, 0, false, t.streams[:0]
+}
+
 // described notes a change of relation oid; what is missing is its Relation.
 func (t *LogicalTracker) described(oid uint32) string {
 	t.changed = true
