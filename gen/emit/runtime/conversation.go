@@ -391,3 +391,10 @@ func ServerMajor(v string) int {
 func (c *Conversation) Resume() {
 	c.fe, c.be = stFrontendSession, stBackendIdle
 }
+
+// Decrypted goes on after the server accepted encryption when the caller
+// holds the TLS or GSSAPI end itself (a proxy terminating TLS): what comes
+// through it is the protocol again, from a startup packet.
+func (c *Conversation) Decrypted() {
+	c.fe, c.be = stFrontendStartup, stBackendWaiting
+}
