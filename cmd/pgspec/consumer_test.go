@@ -61,6 +61,52 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// The README's Changes: the streamed Insert comes with its xid, the one of
+// an ordinary transaction without, and a Stream Commit of a transaction
+// never streamed is a flow violation.
+func TestChanges(t *testing.T) {
+	v2 := Params{Major: 16, LogicalVersion: 2}
+	streamed := v2
+	streamed.Streaming = Streamed
+	payload := func(m Message, p Params) []byte {
+		wal, err := m.Encode(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := (&XLogData{WALData: wal}).Encode(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	row := TupleData{Columns: []TupleDataColumn{{Kind: 't', Data: []byte("1")}}}
+	stream := [][]byte{
+		payload(&LogicalStreamStart{Xid: 9, FirstSegment: 1}, v2),
+		payload(&LogicalRelation{Xid: 9, RelationOID: 16390, Namespace: "public", RelationName: "t"}, streamed),
+		payload(&LogicalInsert{Xid: 9, RelationOID: 16390, New: row}, streamed),
+		payload(&LogicalStreamStop{}, streamed),
+		payload(&LogicalStreamCommit{Xid: 9}, v2),
+		payload(&LogicalBegin{Xid: 10}, v2),
+		payload(&LogicalInsert{RelationOID: 16390, New: row}, v2),
+		payload(&LogicalCommit{}, v2),
+	}
+	const start = "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on', publication_names 'p')"
+	var xids []uint32
+	err := Changes(16, start, stream, func(m Message) {
+		if i, ok := m.(*LogicalInsert); ok {
+			xids = append(xids, i.Xid)
+		}
+	})
+	if err != nil || !reflect.DeepEqual(xids, []uint32{9, 0}) {
+		t.Errorf("inserts with xids %v, %v", xids, err)
+	}
+	err = Changes(16, start, stream[4:5], func(Message) {})
+	var fe *FlowError
+	if !errors.As(err, &fe) || fe.Got != "logical-stream-commit" {
+		t.Errorf("a Stream Commit outside a stream: %v", err)
+	}
+}
+
 // A major outside -majors is a typed error.
 func TestMajorsOutsideTheGeneratedOnes(t *testing.T) {
 	if GeneratedMajors.Majors()[0] != 14 || NewestMajor != 18 {
