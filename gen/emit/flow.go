@@ -189,6 +189,9 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule) jen.Code {
 	if r.Discard {
 		fields = append(fields, jen.Id("discard").Op(":").True())
 	}
+	if r.Next != nil || r.Peer != nil || r.End || r.Discard {
+		fields = append(fields, jen.Id("moves").Op(":").True())
+	}
 	if r.Streamed != "" {
 		fields = append(fields, jen.Id("streamed").Op(":").Id("stream"+camel(r.Streamed)))
 	}
