@@ -210,8 +210,8 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule) jen.Code {
 // its tag (or, untagged, a function by its request code); 'R' is resolved
 // by subtype in authKinds.
 func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
-	name := "kinds" + d.name
-	if !d.tagged {
+	name := "kinds" + d.Name
+	if !d.Tagged {
 		var cases []jen.Code
 		var dflt jen.Code = jen.Return(jen.Id("kindNone"))
 		for _, m := range d.members {
@@ -223,7 +223,7 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
 			cases = append(cases, jen.Case(jen.Lit(int(code))).Return(jen.Lit(kindOf[m])))
 		}
 		cases = append(cases, jen.Default().Add(dflt))
-		f.Comment(name + " is the kind of a " + d.what + " by its request code.")
+		f.Comment(name + " is the kind of a " + d.What + " by its request code.")
 		f.Func().Id(name).Params(jen.Id("code").Uint32()).Id("flowKind").Block(jen.Switch(jen.Id("code")).Block(cases...))
 		return
 	}
@@ -244,7 +244,7 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
 			}
 		}
 	}
-	f.Comment(name + " names the kind of a " + d.what + " by its tag.")
+	f.Comment(name + " names the kind of a " + d.What + " by its tag.")
 	f.Var().Id(name).Op("=").Index(jen.Lit(256)).Id("flowKind").Values(cells...)
 	if len(sub) > 0 {
 		f.Comment("authKinds names the kind of an authentication message ('R') by its subtype.")
