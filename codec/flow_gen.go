@@ -68,9 +68,11 @@ const (
 type flowRule struct {
 	next, peer, push flowState
 	end, discard     bool
-	streamed         uint8
-	requires         uint8
-	majors           MajorSet
+	// moves: the rule changes a state (next, peer, end or discard).
+	moves    bool
+	streamed uint8
+	requires uint8
+	majors   MajorSet
 }
 
 // The values of flowRule.streamed and flowRule.requires.

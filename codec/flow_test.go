@@ -160,3 +160,76 @@ func swap(ts []turn, i, j int) []turn {
 	out[i], out[j] = out[j], out[i]
 	return out
 }
+
+// xlog wraps a pgoutput message in the XLogData a CopyData carries.
+func xlog(t *testing.T, m codec.Message, p codec.Params) []byte {
+	t.Helper()
+	wal, err := m.Encode(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := (&codec.XLogData{WALData: wal}).Encode(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// TestReplicationStreamingState: Start learns proto_version 2 from the
+// command; Stream Start sets Streamed and Stream Stop clears it, so
+// streamed messages decode with their xid; a physical stream leaves XLogData
+// alone.
+func TestReplicationStreamingState(t *testing.T) {
+	p := codec.Params{LogicalVersion: 2}
+	streamed := p
+	streamed.Streaming = codec.Streamed
+	var r codec.ReplicationTracker
+	if !r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on')") || r.Logical.P.LogicalVersion != 2 {
+		t.Fatalf("Start: %+v", r.Logical.P)
+	}
+	rel := &codec.LogicalRelation{RelationOID: 1, Namespace: "public", RelationName: "t"}
+	steps := []struct {
+		payload []byte
+		xid     uint32
+	}{
+		{xlog(t, &codec.LogicalStreamStart{Xid: 9, FirstSegment: 1}, p), 0},
+		{xlog(t, &codec.LogicalRelation{Xid: 9, RelationOID: 1, Namespace: "public", RelationName: "t"}, streamed), 0},
+		{xlog(t, &codec.LogicalDelete{Xid: 9, RelationOID: 1, OldKind: 'K', Old: codec.TupleData{}}, streamed), 9},
+		{xlog(t, &codec.LogicalStreamStop{}, streamed), 0},
+		{xlog(t, &codec.LogicalBegin{Xid: 10}, p), 0},
+		{xlog(t, rel, p), 0},
+		{xlog(t, &codec.LogicalDelete{RelationOID: 1, OldKind: 'K', Old: codec.TupleData{}}, p), 0},
+	}
+	for i, s := range steps {
+		_, lm, err := r.Backend(s.payload)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if d, ok := lm.(*codec.LogicalDelete); ok && d.Xid != s.xid {
+			t.Errorf("step %d: xid %d, want %d", i, d.Xid, s.xid)
+		}
+	}
+	var phys codec.ReplicationTracker
+	if !phys.Start("START_REPLICATION 0/0 TIMELINE 1") {
+		t.Fatal("a physical START_REPLICATION is not recognised")
+	}
+	if m, lm, err := phys.Backend(steps[0].payload); err != nil || lm != nil || m.Slug() != (&codec.XLogData{}).Slug() {
+		t.Errorf("physical: %v, %v, %v", m, lm, err)
+	}
+}
+
+// TestReplicationLogicalError: when only the pgoutput message inside an
+// XLogData fails to decode, the XLogData still comes back with the error.
+func TestReplicationLogicalError(t *testing.T) {
+	payload, err := (&codec.XLogData{WALStart: 7, WALData: []byte{'!'}}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r codec.ReplicationTracker
+	r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '1')")
+	m, lm, err := r.Backend(payload)
+	x, ok := m.(*codec.XLogData)
+	if err == nil || lm != nil || !ok || x.WALStart != 7 {
+		t.Errorf("got %v, %v, %v; want the XLogData at 7, no pgoutput message and an error", m, lm, err)
+	}
+}

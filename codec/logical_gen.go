@@ -24,12 +24,13 @@ type LogicalTracker struct {
 	// Index counts the messages decoded.
 	Index int64
 
-	st        flowState
-	changed   bool                // a change of the current transaction came
-	relations map[uint32]struct{} // described by a Relation
-	types     map[uint32]struct{} // described by a Type
-	streams   []uint32            // the xids Stream Start opened and nothing ended
-	lg        Logical
+	st           flowState
+	changed      bool                // a change of the current transaction came
+	relations    map[uint32]struct{} // described by a Relation
+	lastRelation uint32              // of the last change, described
+	types        map[uint32]struct{} // described by a Type
+	streams      []uint32            // the xids Stream Start opened and nothing ended
+	lg           Logical
 }
 
 // firstUserOID is FirstNormalObjectId: a column type below it is built in
@@ -124,12 +125,26 @@ func (t *LogicalTracker) check(r *flowRule, m Message) string {
 // release lets go of the decoded messages kept for reuse.
 func (t *LogicalTracker) release() { t.lg = Logical{} }
 
+// reset starts a new stream decoded with p, keeping what the tracker grew.
+func (t *LogicalTracker) reset(p Params) {
+	clear(t.relations)
+	clear(t.types)
+	t.lastRelation = 0
+	t.P, t.Index, t.st, t.changed, t.streams = p, 0, 0, false, t.streams[:0]
+}
+
 // described notes a change of relation oid; what is missing is its Relation.
+// The relation of the last change is looked up without the map: a stream's
+// changes mostly come in runs of one table.
 func (t *LogicalTracker) described(oid uint32) string {
 	t.changed = true
+	if oid == t.lastRelation && oid != 0 {
+		return ""
+	}
 	if _, ok := t.relations[oid]; !ok {
 		return "relation " + strconv.FormatUint(uint64(oid), 10) + " has no Relation message before it"
 	}
+	t.lastRelation = oid
 	return ""
 }
 

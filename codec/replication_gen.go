@@ -91,7 +91,7 @@ func (r *ReplicationTracker) start(cmd string) copyKind {
 	if p.LogicalVersion == 0 {
 		return copyPhysical // not pgoutput: the WAL data stay opaque
 	}
-	r.Logical = logicalPart{P: p}
+	r.Logical.reset(p)
 	return copyLogical
 }
 
@@ -111,6 +111,12 @@ func (r *ReplicationTracker) open(k copyKind) {
 	if k == copyBackup {
 		r.be = stReplicationBackendBackup
 	}
+}
+
+// reset starts over with p, keeping what the tracker grew.
+func (r *ReplicationTracker) reset(p Params) {
+	r.P, r.kind = p, copyNone
+	r.Logical.reset(Params{})
 }
 
 // release lets go of the decoded messages of one side kept for reuse.

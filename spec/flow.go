@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -114,7 +113,7 @@ func LoadFlow(fsys fs.FS) (*Flow, error) {
 // reason and one effect of each kind at most, reporting all problems at once.
 func ParseFlow(data []byte) (*Flow, error) {
 	var f Flow
-	if err := decodeStrict(bytes.NewReader(data), FlowFile, &f); err != nil {
+	if err := decodeStrict(data, FlowFile, &f); err != nil {
 		return nil, err
 	}
 	var p []string

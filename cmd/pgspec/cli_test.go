@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pgspec/pgspec/spec"
 )
 
 // Every form of help prints to stdout and exits 0.
@@ -174,5 +178,70 @@ func TestREADMECommandList(t *testing.T) {
 		if !listed[name] {
 			t.Errorf("README's command list lacks pgspec %s", name)
 		}
+	}
+}
+
+// show -resolved prints each row of a message as the generator resolves
+// it, with the overlay entry that named it: the message's own entry, a
+// shared one or its group's; derived items say so, a length or tag nothing.
+func TestShowResolved(t *testing.T) {
+	ov, err := spec.LoadOverlay(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := func(match string) string {
+		i := slices.IndexFunc(ov.Fields, func(e *spec.FieldEntry) bool { return e.Match == match })
+		return fmt.Sprintf("← overlay fields[%d] %q", i, match)
+	}
+	code, out, stderr := pgspec(t, "show", "-resolved", "-version", "16", "LogicalStreamAbort")
+	want := "logical-stream-abort in PostgreSQL 16, as the generator resolves it (row → Go field ← what named it):\n" +
+		"  Byte1('A')\n" +
+		"  Int32 → Xid uint32  " + shared("^Xid of the transaction") + "\n" +
+		"  Int32 → SubXid uint32  " + shared("Xid of the subtransaction") + "\n" +
+		"  Int64 [parallel] [logical protocol 4+] → AbortLSN uint64  " + shared("LSN of the abort") + "\n" +
+		"  Int64 [parallel] [logical protocol 4+] → AbortTime int64  " + shared("Abort timestamp") + "\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, %s\n%s\nwant\n%s", code, stderr, out, want)
+	}
+	if _, out, _ = pgspec(t, "show", "-resolved", "logical-relation"); !strings.Contains(out, "\n  Int32 → RelationOID uint32  ← overlay messages[\"logical-relation\"].fields[0] \"^O?ID of the relation\"\n") {
+		t.Errorf("show -resolved logical-relation does not name the message's own entry:\n%s", out)
+	}
+	_, out, _ = pgspec(t, "show", "-resolved", "bind")
+	for _, line := range []string{"\n  Int32 length\n", "\n  repeated → Parameters [][]byte  ← overlay messages[\"bind\"].groups[0] ", "\n    Int32 length, Byten (−1: NULL)\n"} {
+		if !strings.Contains(out, line) {
+			t.Errorf("show -resolved bind lacks %q:\n%s", line, out)
+		}
+	}
+}
+
+// The replication commands: list --layer commands lists them alone, show
+// prints a command's options and results, in either language, and a
+// command a major lacks is named with the majors that have it.
+func TestCommandsListAndShow(t *testing.T) {
+	_, out, _ := pgspec(t, "list", "--layer", "commands", "--version", "14")
+	if out != "identify-system\tIDENTIFY_SYSTEM\tnone\tcommands\nshow\tSHOW\tnone\tcommands\ntimeline-history\tTIMELINE_HISTORY\tnone\tcommands\n"+
+		"create-replication-slot\tCREATE_REPLICATION_SLOT\tkeyword\tcommands\nstart-replication-physical\tSTART_REPLICATION\tnone\tcommands\n"+
+		"start-replication-logical\tSTART_REPLICATION\tlist\tcommands\ndrop-replication-slot\tDROP_REPLICATION_SLOT\tnone\tcommands\nbase-backup\tBASE_BACKUP\tkeyword\tcommands\n" {
+		t.Errorf("list --layer commands --version 14:\n%s", out)
+	}
+	if _, out, _ := pgspec(t, "list", "--layer", "commands,logical"); !strings.Contains(out, "logical-update\t") || !strings.Contains(out, "upload-manifest\tUPLOAD_MANIFEST\tnone\tcommands\n") || strings.Contains(out, "\tBind\t") {
+		t.Errorf("list --layer commands,logical:\n%s", out)
+	}
+	_, out, _ = pgspec(t, "show", "CREATE_REPLICATION_SLOT", "--version", "15")
+	for _, want := range []string{
+		"CREATE_REPLICATION_SLOT slot_name [ TEMPORARY ] { PHYSICAL | LOGICAL output_plugin } [ ( option [, ...] ) ] — PostgreSQL 15 (15.20), protocol-replication.html#PROTOCOL-REPLICATION-CREATE-REPLICATION-SLOT\nsyntax: list\n",
+		"\n  SNAPSHOT { 'export' | 'use' | 'nothing' }  (keyword export|use|nothing, default export)  Decides what to do",
+		"\nresult set 1 (one row):\n  slot_name (text)  The name of the newly-created replication slot.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show CREATE_REPLICATION_SLOT --version 15 lacks %q:\n%s", want, out)
+		}
+	}
+	_, out, _ = pgspec(t, "show", "base-backup", "--version", "10", "--lang", "zh")
+	if !strings.Contains(out, "\n  FAST  (flag)  请求一个快速检查点。\n") || !strings.Contains(out, "\nthen: CopyOutResponse\n") {
+		t.Errorf("show base-backup --version 10 --lang zh:\n%s", out)
+	}
+	if code, _, stderr := pgspec(t, "show", "upload-manifest", "--version", "16"); code != 2 || stderr != "pgspec show: upload-manifest is not in PostgreSQL 16 (it is in 17, 18, 19)\n" {
+		t.Errorf("show upload-manifest --version 16: exit %d, %q", code, stderr)
 	}
 }

@@ -189,6 +189,9 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule) jen.Code {
 	if r.Discard {
 		fields = append(fields, jen.Id("discard").Op(":").True())
 	}
+	if r.Next != nil || r.Peer != nil || r.End || r.Discard {
+		fields = append(fields, jen.Id("moves").Op(":").True())
+	}
 	if r.Streamed != "" {
 		fields = append(fields, jen.Id("streamed").Op(":").Id("stream"+camel(r.Streamed)))
 	}
@@ -207,8 +210,8 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule) jen.Code {
 // its tag (or, untagged, a function by its request code); 'R' is resolved
 // by subtype in authKinds.
 func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
-	name := "kinds" + d.name
-	if !d.tagged {
+	name := "kinds" + d.Name
+	if !d.Tagged {
 		var cases []jen.Code
 		var dflt jen.Code = jen.Return(jen.Id("kindNone"))
 		for _, m := range d.members {
@@ -220,7 +223,7 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
 			cases = append(cases, jen.Case(jen.Lit(int(code))).Return(jen.Lit(kindOf[m])))
 		}
 		cases = append(cases, jen.Default().Add(dflt))
-		f.Comment(name + " is the kind of a " + d.what + " by its request code.")
+		f.Comment(name + " is the kind of a " + d.What + " by its request code.")
 		f.Func().Id(name).Params(jen.Id("code").Uint32()).Id("flowKind").Block(jen.Switch(jen.Id("code")).Block(cases...))
 		return
 	}
@@ -241,7 +244,7 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
 			}
 		}
 	}
-	f.Comment(name + " names the kind of a " + d.what + " by its tag.")
+	f.Comment(name + " names the kind of a " + d.What + " by its tag.")
 	f.Var().Id(name).Op("=").Index(jen.Lit(256)).Id("flowKind").Values(cells...)
 	if len(sub) > 0 {
 		f.Comment("authKinds names the kind of an authentication message ('R') by its subtype.")
@@ -291,6 +294,7 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("open").Params(jen.Id("copyKind")).Block()
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("next").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("dir").Id("flowSide"), jen.Id("payload").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("release").Params(jen.Id("flowSide")).Block()
+		f.Func().Params(jen.Id("r").Op("*").Id("replicationPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("r").Dot("P").Op("=").Id("p"))
 	}
 	if has("logical") {
 		f.Comment("logicalPart follows pgoutput inside XLogData.")
@@ -300,5 +304,6 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Type().Id("logicalPart").Struct(jen.Id("P").Id("Params"))
 		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("next").Params(jen.Id("src").Index().Byte()).Params(jen.Id("Message"), jen.Error()).Block(jen.Return(jen.Nil(), jen.Nil()))
 		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("release").Params().Block()
+		f.Func().Params(jen.Id("l").Op("*").Id("logicalPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("l").Dot("P").Op("=").Id("p"))
 	}
 }

@@ -20,29 +20,25 @@ type Selection struct {
 	Messages []string
 }
 
-// layerNames are the names -layers accepts: each layer's own and a short one.
-var layerNames = map[string]string{
-	spec.LayerFrontendBackend: spec.LayerFrontendBackend, "frontend": spec.LayerFrontendBackend,
-	spec.LayerLogicalReplication: spec.LayerLogicalReplication, "logical": spec.LayerLogicalReplication,
-	spec.LayerStreamingReplication: spec.LayerStreamingReplication, "replication": spec.LayerStreamingReplication, "streaming": spec.LayerStreamingReplication,
-}
-
 // Flags renders the selection as the pgspec gen flags that make it, in one
 // canonical form however they were written ("-majors 14-20 -layers
-// logical"); "" selects everything.
-func (sel Selection) Flags() string {
+// logical"); "" selects everything. Layers go by their flags in rules.
+func (sel Selection) Flags(rules *spec.Rules) string {
 	var out []string
 	if sel.Majors != nil {
 		out = append(out, "-majors "+joinRuns(sel.Majors, "-", ","))
 	}
 	if sel.Layers != nil {
-		var short []string
-		for _, l := range spec.Layers {
-			if slices.Contains(sel.Layers, l) {
-				short = append(short, layerFlags[l])
+		var flags []string
+		for _, l := range rules.Layers {
+			if slices.Contains(sel.Layers, l.Layer) {
+				flags = append(flags, l.Flag)
 			}
 		}
-		out = append(out, "-layers "+strings.Join(short, ","))
+		if slices.Contains(sel.Layers, spec.LayerCommands) {
+			flags = append(flags, spec.LayerCommands)
+		}
+		out = append(out, "-layers "+strings.Join(flags, ","))
 	}
 	if sel.Messages != nil {
 		out = append(out, "-messages "+strings.Join(sel.Messages, ","))
@@ -50,25 +46,32 @@ func (sel Selection) Flags() string {
 	return strings.Join(out, " ")
 }
 
-// layerFlags are the short names -layers accepts, by layer.
-var layerFlags = map[string]string{
-	spec.LayerFrontendBackend: "frontend", spec.LayerLogicalReplication: "logical", spec.LayerStreamingReplication: "replication",
-}
-
-// ParseLayers reads a comma-separated list of layers: the spec's names or
-// frontend, logical, replication (= streaming).
-func ParseLayers(s string) ([]string, error) {
+// ParseLayers reads a comma-separated list of layers, each by its name or
+// its flag in rules (frontend, logical, replication), or streaming for
+// streaming-replication, or commands (the replication commands).
+func ParseLayers(rules *spec.Rules, s string) ([]string, error) {
 	names, err := splitList(s, "layer")
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out, flags []string
+	for _, l := range rules.Layers {
+		flags = append(flags, l.Flag)
+	}
 	for _, name := range names {
-		l, ok := layerNames[name]
-		if !ok {
-			return nil, fmt.Errorf("unknown layer %q (want frontend, logical, replication or one of %s)", name, strings.Join(spec.Layers, ", "))
+		if name == spec.LayerCommands { // the replication commands: no message layer, no row
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+			continue
 		}
-		if !slices.Contains(out, l) {
+		i := slices.IndexFunc(rules.Layers, func(l *spec.LayerRule) bool {
+			return name == l.Layer || name == l.Flag || strings.HasPrefix(l.Layer, name+"-")
+		})
+		if i < 0 {
+			return nil, fmt.Errorf("unknown layer %q (want %s, %s or a layer's full name)", name, strings.Join(flags, ", "), spec.LayerCommands)
+		}
+		if l := rules.Layers[i].Layer; !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}
@@ -138,7 +141,10 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	eligible := func(msg *Message) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, msg.Layer)) && slices.ContainsFunc(msg.Majors, in)
 	}
-	out := &Model{Majors: majors}
+	cmdEligible := func(c *Command) bool {
+		return (sel.Layers == nil || slices.Contains(sel.Layers, spec.LayerCommands)) && slices.ContainsFunc(c.Majors, in)
+	}
+	out := &Model{Majors: majors, Rules: m.Rules}
 
 	wanted := map[string]bool{}
 	for _, pat := range sel.Messages {
@@ -149,6 +155,11 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		for _, msg := range m.Messages {
 			if matches(pat, msg) && eligible(msg) {
 				wanted[msg.Slug], found = true, true
+			}
+		}
+		for _, c := range m.Commands {
+			if matchesCommand(pat, c) && cmdEligible(c) {
+				wanted[c.Slug], found = true, true
 			}
 		}
 		if !found {
@@ -162,6 +173,15 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		return eligible(msg)
 	}
 	parts := map[string]bool{}
+	for _, c := range m.Commands {
+		if sel.Messages != nil && wanted[c.Slug] || sel.Messages == nil && cmdEligible(c) {
+			out.Commands = append(out.Commands, c.only(in))
+		}
+	}
+	if len(out.Commands) > 0 {
+		// The result types read RowDescription and DataRow.
+		parts["row-description"], parts["data-row"] = true, true
+	}
 	for _, msg := range m.Messages {
 		if keep(msg) {
 			for _, l := range msg.Layouts {
@@ -176,7 +196,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 			out.Messages = append(out.Messages, msg.only(in))
 		}
 	}
-	if len(out.Messages) == 0 {
+	if len(out.Messages) == 0 && len(out.Commands) == 0 {
 		return nil, fmt.Errorf("the selection holds no message of PostgreSQL %s", MajorList(majors))
 	}
 	if slices.ContainsFunc(out.Messages, func(msg *Message) bool { return msg.Layer == spec.LayerFrontendBackend }) {
@@ -202,6 +222,12 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 }
 
 // matches reports whether pat matches the message's slug or Go name.
+func matchesCommand(pat string, c *Command) bool {
+	a, _ := path.Match(pat, c.Slug)
+	b, _ := path.Match(pat, c.GoName)
+	return a || b
+}
+
 func matches(pat string, msg *Message) bool {
 	a, _ := path.Match(pat, msg.Slug)
 	b, _ := path.Match(pat, msg.GoName)

@@ -1,6 +1,6 @@
 // Package testcert makes a throwaway certificate authority and a server
-// certificate signed by it, for tests that speak TLS to 127.0.0.1 or
-// localhost.
+// certificate signed by it, for tests that speak TLS to 127.0.0.1 and
+// localhost, or to the names a test gives.
 package testcert
 
 import (
@@ -22,7 +22,7 @@ import (
 // Pair is a server certificate and the CA that signed it.
 type Pair struct {
 	// Cert is the server's certificate (ECDSA P-256, signed with SHA-256)
-	// and key, for 127.0.0.1 and localhost.
+	// and key, for the names New was given.
 	Cert tls.Certificate
 	// Roots holds the CA, for a client's tls.Config.RootCAs.
 	Roots *x509.CertPool
@@ -31,8 +31,9 @@ type Pair struct {
 	CertFile, KeyFile, CAFile string
 }
 
-// New makes a pair in t.TempDir().
-func New(t testing.TB) *Pair {
+// New makes a pair in t.TempDir() for hosts (DNS names or IP addresses;
+// none: localhost and 127.0.0.1).
+func New(t testing.TB, hosts ...string) *Pair {
 	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -53,10 +54,19 @@ func New(t testing.TB) *Pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), DNSNames: []string{"localhost"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature,
+	if len(hosts) == 0 {
+		hosts = []string{"localhost", "127.0.0.1"}
+	}
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: hosts[0]},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			leaf.IPAddresses = append(leaf.IPAddresses, ip)
+		} else {
+			leaf.DNSNames = append(leaf.DNSNames, h)
+		}
+	}
 	der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +89,13 @@ func New(t testing.TB) *Pair {
 	return p
 }
 
-// Client is a client configuration that trusts the pair's CA.
+// Client is a client configuration that trusts the pair's CA and expects
+// its first name.
 func (p *Pair) Client() *tls.Config {
-	return &tls.Config{RootCAs: p.Roots, ServerName: "localhost"}
+	return &tls.Config{RootCAs: p.Roots, ServerName: p.Cert.Leaf.Subject.CommonName}
+}
+
+// Server is a server configuration presenting the certificate.
+func (p *Pair) Server() *tls.Config {
+	return &tls.Config{Certificates: []tls.Certificate{p.Cert}}
 }

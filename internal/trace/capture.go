@@ -37,6 +37,10 @@ type CaptureOptions struct {
 	// Major decodes every connection as this PostgreSQL major instead of
 	// learning it from server_version; 0 learns it.
 	Major int
+	// onFrame, when set (by tests), sees each whole frame in the order
+	// decoded: the connection, the direction and the frame (valid during
+	// the call).
+	onFrame func(conn int64, d Direction, frame []byte)
 	// Progress, when not nil, receives a line every few seconds saying how
 	// far the decoder has read; Size (the capture's length in bytes, 0 if
 	// unknown) turns it into a percentage.
@@ -528,6 +532,9 @@ func (s *captureStream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.
 			h.a.stats[d].undecodable.Add(1)
 			s.c.logf("session #%d: %s byte offset %d: %v; not decoding the %s side further", s.conn.id, d.name(), h.d.offset, err, d.name())
 			return
+		}
+		if s.c.opts.onFrame != nil {
+			s.c.opts.onFrame(s.conn.id, Direction(d), frame)
 		}
 		var problem string
 		s.c.lines, _, problem = h.examine(frame, at, s.c.lines)

@@ -78,6 +78,13 @@ func (c *conn) locked(f func(*codec.Conversation) bool) bool {
 	return f(c.conv)
 }
 
+// decrypted: the proxy holds the TLS end, so what comes through it is read.
+func (c *conn) decrypted() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.conv.Decrypted()
+}
+
 func (c *conn) authenticated() bool { return c.locked((*codec.Conversation).Authenticated) }
 func (c *conn) started() bool       { return c.locked((*codec.Conversation).Started) }
 func (c *conn) encrypted() bool     { return c.locked((*codec.Conversation).Encrypted) }

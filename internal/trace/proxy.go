@@ -19,6 +19,7 @@
 package trace
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +66,14 @@ type Options struct {
 	// IdleTimeout closes a session when neither side has sent a byte for
 	// that long; 0 means never.
 	IdleTimeout time.Duration
+	// ClientTLS makes the proxy its clients' TLS server: it answers
+	// SSLRequest with 'S' and accepts direct TLS (ALPN "postgresql"), and
+	// decodes every message inside. UpstreamTLS makes it connect to the
+	// server over TLS (SSLRequest, then the handshake, verified as the
+	// config says). With either set the proxy negotiates encryption with
+	// each side itself (declining what it cannot do with 'N'); with neither
+	// a session that turns to TLS or GSSAPI is relayed undecoded.
+	ClientTLS, UpstreamTLS *tls.Config
 }
 
 // Proxy forwards sessions from a listener to the upstream server.
@@ -109,7 +118,7 @@ func New(opts Options) *Proxy {
 // CheckUpstream dials the upstream once, so that a wrong address is reported
 // at start instead of at the first client.
 func (p *Proxy) CheckUpstream() error {
-	c, err := net.DialTimeout("tcp", p.opts.Upstream, p.opts.DialTimeout)
+	c, err := p.dialUpstream()
 	if err != nil {
 		return fmt.Errorf("upstream %s unreachable: %w", p.opts.Upstream, err)
 	}
@@ -176,13 +185,14 @@ func (p *Proxy) untrack(s *proxySession) {
 }
 
 // refuse answers a client past MaxConns as PostgreSQL answers one past
-// max_connections: it reads the start-up packets first, declining SSL and
-// GSSAPI encryption with 'N' (a libpq client that asked for it would
-// otherwise report "error response during SSL exchange"), then sends
+// max_connections: it reads the start-up packets first, answering SSL as a
+// session would (TLS with ClientTLS, else 'N') and declining GSSAPI with
+// 'N' (a libpq client that asked for either would otherwise report "error
+// response during SSL exchange"), then sends
 // "too many clients" in answer to the StartupMessage. A CancelRequest is
 // not a session: it is passed on to the server, which closes it.
 func (p *Proxy) refuse(id int64, c net.Conn) {
-	defer c.Close()
+	defer func() { c.Close() }()
 	c.SetDeadline(time.Now().Add(time.Second))
 	fr := codec.NewFrameReader(c)
 	fr.MaxSize = MaxStartupSize
@@ -195,6 +205,19 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 		m, err := st.Decode(frame, codec.Params{})
 		switch m.(type) {
 		case *codec.SSLRequest, *codec.GSSEncRequest:
+			_, ssl := m.(*codec.SSLRequest)
+			if ssl && p.opts.ClientTLS != nil { // the error goes inside TLS, as PostgreSQL's does
+				if _, err := c.Write([]byte{'S'}); err != nil {
+					return
+				}
+				tc := tls.Server(c, p.opts.ClientTLS)
+				if tc.Handshake() != nil {
+					return
+				}
+				c, fr = tc, codec.NewFrameReader(tc)
+				fr.MaxSize = MaxStartupSize
+				continue
+			}
 			if _, err := c.Write([]byte{'N'}); err != nil {
 				return
 			}

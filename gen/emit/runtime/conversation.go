@@ -49,9 +49,19 @@ const maxPending = 1 << 16
 // NewConversation starts a conversation at the connection's first byte;
 // p's Major (0: the newest) is the layout until server_version says.
 func NewConversation(p Params) *Conversation {
-	c := &Conversation{P: p, fe: stFrontendStartup, be: stBackendWaiting}
-	c.Frontend.c, c.Backend.c = c, c
+	c := &Conversation{}
+	c.Reset(p)
 	return c
+}
+
+// Reset starts the conversation over at a new connection's first byte,
+// keeping the decoders and queue it grew (a pool of connections reuses it).
+func (c *Conversation) Reset(p Params) {
+	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
+	c.queue, c.head, c.discarding, c.pending, c.feCopy = c.queue[:0], 0, false, copyNone, false
+	c.Frontend.tracker = tracker{c: c}
+	c.Backend.tracker = tracker{c: c}
+	c.Replication.reset(p)
 }
 
 // Encrypted reports whether the server accepted encryption: what follows
@@ -77,12 +87,18 @@ type tracker struct {
 	Offset, Index int64
 
 	step Step
+
+	last      *flowRule // the rule the last message took, in lastState for lastKind under lastMajor
+	lastState flowState
+	lastKind  flowKind
+	lastMajor int
 }
 
 // begin starts the Step of frame, decoded with the Params reached, and
 // returns it with the frame's offset.
 func (t *tracker) begin(frame []byte) (*Step, int64) {
-	t.step = Step{P: t.c.P}
+	s := &t.step
+	s.Msg, s.P, s.Sub, s.Logical, s.Answer = nil, t.c.P, nil, nil, 0
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
@@ -95,7 +111,13 @@ func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRul
 	if err != nil {
 		return nil, err
 	}
+	// A run of one message in one state (DataRow after DataRow, CopyData
+	// after CopyData) takes the rule found last, under the same major.
+	if st == t.lastState && k == t.lastKind && t.c.P.Major == t.lastMajor && t.last != nil {
+		return t.last, nil
+	}
 	if r := flowLookup(st, k, t.c.P.Major); r != nil {
+		t.last, t.lastState, t.lastKind, t.lastMajor = r, st, k, t.c.P.Major
 		return r, nil
 	}
 	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
@@ -150,14 +172,16 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	if err != nil {
 		return s, err
 	}
-	switch m := s.Msg.(type) {
-	case *StartupMessage:
-		c.P.ProtocolMinor = int(m.ProtocolVersion & 0xffff)
-	case *Query:
-		c.pending = c.Replication.start(m.String)
-	case *CopyData:
+	// What the message tells, by its kind: an integer switch costs less
+	// per message than one on its type.
+	switch k {
+	case kindStartupMessage:
+		c.P.ProtocolMinor = int(s.Msg.(*StartupMessage).ProtocolVersion & 0xffff)
+	case kindQuery:
+		c.pending = c.Replication.start(s.Msg.(*Query).String)
+	case kindCopyData:
 		if st == stFrontendCopyBoth && c.feCopy {
-			err = c.Replication.next(s, sideFrontend, m.Data)
+			err = c.Replication.next(s, sideFrontend, s.Msg.(*CopyData).Data)
 		}
 	}
 	if r.push != 0 && !c.push(r.push-1) {
@@ -165,7 +189,9 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 		e.Detail = "more requests wait for an answer than a tracker follows (65536)"
 		return s, e
 	}
-	c.move(sideFrontend, r)
+	if r.moves {
+		c.move(sideFrontend, r)
+	}
 	if c.fe != stFrontendCopyBoth {
 		c.feCopy = false
 	}
@@ -232,37 +258,39 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	if err != nil {
 		return s, err
 	}
-	switch m := s.Msg.(type) {
-	case *ParameterStatus:
-		if m.Name == "server_version" && !c.FixMajor {
+	switch k {
+	case kindParameterStatus:
+		if m := s.Msg.(*ParameterStatus); m.Name == "server_version" && !c.FixMajor {
 			c.P.Major = ServerMajor(m.Value)
 			c.Replication.P.Major = c.P.Major
 		}
-	case *NegotiateProtocolVersion:
-		if minor := int(m.NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
+	case kindNegotiateProtocolVersion:
+		if minor := int(s.Msg.(*NegotiateProtocolVersion).NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
 			c.P.ProtocolMinor = minor
 		}
-	case *CopyBothResponse:
+	case kindCopyBothResponse:
 		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
 		c.Replication.open(c.pending)
 		c.feCopy = c.pending == copyPhysical || c.pending == copyLogical
-	case *CopyOutResponse:
+	case kindCopyOutResponse:
 		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
 		if c.pending == copyBackup {
 			c.Replication.open(copyBackup)
 		} else {
 			c.Replication.open(copyNone)
 		}
-	case *CopyData:
+	case kindCopyData:
 		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyBothDone || st == stBackendQueryCopyOut {
-			err = c.Replication.next(s, sideBackend, m.Data)
+			err = c.Replication.next(s, sideBackend, s.Msg.(*CopyData).Data)
 		}
-	case *CommandComplete, *ErrorResponse:
+	case kindCommandComplete, kindErrorResponse:
 		c.Replication.open(copyNone)
-	case *ReadyForQuery:
+	case kindReadyForQuery:
 		c.pending = copyNone
 	}
-	c.move(sideBackend, r)
+	if r.moves {
+		c.move(sideBackend, r)
+	}
 	return s, offsetted(err, off)
 }
 
@@ -379,4 +407,11 @@ func ServerMajor(v string) int {
 // idle. Answers to requests sent before are then reported as violations.
 func (c *Conversation) Resume() {
 	c.fe, c.be = stFrontendSession, stBackendIdle
+}
+
+// Decrypted goes on after the server accepted encryption when the caller
+// holds the TLS or GSSAPI end itself (a proxy terminating TLS): what comes
+// through it is the protocol again, from a startup packet.
+func (c *Conversation) Decrypted() {
+	c.fe, c.be = stFrontendStartup, stBackendWaiting
 }
