@@ -90,7 +90,7 @@ func TestTraceSignalSummary(t *testing.T) {
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 	select {
 	case code := <-done:
-		want := "frontend: 0 decoded, 0 re-encoded identically, 0 mismatched, 0 undecodable\nbackend: 0 decoded"
+		want := "frontend: 0 decoded, 0 re-encoded identically, 0 mismatched, 0 undecodable, 0 flow violations\nbackend: 0 decoded"
 		if code != 0 || !strings.Contains(stderr.String(), want) {
 			t.Errorf("exit %d, stderr %q; want 0 and %q", code, stderr.String(), want)
 		}

@@ -31,6 +31,9 @@ type Model struct {
 	// Rules are the reviewed rule tables the model was built with
 	// (spec/layers.json, spec/logicalversions.json).
 	Rules *spec.Rules
+	// Flow is the conversation the trackers follow (spec/flow.json), nil
+	// when the model was built without it.
+	Flow *Flow
 }
 
 // Newest is the newest major of the model.

@@ -10,7 +10,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/pgspec/pgspec/codec"
-	"github.com/pgspec/pgspec/codec/session"
 )
 
 var at = time.Date(2026, 11, 30, 13, 20, 1, 123456789, time.FixedZone("CET", 3600))
@@ -234,17 +233,15 @@ func TestRenderingCache(t *testing.T) {
 	a := &analyzer{}
 	a.init(Format{}, nil)
 	c := newConn(1)
-	c.started.Store(true)
-	c.replicating.Store(true)
+	streaming(t, c, "START_REPLICATION 0/0")
 	x := newExaminer(a, &c.dirs[Backend])
-	c.dirs[Backend].stream = &session.Replication{}
 	frame, err := (&codec.CopyData{Data: wire(t, codec.Params{}, &codec.XLogData{WALStart: 1, WALData: []byte("w")})}).Encode(nil, codec.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var lines []byte
-	for _, major := range []int32{18, 18, 19, 19, 18} {
-		c.major.Store(major)
+	for _, major := range []int{18, 18, 19, 19, 18} {
+		c.conv.P.Major, c.conv.Replication.P.Major = major, major
 		lines, _, _ = x.examine(frame, at, lines)
 	}
 	got := strings.Split(strings.TrimSpace(string(lines)), "\n")
