@@ -8,13 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/internal/benchproc"
 )
 
 // buildPgtrace builds the command once per test into a temporary directory.
@@ -108,18 +108,11 @@ func startPgtrace(t *testing.T, bin, upstream string, stdout *os.File, args ...s
 // rss is a process's resident memory in bytes.
 func rss(t *testing.T, pid int) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := benchproc.RSS(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmRSS")
-	return 0
+	return n
 }
 
 // session logs in through addr and sends each query, reading its answer.

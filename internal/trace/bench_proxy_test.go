@@ -1,10 +1,8 @@
 package trace
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,12 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pgspec/pgspec/internal/benchproc"
 	"github.com/pgspec/pgspec/internal/pgtest"
 	"github.com/pgspec/pgspec/internal/testcert"
 )
@@ -31,7 +29,7 @@ import (
 // rounds of the three, PGTRACE_BENCH_SECONDS (5) each, and the median counts.
 func BenchmarkProxyPgbench(b *testing.B) {
 	s := pgtest.Get(b)
-	seconds, rounds := envInt("PGTRACE_BENCH_SECONDS", 5), envInt("PGTRACE_BENCH_ROUNDS", 3)
+	seconds, rounds := benchproc.EnvInt("PGTRACE_BENCH_SECONDS", 5), benchproc.EnvInt("PGTRACE_BENCH_ROUNDS", 3)
 	bin := buildPgtrace(b)
 	pgbench(b, s.Addr(), "-i", "-q", "-s", "1")
 
@@ -63,7 +61,7 @@ func BenchmarkProxyPgbench(b *testing.B) {
 				done[target.name] += r * float64(seconds)
 			}
 		}
-		direct, copied, traced := median(tps["direct"]), median(tps["forwarder"]), median(tps["pgtrace"])
+		direct, copied, traced := benchproc.Median(tps["direct"]), benchproc.Median(tps["forwarder"]), benchproc.Median(tps["pgtrace"])
 		perTx := func(name string) float64 { return float64(spent[name].Microseconds()) / done[name] }
 		fmt.Printf("%-22s %10.0f %10.0f %10.0f %11.1f%% %11.1f%% %8.1f | %.1f\n", "-S -M "+mode, direct, copied, traced, 100*traced/copied, 100*copied/direct,
 			perTx("forwarder"), perTx("pgtrace"))
@@ -98,19 +96,6 @@ func BenchmarkProxyPgbench(b *testing.B) {
 		c.Close()
 	}
 	idle.stop()
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
-
-func median(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return v[len(v)/2]
 }
 
 func buildPgtrace(b *testing.B) string {
@@ -198,7 +183,7 @@ func benchTLS(b *testing.B, server, bin string, seconds, rounds int) {
 				tps[name] = append(tps[name], pgbenchTPS(b, addr, "-n", "-S", "-M", mode, "-c", "4", "-j", "4", "-T", strconv.Itoa(seconds)))
 			}
 		}
-		copied, traced := median(tps["forwarder"]), median(tps["pgtrace"])
+		copied, traced := benchproc.Median(tps["forwarder"]), benchproc.Median(tps["pgtrace"])
 		fmt.Printf("%-22s TLS forwarder %8.0f  pgtrace %8.0f  pgtrace/forwarder %5.1f%%\n", "-S -M "+mode+" (TLS)", copied, traced, 100*traced/copied)
 		b.ReportMetric(100*traced/copied, "%-of-tls-forwarder-"+mode)
 	}
@@ -274,36 +259,22 @@ func pgbench(b *testing.B, addr string, args ...string) string {
 	return string(out)
 }
 
-// processCPU returns a clock of another process's CPU time, from
-// /proc/PID/stat (utime and stime, in clock ticks of 10 ms).
+// processCPU is a clock of another process's CPU time.
 func processCPU(b *testing.B, pid int) func() time.Duration {
 	return func() time.Duration {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		d, err := benchproc.CPU(pid)
 		if err != nil {
 			b.Fatal(err)
 		}
-		// Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-		f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		return time.Duration(utime+stime) * 10 * time.Millisecond
+		return d
 	}
 }
 
-// rss is a process's resident set size in bytes, from /proc.
+// rss is a process's resident set size in bytes.
 func rss(b *testing.B, pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := benchproc.RSS(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	b.Fatal(errors.New("no VmRSS in /proc/" + strconv.Itoa(pid) + "/status"))
-	return 0
+	return n
 }
