@@ -95,7 +95,11 @@ func New(conn *session.Conn, cfg Config) (*Consumer, error) {
 	c.Acks = NewAcks(start)
 	c.asm = NewAssembler(AssemblerConfig{Major: major, LogicalVersion: c.Options.ProtoVersion, Parallel: c.Options.Streaming == "parallel",
 		Types: cfg.Types, Start: start, MemoryLimit: cfg.MemoryLimit, SpillDir: cfg.SpillDir})
-	if err := conn.StartReplication(startCommand(cfg.Slot, start, cfg.Publications, c.Options)); err != nil {
+	cmd, err := codec.ParseCommand(startCommand(cfg.Slot, start, cfg.Publications, c.Options), conn.P)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.StartReplication(cmd); err != nil {
 		return nil, err
 	}
 	return c, nil

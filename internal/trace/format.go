@@ -180,6 +180,11 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 				b = f.appendValue(b, fl.name, v.Field(fl.index))
 			}
 		}
+		if q, ok := l.Msg.(*codec.Query); ok {
+			if cmd := replicationCommand(q.String, l.Params); cmd != nil {
+				b = f.appendCommand(b, cmd)
+			}
+		}
 		if f.json {
 			b = append(b, '}')
 		}
