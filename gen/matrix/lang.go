@@ -33,6 +33,7 @@ var layerNameZh = map[string]string{
 	spec.LayerFrontendBackend:      "前后端消息格式",
 	spec.LayerLogicalReplication:   "逻辑复制格式",
 	spec.LayerStreamingReplication: "流复制格式",
+	spec.LayerCommands:             "复制命令",
 }
 
 // LayerName is a layer's name in lang: "Logical replication messages",
@@ -47,7 +48,7 @@ type words struct {
 	layer                 map[string]string
 	facts                 string
 	factHeads             []string
-	message               string
+	message, command      string
 	none, details, also   string
 	// notFixed stands where StartupMessage's version field has no fixed
 	// value (19 documents a plain Int32: any 3.x the peers negotiate).
@@ -84,11 +85,13 @@ var vocab = map[Lang]words{
 			spec.LayerFrontendBackend:      "Frontend/backend messages",
 			spec.LayerLogicalReplication:   "Logical replication messages",
 			spec.LayerStreamingReplication: "Streaming replication messages",
+			spec.LayerCommands:             "Replication commands",
 		},
 		facts: "Protocol facts per major",
 		factHeads: []string{"major", "release (en / zh)", "StartupMessage version", "frontend/backend versions named",
 			"logical replication versions named", "error field codes", "new error field codes", "messages (F/B, logical, streaming)"},
 		message:         "message",
+		command:         "command",
 		none:            "none",
 		notFixed:        "not fixed (Int32)",
 		details:         "Details",
@@ -126,6 +129,7 @@ var vocab = map[Lang]words{
 		factHeads: []string{"大版本", "版本（英文 / 中文）", "StartupMessage 版本", "文中提到的前后端协议版本",
 			"文中提到的逻辑复制协议版本", "错误字段代码", "新增错误字段代码", "消息数（前后端、逻辑复制、流复制）"},
 		message:         "消息",
+		command:         "命令",
 		none:            "无",
 		notFixed:        "不固定（Int32）",
 		details:         "详情",
