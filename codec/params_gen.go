@@ -10,9 +10,9 @@ type Params struct {
 	// ProtocolMinor is the frontend/backend protocol's minor version: 0 for
 	// 3.0, 2 for 3.2. It decides the cancel key length (4 bytes under 3.0).
 	ProtocolMinor int
-	// LogicalVersion is pgoutput's proto_version, 1..4; 0 means 1. Fields
-	// the manual says are "available since protocol version N" are present
-	// only from N on, whatever Streaming says.
+	// LogicalVersion is pgoutput's proto_version (spec/logicalversions.json
+	// lists them); 0 means 1. Fields the manual says are "available since
+	// protocol version N" are present only from N on, whatever Streaming says.
 	LogicalVersion int
 	// Streaming is pgoutput's streaming state: Streamed, ParallelStreaming,
 	// both or neither.

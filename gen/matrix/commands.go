@@ -182,7 +182,7 @@ func (h *History) commandCell(r CommandRow, i int, lang Lang) string {
 // commandsMarkdown is the commands table of the Markdown matrix.
 func (h *History) commandsMarkdown(b *strings.Builder, lang Lang) {
 	v := vocab[lang]
-	fmt.Fprintf(b, "\n## %s\n\n", v.layer[spec.LayerCommands])
+	fmt.Fprintf(b, "\n## %s\n\n", v.commands)
 	heads := []string{v.command}
 	for _, s := range h.Specs {
 		heads = append(heads, fmt.Sprint(s.Major))
@@ -200,7 +200,7 @@ func (h *History) commandsMarkdown(b *strings.Builder, lang Lang) {
 // commandsDetailsMarkdown is the commands' part of the details section.
 func (h *History) commandsDetailsMarkdown(b *strings.Builder, lang Lang) {
 	v := vocab[lang]
-	fmt.Fprintf(b, "\n### %s\n", v.layer[spec.LayerCommands])
+	fmt.Fprintf(b, "\n### %s\n", v.commands)
 	for _, d := range h.commandDetails(h.CommandRows(), lang) {
 		writeDetail(b, d, lang)
 	}
@@ -221,7 +221,7 @@ type jsonCommand struct {
 
 func (h *History) commandsJSON(lang Lang) jsonCommands {
 	rows := h.CommandRows()
-	out := jsonCommands{Title: vocab[lang].layer[spec.LayerCommands], Details: h.commandDetails(rows, lang)}
+	out := jsonCommands{Title: vocab[lang].commands, Details: h.commandDetails(rows, lang)}
 	for _, r := range rows {
 		jc := jsonCommand{Slug: r.Slug, Name: r.Name}
 		for i, c := range r.Cells {
