@@ -1,12 +1,15 @@
 package server_test
 
 import (
+	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -318,4 +321,47 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSlugs(t, c, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+}
+
+// TestDataAfterSSLRequest: a StartupMessage sent in plaintext right after
+// SSLRequest, before the TLS handshake, is never taken for the client's
+// (CVE-2021-23222's server side): the server answers 'S' and reads those
+// bytes as the handshake, which fails.
+func TestDataAfterSSLRequest(t *testing.T) {
+	pair := testcert.New(t)
+	addr, errs := serve(t, server.Config{TLS: pair.Server()})
+	nc := dial(t, addr)
+	send(t, nc, p30, &codec.SSLRequest{}, (session.Config{User: "app"}).StartupMessage())
+	answer, err := io.ReadAll(nc)
+	if len(answer) == 0 || answer[0] != 'S' || bytes.Contains(answer, []byte("R\x00\x00\x00\x08")) || err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("answered %q, %v", answer, err)
+	}
+	if err := <-errs; err == nil || !strings.Contains(err.Error(), "TLS handshake") {
+		t.Errorf("the session ended with %v", err)
+	}
+}
+
+// TestShutdown: when the server's context ends, a session between queries
+// gets PostgreSQL's FATAL 57P01 and one still starting up is closed.
+func TestShutdown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&server.Server{Handler: testHandler{}}).Serve(ctx, l) }()
+	c := login(t, l.Addr().String(), session.Config{})
+	starting := dial(t, l.Addr().String())
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if m, err := c.Receive(); err != nil || m.Slug() != "error-response" || session.NewError(m.(*codec.ErrorResponse).Fields).SQLState() != "57P01" {
+		t.Errorf("an idle session: %v, %v", m, err)
+	}
+	// Closed, or reset when the listener closed before accepting it.
+	if n, err := io.ReadAll(starting); len(n) != 0 || err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("a session in its startup: %q, %v", n, err)
+	}
 }

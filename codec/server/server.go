@@ -49,7 +49,10 @@ func (s *Server) ServeConn(ctx context.Context, nc net.Conn) error {
 	defer nc.Close()
 	cfg := s.Config
 	cfg.OnCancel = s.cancel
+	// A shutdown does not wait for a client still in its startup phase.
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(deadlinePassed) })
 	c, err := Accept(nc, &cfg)
+	stop()
 	if err != nil {
 		if errors.Is(err, ErrCancelRequest) {
 			return nil
