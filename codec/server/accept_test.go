@@ -365,3 +365,37 @@ func TestShutdown(t *testing.T) {
 		t.Errorf("a session in its startup: %q, %v", n, err)
 	}
 }
+
+// TestMaxConns: past MaxConns a client still gets 'N' to its SSLRequest,
+// as from PostgreSQL, then FATAL 53300; a CancelRequest is still handled,
+// and once a session ends another may start.
+func TestMaxConns(t *testing.T) {
+	addr, _ := serve(t, server.Config{MaxConns: 1})
+	first := login(t, addr, session.Config{})
+	if err := first.Send(&codec.Query{String: "sleep"}); err != nil {
+		t.Fatal(err)
+	}
+	nc := dial(t, addr)
+	if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); ok || err != nil {
+		t.Fatalf("SSLRequest past MaxConns: %v, %v", ok, err)
+	}
+	err := session.NewConn(nc).Startup(session.Config{User: "app"})
+	var e *session.Error
+	if !errors.As(err, &e) || e.SQLState() != "53300" || e.Message() != "sorry, too many clients already" {
+		t.Errorf("past MaxConns: %v", err)
+	}
+	send(t, dial(t, addr), codec.Params{Major: 18, ProtocolMinor: 2}, &codec.CancelRequest{ProcessID: first.ProcessID, SecretKey: first.SecretKey})
+	if got := slugs(t, first); !slices.Equal(got, []string{"error-response:57014", "ready-for-query:I"}) {
+		t.Errorf("cancel past MaxConns: %v", got)
+	}
+	first.Terminate()
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		err := session.NewConn(dial(t, addr)).Startup(session.Config{User: "app"})
+		if err == nil {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("after the first session ended: %v", err)
+		}
+	}
+}

@@ -17,7 +17,7 @@ type emitter struct {
 	f   *jen.File
 }
 
-func (e *emitter) message(owners map[string]string) {
+func (e *emitter) message(owners map[string]string) error {
 	msg := e.msg
 	docComment(e.f, e.typeDoc())
 	e.f.Type().Id(msg.GoName).Struct(fieldDecls(msg.Fields)...)
@@ -95,6 +95,7 @@ func (e *emitter) message(owners map[string]string) {
 		e.f.Func().Add(recv()).Id("reset").Params().Block(body...)
 	}
 	e.clones(owned)
+	return e.descriptors(owned)
 }
 
 // layouts emits name (read or write) and, when the message has several

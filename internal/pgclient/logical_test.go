@@ -154,7 +154,7 @@ func testLogical(t *testing.T, v variant) {
 	}
 	lg := newLogicalLog(t, v.binary)
 	for !lg.sawEnd() {
-		rm, err := repl.ReceiveReplication(true)
+		rm, err := repl.ReceiveReplication()
 		if err != nil {
 			t.Fatalf("after %q: %v", lg.lines, err)
 		}
@@ -188,7 +188,7 @@ func confirmFlush(t *testing.T, repl, su *Conn, slot string, pos uint64) {
 	}
 	// The server answers a requested reply with a keepalive.
 	for {
-		rm, err := repl.ReceiveReplication(true)
+		rm, err := repl.ReceiveReplication()
 		if err != nil {
 			t.Fatal(err)
 		}

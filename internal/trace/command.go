@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func (f *formatter) appendCommand(b []byte, cmd codec.Command) []byte {
 	name := v.Type().Name()
 	if f.json {
 		b = append(b, `,"command":{"name":`...)
-		b = appendJSONString(b, name)
+		b = appendJSONText(b, name)
 	} else {
 		b = append(b, " = "...)
 		b = append(b, name...)
@@ -61,7 +62,7 @@ func (f *formatter) appendCommand(b []byte, cmd codec.Command) []byte {
 		}
 		if f.json {
 			b = append(b, ',')
-			b = appendJSONString(b, ft.Name)
+			b = appendJSONText(b, ft.Name)
 			b = append(b, ':')
 		} else {
 			b = append(b, ' ')
@@ -80,12 +81,12 @@ func (f *formatter) appendCommandValue(b []byte, v reflect.Value) []byte {
 	switch x := v.Interface().(type) {
 	case codec.LSN:
 		if f.json {
-			return appendJSONString(b, x.String())
+			return appendJSONText(b, x.String())
 		}
 		return append(b, x.String()...)
 	case string:
 		if f.json {
-			return appendJSONString(b, x)
+			return appendJSONText(b, x)
 		}
 		return strconv.AppendQuote(b, x)
 	case bool:
@@ -102,10 +103,10 @@ func (f *formatter) appendCommandValue(b []byte, v reflect.Value) []byte {
 			}
 			if f.json {
 				b = append(b, `{"name":`...)
-				b = appendJSONString(b, o.Name)
+				b = appendJSONText(b, o.Name)
 				if o.HasValue {
 					b = append(b, `,"value":`...)
-					b = appendJSONString(b, o.Value)
+					b = appendJSONText(b, o.Value)
 				}
 				b = append(b, '}')
 				continue
@@ -119,4 +120,10 @@ func (f *formatter) appendCommandValue(b []byte, v reflect.Value) []byte {
 		return append(b, ']')
 	}
 	return append(b, '?')
+}
+
+// appendJSONText writes s as a JSON string.
+func appendJSONText(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
 }

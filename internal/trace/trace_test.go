@@ -616,7 +616,7 @@ func TestCancelAndFeedback(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		rm, err := repl.ReceiveReplication(false)
+		rm, err := repl.ReceiveReplication()
 		if err != nil {
 			t.Fatal(err)
 		}
