@@ -178,7 +178,6 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 			b[mark] = ','
 			b = b[:len(b)-1]
 		}
-		b = f.appendQueryCommand(b, l)
 		b = append(b, '}')
 	}
 	return b
