@@ -12,3 +12,57 @@ package codec
 func ParseCommand(text string, p Params) (Command, error) {
 	return parseCommand(text, p.major(), []Command{&IdentifySystem{}, &Show{}, &TimelineHistory{}, &CreateReplicationSlot{}, &StartReplicationPhysical{}, &StartReplicationLogical{}, &DropReplicationSlot{}, &BaseBackup{}, &ReadReplicationSlot{}, &AlterReplicationSlot{}, &UploadManifest{}})
 }
+
+// pgoutputParams are pgoutput's parameters as the manuals document them, with the
+// proto_version their prose says each needs.
+var pgoutputParams = []pgoutputParam{{
+	majors: GeneratedMajors,
+	name:   "proto_version",
+}, {
+	majors: GeneratedMajors,
+	name:   "publication_names",
+}, {
+	majors: GeneratedMajors &^ (1<<15 - 1),
+	name:   "binary",
+}, {
+	majors: GeneratedMajors &^ (1<<15 - 1),
+	name:   "messages",
+}, {
+	majors:     GeneratedMajors &^ (1<<15 - 1),
+	minVersion: 2,
+	name:       "streaming",
+	values: []pgoutputValue{{
+		majors:     GeneratedMajors &^ (1<<16 - 1),
+		minVersion: 4,
+		value:      "parallel",
+	}},
+}, {
+	majors:     GeneratedMajors &^ (1<<15 - 1),
+	minVersion: 3,
+	name:       "two_phase",
+}, {
+	majors: GeneratedMajors &^ (1<<16 - 1),
+	name:   "origin",
+	values: []pgoutputValue{{
+		majors: GeneratedMajors &^ (1<<16 - 1),
+		value:  "none",
+	}, {
+		majors: GeneratedMajors &^ (1<<16 - 1),
+		value:  "any",
+	}},
+}}
+
+// pgoutputVersions are the proto_versions and the majors whose manual says they support them.
+var pgoutputVersions = []pgoutputVersion{{
+	majors:  GeneratedMajors,
+	version: 1,
+}, {
+	majors:  GeneratedMajors &^ (1<<14 - 1),
+	version: 2,
+}, {
+	majors:  GeneratedMajors &^ (1<<15 - 1),
+	version: 3,
+}, {
+	majors:  GeneratedMajors &^ (1<<16 - 1),
+	version: 4,
+}}

@@ -148,3 +148,68 @@ func TestParseCommandRefuses(t *testing.T) {
 		}
 	}
 }
+
+// pgoutput's parameters are checked against the major's manual and the
+// protocol version before they are sent, and give the Params the stream is
+// decoded with.
+func TestPgoutputOptions(t *testing.T) {
+	pub := []string{"pub"}
+	for _, c := range []struct {
+		major int
+		o     codec.PgoutputOptions
+		want  string // the options of START_REPLICATION, or the error
+	}{
+		{13, codec.PgoutputOptions{Publications: pub}, `("proto_version" '1', "publication_names" '"pub"')`},
+		{19, codec.PgoutputOptions{Publications: []string{"a", `B "x"`}, Binary: true}, `("proto_version" '4', "publication_names" '"a","B ""x"""', "binary" 'true')`},
+		{15, codec.PgoutputOptions{ProtoVersion: 3, Publications: pub, Streaming: codec.StreamingOn, TwoPhase: true, Messages: true},
+			`("proto_version" '3', "publication_names" '"pub"', "messages" 'true', "streaming" 'on', "two_phase" 'true')`},
+		{16, codec.PgoutputOptions{Publications: pub, Streaming: codec.StreamingParallel, Origin: "none"},
+			`("proto_version" '4', "publication_names" '"pub"', "streaming" 'parallel', "origin" 'none')`},
+		{13, codec.PgoutputOptions{Publications: pub, Streaming: codec.StreamingOn}, `error: pgoutput streaming: not in PostgreSQL 13 (it is in PostgreSQL 15–19)`},
+		{15, codec.PgoutputOptions{Publications: pub, Streaming: codec.StreamingParallel}, `error: pgoutput streaming: parallel is not in PostgreSQL 15 (it is in PostgreSQL 16–19)`},
+		{16, codec.PgoutputOptions{ProtoVersion: 3, Publications: pub, Streaming: codec.StreamingParallel}, `error: pgoutput streaming: parallel needs proto_version 4 or later, not 3`},
+		{15, codec.PgoutputOptions{ProtoVersion: 2, Publications: pub, TwoPhase: true}, `error: pgoutput two_phase: needs proto_version 3 or later, not 2`},
+		{15, codec.PgoutputOptions{ProtoVersion: 1, Publications: pub, Streaming: codec.StreamingOn}, `error: pgoutput streaming: needs proto_version 2 or later, not 1`},
+		{15, codec.PgoutputOptions{ProtoVersion: 4, Publications: pub}, `error: pgoutput proto_version: version 4 is not supported by PostgreSQL 15 (it is in PostgreSQL 16–19)`},
+		{15, codec.PgoutputOptions{Publications: pub, Origin: "any"}, `error: pgoutput origin: not in PostgreSQL 15 (it is in PostgreSQL 16–19)`},
+		{17, codec.PgoutputOptions{Publications: pub, Origin: "some"}, `error: pgoutput origin: value "some" is not one the manual names`},
+		{17, codec.PgoutputOptions{}, `error: pgoutput publication_names: at least one publication name is required`},
+	} {
+		p := codec.Params{Major: c.major}
+		opts, err := c.o.PluginOptions(p)
+		_, derr := c.o.DecodeParams(p)
+		if wantErr, isErr := strings.CutPrefix(c.want, "error: "); isErr {
+			if err == nil || err.Error() != wantErr || derr == nil || derr.Error() != wantErr {
+				t.Errorf("pg%d %+v: got %v / %v, want %q", c.major, c.o, err, derr, wantErr)
+			}
+			continue
+		}
+		start := &codec.StartReplicationLogical{SlotName: "s", Options: opts}
+		if err != nil || start.String() != `START_REPLICATION SLOT "s" LOGICAL 0/0 `+c.want {
+			t.Errorf("pg%d %+v:\n got %s, %v\nwant %s", c.major, c.o, start, err, c.want)
+			continue
+		}
+		back, err := codec.ParsePgoutputOptions(opts, p)
+		if err != nil || !reflect.DeepEqual(back.Publications, c.o.Publications) || back.Streaming != c.o.Streaming || back.TwoPhase != c.o.TwoPhase || back.Version(p) != c.o.Version(p) {
+			t.Errorf("pg%d ParsePgoutputOptions(%+v) = %+v, %v", c.major, opts, back, err)
+		}
+	}
+	// What a subscriber and pg_recvlogical send reads back to the Params
+	// the stream needs: 17's slot_v4 capture, parallel streaming.
+	cmd, err := codec.ParseCommand(`START_REPLICATION SLOT "slot_v4" LOGICAL 0/0 ("proto_version" '4', "publication_names" 'pub', "messages" 'true', "streaming" 'parallel', "two_phase" 'on')`, codec.Params{Major: 17})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := codec.ParsePgoutputOptions(cmd.(*codec.StartReplicationLogical).Options, codec.Params{Major: 17})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp, err := o.DecodeParams(codec.Params{Major: 17})
+	if err != nil || dp != (codec.Params{Major: 17, LogicalVersion: 4, Streaming: codec.ParallelStreaming}) || !o.Messages || !o.TwoPhase || o.Publications[0] != "pub" {
+		t.Errorf("slot_v4: %+v → %+v, %v", o, dp, err)
+	}
+	if _, err := codec.ParsePgoutputOptions([]codec.PluginOption{{Name: "proto_version", Value: "1", HasValue: true}, {Name: "publication_names", Value: "p", HasValue: true}, {Name: "stream", Value: "on", HasValue: true}}, codec.Params{Major: 17}); err == nil ||
+		err.Error() != "pgoutput stream: not a parameter of pgoutput" {
+		t.Errorf("unknown parameter: %v", err)
+	}
+}

@@ -106,7 +106,7 @@ func follow(addr string, cfg session.Config, c *session.Conn, out io.Writer) err
 		return err
 	}
 	defer nc.Close()
-	if err := repl.Exec("CREATE_REPLICATION_SLOT "+name+" TEMPORARY LOGICAL pgoutput", nil); err != nil {
+	if err := repl.Command(&codec.CreateReplicationSlot{SlotName: name, Temporary: true, OutputPlugin: "pgoutput"}, nil); err != nil {
 		return err
 	}
 	for _, rows := range []string{"1, 3", "4, 5003"} {
@@ -114,7 +114,12 @@ func follow(addr string, cfg session.Config, c *session.Conn, out io.Writer) err
 			return err
 		}
 	}
-	if err := repl.StartReplication("START_REPLICATION SLOT " + name + " LOGICAL 0/0 (proto_version '2', publication_names '" + name + "', streaming 'on')"); err != nil {
+	pgoutput := codec.PgoutputOptions{ProtoVersion: 2, Publications: []string{name}, Streaming: codec.StreamingOn}
+	opts, err := pgoutput.PluginOptions(repl.P) // streaming needs proto_version 2 and PostgreSQL 15's manual
+	if err != nil {
+		return err
+	}
+	if err := repl.StartReplication(&codec.StartReplicationLogical{SlotName: name, Options: opts}); err != nil {
 		return err
 	}
 	relations := map[uint32]*codec.LogicalRelation{}

@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	commands["diff"] = command{args: "A B [MESSAGE]", summary: "classify and diff every message that differs between two majors",
-		more: "A and B are majors (14 18); MESSAGE is a slug or a Go type name.", run: runDiff}
+	commands["diff"] = command{args: "A B [MESSAGE]", summary: "classify and diff every message and replication command that differs between two majors",
+		more: "A and B are majors (14 18); MESSAGE is a slug or a Go type name, or a replication command's slug or name.", run: runDiff}
 }
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
@@ -37,6 +37,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	var slug string
 	if len(pos) == 3 {
+		slug = commandSlug(all, pos[2])
+		if slug != "" && specs[0].FindCommand(slug) == nil && specs[1].FindCommand(slug) == nil {
+			return c.fail(2, "%s is in neither %d nor %d", slug, specs[0].Major, specs[1].Major)
+		}
+	}
+	if len(pos) == 3 && slug == "" {
 		if slug, code = resolveMessage(c, src, all, pos[2]); code != 0 {
 			return code
 		}

@@ -103,7 +103,11 @@ func New(conn *session.Conn, cfg Config) (*Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := conn.StartReplication(startRepl); err != nil {
+	cmd, err := codec.ParseCommand(startRepl, conn.P)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.StartReplication(cmd); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -296,11 +296,28 @@ func (c *Conn) Exec(sql string, each func(codec.Message) error) error {
 	return err
 }
 
-// StartReplication sends a START_REPLICATION command and waits for the
-// server's CopyBothResponse; the stream then arrives as CopyData, for a
+// Command sends a replication command written in the syntax of the
+// server's major (c.P.Major) and calls each with every message of the
+// answer up to ReadyForQuery. An option or command that major lacks is a
+// *codec.CommandError before anything is sent.
+func (c *Conn) Command(cmd codec.Command, each func(codec.Message) error) error {
+	text, err := cmd.Append(nil, c.P)
+	if err != nil {
+		return err
+	}
+	return c.Exec(string(text), each)
+}
+
+// StartReplication sends START_REPLICATION (a *codec.StartReplicationLogical
+// or *codec.StartReplicationPhysical, written for c.P.Major) and waits for
+// the server's CopyBothResponse; the stream then arrives as CopyData, for a
 // Replication to decode.
-func (c *Conn) StartReplication(cmd string) error {
-	if err := c.Send(&codec.Query{String: cmd}); err != nil {
+func (c *Conn) StartReplication(cmd codec.Command) error {
+	text, err := cmd.Append(nil, c.P)
+	if err != nil {
+		return err
+	}
+	if err := c.Send(&codec.Query{String: string(text)}); err != nil {
 		return err
 	}
 	m, err := c.Receive()
@@ -314,7 +331,7 @@ func (c *Conn) StartReplication(cmd string) error {
 		_, _ = c.ReadUntilReady(nil)
 		return NewError(m.Fields)
 	}
-	return fmt.Errorf("session: %s answered with %T, want CopyBothResponse", cmd, m)
+	return fmt.Errorf("session: %s answered with %T, want CopyBothResponse", text, m)
 }
 
 // Terminate sends Terminate, the polite end of a session; the caller

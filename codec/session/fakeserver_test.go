@@ -42,7 +42,7 @@ func TestStartupState(t *testing.T) {
 	if seen["negotiate-protocol-version"] != 1 || seen["ready-for-query"] != 1 || seen["parameter-status"] != 1 {
 		t.Errorf("OnMessage saw %v", seen)
 	}
-	if err := c.StartReplication("START_REPLICATION 0/0"); err == nil {
+	if err := c.StartReplication(&codec.StartReplicationPhysical{}); err == nil {
 		t.Error("a query answer taken for CopyBothResponse")
 	}
 }

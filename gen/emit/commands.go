@@ -298,5 +298,33 @@ func commandsFile(mod *model.Model, o Options) *jen.File {
 	f.Func().Id("ParseCommand").Params(jen.Id("text").String(), jen.Id("p").Id("Params")).Params(jen.Id("Command"), jen.Error()).Block(
 		jen.Return(jen.Id("parseCommand").Call(jen.Id("text"), jen.Id("p").Dot("major").Call(), jen.Index().Id("Command").Values(cands...))),
 	)
+	var params []jen.Code
+	for _, po := range mod.Pgoutput {
+		d := jen.Dict{jen.Id("name"): jen.Lit(po.Name), jen.Id("majors"): majorSetCode(po.Majors, mod.Majors)}
+		if po.MinVersion > 0 {
+			d[jen.Id("minVersion")] = jen.Lit(po.MinVersion)
+		}
+		var vals []jen.Code
+		for _, v := range po.Values {
+			vd := jen.Dict{jen.Id("value"): jen.Lit(v.Value), jen.Id("majors"): majorSetCode(v.Majors, mod.Majors)}
+			if v.MinVersion > 0 {
+				vd[jen.Id("minVersion")] = jen.Lit(v.MinVersion)
+			}
+			vals = append(vals, jen.Values(vd))
+		}
+		if len(vals) > 0 {
+			d[jen.Id("values")] = jen.Index().Id("pgoutputValue").Values(vals...)
+		}
+		params = append(params, jen.Values(d))
+	}
+	f.Comment("pgoutputParams are pgoutput's parameters as the manuals document them, with the")
+	f.Comment("proto_version their prose says each needs.")
+	f.Var().Id("pgoutputParams").Op("=").Index().Id("pgoutputParam").Values(params...)
+	var versions []jen.Code
+	for _, v := range mod.PgoutputVersions {
+		versions = append(versions, jen.Values(jen.Dict{jen.Id("version"): jen.Lit(v.Version), jen.Id("majors"): majorSetCode(v.Majors, mod.Majors)}))
+	}
+	f.Comment("pgoutputVersions are the proto_versions and the majors whose manual says they support them.")
+	f.Var().Id("pgoutputVersions").Op("=").Index().Id("pgoutputVersion").Values(versions...)
 	return f
 }

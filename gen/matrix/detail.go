@@ -64,9 +64,9 @@ func changed(c Change, lang Lang) bool {
 	return c.ZhOnly && lang == Chinese
 }
 
-// Diff explains every message whose last cell differs from the one before
-// it, added and removed ones included, in row order; with slug set only
-// that message. On a history of two majors that is pgspec diff.
+// Diff explains every message, then every replication command, whose last
+// cell differs from the one before it, added and removed ones included, in
+// row order; with slug set only that message or command. On a history of two majors that is pgspec diff.
 func (h *History) Diff(slug string, lang Lang) []Detail {
 	last := len(h.Specs) - 1
 	if last < 1 {
@@ -79,6 +79,14 @@ func (h *History) Diff(slug string, lang Lang) []Detail {
 		}
 		if c := r.Cells[last]; changed(c, lang) || c.Status == Added || c.Status == Removed {
 			out = append(out, h.Explain(r, last, lang))
+		}
+	}
+	for _, r := range h.CommandRows() {
+		if slug != "" && r.Slug != slug {
+			continue
+		}
+		if c := r.Cells[last]; changed(c, lang) || c.Status == Added || c.Status == Removed {
+			out = append(out, h.CommandDetail(r, last, lang))
 		}
 	}
 	return out

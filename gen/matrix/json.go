@@ -24,6 +24,7 @@ func (h *History) JSON(lang Lang) ([]byte, error) {
 		}
 		doc.Layers = append(doc.Layers, l)
 	}
+	doc.Commands = h.commandsJSON(lang)
 	return spec.Marshal(doc)
 }
 
@@ -31,6 +32,8 @@ type jsonMatrix struct {
 	Majors []int       `json:"majors"`
 	Facts  []Facts     `json:"facts"`
 	Layers []jsonLayer `json:"layers"`
+	// Commands is the commands layer: the replication commands.
+	Commands jsonCommands `json:"commands"`
 }
 
 type jsonLayer struct {

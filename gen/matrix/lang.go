@@ -49,7 +49,10 @@ type words struct {
 	facts                 string
 	factHeads             []string
 	message               string
-	none, details, also   string
+	// command heads the commands table, commands titles it (the commands
+	// layer is no row of spec/layers.json: it has no wire messages).
+	command, commands   string
+	none, details, also string
 	// notFixed stands where StartupMessage's version field has no fixed
 	// value (19 documents a plain Int32: any 3.x the peers negotiate).
 	notFixed        string
@@ -86,6 +89,8 @@ var vocab = map[Lang]words{
 		factHeads: []string{"major", "release (en / zh)", "StartupMessage version", "frontend/backend versions named",
 			"logical replication versions named", "error field codes", "new error field codes", "messages (F/B, logical, streaming)"},
 		message:         "message",
+		command:         "command",
+		commands:        "Replication commands",
 		none:            "none",
 		notFixed:        "not fixed (Int32)",
 		details:         "Details",
@@ -123,6 +128,8 @@ var vocab = map[Lang]words{
 		factHeads: []string{"大版本", "版本（英文 / 中文）", "StartupMessage 版本", "文中提到的前后端协议版本",
 			"文中提到的逻辑复制协议版本", "错误字段代码", "新增错误字段代码", "消息数（前后端、逻辑复制、流复制）"},
 		message:         "消息",
+		command:         "命令",
+		commands:        "复制命令",
 		none:            "无",
 		notFixed:        "不固定（Int32）",
 		details:         "详情",

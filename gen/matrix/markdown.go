@@ -45,6 +45,7 @@ func (h *History) Markdown(lang Lang) []byte {
 			tableRow(&b, cells...)
 		}
 	}
+	h.commandsMarkdown(&b, lang)
 
 	fmt.Fprintf(&b, "\n## %s\n", v.details)
 	for _, layer := range spec.Layers {
@@ -53,6 +54,7 @@ func (h *History) Markdown(lang Lang) []byte {
 			writeDetail(&b, d, lang)
 		}
 	}
+	h.commandsDetailsMarkdown(&b, lang)
 	return []byte(b.String())
 }
 

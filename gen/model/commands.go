@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pgspec/pgspec/spec"
@@ -556,4 +558,104 @@ func renumber(seq []Node, index map[int]int) []Node {
 		out[i] = n
 	}
 	return out
+}
+
+// PgoutputParam is one of pgoutput's parameters across majors, with what
+// its prose says it needs.
+type PgoutputParam struct {
+	Name   string
+	Majors []int
+	// MinVersion is the proto_version "required to turn it on"; 0 for none.
+	MinVersion int
+	// Values are the values beside on/off the manual names (streaming's
+	// parallel, origin's none and any), each with the majors and version
+	// that have it.
+	Values []PgoutputValue
+}
+
+// PgoutputValue is a named value of a pgoutput parameter.
+type PgoutputValue struct {
+	Value      string
+	Majors     []int
+	MinVersion int
+}
+
+// PgoutputVersion is a proto_version and the majors whose manual says
+// they support it.
+type PgoutputVersion struct {
+	Version int
+	Majors  []int
+}
+
+var (
+	// "Currently only version 1 is supported", "Currently versions 1, 2, 3, and 4 are supported".
+	pgoutputVersionsRE = regexp.MustCompile(`Currently (?:only )?versions? ([0-9, and]+?) (?:is|are) supported`)
+	// "Minimum protocol version 2 is required to turn it on", "This requires protocol version 2 or higher".
+	pgoutputOnRE = regexp.MustCompile(`Minimum protocol version (\d+) is required to turn it on|When set to on, .*?This requires protocol version (\d+) or higher`)
+	// "Minimum protocol version 4 is required for the "parallel" option", "When set to parallel, … requires protocol version 4".
+	pgoutputParallelRE = regexp.MustCompile(`Minimum protocol version (\d+) is required for the "?parallel"? (?:option|value)|When set to parallel, .*?This requires protocol version (\d+) or higher`)
+	// origin's "Possible values are "none" … or "any"".
+	pgoutputValuesRE = regexp.MustCompile(`Possible values are "?([a-z]+)"? .*? or "?([a-z]+)"? `)
+)
+
+// buildPgoutput reads pgoutput's parameters of every major.
+func buildPgoutput(specs []*spec.Spec) ([]*PgoutputParam, []*PgoutputVersion, error) {
+	var params []*PgoutputParam
+	var versions []*PgoutputVersion
+	addValue := func(p *PgoutputParam, v string, major, minVersion int) {
+		i := slices.IndexFunc(p.Values, func(x PgoutputValue) bool { return x.Value == v })
+		if i < 0 {
+			p.Values = append(p.Values, PgoutputValue{Value: v})
+			i = len(p.Values) - 1
+		}
+		p.Values[i].Majors = append(p.Values[i].Majors, major)
+		p.Values[i].MinVersion = minVersion
+	}
+	for _, s := range specs {
+		for _, o := range s.PluginOptions {
+			i := slices.IndexFunc(params, func(p *PgoutputParam) bool { return p.Name == o.Name })
+			if i < 0 {
+				params = append(params, &PgoutputParam{Name: o.Name})
+				i = len(params) - 1
+			}
+			p := params[i]
+			p.Majors = append(p.Majors, s.Major)
+			d := o.Description.En
+			if m := pgoutputOnRE.FindStringSubmatch(d); m != nil {
+				p.MinVersion = atoiOr(m[1]+m[2], 0)
+			}
+			if m := pgoutputParallelRE.FindStringSubmatch(d); m != nil {
+				addValue(p, "parallel", s.Major, atoiOr(m[1]+m[2], 0))
+			}
+			if m := pgoutputValuesRE.FindStringSubmatch(d); m != nil {
+				addValue(p, m[1], s.Major, 0)
+				addValue(p, m[2], s.Major, 0)
+			}
+			if o.Name != "proto_version" {
+				continue
+			}
+			m := pgoutputVersionsRE.FindStringSubmatch(d)
+			if m == nil {
+				return nil, nil, fmt.Errorf("pg%d pgoutput proto_version: no \"Currently … supported\" in %q", s.Major, d)
+			}
+			for _, f := range strings.FieldsFunc(m[1], func(r rune) bool { return r < '0' || r > '9' }) {
+				v := atoiOr(f, 0)
+				k := slices.IndexFunc(versions, func(x *PgoutputVersion) bool { return x.Version == v })
+				if k < 0 {
+					versions = append(versions, &PgoutputVersion{Version: v})
+					k = len(versions) - 1
+				}
+				versions[k].Majors = append(versions[k].Majors, s.Major)
+			}
+		}
+	}
+	return params, versions, nil
+}
+
+func atoiOr(s string, def int) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return def
+	}
+	return n
 }

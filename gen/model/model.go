@@ -25,6 +25,10 @@ type Model struct {
 	ErrorFields []*ErrorField
 	// Commands are the replication commands (the commands layer).
 	Commands []*Command
+	// Pgoutput are pgoutput's parameters and PgoutputVersions its
+	// proto_versions, as each major's manual gives them (commands layer).
+	Pgoutput         []*PgoutputParam
+	PgoutputVersions []*PgoutputVersion
 	// Defaults lists what was derived from the manual rather than read
 	// from the overlay, one line each, sorted.
 	Defaults []Default
@@ -257,6 +261,9 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 		return nil, err
 	}
 	mod.Commands = cmds
+	if mod.Pgoutput, mod.PgoutputVersions, err = buildPgoutput(specs); err != nil {
+		return nil, err
+	}
 	mod.Defaults = d.sorted()
 	return mod, nil
 }

@@ -179,6 +179,24 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		}
 	}
 	if len(out.Commands) > 0 {
+		for _, po := range m.Pgoutput {
+			if mj := filter(po.Majors, in); len(mj) > 0 {
+				n := *po
+				n.Majors, n.Values = mj, nil
+				for _, v := range po.Values {
+					if vm := filter(v.Majors, in); len(vm) > 0 {
+						v.Majors = vm
+						n.Values = append(n.Values, v)
+					}
+				}
+				out.Pgoutput = append(out.Pgoutput, &n)
+			}
+		}
+		for _, v := range m.PgoutputVersions {
+			if mj := filter(v.Majors, in); len(mj) > 0 {
+				out.PgoutputVersions = append(out.PgoutputVersions, &PgoutputVersion{Version: v.Version, Majors: mj})
+			}
+		}
 		// The result types read RowDescription and DataRow.
 		parts["row-description"], parts["data-row"] = true, true
 	}

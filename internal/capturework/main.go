@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
@@ -246,7 +247,11 @@ func physical(cfg pgclient.Config) error {
 	}
 	pos := uint64(lsn)
 	start := session.LSN(pos &^ 0x1fff) // the WAL page pos is on: XLogData at once
-	if err := c.StartReplication(fmt.Sprintf("START_REPLICATION PHYSICAL %s TIMELINE %s", start, row[1])); err != nil {
+	tli, err := strconv.ParseUint(string(row[1]), 10, 32)
+	if err != nil {
+		return err
+	}
+	if err := c.StartReplication(&codec.StartReplicationPhysical{Physical: true, LSN: codec.LSN(start), Timeline: uint32(tli)}); err != nil {
 		return err
 	}
 	for next := uint64(start); next < pos; {

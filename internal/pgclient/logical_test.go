@@ -138,14 +138,18 @@ func testLogical(t *testing.T, v variant) {
 		query(t, su, sql)
 	}
 
-	opts := fmt.Sprintf("proto_version '%d', publication_names 'pub', messages 'true', binary '%v'", v.proto, v.binary)
+	o := codec.PgoutputOptions{ProtoVersion: v.proto, Publications: []string{"pub"}, Messages: true, Binary: v.binary, TwoPhase: v.twoPhase}
 	if v.streaming {
-		opts += ", streaming 'on'"
+		o.Streaming = codec.StreamingOn
 	}
-	if v.twoPhase {
-		opts += ", two_phase 'on'"
+	opts, err := o.PluginOptions(repl.P)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := repl.StartReplication(fmt.Sprintf("START_REPLICATION SLOT %s LOGICAL 0/0 (%s)", slot, opts)); err != nil {
+	if repl.P, err = o.DecodeParams(repl.P); err != nil {
+		t.Fatal(err)
+	}
+	if err := repl.StartReplication(&codec.StartReplicationLogical{SlotName: slot, Options: opts}); err != nil {
 		t.Fatal(err)
 	}
 	lg := newLogicalLog(t, v.binary)

@@ -2,7 +2,6 @@ package pgclient
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,10 +26,14 @@ func TestPhysicalReplication(t *testing.T) {
 	if sys[3] != nil {
 		t.Errorf("physical IDENTIFY_SYSTEM dbname %q, want NULL", sys[3])
 	}
-	if err := repl.StartReplication(fmt.Sprintf("START_REPLICATION PHYSICAL %s TIMELINE %s", sys[2], sys[1])); err != nil {
+	start := parseLSN(t, string(sys[2]))
+	tli, err := strconv.ParseUint(string(sys[1]), 10, 32)
+	if err != nil {
 		t.Fatal(err)
 	}
-	start := parseLSN(t, string(sys[2]))
+	if err := repl.StartReplication(&codec.StartReplicationPhysical{Physical: true, LSN: codec.LSN(start), Timeline: uint32(tli)}); err != nil {
+		t.Fatal(err)
+	}
 
 	marker := "pgspec-physical-marker-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	query(t, su, "insert into phys values ('"+marker+"')")

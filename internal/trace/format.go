@@ -154,6 +154,7 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 			b = append(b, ' ')
 			b = append(b, f.nameOf(l.Msg, l.Params.Major)...)
 			b = f.appendFields(b, reflect.ValueOf(l.Msg).Elem(), l.Msg.Descriptor(), l.Params, payload)
+			b = f.appendQueryCommand(b, l)
 			continue
 		}
 		if i > 0 {
@@ -178,6 +179,16 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 			b = b[:len(b)-1]
 		}
 		b = append(b, '}')
+	}
+	return b
+}
+
+// appendQueryCommand adds a Query's replication command, typed.
+func (f *formatter) appendQueryCommand(b []byte, l Layer) []byte {
+	if q, ok := l.Msg.(*codec.Query); ok {
+		if cmd := replicationCommand(q.String, l.Params); cmd != nil {
+			b = f.appendCommand(b, cmd)
+		}
 	}
 	return b
 }

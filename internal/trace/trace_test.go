@@ -602,7 +602,11 @@ func TestCancelAndFeedback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := repl.StartReplication("START_REPLICATION PHYSICAL " + string(sys[0].Rows[0][2])); err != nil {
+	start, err := codec.ParseLSN(string(sys[0].Rows[0][2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repl.StartReplication(&codec.StartReplicationPhysical{Physical: true, LSN: start}); err != nil {
 		t.Fatal(err)
 	}
 	if err := repl.SendCopyData(&codec.HotStandbyFeedback{ClientTime: 1}); err != nil { // 0 xmins: feedback off

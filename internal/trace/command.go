@@ -1,0 +1,129 @@
+package trace
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/pgspec/pgspec/codec"
+)
+
+// commandWords are the words a replication command starts with; a Query
+// starting with one is read with codec.ParseCommand.
+var commandWords = []string{"IDENTIFY_SYSTEM", "SHOW", "TIMELINE_HISTORY", "CREATE_REPLICATION_SLOT", "ALTER_REPLICATION_SLOT",
+	"READ_REPLICATION_SLOT", "DROP_REPLICATION_SLOT", "START_REPLICATION", "UPLOAD_MANIFEST", "BASE_BACKUP"}
+
+// replicationCommand is the typed command a Query's text is in p.Major, or
+// nil: text that is no replication command of that major prints as text
+// only (the server will say what is wrong with it).
+func replicationCommand(text string, p codec.Params) codec.Command {
+	word := strings.TrimSpace(text)
+	if i := strings.IndexAny(word, " \t\n\r;("); i >= 0 {
+		word = word[:i]
+	}
+	found := false
+	for _, w := range commandWords {
+		found = found || strings.EqualFold(w, word)
+	}
+	if !found {
+		return nil
+	}
+	cmd, err := codec.ParseCommand(text, p)
+	if err != nil {
+		return nil
+	}
+	return cmd
+}
+
+// appendCommand prints the typed command of a Query: text
+//
+//	Query String="BASE_BACKUP ( LABEL 'x',  PROGRESS)" = BaseBackup Label="x" Progress=true
+//
+// and JSON "command":{"name":"BaseBackup","Label":"x","Progress":true}:
+// the fields given, by their Go names.
+func (f *formatter) appendCommand(b []byte, cmd codec.Command) []byte {
+	v := reflect.ValueOf(cmd).Elem()
+	name := v.Type().Name()
+	if f.json {
+		b = append(b, `,"command":{"name":`...)
+		b = appendJSONText(b, name)
+	} else {
+		b = append(b, " = "...)
+		b = append(b, name...)
+	}
+	for i := range v.NumField() {
+		fv, ft := v.Field(i), v.Type().Field(i)
+		if !ft.IsExported() || fv.IsZero() && ft.Type != reflect.TypeOf(codec.LSN(0)) {
+			continue
+		}
+		if fv.Kind() == reflect.Pointer {
+			fv = fv.Elem()
+		}
+		if f.json {
+			b = append(b, ',')
+			b = appendJSONText(b, ft.Name)
+			b = append(b, ':')
+		} else {
+			b = append(b, ' ')
+			b = append(b, ft.Name...)
+			b = append(b, '=')
+		}
+		b = f.appendCommandValue(b, fv)
+	}
+	if f.json {
+		b = append(b, '}')
+	}
+	return b
+}
+
+func (f *formatter) appendCommandValue(b []byte, v reflect.Value) []byte {
+	switch x := v.Interface().(type) {
+	case codec.LSN:
+		if f.json {
+			return appendJSONText(b, x.String())
+		}
+		return append(b, x.String()...)
+	case string:
+		if f.json {
+			return appendJSONText(b, x)
+		}
+		return strconv.AppendQuote(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case uint32:
+		return strconv.AppendUint(b, uint64(x), 10)
+	case []codec.PluginOption:
+		b = append(b, '[')
+		for i, o := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if f.json {
+				b = append(b, `{"name":`...)
+				b = appendJSONText(b, o.Name)
+				if o.HasValue {
+					b = append(b, `,"value":`...)
+					b = appendJSONText(b, o.Value)
+				}
+				b = append(b, '}')
+				continue
+			}
+			b = append(b, o.Name...)
+			if o.HasValue {
+				b = append(b, '=')
+				b = strconv.AppendQuote(b, o.Value)
+			}
+		}
+		return append(b, ']')
+	}
+	return append(b, '?')
+}
+
+// appendJSONText writes s as a JSON string.
+func appendJSONText(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
+}
