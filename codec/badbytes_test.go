@@ -126,7 +126,9 @@ func TestEncodeErrors(t *testing.T) {
 	}{
 		{"zero byte in a string", &codec.Query{String: "a\x00b"}, codec.Params{}, codec.ErrZeroByte, "String"},
 		{"3-byte key under 3.0", &codec.BackendKeyData{SecretKey: []byte{1, 2, 3}}, codec.Params{Major: 18}, codec.ErrBadLength, "SecretKey"},
-		{"8-byte key under 3.0", &codec.CancelRequest{SecretKey: make([]byte, 8)}, codec.Params{Major: 18}, codec.ErrBadLength, "SecretKey"},
+		{"8-byte key under 3.0", &codec.BackendKeyData{SecretKey: make([]byte, 8)}, codec.Params{Major: 18}, codec.ErrBadLength, "SecretKey"},
+		{"257-byte cancel key", &codec.CancelRequest{SecretKey: make([]byte, 257)}, codec.Params{Major: 18, ProtocolMinor: 2}, codec.ErrBadLength, "SecretKey"},
+		{"empty cancel key", &codec.CancelRequest{}, codec.Params{Major: 19}, codec.ErrBadLength, "SecretKey"},
 		{"257-byte key under 3.2", &codec.BackendKeyData{SecretKey: make([]byte, 257)}, codec.Params{Major: 18, ProtocolMinor: 2}, codec.ErrBadLength, "SecretKey"},
 		{"8-byte key before 18", &codec.BackendKeyData{SecretKey: make([]byte, 8)}, codec.Params{Major: 17, ProtocolMinor: 2}, codec.ErrBadLength, "SecretKey"},
 		{"unknown old kind", &codec.LogicalUpdate{OldKind: 'X'}, codec.Params{Major: 16}, codec.ErrUnknownTag, "OldKind"},

@@ -104,7 +104,7 @@ const (
 
 // NewMessages returns a new value of every message type, in slug order.
 func NewMessages() []Message {
-	return []Message{&AuthenticationCleartextPassword{}, &AuthenticationGSS{}, &AuthenticationGSSContinue{}, &AuthenticationKerberosV5{}, &AuthenticationMD5Password{}, &AuthenticationOk{}, &AuthenticationSASL{}, &AuthenticationSASLContinue{}, &AuthenticationSASLFinal{}, &AuthenticationSCMCredential{}, &AuthenticationSSPI{}, &BackendKeyData{}, &Bind{}, &BindComplete{}, &CancelRequest{}, &Close{}, &CloseComplete{}, &CommandComplete{}, &CopyBothResponse{}, &CopyData{}, &CopyDone{}, &CopyFail{}, &CopyInResponse{}, &CopyOutResponse{}, &DataRow{}, &Describe{}, &EmptyQueryResponse{}, &ErrorResponse{}, &Execute{}, &Flush{}, &FunctionCall{}, &FunctionCallResponse{}, &GSSResponse{}, &GSSEncRequest{}, &LogicalBegin{}, &LogicalBeginPrepare{}, &LogicalCommit{}, &LogicalCommitPrepared{}, &LogicalDelete{}, &LogicalInsert{}, &LogicalMessage{}, &LogicalOrigin{}, &LogicalPrepare{}, &LogicalRelation{}, &LogicalRollbackPrepared{}, &LogicalStreamAbort{}, &LogicalStreamCommit{}, &LogicalStreamPrepare{}, &LogicalStreamStart{}, &LogicalStreamStop{}, &LogicalTruncate{}, &TupleData{}, &LogicalType{}, &LogicalUpdate{}, &NegotiateProtocolVersion{}, &NoData{}, &NoticeResponse{}, &NotificationResponse{}, &ParameterDescription{}, &ParameterStatus{}, &Parse{}, &ParseComplete{}, &PasswordMessage{}, &PortalSuspended{}, &Query{}, &ReadyForQuery{}, &BackupData{}, &HotStandbyFeedback{}, &BackupManifest{}, &BackupNewArchive{}, &PrimaryKeepalive{}, &PrimaryStatusUpdate{}, &BackupProgress{}, &RequestPrimaryStatusUpdate{}, &StandbyStatusUpdate{}, &XLogData{}, &RowDescription{}, &SASLInitialResponse{}, &SASLResponse{}, &SSLRequest{}, &StartupMessage{}, &Sync{}, &Terminate{}}
+	return []Message{&AuthenticationCleartextPassword{}, &AuthenticationGSS{}, &AuthenticationGSSContinue{}, &AuthenticationKerberosV5{}, &AuthenticationMD5Password{}, &AuthenticationOk{}, &AuthenticationSASL{}, &AuthenticationSASLContinue{}, &AuthenticationSASLFinal{}, &AuthenticationSCMCredential{}, &AuthenticationSSPI{}, &BackendKeyData{}, &Bind{}, &BindComplete{}, &CancelRequest{}, &Close{}, &CloseComplete{}, &CommandComplete{}, &CopyBothResponse{}, &CopyData{}, &CopyDone{}, &CopyFail{}, &CopyInResponse{}, &CopyOutResponse{}, &DataRow{}, &Describe{}, &EmptyQueryResponse{}, &ErrorResponse{}, &Execute{}, &Flush{}, &FunctionCall{}, &FunctionCallResponse{}, &GSSResponse{}, &GSSEncRequest{}, &GSSEncResponse{}, &LogicalBegin{}, &LogicalBeginPrepare{}, &LogicalCommit{}, &LogicalCommitPrepared{}, &LogicalDelete{}, &LogicalInsert{}, &LogicalMessage{}, &LogicalOrigin{}, &LogicalPrepare{}, &LogicalRelation{}, &LogicalRollbackPrepared{}, &LogicalStreamAbort{}, &LogicalStreamCommit{}, &LogicalStreamPrepare{}, &LogicalStreamStart{}, &LogicalStreamStop{}, &LogicalTruncate{}, &TupleData{}, &LogicalType{}, &LogicalUpdate{}, &NegotiateProtocolVersion{}, &NoData{}, &NoticeResponse{}, &NotificationResponse{}, &ParameterDescription{}, &ParameterStatus{}, &Parse{}, &ParseComplete{}, &PasswordMessage{}, &PortalSuspended{}, &Query{}, &ReadyForQuery{}, &BackupData{}, &HotStandbyFeedback{}, &BackupManifest{}, &BackupNewArchive{}, &PrimaryKeepalive{}, &PrimaryStatusUpdate{}, &BackupProgress{}, &RequestPrimaryStatusUpdate{}, &StandbyStatusUpdate{}, &XLogData{}, &RowDescription{}, &SASLInitialResponse{}, &SASLResponse{}, &SSLRequest{}, &SSLResponse{}, &StartupMessage{}, &Sync{}, &Terminate{}}
 }
 
 // fieldFormats is the manual's format of each field, for DecodeError.
@@ -159,6 +159,7 @@ var fieldFormats = map[fieldKey]string{
 	{"FunctionCall", "Function", false}:                          "Int32",
 	{"FunctionCall", "ResultFormatCode", false}:                  "Int16",
 	{"FunctionCallResponse", "Result", false}:                    "Byten",
+	{"GSSEncResponse", "Answer", false}:                          "Byte1",
 	{"GSSResponse", "Data", false}:                               "Byten",
 	{"HotStandbyFeedback", "CatalogXmin", false}:                 "Int32",
 	{"HotStandbyFeedback", "CatalogXminEpoch", false}:            "Int32",
@@ -297,6 +298,7 @@ var fieldFormats = map[fieldKey]string{
 	{"SASLInitialResponse", "AuthMechanism", false}:              "String",
 	{"SASLInitialResponse", "Data", false}:                       "Byten",
 	{"SASLResponse", "Data", false}:                              "Byten",
+	{"SSLResponse", "Answer", false}:                             "Byte1",
 	{"StandbyStatusUpdate", "ClientTime", false}:                 "Int64",
 	{"StandbyStatusUpdate", "ReplyRequested", false}:             "Byte1",
 	{"StandbyStatusUpdate", "WALApplyPosition", false}:           "Int64",
@@ -315,7 +317,7 @@ var fieldFormats = map[fieldKey]string{
 }
 
 // paramsUses says which Params decide a message's layout, for DecodeError's hint.
-var paramsUses = map[string]paramsUse{"BackendKeyData": {protocol: true}, "CancelRequest": {protocol: true}, "LogicalDelete": {
+var paramsUses = map[string]paramsUse{"BackendKeyData": {protocol: true}, "LogicalDelete": {
 	sinceLogical: 2,
 	streamed:     true,
 }, "LogicalInsert": {

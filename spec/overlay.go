@@ -49,6 +49,32 @@ type MessageEntry struct {
 	Fields []*FieldEntry `json:"fields,omitempty"`
 	// Groups name the repeated groups opened by a lead paragraph.
 	Groups []*GroupEntry `json:"groups,omitempty"`
+	// Answer is the server's one-byte answer to this untagged request,
+	// which the manual describes only in prose.
+	Answer *AnswerEntry `json:"answer,omitempty"`
+}
+
+// AnswerEntry makes the one-byte answer to a request a message of the
+// codec: SSLRequest's 'S' or 'N', GSSENCRequest's 'G' or 'N'. The manual
+// prints no table for it, so the entry is the table: one row per byte.
+type AnswerEntry struct {
+	// Name is the Go type; the slug is the request's with "-request"
+	// replaced by "-response".
+	Name string `json:"name"`
+	// Field is the Go field holding the byte.
+	Field string `json:"field"`
+	// Doc says what the message is.
+	Doc string `json:"doc"`
+	// Bytes are the bytes it may be, each with what it means.
+	Bytes []AnswerByte `json:"bytes"`
+	// Reason gives the evidence (the manual's prose, the server's source).
+	Reason string `json:"reason"`
+}
+
+// AnswerByte is one byte an answer may be.
+type AnswerByte struct {
+	Byte string `json:"byte"`
+	Doc  string `json:"doc"`
 }
 
 // FieldEntry matches rows by their English description (case-insensitive
@@ -165,6 +191,16 @@ func ParseOverlay(data []byte) (*Overlay, error) {
 		}
 		for i, fe := range me.Fields {
 			fe.check(addf, fmt.Sprintf("%s: field %d (%q)", slug, i, fe.Match))
+		}
+		if a := me.Answer; a != nil {
+			if !IsGoName(a.Name) || !IsGoName(a.Field) || a.Doc == "" || a.Reason == "" || len(a.Bytes) == 0 {
+				addf("%s: answer needs a Go name, a Go field, a doc, a reason and its bytes", slug)
+			}
+			for _, b := range a.Bytes {
+				if len(b.Byte) != 1 || b.Doc == "" {
+					addf("%s: answer byte %q: want one byte and what it means", slug, b.Byte)
+				}
+			}
 		}
 		for i, ge := range me.Groups {
 			w := fmt.Sprintf("%s: group %d (%q)", slug, i, ge.Lead)

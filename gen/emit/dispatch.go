@@ -32,7 +32,7 @@ func dispatchers(mod *model.Model) []*dispatcher {
 			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && m.Direction&model.FromFrontend != 0 }},
 		{name: "Startup", what: "startup message",
 			doc:     "Startup decodes the untagged messages a frontend sends first (StartupMessage, SSLRequest, GSSENCRequest, CancelRequest) by their request code.",
-			carries: func(m *model.Message) bool { return fb(m) && m.Tag == 0 }},
+			carries: func(m *model.Message) bool { return fb(m) && m.Tag == 0 && m.Direction&model.FromFrontend != 0 }},
 		{name: "Logical", what: "logical replication message", tagged: true,
 			doc:     "Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL data), by their tag.",
 			carries: func(m *model.Message) bool { return m.Layer == spec.LayerLogicalReplication && !m.Part }},

@@ -104,8 +104,8 @@ func walkFields(items []*model.Item, prefix string, parts map[string]*model.Mess
 		if v := it.Cond.SinceLogical; v > 0 && (u.sinceLogical == 0 || v < u.sinceLogical) {
 			u.sinceLogical = v
 		}
-		if len(it.Lengths) > 0 {
-			u.protocol = true
+		if len(it.Lengths) > 1 {
+			u.protocol = true // the length depends on Params.ProtocolMinor
 		}
 		// A count is read under its group's name, as the group's values
 		// are: its format is kept apart for the errors only a count has.

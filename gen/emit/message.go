@@ -156,8 +156,14 @@ func (e *emitter) typeDoc() []string {
 	if msg.Direction != 0 {
 		first += " (" + msg.Direction.String() + ")"
 	}
+	if msg.AnswerTo != "" {
+		first = fmt.Sprintf("%s is a message of the frontend/backend protocol (B) the manual describes only in prose, with no table", msg.GoName)
+	}
 	doc := []string{first + "."}
 	doc = append(doc, msg.Doc...)
+	if msg.AnswerTo != "" {
+		doc = append(doc, "It has neither tag nor length: after sending the request, read it with FrameReader.NextByte and decode it with this type; no dispatcher decodes it.")
+	}
 	if v := msg.SinceLogical; v > 0 {
 		doc = append(doc, fmt.Sprintf("pgoutput sends it only with protocol version %d and later (Params.LogicalVersion >= %d).", v, v))
 	}

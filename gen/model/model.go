@@ -27,6 +27,16 @@ type Model struct {
 	Defaults []Default
 }
 
+// Find returns the message with the slug, nil when there is none.
+func (m *Model) Find(slug string) *Message {
+	for _, msg := range m.Messages {
+		if msg.Slug == slug {
+			return msg
+		}
+	}
+	return nil
+}
+
 // Newest is the newest major of the model.
 func (m *Model) Newest() int { return m.Majors[len(m.Majors)-1] }
 
@@ -61,6 +71,9 @@ type Message struct {
 	SinceLogical int
 	// Changes says, per major, how the layout differs from the previous one.
 	Changes []string
+	// AnswerTo is the slug of the request whose one-byte answer this
+	// message is (SSLRequest's 'S' or 'N'), "" for the manual's messages.
+	AnswerTo string
 }
 
 // NameRange is a name the manual printed for a message and the majors it did.
@@ -192,6 +205,14 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 		names[slug] = msg.GoName
 		mod.Messages = append(mod.Messages, msg)
 	}
+	for _, msg := range mod.Messages {
+		if me := ov.Messages[msg.Slug]; me != nil && me.Answer != nil {
+			a := answer(msg, me.Answer)
+			names[a.Slug] = a.GoName
+			mod.Messages = append(mod.Messages, a)
+		}
+	}
+	sort.Slice(mod.Messages, func(i, j int) bool { return mod.Messages[i].Slug < mod.Messages[j].Slug })
 	for _, msg := range mod.Messages {
 		msg.resolve(names, &p)
 	}

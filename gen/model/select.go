@@ -144,7 +144,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		}
 	}
 	for _, msg := range m.Messages {
-		if keep(msg) || msg.Part && parts[msg.Slug] {
+		if keep(msg) || msg.Part && parts[msg.Slug] || msg.AnswerTo != "" && keep(m.Find(msg.AnswerTo)) {
 			out.Messages = append(out.Messages, msg.only(in))
 		}
 	}

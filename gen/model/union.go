@@ -160,7 +160,11 @@ func itemDoc(it *Item) []string {
 			}
 			from = append(from, fmt.Sprintf("%s from protocol 3.%d", n, pl.Minor))
 		}
-		doc = append(doc, "Its length depends on Params.ProtocolMinor: "+strings.Join(from, ", ")+".")
+		if len(from) == 1 && it.Lengths[0].Minor == 0 {
+			doc = append(doc, "Its length is "+strings.TrimSuffix(from[0], " from protocol 3.0")+", whatever Params.ProtocolMinor says.")
+		} else {
+			doc = append(doc, "Its length depends on Params.ProtocolMinor: "+strings.Join(from, ", ")+".")
+		}
 	}
 	if s := presence(it); s != "" {
 		doc = append(doc, s)

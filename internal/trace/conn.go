@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"encoding/binary"
 	"strings"
 	"sync/atomic"
 
@@ -46,7 +45,7 @@ type conn struct {
 	auth                 atomic.Int32                        // codec.AuthState: what the client's next 'p' is
 	authenticated        atomic.Bool                         // AuthenticationOk seen: the client's limit is the configured one
 	started              atomic.Bool                         // StartupMessage seen: the client sends tagged messages
-	answerPending        atomic.Bool                         // SSLRequest or GSSENCRequest sent: the server answers one byte
+	answerPending        atomic.Uint32                       // the code of the SSLRequest or GSSENCRequest sent: the server answers one byte
 	encrypted            atomic.Bool                         // the server accepted encryption: nothing more can be decoded
 	replicating          atomic.Bool                         // in a CopyBoth stream: CopyData carry replication messages
 	pending              atomic.Pointer[session.Replication] // from START_REPLICATION, until its CopyBothResponse
@@ -74,12 +73,13 @@ type decoder struct {
 	dir    Direction
 	offset int64 // of the next message in this direction's byte stream
 
-	st codec.Startup
-	fe codec.Frontend
-	be codec.Backend
-	rf codec.ReplicationFrontend
-	rb codec.ReplicationBackend // a base backup's CopyData
-	er EncryptionResponse
+	st  codec.Startup
+	fe  codec.Frontend
+	be  codec.Backend
+	rf  codec.ReplicationFrontend
+	rb  codec.ReplicationBackend // a base backup's CopyData
+	ssl codec.SSLResponse
+	gss codec.GSSEncResponse
 
 	// Backend only: the replication stream in progress (nil outside one),
 	// and whether CopyData carry BASE_BACKUP's sub-messages.
@@ -106,7 +106,7 @@ func (d *decoder) next() frameKind {
 		return undecoded
 	case d.dir == Frontend && !d.c.started.Load():
 		return untagged
-	case d.dir == Backend && d.c.answerPending.Load():
+	case d.dir == Backend && d.c.answerPending.Load() != 0:
 		return oneByte
 	}
 	return tagged
@@ -137,11 +137,15 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	case untagged:
 		return d.decodeStartup(frame)
 	case oneByte:
-		d.er.Answer = frame[0]
-		d.c.answerPending.Store(false)
-		d.c.encrypted.Store(d.er.Answer != 'N')
-		d.layers[0] = Layer{Name: "startup", Msg: &d.er}
-		return d.layers[:1], nil
+		var m codec.Message = &d.ssl
+		if d.c.answerPending.Load() == gssEncRequestCode {
+			m = &d.gss
+		}
+		d.c.answerPending.Store(0)
+		d.c.encrypted.Store(frame[0] != 'N')
+		err := m.Decode(frame, d.c.params())
+		d.layers[0] = Layer{Name: "startup", Msg: m}
+		return d.layers[:1], err
 	}
 	p := d.c.params()
 	var m codec.Message
@@ -197,20 +201,16 @@ const (
 // decodeStartup decodes the client's untagged startup-phase messages.
 func (d *decoder) decodeStartup(frame []byte) ([]Layer, error) {
 	p := d.c.params()
-	// A CancelRequest comes on a connection of its own: nothing says which
-	// protocol its key is from but its length. Under 3.2 a 4-byte key reads
-	// the same as under 3.0, so any other length is read as 3.2.
-	if len(frame) >= 8 && binary.BigEndian.Uint32(frame[4:]) == cancelRequestCode && len(frame) != 16 {
-		p.ProtocolMinor = session.Protocol32.Minor()
-	}
 	m, err := d.st.Decode(frame, p)
 	d.layers[0] = Layer{Name: "startup", Msg: m, Params: p}
 	if err != nil {
 		return d.layers[:1], err
 	}
 	switch m := m.(type) {
-	case *codec.SSLRequest, *codec.GSSEncRequest:
-		d.c.answerPending.Store(true)
+	case *codec.SSLRequest:
+		d.c.answerPending.Store(sslRequestCode)
+	case *codec.GSSEncRequest:
+		d.c.answerPending.Store(gssEncRequestCode)
 	case *codec.StartupMessage:
 		d.c.protocolMinor.Store(int32(session.ProtocolVersion(m.ProtocolVersion).Minor()))
 		d.c.started.Store(true)
@@ -283,20 +283,3 @@ func (d *decoder) endCopy() {
 	}
 	d.backup = false
 }
-
-// EncryptionResponse is the one-byte answer to SSLRequest or GSSENCRequest.
-// It is no codec message (it has no length), so it is only printed.
-type EncryptionResponse struct{ Answer byte }
-
-func (m *EncryptionResponse) Encode(dst []byte, _ codec.Params) ([]byte, error) {
-	return append(dst, m.Answer), nil
-}
-func (m *EncryptionResponse) Decode(src []byte, _ codec.Params) error {
-	if len(src) != 1 {
-		return codec.ErrBadLength
-	}
-	m.Answer = src[0]
-	return nil
-}
-func (*EncryptionResponse) Slug() string           { return "encryption-answer" }
-func (*EncryptionResponse) Majors() codec.MajorSet { return 0 }

@@ -133,7 +133,7 @@ func (s *proxySession) startup(fp, bp *pump) bool {
 			return false
 		case s.c.started.Load():
 			return true
-		case s.c.answerPending.Load():
+		case s.c.answerPending.Load() != 0:
 			if !s.encryptionAnswer(fp, bp) {
 				return false
 			}

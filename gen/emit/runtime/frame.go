@@ -22,8 +22,9 @@ const minRead = 8 << 10
 const maxEmptyReads = 100
 
 // FrameReader reads whole messages from a stream: tagged messages (tag byte,
-// Int32 length, body) and the untagged startup-phase ones (StartupMessage,
-// SSLRequest, GSSENCRequest, CancelRequest: Int32 length, body).
+// Int32 length, body), the untagged startup-phase ones (StartupMessage,
+// SSLRequest, GSSENCRequest, CancelRequest: Int32 length, body) and the
+// one-byte answers to SSLRequest and GSSENCRequest.
 //
 // The length is checked against MaxSize before any of the body is read, and
 // memory grows only as bytes arrive, so a hostile length costs nothing.
@@ -94,6 +95,29 @@ func (f *FrameReader) NextUntagged() ([]byte, error) {
 	n := int(int32(binary.BigEndian.Uint32(f.buf[f.r:])))
 	return f.frame(0, 0, n, 8)
 }
+
+// NextByte reads the server's one-byte answer to SSLRequest or
+// GSSENCRequest, ready for SSLResponse or GSSEncResponse. The slice is
+// valid until the next call. At a clean end of stream it returns io.EOF.
+func (f *FrameReader) NextByte() ([]byte, error) {
+	if f.large != nil {
+		if f.want != 0 {
+			return f.readLarge()
+		}
+		f.release()
+	}
+	if err := f.fill(1); err != nil {
+		return nil, err
+	}
+	f.r++
+	return f.buf[f.r-1 : f.r : f.r], nil
+}
+
+// Buffered is how many bytes were read from the source and not yet
+// returned. A client that starts TLS or GSSAPI after an 'S' or 'G' answer
+// must find 0 here: bytes that arrived before its handshake did not come
+// through the encrypted channel (CVE-2021-23222).
+func (f *FrameReader) Buffered() int { return f.w - f.r }
 
 // frame checks the length n read after a header of hdr bytes and returns the
 // whole message once it has arrived.
