@@ -58,10 +58,9 @@ func NewFrameReader(src io.Reader) *FrameReader {
 // io.ErrUnexpectedEOF.
 func (f *FrameReader) Next() ([]byte, error) {
 	if f.large != nil {
-		if f.want != 0 {
-			return f.readLarge()
+		if msg, done, err := f.resumeLarge(); done {
+			return msg, err
 		}
-		f.release()
 	}
 	// Most messages are already buffered whole: return them without the
 	// calls of the general path below, which makes the same checks.
@@ -84,10 +83,9 @@ func (f *FrameReader) Next() ([]byte, error) {
 // Startup decoder.
 func (f *FrameReader) NextUntagged() ([]byte, error) {
 	if f.large != nil {
-		if f.want != 0 {
-			return f.readLarge()
+		if msg, done, err := f.resumeLarge(); done {
+			return msg, err
 		}
-		f.release()
 	}
 	if err := f.fill(4); err != nil {
 		return nil, err
@@ -101,10 +99,9 @@ func (f *FrameReader) NextUntagged() ([]byte, error) {
 // valid until the next call. At a clean end of stream it returns io.EOF.
 func (f *FrameReader) NextByte() ([]byte, error) {
 	if f.large != nil {
-		if f.want != 0 {
-			return f.readLarge()
+		if msg, done, err := f.resumeLarge(); done {
+			return msg, err
 		}
-		f.release()
 	}
 	if err := f.fill(1); err != nil {
 		return nil, err
@@ -230,6 +227,17 @@ func (f *FrameReader) read(p []byte) (int, error) {
 		}
 	}
 	return 0, io.ErrNoProgress
+}
+
+// resumeLarge goes on reading the large message a failed call left half
+// read (done); else it hands the last large message's buffer back.
+func (f *FrameReader) resumeLarge() (msg []byte, done bool, err error) {
+	if f.want != 0 {
+		msg, err = f.readLarge()
+		return msg, true, err
+	}
+	f.release()
+	return nil, false, nil
 }
 
 // release hands the last large message's buffer back to the pool.
