@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,8 @@ import (
 	"github.com/pgspec/pgspec/internal/corpus"
 )
 
-// fakeMajor20 serves "PostgreSQL 20": the pages of 19 with one field added
-// to ParameterStatus and one new message, ParameterFlags ('j').
+// fakeMajor20 serves "PostgreSQL 20": the pages of 19 with one Int32 added
+// at the end of logical Commit and one new pgoutput message, Progress ('Q').
 func fakeMajor20(t *testing.T) *httptest.Server {
 	t.Helper()
 	pages := map[string][]byte{}
@@ -25,20 +26,20 @@ func fakeMajor20(t *testing.T) *httptest.Server {
 			t.Fatal(err)
 		}
 		s := strings.ReplaceAll(string(data), "PostgreSQL 19rc1 Documentation", "PostgreSQL 20.0 Documentation")
-		if k.File == "protocol-message-formats.html" {
-			status := `<dt id="PROTOCOL-MESSAGE-FORMATS-PARAMETERSTATUS"`
-			value := "The current value of the parameter.\n        </p></dd>"
-			i := strings.Index(s, status)
-			if i < 0 || !strings.Contains(s[i:], value) {
-				t.Fatal("ParameterStatus not found in en/19")
+		if k.File == "protocol-logicalrep-message-formats.html" {
+			commit := `<dt id="PROTOCOL-LOGICALREP-MESSAGE-FORMATS-COMMIT"`
+			end := "</dl></div></dd>"
+			i := strings.Index(s, commit)
+			if i < 0 || !strings.Contains(s[i:], end) {
+				t.Fatal("logical Commit not found in en/19")
 			}
-			j := i + strings.Index(s[i:], value) + len(value)
-			s = s[:i] + `<dt id="PROTOCOL-MESSAGE-FORMATS-PARAMETERFLAGS"><span class="term">ParameterFlags (B)</span></dt><dd>` +
+			j := i + strings.Index(s[i:], end)
+			s = s[:j] + `<dt><span class="term">Int32</span></dt><dd><p>Number of changes in the transaction.</p></dd>` + end +
+				`<dt id="PROTOCOL-LOGICALREP-MESSAGE-FORMATS-PROGRESS"><span class="term">Progress</span></dt><dd>` +
 				`<div class="variablelist"><dl class="variablelist">` +
-				`<dt><span class="term">Byte1('j')</span></dt><dd><p>Identifies the message as a run-time parameter flags report.</p></dd>` +
-				`<dt><span class="term">Int32</span></dt><dd><p>Length of message contents in bytes, including self.</p></dd>` +
-				`<dt><span class="term">String</span></dt><dd><p>The name of the run-time parameter being reported.</p></dd>` +
-				`</dl></div></dd>` + s[i:j] + `<dt><span class="term">Int32</span></dt><dd><p>The flags of the parameter.</p></dd>` + s[j:]
+				`<dt><span class="term">Byte1('Q')</span></dt><dd><p>Identifies the message as a progress message.</p></dd>` +
+				`<dt><span class="term">Int64 (XLogRecPtr)</span></dt><dd><p>The LSN the walsender has decoded up to.</p></dd>` +
+				`</dl></div></dd>` + s[j+len(end):]
 		}
 		pages["/docs/20/"+k.File] = []byte(s)
 	}
@@ -84,6 +85,12 @@ func TestNewMajorDrill(t *testing.T) {
 	codec := filepath.Join(t.TempDir(), "codec")
 	now = func() time.Time { return time.Date(2027, 9, 25, 12, 0, 0, 0, time.UTC) }
 	defer func() { now = time.Now }()
+	// A consumer's package before 20: logical replication of 14–19.
+	consumer := filepath.Join(t.TempDir(), "wire")
+	if code, _, stderr := pgspec(t, "gen", "-spec", filepath.Join(corpus.Root(), "spec"), "-out", consumer, "-majors", "14-19", "-layers", "logical"); code != 0 {
+		t.Fatalf("consumer gen: %s", stderr)
+	}
+	before := generated(t, consumer)
 	paths := map[string]string{"../shared/docs": docs, "spec": specDir, "codec": codec, "spec/matrix.md": filepath.Join(specDir, "matrix.md")}
 
 	fetched := func(code int, out, stderr string) {
@@ -96,25 +103,26 @@ func TestNewMajorDrill(t *testing.T) {
 		}
 	}
 	extracted := func(code int, out, stderr string) {
-		if code != 0 || !strings.Contains(out, "\n20    en         83    354 ") {
+		if code != 0 || !strings.Contains(out, "\n20    en         83    353 ") {
 			t.Fatalf("extract: exit %d\n%s%s", code, out, stderr)
 		}
 	}
-	// The three gen runs: first the overlay (the new row needs a Go name;
-	// the new message's name is the manual's, its row's wording has one),
+	// The three gen runs: first the overlay (the new rows need Go names;
+	// the new message's name is the manual's),
 	// then the wire changes, each acknowledged once with its reason, then
 	// the codec.
 	gens := []func(code int, out, stderr string){
 		func(code int, out, stderr string) {
-			if stderr = strings.TrimPrefix(stderr, "pgspec gen: spec "+specDir+": "); code != 1 || stderr != "1 problem(s):\n"+
-				"  pg20 parameter-status: row Int32 \"The flags of the parameter.\" is matched by no overlay entry\n" {
+			if stderr = strings.TrimPrefix(stderr, "pgspec gen: spec "+specDir+": "); code != 1 || stderr != "2 problem(s):\n"+
+				"  pg20 logical-commit: row Int32 \"Number of changes in the transaction.\" is matched by no overlay entry\n"+
+				"  pg20 logical-progress: row Int64 (XLogRecPtr) \"The LSN the walsender has decoded up to.\" is matched by no overlay entry\n" {
 				t.Fatalf("gen before the overlay: exit %d, %q", code, stderr)
 			}
 		},
 		func(code int, out, stderr string) {
 			if stderr = strings.TrimPrefix(stderr, "pgspec gen: spec "+specDir+": "); code != 1 || stderr != "2 wire changes are not acknowledged in wirechanges.json: review each, then add it with its reason:\n"+
-				`  {"major":20,"message":"parameter-flags","change":"message-added","reason":""}`+"\n"+
-				`  {"major":20,"message":"parameter-status","change":"field-added","field":"Flags","reason":""}`+"\n" {
+				`  {"major":20,"message":"logical-commit","change":"field-added","field":"Changes","reason":""}`+"\n"+
+				`  {"major":20,"message":"logical-progress","change":"message-added","reason":""}`+"\n" {
 				t.Fatalf("gen before the acknowledgements: exit %d, %q", code, stderr)
 			}
 			if _, err := os.Stat(codec); err == nil {
@@ -125,27 +133,29 @@ func TestNewMajorDrill(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("gen with the decisions made: exit %d, %s", code, stderr)
 			}
-			flags, err := os.ReadFile(filepath.Join(codec, "parameter_flags_gen.go"))
-			if err != nil || !strings.Contains(string(flags), "type ParameterFlags struct {") {
-				t.Errorf("ParameterFlags not generated: %v", err)
+			progress, err := os.ReadFile(filepath.Join(codec, "logical_progress_gen.go"))
+			if err != nil || !strings.Contains(string(progress), "type LogicalProgress struct {") {
+				t.Errorf("LogicalProgress not generated: %v", err)
 			}
-			status, _ := os.ReadFile(filepath.Join(codec, "parameter_status_gen.go"))
-			if !strings.Contains(string(status), "// Layout changes: PostgreSQL 20: adds Flags.") || !strings.Contains(string(status), "// PostgreSQL 10–20") {
-				t.Errorf("ParameterStatus does not gain 20:\n%s", status)
+			commit, _ := os.ReadFile(filepath.Join(codec, "logical_commit_gen.go"))
+			if !strings.Contains(string(commit), "// Layout changes: PostgreSQL 20: adds Changes.") || !strings.Contains(string(commit), "// read20 is the layout of PostgreSQL 20 and later.") {
+				t.Errorf("LogicalCommit does not gain 20:\n%s", commit)
 			}
 		},
 	}
 	edits := map[string]func(){
 		"spec/overlay.json": func() {
 			editJSON(t, filepath.Join(specDir, "overlay.json"), func(doc map[string]any) {
-				doc["fields"] = append(doc["fields"].([]any), map[string]any{"match": "flags of the parameter", "name": "Flags"})
+				doc["fields"] = append(doc["fields"].([]any),
+					map[string]any{"match": "number of changes in the transaction", "name": "Changes"},
+					map[string]any{"match": "walsender has decoded up to", "name": "DecodedLSN"})
 			})
 		},
 		"spec/wirechanges.json": func() {
 			editJSON(t, filepath.Join(specDir, "wirechanges.json"), func(doc map[string]any) {
 				doc["wire_changes"] = append(doc["wire_changes"].([]any),
-					map[string]any{"major": 20, "message": "parameter-flags", "change": "message-added", "reason": "PostgreSQL 20 reports parameter flags."},
-					map[string]any{"major": 20, "message": "parameter-status", "change": "field-added", "field": "Flags", "reason": "ParameterStatus carries the flags."})
+					map[string]any{"major": 20, "message": "logical-commit", "change": "field-added", "field": "Changes", "reason": "Commit counts the transaction's changes."},
+					map[string]any{"major": 20, "message": "logical-progress", "change": "message-added", "reason": "PostgreSQL 20 reports decoding progress."})
 			})
 		},
 	}
@@ -186,13 +196,13 @@ func TestNewMajorDrill(t *testing.T) {
 			if code != 0 || err != nil {
 				t.Fatalf("matrix: exit %d, %v, %s", code, err, stderr)
 			}
-			for _, row := range []string{"| ParameterFlags (B) | absent | ", "| ParameterStatus (B) | present | "} {
+			for _, row := range []string{"| Progress | absent | ", "| Commit | present | "} {
 				if !strings.Contains(string(md), row) {
 					t.Errorf("matrix.md has no row %q", row)
 				}
 			}
-			if !strings.Contains(string(md), " | [wire change](#parameter-status-19-to-20) |\n") {
-				t.Errorf("matrix.md does not show ParameterStatus 19 → 20 as a wire change")
+			if !strings.Contains(string(md), " | [wire change](#logical-commit-19-to-20) |\n") {
+				t.Errorf("matrix.md does not show Commit 19 → 20 as a wire change")
 			}
 			matrixWritten = true
 		default:
@@ -231,7 +241,37 @@ func TestNewMajorDrill(t *testing.T) {
 			}
 		}
 	}
-	if len(changed) != 2 || changed["parameter-flags"] != "added" || changed["parameter-status"] != "wire change" {
+	if len(changed) != 2 || changed["logical-progress"] != "added" || changed["logical-commit"] != "wire change" {
 		t.Errorf("19 → 20 in the matrix: %v", changed)
+	}
+
+	// The new major churns only what changed on the wire: the files of the
+	// two messages plus at most four (constants, dispatchers), in codec/ and
+	// in a consumer's package of logical replication for 14 and later.
+	churn(t, "codec/", generated(t, filepath.Join(corpus.Root(), "codec")), generated(t, codec), 2)
+	if code, _, stderr := pgspec(t, "gen", "-spec", specDir, "-out", consumer, "-majors", "14-20", "-layers", "logical"); code != 0 {
+		t.Fatalf("consumer gen with 20: %s", stderr)
+	}
+	churn(t, "the consumer", before, generated(t, consumer), 2)
+}
+
+// churn fails unless the files added, removed or changed from before to
+// after are at most changedMessages + 4.
+func churn(t *testing.T, what string, before, after map[string]string, changedMessages int) {
+	t.Helper()
+	var changed []string
+	for name, src := range after {
+		if before[name] != src {
+			changed = append(changed, name)
+		}
+	}
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			changed = append(changed, name)
+		}
+	}
+	sort.Strings(changed)
+	if len(changed) > changedMessages+4 {
+		t.Errorf("%s: a new major changed %d files, want at most %d: %v", what, len(changed), changedMessages+4, changed)
 	}
 }

@@ -239,7 +239,7 @@ func allStates(ms []*model.Message) bool {
 
 // constantsFile renders the majors, the error field codes and NewMessages.
 func constantsFile(mod *model.Model, o Options) *jen.File {
-	f := o.newFile()
+	f := o.file(true)
 	f.Comment("The PostgreSQL majors the codec was generated for.")
 	f.Const().Defs(
 		jen.Id("OldestMajor").Op("=").Lit(mod.Majors[0]),
@@ -256,7 +256,7 @@ func constantsFile(mod *model.Model, o Options) *jen.File {
 		}
 		doc := ef.Doc
 		if len(ef.Majors) != len(mod.Majors) {
-			doc += " Only in PostgreSQL " + model.MajorList(ef.Majors) + "."
+			doc += " Only in PostgreSQL " + model.Span(ef.Majors, mod.Majors) + "."
 		}
 		defs = append(defs, comment([]string{fmt.Sprintf("ErrorField%s is the code %q. %s", ef.GoName, rune(ef.Code), doc)})...)
 		defs = append(defs, jen.Id("ErrorField"+ef.GoName).Byte().Op("=").LitRune(rune(ef.Code)))

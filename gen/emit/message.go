@@ -35,7 +35,7 @@ func (e *emitter) message(owners map[string]string) {
 	}
 	majors := e.majorsConst()
 	e.f.Line()
-	e.f.Const().Id(majors).Id("MajorSet").Op("=").Op(fmt.Sprintf("%#x", majorSet(msg.Majors))).Comment("PostgreSQL " + model.MajorList(msg.Majors))
+	e.f.Const().Id(majors).Id("MajorSet").Op("=").Add(majorSetCode(msg.Majors, e.mod.Majors)).Comment("PostgreSQL " + model.Span(msg.Majors, e.mod.Majors))
 
 	recv := func() *jen.Statement { return jen.Params(jen.Id("m").Op("*").Id(msg.GoName)) }
 	e.f.Line()
@@ -129,7 +129,7 @@ func (e *emitter) layouts(name string, param, result *jen.Statement, layoutBody 
 	e.f.Add(sig(name).Block(jen.Switch(jen.Id("p").Dot("major").Call()).Block(cases...)))
 	for _, l := range msg.Layouts {
 		e.f.Line()
-		e.f.Comment(fmt.Sprintf("%s is the layout of PostgreSQL %s.", layoutFunc(name, l), model.MajorList(l.Majors)))
+		e.f.Comment(fmt.Sprintf("%s is the layout of PostgreSQL %s.", layoutFunc(name, l), model.Span(l.Majors, e.mod.Majors)))
 		e.f.Add(sig(layoutFunc(name, l)).Block(body(l)...))
 	}
 }
@@ -167,11 +167,11 @@ func (e *emitter) typeDoc() []string {
 	if v := msg.SinceLogical; v > 0 {
 		doc = append(doc, fmt.Sprintf("pgoutput sends it only with protocol version %d and later (Params.LogicalVersion >= %d).", v, v))
 	}
-	where := "Documented in PostgreSQL " + model.MajorList(msg.Majors) + "."
+	where := "Documented in PostgreSQL " + model.Span(msg.Majors, e.mod.Majors) + "."
 	if len(msg.Names) > 1 {
 		var names []string
 		for _, n := range msg.Names {
-			names = append(names, fmt.Sprintf("%s in %s", quoteName(n.Name), model.MajorList(n.Majors)))
+			names = append(names, fmt.Sprintf("%s in %s", quoteName(n.Name), model.Span(n.Majors, e.mod.Majors)))
 		}
 		where += " Named " + strings.Join(names, ", ") + "."
 	}

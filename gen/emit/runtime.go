@@ -64,7 +64,7 @@ func addRuntime(o Options, out map[string][]byte) error {
 		if _, dup := out[f.name]; dup {
 			return fmt.Errorf("%s: a message's file has the name of the runtime's", f.name)
 		}
-		src := append([]byte("// "+strings.Join(o.header(), "\n// ")+"\n\npackage "+o.pkg()+"\n"), f.body...)
+		src := append([]byte("// "+strings.Join(o.header(false), "\n// ")+"\n\npackage "+o.pkg()+"\n"), f.body...)
 		if out[f.name], err = format.Source(src); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}

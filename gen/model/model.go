@@ -8,6 +8,7 @@ package model
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -214,7 +215,7 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	}
 	sort.Slice(mod.Messages, func(i, j int) bool { return mod.Messages[i].Slug < mod.Messages[j].Slug })
 	for _, msg := range mod.Messages {
-		msg.resolve(names, &p)
+		msg.resolve(names, mod.Majors, &p)
 	}
 	for i, fe := range ov.Fields {
 		if used.fields[fe] == 0 {
@@ -552,23 +553,48 @@ func sortedKeys[K interface{ ~string | ~int | ~uint8 }, V any](m map[K]V) []K {
 	return keys
 }
 
-// majorList renders majors compactly: "10-13, 15, 18-19".
-func majorList(majors []int) string {
+// majorList renders majors compactly: "10–13, 15, 18–19".
+func majorList(majors []int) string { return joinRuns(majors, "–", ", ") }
+
+// joinRuns renders increasing majors as their runs of consecutive ones,
+// each "a" or "a"+dash+"b", joined by sep.
+func joinRuns(majors []int, dash, sep string) string {
 	var parts []string
 	for i := 0; i < len(majors); {
 		j := i
 		for j+1 < len(majors) && majors[j+1] == majors[j]+1 {
 			j++
 		}
-		if j == i {
-			parts = append(parts, strconv.Itoa(majors[i]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d–%d", majors[i], majors[j]))
+		part := strconv.Itoa(majors[i])
+		if j > i {
+			part += dash + strconv.Itoa(majors[j])
 		}
+		parts = append(parts, part)
 		i = j + 1
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, sep)
 }
 
 // MajorList renders majors compactly for documentation: "10–13, 15".
 func MajorList(majors []int) string { return majorList(majors) }
+
+// OpenFrom reports whether majors are every one of all (the majors of the
+// model or codec, increasing) from majors[0] on, and that first major: such
+// a set is written open-endedly, so that a new major leaves it as it is.
+func OpenFrom(majors, all []int) (first int, ok bool) {
+	if len(majors) == 0 {
+		return 0, false
+	}
+	i := slices.Index(all, majors[0])
+	return majors[0], i >= 0 && slices.Equal(all[i:], majors)
+}
+
+// Span renders majors for documentation against all, the majors of the
+// model or codec: "14 and later" when OpenFrom holds, else MajorList's
+// "10–13, 15".
+func Span(majors, all []int) string {
+	if first, ok := OpenFrom(majors, all); ok {
+		return strconv.Itoa(first) + " and later"
+	}
+	return majorList(majors)
+}

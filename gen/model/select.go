@@ -27,6 +27,34 @@ var layerNames = map[string]string{
 	spec.LayerStreamingReplication: spec.LayerStreamingReplication, "replication": spec.LayerStreamingReplication, "streaming": spec.LayerStreamingReplication,
 }
 
+// Flags renders the selection as the pgspec gen flags that make it, in one
+// canonical form however they were written ("-majors 14-20 -layers
+// logical"); "" selects everything.
+func (sel Selection) Flags() string {
+	var out []string
+	if sel.Majors != nil {
+		out = append(out, "-majors "+joinRuns(sel.Majors, "-", ","))
+	}
+	if sel.Layers != nil {
+		var short []string
+		for _, l := range spec.Layers {
+			if slices.Contains(sel.Layers, l) {
+				short = append(short, layerFlags[l])
+			}
+		}
+		out = append(out, "-layers "+strings.Join(short, ","))
+	}
+	if sel.Messages != nil {
+		out = append(out, "-messages "+strings.Join(sel.Messages, ","))
+	}
+	return strings.Join(out, " ")
+}
+
+// layerFlags are the short names -layers accepts, by layer.
+var layerFlags = map[string]string{
+	spec.LayerFrontendBackend: "frontend", spec.LayerLogicalReplication: "logical", spec.LayerStreamingReplication: "replication",
+}
+
 // ParseLayers reads a comma-separated list of layers: the spec's names or
 // frontend, logical, replication (= streaming).
 func ParseLayers(s string) ([]string, error) {

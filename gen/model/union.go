@@ -8,8 +8,9 @@ import (
 )
 
 // resolve builds the message's Go fields as the union of its layouts,
-// newest first, gives every item the union's Go type, and writes the docs.
-func (msg *Message) resolve(names map[string]string, p *problems) {
+// newest first, gives every item the union's Go type, and writes the docs
+// (the majors a field is in said against all, the model's).
+func (msg *Message) resolve(names map[string]string, all []int, p *problems) {
 	structs := map[string]*Struct{}
 	for li := len(msg.Layouts) - 1; li >= 0; li-- {
 		l := msg.Layouts[li]
@@ -18,9 +19,9 @@ func (msg *Message) resolve(names map[string]string, p *problems) {
 	for _, l := range msg.Layouts {
 		setTypes(l.Items, msg.Fields, structs)
 	}
-	msg.present(msg.Fields)
+	msg.present(msg.Fields, all)
 	for _, st := range msg.Structs {
-		msg.present(st.Fields)
+		msg.present(st.Fields, all)
 	}
 }
 
@@ -94,10 +95,10 @@ func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
 }
 
 // present notes the majors of fields that the message does not always have.
-func (msg *Message) present(fields []*Field) {
+func (msg *Message) present(fields []*Field, all []int) {
 	for _, f := range fields {
 		if len(f.Majors) != len(msg.Majors) {
-			f.Doc = append(f.Doc, "Only in PostgreSQL "+majorList(f.Majors)+"; with another Params.Major, Decode sets it to "+zeroWord(f.Type)+" and Encode writes nothing for it.")
+			f.Doc = append(f.Doc, "Only in PostgreSQL "+Span(f.Majors, all)+"; with another Params.Major, Decode sets it to "+zeroWord(f.Type)+" and Encode writes nothing for it.")
 		}
 	}
 }

@@ -6,10 +6,10 @@ package codec
 //
 // Identifies the message as an authentication request.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type AuthOk struct{}
 
-const authOkMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const authOkMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "auth-ok", the message's identity in the spec.
 func (*AuthOk) Slug() string {

@@ -8,7 +8,7 @@ import "slices"
 //
 // Identifies the message as an authentication request.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type AuthenticationSASL struct {
 	// The message body is a list of SASL authentication mechanisms. A zero byte is required as
 	// terminator after the last authentication mechanism name. For each mechanism, there is the
@@ -18,7 +18,7 @@ type AuthenticationSASL struct {
 	Mechanisms []string
 }
 
-const authenticationSASLMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const authenticationSASLMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "auth-sasl", the message's identity in the spec.
 func (*AuthenticationSASL) Slug() string {

@@ -11,7 +11,7 @@ import (
 //
 // Identifies the message as a Bind command.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type Bind struct {
 	// The name of the destination portal.
 	Portal string
@@ -33,7 +33,7 @@ type Bind struct {
 	ResultFormat int16
 }
 
-const bindMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const bindMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "bind", the message's identity in the spec.
 func (*Bind) Slug() string {

@@ -4,13 +4,13 @@ package codec
 
 // Cancel is the message of the frontend/backend protocol “Cancel” (F).
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type Cancel struct {
 	// The process ID of the target backend.
 	ProcessID int32
 }
 
-const cancelMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const cancelMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "cancel", the message's identity in the spec.
 func (*Cancel) Slug() string {

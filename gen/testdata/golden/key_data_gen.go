@@ -10,7 +10,7 @@ import "bytes"
 //
 // Before protocol version 3.2, the secret key was always 4 bytes long.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 //
 // Layout changes: PostgreSQL 11: SecretKey changes from Int32 to Byten.
 type KeyData struct {
@@ -27,7 +27,7 @@ type KeyData struct {
 	SecretKey []byte
 }
 
-const keyDataMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const keyDataMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "key-data", the message's identity in the spec.
 func (*KeyData) Slug() string {
@@ -89,7 +89,7 @@ func (m *KeyData) read10(r reader, p Params) reader {
 	return r
 }
 
-// read11 is the layout of PostgreSQL 11.
+// read11 is the layout of PostgreSQL 11 and later.
 func (m *KeyData) read11(r reader, p Params) reader {
 	if r.framed('K') {
 		r.rest = r.rest[5:]
@@ -124,7 +124,7 @@ func (m *KeyData) write10(w writer, p Params) writer {
 	return w
 }
 
-// write11 is the layout of PostgreSQL 11.
+// write11 is the layout of PostgreSQL 11 and later.
 func (m *KeyData) write11(w writer, p Params) writer {
 	w, start := w.header('K')
 	w = w.u32(m.ProcessID)

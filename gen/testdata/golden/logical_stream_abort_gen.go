@@ -6,7 +6,7 @@ package codec
 //
 // Identifies the message as a stream abort message.
 //
-// Documented in PostgreSQL 11.
+// Documented in PostgreSQL 11 and later.
 type StreamAbort struct {
 	// Xid of the transaction.
 	Xid uint32
@@ -19,7 +19,7 @@ type StreamAbort struct {
 	AbortLSN uint64
 }
 
-const streamAbortMajors MajorSet = 0x800 // PostgreSQL 11
+const streamAbortMajors MajorSet = GeneratedMajors &^ (1<<11 - 1) // PostgreSQL 11 and later
 
 // Slug returns "logical-stream-abort", the message's identity in the spec.
 func (*StreamAbort) Slug() string {

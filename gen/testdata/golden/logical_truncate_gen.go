@@ -8,7 +8,7 @@ import "slices"
 //
 // Identifies the message as a truncate message.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type Truncate struct {
 	// Option bits for TRUNCATE.
 	Options int8
@@ -17,7 +17,7 @@ type Truncate struct {
 	Relations []uint32
 }
 
-const truncateMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const truncateMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "logical-truncate", the message's identity in the spec.
 func (*Truncate) Slug() string {

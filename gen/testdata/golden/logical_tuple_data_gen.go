@@ -7,7 +7,7 @@ import "bytes"
 // TupleData is the message part of the pgoutput logical replication messages
 // “TupleData”.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 //
 // Layout changes: PostgreSQL 11: Columns.Kind may also be 'b'.
 type TupleData struct {
@@ -37,7 +37,7 @@ type Column struct {
 	Data []byte
 }
 
-const tupleDataMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const tupleDataMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "logical-tuple-data", the message's identity in the spec.
 func (*TupleData) Slug() string {
@@ -103,7 +103,7 @@ func (m *TupleData) read10(r reader, p Params) reader {
 	return r
 }
 
-// read11 is the layout of PostgreSQL 11.
+// read11 is the layout of PostgreSQL 11 and later.
 func (m *TupleData) read11(r reader, p Params) reader {
 	var nColumns int
 	nColumns, r = r.count16("Columns", 1)
@@ -142,7 +142,7 @@ func (m *TupleData) write10(w writer, p Params) writer {
 	return w
 }
 
-// write11 is the layout of PostgreSQL 11.
+// write11 is the layout of PostgreSQL 11 and later.
 func (m *TupleData) write11(w writer, p Params) writer {
 	w = w.count16("Columns", len(m.Columns))
 	for i := range m.Columns {

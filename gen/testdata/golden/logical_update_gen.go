@@ -9,7 +9,7 @@ package codec
 // The Update message may contain either a 'K' message part or an 'O' message part or neither
 // of them, but never both of them.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 //
 // Layout changes: PostgreSQL 11: adds Xid.
 type Update struct {
@@ -18,8 +18,8 @@ type Update struct {
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed. Otherwise
 	// Decode sets it to 0 and Encode writes nothing for it.
 	//
-	// Only in PostgreSQL 11; with another Params.Major, Decode sets it to 0 and Encode writes
-	// nothing for it.
+	// Only in PostgreSQL 11 and later; with another Params.Major, Decode sets it to 0 and Encode
+	// writes nothing for it.
 	Xid uint32
 
 	// ID of the relation.
@@ -45,7 +45,7 @@ type Update struct {
 	New TupleData
 }
 
-const updateMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const updateMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "logical-update", the message's identity in the spec.
 func (*Update) Slug() string {
@@ -111,7 +111,7 @@ func (m *Update) read10(r reader, p Params) reader {
 	return r
 }
 
-// read11 is the layout of PostgreSQL 11.
+// read11 is the layout of PostgreSQL 11 and later.
 func (m *Update) read11(r reader, p Params) reader {
 	r = r.tag('U')
 	if p.Streaming&Streamed != 0 {
@@ -154,7 +154,7 @@ func (m *Update) write10(w writer, p Params) writer {
 	return w
 }
 
-// write11 is the layout of PostgreSQL 11.
+// write11 is the layout of PostgreSQL 11 and later.
 func (m *Update) write11(w writer, p Params) writer {
 	w = w.u8('U')
 	if p.Streaming&Streamed != 0 {

@@ -6,13 +6,13 @@ package codec
 //
 // Identifies the message as a password response.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type Password struct {
 	// The password.
 	Password string
 }
 
-const passwordMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const passwordMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "password", the message's identity in the spec.
 func (*Password) Slug() string {

@@ -8,7 +8,7 @@ import "encoding/binary"
 //
 // Identifies the message as a sender keepalive.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type Keepalive struct {
 	// The current end of WAL on the server.
 	WALEnd uint64
@@ -17,7 +17,7 @@ type Keepalive struct {
 	Reply byte
 }
 
-const keepaliveMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const keepaliveMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "replication-keepalive", the message's identity in the spec.
 func (*Keepalive) Slug() string {

@@ -8,7 +8,7 @@ import "bytes"
 //
 // Identifies the message as a SASL response.
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type SASLResponse struct {
 	// SASL mechanism specific message data.
 	//
@@ -17,7 +17,7 @@ type SASLResponse struct {
 	Data []byte
 }
 
-const saslResponseMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const saslResponseMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "sasl-response", the message's identity in the spec.
 func (*SASLResponse) Slug() string {

@@ -6,7 +6,7 @@ import "slices"
 
 // StartupMessage is the message of the frontend/backend protocol “Startup” (F).
 //
-// Documented in PostgreSQL 10–11.
+// Documented in PostgreSQL 10 and later.
 type StartupMessage struct {
 	// The protocol version number.
 	Version uint32
@@ -27,7 +27,7 @@ type Param struct {
 	Value string
 }
 
-const startupMessageMajors MajorSet = 0xc00 // PostgreSQL 10–11
+const startupMessageMajors MajorSet = GeneratedMajors // PostgreSQL 10 and later
 
 // Slug returns "startup", the message's identity in the spec.
 func (*StartupMessage) Slug() string {
