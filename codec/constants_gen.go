@@ -10,6 +10,10 @@ const (
 	GeneratedMajors MajorSet = 0xffc00 // PostgreSQL 10–19
 )
 
+// errorPrefix begins every error the package returns: its name, as Go's own
+// packages do ("strconv: …").
+const errorPrefix = "codec: "
+
 // Codes of the fields of ErrorResponse and NoticeResponse (the manual's
 // "Error and Notice Message Fields"), for ErrorField.Code.
 const (
@@ -184,17 +188,17 @@ var fieldFormats = map[fieldKey]string{
 	{"LogicalCommitPrepared", "Flags", false}:                    "Int8(0)",
 	{"LogicalCommitPrepared", "GID", false}:                      "String",
 	{"LogicalCommitPrepared", "Xid", false}:                      "Int32 (TransactionId)",
-	{"LogicalDelete", "Columns", true}:                           "Int16",
-	{"LogicalDelete", "Columns.Data", false}:                     "Byten",
-	{"LogicalDelete", "Columns.Kind", false}:                     "Byte1",
 	{"LogicalDelete", "Old", false}:                              "TupleData",
+	{"LogicalDelete", "Old.Columns", true}:                       "Int16",
+	{"LogicalDelete", "Old.Columns.Data", false}:                 "Byten",
+	{"LogicalDelete", "Old.Columns.Kind", false}:                 "Byte1",
 	{"LogicalDelete", "OldKind", false}:                          "Byte1",
 	{"LogicalDelete", "RelationOID", false}:                      "Int32",
 	{"LogicalDelete", "Xid", false}:                              "Int32",
-	{"LogicalInsert", "Columns", true}:                           "Int16",
-	{"LogicalInsert", "Columns.Data", false}:                     "Byten",
-	{"LogicalInsert", "Columns.Kind", false}:                     "Byte1",
 	{"LogicalInsert", "New", false}:                              "TupleData",
+	{"LogicalInsert", "New.Columns", true}:                       "Int16",
+	{"LogicalInsert", "New.Columns.Data", false}:                 "Byten",
+	{"LogicalInsert", "New.Columns.Kind", false}:                 "Byte1",
 	{"LogicalInsert", "RelationOID", false}:                      "Int32",
 	{"LogicalInsert", "Xid", false}:                              "Int32",
 	{"LogicalMessage", "Content", false}:                         "Byten",
@@ -252,11 +256,14 @@ var fieldFormats = map[fieldKey]string{
 	{"LogicalType", "Name", false}:                               "String",
 	{"LogicalType", "Namespace", false}:                          "String",
 	{"LogicalType", "Xid", false}:                                "Int32",
-	{"LogicalUpdate", "Columns", true}:                           "Int16",
-	{"LogicalUpdate", "Columns.Data", false}:                     "Byten",
-	{"LogicalUpdate", "Columns.Kind", false}:                     "Byte1",
 	{"LogicalUpdate", "New", false}:                              "TupleData",
+	{"LogicalUpdate", "New.Columns", true}:                       "Int16",
+	{"LogicalUpdate", "New.Columns.Data", false}:                 "Byten",
+	{"LogicalUpdate", "New.Columns.Kind", false}:                 "Byte1",
 	{"LogicalUpdate", "Old", false}:                              "TupleData",
+	{"LogicalUpdate", "Old.Columns", true}:                       "Int16",
+	{"LogicalUpdate", "Old.Columns.Data", false}:                 "Byten",
+	{"LogicalUpdate", "Old.Columns.Kind", false}:                 "Byte1",
 	{"LogicalUpdate", "OldKind", false}:                          "Byte1",
 	{"LogicalUpdate", "RelationOID", false}:                      "Int32",
 	{"LogicalUpdate", "Xid", false}:                              "Int32",
@@ -317,28 +324,28 @@ var fieldFormats = map[fieldKey]string{
 }
 
 // paramsUses says which Params decide a message's layout, for DecodeError's hint.
-var paramsUses = map[string]paramsUse{"BackendKeyData": {protocol: true}, "LogicalDelete": {
+var paramsUses = map[string]paramsUse{"BackendKeyData": {protocol: GeneratedMajors &^ (1<<18 - 1)}, "LogicalDelete": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalInsert": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalMessage": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalRelation": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalStreamAbort": {
-	parallel:     true,
+	parallel:     GeneratedMajors &^ (1<<16 - 1),
 	sinceLogical: 4,
 }, "LogicalTruncate": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalType": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalUpdate": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }}

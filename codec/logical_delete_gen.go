@@ -97,7 +97,9 @@ func (m *LogicalDelete) read10(r reader, p Params) reader {
 	r = r.tag('D')
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", false)
-	r = m.Old.read(r, p)
+	if r.err == nil {
+		r = m.Old.read(r, p).in("Old")
+	}
 	r = r.end("Old")
 	return r
 }
@@ -112,7 +114,9 @@ func (m *LogicalDelete) read14(r reader, p Params) reader {
 	}
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", false)
-	r = m.Old.read(r, p)
+	if r.err == nil {
+		r = m.Old.read(r, p).in("Old")
+	}
 	r = r.end("Old")
 	return r
 }

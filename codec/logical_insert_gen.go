@@ -84,7 +84,9 @@ func (m *LogicalInsert) read10(r reader, p Params) reader {
 	r = r.tag('I')
 	m.RelationOID, r = r.u32("RelationOID")
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -99,7 +101,9 @@ func (m *LogicalInsert) read14(r reader, p Params) reader {
 	}
 	m.RelationOID, r = r.u32("RelationOID")
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }

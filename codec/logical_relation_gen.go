@@ -132,6 +132,10 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 			e.DataType, r = r.u32("Columns.DataType")
 			e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
 		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
+		}
 	}
 	r = r.end("Columns")
 	return r
@@ -163,6 +167,10 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 		} else {
 			e.DataType, r = r.u32("Columns.DataType")
 			e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
+		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
 		}
 	}
 	r = r.end("Columns")

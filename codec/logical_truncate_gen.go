@@ -91,6 +91,10 @@ func (m *LogicalTruncate) read11(r reader, p Params) reader {
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)[:nRelationOIDs]
 	for i := range m.RelationOIDs {
 		m.RelationOIDs[i], r = r.u32("RelationOIDs")
+		if r.err != nil {
+			r = r.at("RelationOIDs", i)
+			break
+		}
 	}
 	r = r.end("RelationOIDs")
 	return r
@@ -110,6 +114,10 @@ func (m *LogicalTruncate) read14(r reader, p Params) reader {
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)[:nRelationOIDs]
 	for i := range m.RelationOIDs {
 		m.RelationOIDs[i], r = r.u32("RelationOIDs")
+		if r.err != nil {
+			r = r.at("RelationOIDs", i)
+			break
+		}
 	}
 	r = r.end("RelationOIDs")
 	return r

@@ -104,6 +104,10 @@ func (m *TupleData) read10(r reader, p Params) reader {
 		} else {
 			e.Data = nil
 		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
+		}
 	}
 	return r
 }
@@ -120,6 +124,10 @@ func (m *TupleData) read14(r reader, p Params) reader {
 			e.Data, r = r.bytes32("Columns.Data", false)
 		} else {
 			e.Data = nil
+		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
 		}
 	}
 	return r

@@ -106,12 +106,16 @@ func (m *LogicalUpdate) read10(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		r = m.Old.read(r, p)
+		if r.err == nil {
+			r = m.Old.read(r, p).in("Old")
+		}
 	} else {
 		m.Old.reset()
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -127,12 +131,16 @@ func (m *LogicalUpdate) read14(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		r = m.Old.read(r, p)
+		if r.err == nil {
+			r = m.Old.read(r, p).in("Old")
+		}
 	} else {
 		m.Old.reset()
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }

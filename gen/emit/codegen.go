@@ -237,7 +237,10 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 			return []jen.Code{rcall([]jen.Code{sc.target(it)}, "remaining", jen.Lit(name), lo, hi)}
 		})
 	case model.OpPart:
-		return []jen.Code{jen.Id("r").Op("=").Add(sc.target(it)).Dot("read").Call(jen.Id("r"), jen.Id("p"))}
+		// Read only while nothing failed, so that in names the part of an
+		// error inside it, and no earlier one.
+		return []jen.Code{jen.If(jen.Id("r").Dot("err").Op("==").Nil()).Block(
+			jen.Id("r").Op("=").Add(sc.target(it)).Dot("read").Call(jen.Id("r"), jen.Id("p")).Dot("in").Call(jen.Lit(name)))}
 	case model.OpGroup:
 		return e.readGroup(it, sc)
 	}
@@ -333,6 +336,9 @@ func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Stateme
 		body = append(body, jen.Id("e").Op(":=").Op("&").Add(target()).Index(jen.Id("i")))
 		body = append(body, e.readItems(it.Elem, inner)...)
 	}
+	// An element that failed is named by its index in the error.
+	body = append(body, jen.If(jen.Id("r").Dot("err").Op("!=").Nil()).Block(
+		jen.Id("r").Op("=").Id("r").Dot("at").Call(jen.Lit(name), jen.Id("i")), jen.Break()))
 	return []jen.Code{loop.Block(body...)}
 }
 

@@ -60,7 +60,7 @@ func (o Options) header(constants bool) []string {
 // checkNames rejects generated names that collide: message and element
 // types against the runtime, the dispatchers and the constants emitted here.
 func checkNames(mod *model.Model) error {
-	taken := map[string]string{"AuthState": "the dispatchers", "OldestMajor": "the constants", "NewestMajor": "the constants", "GeneratedMajors": "the constants", "NewMessages": "the constants"}
+	taken := map[string]string{"AuthState": "the dispatchers", "OldestMajor": "the constants", "NewestMajor": "the constants", "GeneratedMajors": "the constants", "NewMessages": "the constants", "errorPrefix": "the constants"}
 	rt, err := runtimeNames()
 	if err != nil {
 		return err

@@ -99,6 +99,10 @@ func (m *TupleData) read10(r reader, p Params) reader {
 		} else {
 			e.Data = nil
 		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
+		}
 	}
 	return r
 }
@@ -115,6 +119,10 @@ func (m *TupleData) read11(r reader, p Params) reader {
 			e.Data, r = r.bytes32("Columns.Data", false)
 		} else {
 			e.Data = nil
+		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
 		}
 	}
 	return r

@@ -101,12 +101,16 @@ func (m *Update) read10(r reader, p Params) reader {
 	m.Relation, r = signed[int32](r.u32("Relation"))
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		r = m.Old.read(r, p)
+		if r.err == nil {
+			r = m.Old.read(r, p).in("Old")
+		}
 	} else {
 		m.Old.reset()
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -122,12 +126,16 @@ func (m *Update) read11(r reader, p Params) reader {
 	m.Relation, r = signed[int32](r.u32("Relation"))
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		r = m.Old.read(r, p)
+		if r.err == nil {
+			r = m.Old.read(r, p).in("Old")
+		}
 	} else {
 		m.Old.reset()
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
