@@ -22,9 +22,9 @@ var (
 	// ErrTruncated is: errors.Is(err, ErrTruncated) holds for them too.
 	ErrCountTooLarge error = &truncation{"count larger than the remaining bytes"}
 	ErrUnterminated  error = &truncation{"missing zero terminator"}
-	ErrZeroByte       = errors.New("zero byte inside a zero-terminated value")
-	ErrTooLarge       = errors.New("value too large for its wire field")
-	ErrTooLong        = errors.New("message longer than the maximum size")
+	ErrZeroByte            = errors.New("zero byte inside a zero-terminated value")
+	ErrTooLarge            = errors.New("value too large for its wire field")
+	ErrTooLong             = errors.New("message longer than the maximum size")
 	// ErrMajorNotGenerated is the cause of a VersionError whose major is not
 	// in GeneratedMajors (pgspec gen -majors left it out).
 	ErrMajorNotGenerated = errors.New("major not generated")
