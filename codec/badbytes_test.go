@@ -137,6 +137,14 @@ func TestEncodeErrors(t *testing.T) {
 		{"error field code 0", &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 0, Value: "x"}}}, codec.Params{}, codec.ErrZeroByte, "Fields.Code"},
 		{"empty startup parameter name", &codec.StartupMessage{Parameters: []codec.StartupParameter{{Value: "x"}}}, codec.Params{}, codec.ErrZeroByte, "Parameters.Name"},
 		{"more than 65535 values", &codec.DataRow{Values: make([][]byte, 70000)}, codec.Params{}, codec.ErrTooLarge, "Values"},
+		// a field set that the Params (or another field, or the major) leave off the wire
+		{"abort LSN without parallel streaming", &codec.LogicalStreamAbort{Xid: 1, SubXid: 2, AbortLSN: 5}, codec.Params{Major: 16, LogicalVersion: 4, Streaming: codec.Streamed}, codec.ErrNotOnWire, "AbortLSN"},
+		{"abort time before 16", &codec.LogicalStreamAbort{Xid: 1, SubXid: 2, AbortTime: 5}, codec.Params{Major: 15, LogicalVersion: 4, Streaming: codec.ParallelStreaming}, codec.ErrNotOnWire, "AbortTime"},
+		{"xid outside a streamed transaction", &codec.LogicalInsert{Xid: 7, RelationOID: 1}, codec.Params{Major: 16, LogicalVersion: 2}, codec.ErrNotOnWire, "Xid"},
+		{"xid under protocol version 1", &codec.LogicalInsert{Xid: 7, RelationOID: 1}, codec.Params{Major: 16, LogicalVersion: 1, Streaming: codec.Streamed}, codec.ErrNotOnWire, "Xid"},
+		{"xid before 14", &codec.LogicalInsert{Xid: 7, RelationOID: 1}, codec.Params{Major: 13, LogicalVersion: 2, Streaming: codec.Streamed}, codec.ErrNotOnWire, "Xid"},
+		{"old tuple without its kind", &codec.LogicalUpdate{Old: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 'n'}}}}, codec.Params{Major: 16}, codec.ErrNotOnWire, "Old"},
+		{"data of a NULL column", &codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 'n', Data: []byte("x")}}}, codec.Params{}, codec.ErrNotOnWire, "Columns.Data"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dst := []byte("keep")

@@ -109,7 +109,7 @@ func (m *CancelRequest) write10(w writer, p Params) writer {
 	w, start := w.begin()
 	w = w.u32(80877102)
 	w = w.u32(m.ProcessID)
-	w = w.raw("SecretKey", m.SecretKey, 4, 4)
+	w = w.raw("SecretKey", m.SecretKey, 4, 4, "")
 	w = w.finish(start)
 	return w
 }
@@ -119,7 +119,7 @@ func (m *CancelRequest) write18(w writer, p Params) writer {
 	w, start := w.begin()
 	w = w.u32(80877102)
 	w = w.u32(m.ProcessID)
-	w = w.raw("SecretKey", m.SecretKey, 1, 256)
+	w = w.raw("SecretKey", m.SecretKey, 1, 256, "")
 	w = w.finish(start)
 	return w
 }

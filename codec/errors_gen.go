@@ -26,6 +26,11 @@ var (
 	ErrZeroByte            = errors.New("zero byte inside a zero-terminated value")
 	ErrTooLarge            = errors.New("value too large for its wire field")
 	ErrTooLong             = errors.New("message longer than the maximum size")
+	// ErrNotOnWire is a field set that the layout Encode writes leaves out
+	// (an Xid outside a streamed transaction, Stream Abort's LSN without
+	// parallel streaming, a field of another major): writing nothing for
+	// it would drop it silently.
+	ErrNotOnWire = errors.New("set, but not on the wire")
 	// ErrMajorNotGenerated is the cause of a VersionError whose major is not
 	// in GeneratedMajors (pgspec gen -majors left it out).
 	ErrMajorNotGenerated = errors.New("major not generated")
@@ -138,7 +143,7 @@ func paramsHint(msg, field string, cause error, p Params) string {
 	streamed := u.streamed.Has(p.Major)
 	switch {
 	case !ok:
-	case u.protocol.Has(p.Major) && p.ProtocolMinor < 2 && (cause == ErrBadLength || cause == ErrTrailingBytes):
+	case u.protocol.Has(p.Major) && p.ProtocolMinor < 2 && (errors.Is(cause, ErrBadLength) || cause == ErrTrailingBytes):
 		return "decoded under protocol 3.0 (Params.ProtocolMinor 0), where the key is 4 bytes; protocol 3.2 keys are longer"
 	case streamed && u.sinceLogical > max(p.LogicalVersion, 1) && p.Streaming != 0:
 		return "decoded with Params.Streaming set but Params.LogicalVersion " + lv +
@@ -226,6 +231,36 @@ func (e *FrameError) Error() string {
 }
 
 func (e *FrameError) Unwrap() error { return e.Err }
+
+// lengthError is ErrBadLength saying how long the value is, how long the
+// layout allows, and what a later protocol would allow.
+type lengthError struct {
+	got, min, max int
+	later         string
+}
+
+func (e *lengthError) Error() string {
+	want := strconv.Itoa(e.min)
+	if e.max != e.min {
+		want += " to " + strconv.Itoa(e.max)
+	}
+	s := ErrBadLength.Error() + ": " + strconv.Itoa(e.got) + " bytes (want " + want + ")"
+	if e.later != "" {
+		s += "; " + e.later
+	}
+	return s
+}
+
+func (e *lengthError) Is(target error) bool { return target == ErrBadLength }
+
+// absentError is ErrNotOnWire saying what would carry the field.
+type absentError struct{ where string }
+
+func (e *absentError) Error() string {
+	return "set, but it is on the wire only " + e.where
+}
+
+func (e *absentError) Is(target error) bool { return target == ErrNotOnWire }
 
 // tagError is ErrUnknownTag saying what was read (and what the layout
 // allows), so that the one-line error names the byte; errors.Is(err,

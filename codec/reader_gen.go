@@ -185,7 +185,7 @@ func (r reader) str(field string, old string) (string, reader) {
 // remaining returns the bytes up to the end of the message.
 func (r reader) remaining(field string, minLen, maxLen int) ([]byte, reader) {
 	if n := len(r.rest); n < minLen || n > maxLen {
-		return nil, r.fail(field, ErrBadLength)
+		return nil, r.fail(field, &lengthError{n, minLen, maxLen, ""})
 	}
 	return r.rest[:len(r.rest):len(r.rest)], reader{nil, r.err}
 }

@@ -94,6 +94,18 @@ func (e *emitter) message(owners map[string]string) {
 			body = append(body, zero(jen.Id("m").Dot(f.Name), f.Type)...)
 		}
 		e.f.Func().Add(recv()).Id("reset").Params().Block(body...)
+		e.f.Line()
+		e.f.Comment("set reports whether any field of m is set: Encode refuses a part that is set where")
+		e.f.Comment("the layout leaves it out.")
+		var any *jen.Statement
+		for _, f := range msg.Fields {
+			if any == nil {
+				any = isSet(jen.Id("m").Dot(f.Name), f.Type)
+			} else {
+				any = any.Op("||").Add(isSet(jen.Id("m").Dot(f.Name), f.Type))
+			}
+		}
+		e.f.Func().Add(recv()).Id("set").Params().Bool().Block(jen.Return(any))
 	}
 	e.clones(owned)
 }
@@ -208,6 +220,22 @@ func fieldDecls(fields []*model.Field) []jen.Code {
 		out = append(out, jen.Id(f.Name).Add(typeCode(f.Type)))
 	}
 	return out
+}
+
+// isSet is whether a field holds anything but its zero value (nil and
+// empty slices alike).
+func isSet(target *jen.Statement, t model.GoType) *jen.Statement {
+	switch t.Kind {
+	case model.KindPart:
+		return target.Clone().Dot("set").Call()
+	case model.KindBytes, model.KindSlice:
+		return jen.Len(target.Clone()).Op("!=").Lit(0)
+	case model.KindArray:
+		return target.Clone().Op("!=").Add(typeCode(t)).Values()
+	case model.KindString:
+		return target.Clone().Op("!=").Lit("")
+	}
+	return target.Clone().Op("!=").Lit(0)
 }
 
 // zero sets a field to its zero value, keeping slices' backing arrays.

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/hex"
+	"errors"
 	"math"
 	"reflect"
 	"slices"
@@ -315,8 +316,9 @@ func (f *formatter) structFields(t reflect.Type) []field {
 // absentFields returns a bit per field of m (by index) that is not on the
 // wire with p: a field of another major's layout, an xid outside a streamed
 // transaction, Stream Abort's LSN and time without parallel streaming. It
-// finds them as the codec does, by encoding: a scalar field whose value
-// does not change the bytes is not written.
+// finds them as the codec does, by encoding: a scalar field the codec
+// refuses as not on the wire (ErrNotOnWire), or whose value does not
+// change the bytes, is not written.
 func absentFields(m codec.Message, p codec.Params) uint64 {
 	t := reflect.TypeOf(m).Elem()
 	var mask uint64
@@ -329,7 +331,7 @@ func absentFields(m codec.Message, p codec.Params) uint64 {
 				continue
 			}
 			out, err := probe.Interface().(codec.Message).Encode(nil, p)
-			if err == nil && string(out) == string(base) {
+			if errors.Is(err, codec.ErrNotOnWire) || err == nil && string(out) == string(base) {
 				mask |= 1 << j
 			}
 		}
