@@ -262,9 +262,17 @@ func getLarge(n int) *[]byte {
 	return &b
 }
 
+// putLarge pools a buffer for the next large message, unless it is larger
+// than maxPooled: a rare huge message should cost its memory only while it
+// is in use, not for as long as the pool keeps it.
 func putLarge(p *[]byte) {
-	largePools[sizeClass(len(*p))].Put(p)
+	if len(*p) <= maxPooled {
+		largePools[sizeClass(len(*p))].Put(p)
+	}
 }
+
+// maxPooled is the largest buffer a FrameReader hands back to the pool.
+const maxPooled = 16 << 20
 
 // sizeClass is the power of two at or above n, as an exponent.
 func sizeClass(n int) int { return bits.Len(uint(n - 1)) }

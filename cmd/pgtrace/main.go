@@ -13,9 +13,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
+	// A closed standard output (pgtrace trace | head) must not kill the
+	// proxy and every session through it: with SIGPIPE caught, a write to
+	// the closed pipe fails with EPIPE instead, and trace counts the lines
+	// it could not write while the traffic goes on.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -26,6 +26,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	maxConns := fs.Int("max-conns", trace.DefaultMaxConns, "sessions open at once; more clients get PostgreSQL's \"too many clients\" error")
 	startupTimeout := fs.Duration("startup-timeout", trace.DefaultStartupTimeout, "time a client has from connecting to authenticating (PostgreSQL's authentication_timeout)")
 	idleTimeout := fs.Duration("idle-timeout", 0, "close a session in which neither side sent a byte for this long (0: never)")
+	tlsFlags := newTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}
@@ -47,8 +48,14 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
+	clientTLS, upstreamTLS, err := tlsFlags.configs(*upstream)
+	if err != nil {
+		fmt.Fprintln(stderr, "pgtrace trace:", err)
+		return 2
+	}
 	p := trace.New(trace.Options{Format: f, Upstream: *upstream, Strict: *strict, Out: stdout, Log: stderr,
-		MaxMessage: *maxMessage, MaxConns: *maxConns, StartupTimeout: *startupTimeout, IdleTimeout: *idleTimeout})
+		MaxMessage: *maxMessage, MaxConns: *maxConns, StartupTimeout: *startupTimeout, IdleTimeout: *idleTimeout,
+		ClientTLS: clientTLS, UpstreamTLS: upstreamTLS})
 	if err := p.CheckUpstream(); err != nil {
 		fmt.Fprintln(stderr, "pgtrace trace:", err)
 		return 1

@@ -22,6 +22,11 @@ func TestTraceArguments(t *testing.T) {
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-message", "100"}, "--max-message 100: want 65536 to 1073741823"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-conns", "0"}, "--max-conns and --startup-timeout must be positive"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-value", "0"}, "pgtrace trace: --max-value 0: want at least 1"},
+		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--tls-cert", "server.crt"}, "pgtrace trace: --tls-cert and --tls-key go together"},
+		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--upstream-ca", "ca.crt"}, "--upstream-ca and --upstream-server-name need --upstream-tls"},
+		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--upstream-tls=maybe"}, `value "maybe" for -upstream-tls: want verify-full, verify-ca or require`},
+		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--tls-cert", "/nonexistent.crt", "--tls-key", "/nonexistent.key"}, "--tls-cert/--tls-key: open /nonexistent.crt: no such file or directory"},
+		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--upstream-tls", "--upstream-ca", "/nonexistent.crt"}, "--upstream-ca: open /nonexistent.crt: no such file or directory"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(c.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) {

@@ -126,7 +126,7 @@ func MD5Password(user, password string, salt [4]byte) string {
 const SCRAMSHA256 = "SCRAM-SHA-256"
 
 // SCRAM is the client side of one SCRAM-SHA-256 exchange (RFC 5802, RFC
-// 7677) without channel binding: ClientFirst goes in SASLInitialResponse,
+// 7677), with channel binding when ChannelBinding is set: ClientFirst goes in SASLInitialResponse,
 // ClientFinal answers AuthenticationSASLContinue, VerifyServerFinal checks
 // AuthenticationSASLFinal.
 //
@@ -140,7 +140,14 @@ const SCRAMSHA256 = "SCRAM-SHA-256"
 // Unicode tables this package, standard library only, does not carry, so
 // prepare such a password before handing it over.
 type SCRAM struct {
+	// ChannelBinding, when set before ClientFirst, is the server's
+	// tls-server-end-point data (TLSServerEndPoint): the exchange is then
+	// SCRAM-SHA-256-PLUS, bound to that TLS connection.
+	ChannelBinding []byte
+
 	password, clientNonce string
+	// gs2 is the GS2 header sent: "n,," or "p=tls-server-end-point,,".
+	gs2 string
 	// clientFirstBare and authMessage are kept between steps for the proofs.
 	clientFirstBare, authMessage string
 	serverKey                    []byte
@@ -158,8 +165,14 @@ func NewSCRAM(password string) (*SCRAM, error) {
 // ClientFirst is the client-first message. The user name is empty:
 // PostgreSQL takes it from the startup message.
 func (s *SCRAM) ClientFirst() []byte {
+	if s.gs2 == "" {
+		s.gs2 = "n,,"
+		if s.ChannelBinding != nil {
+			s.gs2 = "p=tls-server-end-point,,"
+		}
+	}
 	s.clientFirstBare = "n=,r=" + s.clientNonce
-	return []byte("n,," + s.clientFirstBare)
+	return []byte(s.gs2 + s.clientFirstBare)
 }
 
 // ClientFinal answers the server-first message with the client's proof.
@@ -190,7 +203,8 @@ func (s *SCRAM) ClientFinal(serverFirst []byte) ([]byte, error) {
 	clientKey := hmacSHA256(salted, "Client Key")
 	storedKey := sha256.Sum256(clientKey)
 	s.serverKey = hmacSHA256(salted, "Server Key")
-	withoutProof := "c=biws,r=" + nonce // biws = base64("n,,"): no channel binding
+	cbind := append([]byte(s.gs2), s.ChannelBinding...) // "n,," alone is biws
+	withoutProof := "c=" + base64.StdEncoding.EncodeToString(cbind) + ",r=" + nonce
 	s.authMessage = s.clientFirstBare + "," + string(serverFirst) + "," + withoutProof
 	proof := hmacSHA256(storedKey[:], s.authMessage)
 	for i := range proof {

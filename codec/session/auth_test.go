@@ -136,19 +136,7 @@ func TestSCRAMBothSides(t *testing.T) {
 	exchange := func(clientPw, serverPw string) (serverErr, clientErr error) {
 		c, _ := NewSCRAM(clientPw)
 		s, _ := NewSCRAMServer(serverPw, []byte("0123456789abcdef"), 4096)
-		first, err := s.ServerFirst(c.ClientFirst())
-		if err != nil {
-			return err, nil
-		}
-		cf, err := c.ClientFinal(first)
-		if err != nil {
-			return nil, err
-		}
-		sf, err := s.ServerFinal(cf)
-		if err != nil {
-			return err, nil
-		}
-		return nil, c.VerifyServerFinal(sf)
+		return scramExchange(c, s)
 	}
 	if se, ce := exchange("secret", "secret"); se != nil || ce != nil {
 		t.Errorf("same password: %v, %v", se, ce)

@@ -67,3 +67,19 @@ func (e *Error) Position() int {
 	n, _ := strconv.Atoi(e.Get(codec.ErrorFieldPosition))
 	return n
 }
+
+// ServerError is the error a server sends: severity in both the localized
+// and the non-localized field ("ERROR", "FATAL", "NOTICE" …), the SQLSTATE
+// code, the message and, when not empty, the detail.
+func ServerError(severity, code, message, detail string) *Error {
+	e := &Error{Fields: []codec.ErrorField{
+		{Code: codec.ErrorFieldSeverity, Value: severity},
+		{Code: codec.ErrorFieldSeverityNonLocalized, Value: severity},
+		{Code: codec.ErrorFieldCode, Value: code},
+		{Code: codec.ErrorFieldMessage, Value: message},
+	}}
+	if detail != "" {
+		e.Fields = append(e.Fields, codec.ErrorField{Code: codec.ErrorFieldDetail, Value: detail})
+	}
+	return e
+}

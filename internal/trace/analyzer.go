@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -158,6 +159,7 @@ type examiner struct {
 	decode func(frame []byte) ([]Layer, error) // d.decode; tests stand a faulty codec in
 	f      formatter
 	bufs   [3][]byte // re-encoding, one per layer
+	grew   bool      // a large message was let go: return the memory at the next read
 }
 
 func newExaminer(a *analyzer, d *decoder) examiner {
@@ -169,7 +171,7 @@ func newExaminer(a *analyzer, d *decoder) examiner {
 // problem is empty when it re-encoded to exactly frame, and otherwise says
 // what went wrong, naming the message.
 func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, decoded bool, problem string) {
-	defer x.trim()
+	defer x.trim(len(frame))
 	off := x.d.offset
 	st := &x.a.stats[x.d.dir]
 	chain, err := x.decode(frame)
@@ -239,15 +241,38 @@ func (x *examiner) reencode(chain []Layer) ([]byte, error) {
 	return inner, nil
 }
 
-// trim lets go of buffers a large message grew, so that one large message
-// does not pin its size for the rest of the connection.
-func (x *examiner) trim() {
+// trim lets go of what a large message grew — the re-encoding buffers and
+// the decoded message, whose strings are copies of its size — so that one
+// large message does not pin its size for the rest of the connection, and
+// has the memory handed back to the system.
+func (x *examiner) trim(size int) {
+	if size <= keptBuffer {
+		return
+	}
 	for i := range x.bufs {
 		if cap(x.bufs[i]) > keptBuffer {
 			x.bufs[i] = nil
 		}
 	}
+	x.d.forget()
+	x.grew = true
 }
+
+// returnMemory hands freed memory back to the system after a large message,
+// once its frame buffer has been let go too (the FrameReader does that when
+// it reads again). Go's background scavenger would take minutes; one forced
+// collection per large message, at most one at a time and off the
+// forwarding path, costs a few milliseconds.
+func returnMemory() {
+	if freeing.CompareAndSwap(false, true) {
+		go func() {
+			defer freeing.Store(false)
+			debug.FreeOSMemory()
+		}()
+	}
+}
+
+var freeing atomic.Bool
 
 // keptBuffer is the largest re-encoding buffer kept between messages.
 const keptBuffer = 1 << 20

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pgspec/pgspec/internal/pgtest"
+	"github.com/pgspec/pgspec/internal/testcert"
 )
 
 // BenchmarkProxyPgbench is `make bench-proxy` (not CI): pgbench's select-only
@@ -68,6 +70,7 @@ func BenchmarkProxyPgbench(b *testing.B) {
 		b.ReportMetric(100*traced/copied, "%-of-forwarder-"+mode)
 	}
 	analyzer.stop()
+	benchTLS(b, s.Addr(), bin, seconds, rounds)
 
 	idle := startProcess(b, bin, "trace", "--upstream", fakeServer(b, true), "--max-conns", "1000", "--listen")
 	idle.start(b)
@@ -168,18 +171,77 @@ func (p *proxyProcess) stop() {
 	p.cmd.Wait()
 }
 
+// benchTLS runs pgbench -S with sslmode=require through a TLS-terminating
+// forwarder and through pgtrace --tls-cert --upstream-tls, both in front of
+// a TLS end that stands for a server with ssl=on (the test server has it
+// off), in alternating rounds, and prints the median tps ratio.
+func benchTLS(b *testing.B, server, bin string, seconds, rounds int) {
+	certs := testcert.New(b)
+	certEnv := []string{"PGTRACE_FORWARD_CERT=" + certs.CertFile, "PGTRACE_FORWARD_KEY=" + certs.KeyFile}
+	helper := func(env ...string) *proxyProcess {
+		p := startProcess(b, os.Args[0], "-test.run=^TestHelperForwarder$", "-test.bench=^$", "-test.count=1")
+		p.cmd.Env = append(p.cmd.Env, env...)
+		p.start(b)
+		return p
+	}
+	tlsServer := helper(append(certEnv, "PGTRACE_FORWARD="+server)...)
+	forwarder := helper(append(certEnv, "PGTRACE_FORWARD="+tlsServer.addr, "PGTRACE_FORWARD_UPSTREAM_TLS=1")...)
+	analyzer := startProcess(b, bin, "trace", "--upstream", tlsServer.addr, "--max-conns", "1000",
+		"--tls-cert", certs.CertFile, "--tls-key", certs.KeyFile, "--upstream-tls=verify-full", "--upstream-ca", certs.CAFile,
+		"--upstream-server-name", "localhost", "--listen")
+	analyzer.start(b)
+	fmt.Printf("pgbench -S, 4 clients, sslmode=require, TLS on both sides of the proxy; %d rounds of %d s, median tps\n", rounds, seconds)
+	for _, mode := range []string{"simple", "prepared"} {
+		tps := map[string][]float64{}
+		for range rounds {
+			for name, addr := range map[string]string{"forwarder": forwarder.addr, "pgtrace": analyzer.addr} {
+				tps[name] = append(tps[name], pgbenchTPS(b, addr, "-n", "-S", "-M", mode, "-c", "4", "-j", "4", "-T", strconv.Itoa(seconds)))
+			}
+		}
+		copied, traced := median(tps["forwarder"]), median(tps["pgtrace"])
+		fmt.Printf("%-22s TLS forwarder %8.0f  pgtrace %8.0f  pgtrace/forwarder %5.1f%%\n", "-S -M "+mode+" (TLS)", copied, traced, 100*traced/copied)
+		b.ReportMetric(100*traced/copied, "%-of-tls-forwarder-"+mode)
+	}
+	analyzer.stop()
+}
+
 // TestHelperForwarder is not a test but the benchmark's baseline, run as a
 // process of its own when PGTRACE_FORWARD names an upstream: a proxy that
-// copies bytes both ways and does nothing else.
+// copies bytes both ways and does nothing else. With PGTRACE_FORWARD_CERT
+// and _KEY it takes up its clients' SSLRequest with TLS first; with
+// PGTRACE_FORWARD_UPSTREAM_TLS it asks its upstream for TLS.
 func TestHelperForwarder(t *testing.T) {
 	upstream := os.Getenv("PGTRACE_FORWARD")
 	if upstream == "" {
 		return // started by BenchmarkProxyPgbench only
 	}
+	var server *tls.Config
+	if cert := os.Getenv("PGTRACE_FORWARD_CERT"); cert != "" {
+		pair, err := tls.LoadX509KeyPair(cert, os.Getenv("PGTRACE_FORWARD_KEY"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		server = &tls.Config{Certificates: []tls.Certificate{pair}}
+	}
+	upstreamTLS := os.Getenv("PGTRACE_FORWARD_UPSTREAM_TLS") != ""
 	serveAt(t, os.Getenv("PGTRACE_LISTEN"), func(c net.Conn) {
+		if server != nil {
+			if _, err := io.ReadFull(c, make([]byte, 8)); err != nil { // SSLRequest
+				return
+			}
+			c.Write([]byte{'S'})
+			c = tls.Server(c, server)
+		}
 		u, err := net.Dial("tcp", upstream)
 		if err != nil {
 			return
+		}
+		if upstreamTLS {
+			u.Write([]byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}) // SSLRequest
+			if _, err := io.ReadFull(u, make([]byte, 1)); err != nil {
+				return
+			}
+			u = tls.Client(u, &tls.Config{InsecureSkipVerify: true})
 		}
 		defer u.Close()
 		go func() { io.Copy(c, u); c.Close() }()
@@ -204,7 +266,7 @@ func pgbench(b *testing.B, addr string, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, pgtest.Bin("pgbench"), args...)
-	cmd.Env = pgtest.Env(addr, pgtest.Superuser)
+	cmd.Env = append(pgtest.Env(addr, pgtest.Superuser), "PGSSLMODE=prefer") // TLS where the proxy offers it
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -50,6 +50,7 @@ type Capture struct {
 	analyzer
 	opts    CaptureOptions
 	out     *bufio.Writer
+	outErr  error // the output failed (a closed pipe): decoding stops
 	lines   []byte
 	conns   int64 // PostgreSQL connections seen
 	gaps    int   // bytes missing from the capture, by occurrence
@@ -139,14 +140,16 @@ func DecodeCapture(r io.Reader, opts CaptureOptions) (*Capture, error) {
 	asm.MaxBufferedPagesPerConnection = 2048
 	link := src.LinkType()
 	lastProgress := time.Now()
-	for {
+	for c.outErr == nil {
 		at := counted.n - int64(br.Buffered())
 		data, ci, err := src.ReadPacketData()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return c, fmt.Errorf("packet %d (byte %d): %w", c.packets+1, at, noEOF(err))
+			// A capture cut short (a recording killed mid-write): every
+			// line of what came before it is printed, then the error.
+			return c, errors.Join(c.finish(asm), fmt.Errorf("packet %d (byte %d): %w", c.packets+1, at, noEOF(err)))
 		}
 		c.packets++
 		if tcp, netFlow, ok := tcpOf(data, link); ok {
@@ -157,9 +160,20 @@ func DecodeCapture(r io.Reader, opts CaptureOptions) (*Capture, error) {
 			c.progress(input.n)
 		}
 	}
+	return c, c.finish(asm)
+}
+
+// finish decodes what the assembler still holds and writes every line.
+func (c *Capture) finish(asm *reassembly.Assembler) error {
 	asm.FlushAll()
 	c.writeLines(true)
-	return c, c.out.Flush()
+	if err := c.out.Flush(); err != nil && c.outErr == nil {
+		c.outErr = err
+	}
+	if c.outErr != nil {
+		return fmt.Errorf("writing the decoded lines: %w", c.outErr)
+	}
+	return nil
 }
 
 // noEOF turns the end of the input in the middle of a structure into an
@@ -184,7 +198,9 @@ func (c *Capture) progress(read int64) {
 // writeLines writes the lines collected so far when they are many, or all.
 func (c *Capture) writeLines(all bool) {
 	if len(c.lines) >= batchSize || all && len(c.lines) > 0 {
-		c.out.Write(c.lines)
+		if _, err := c.out.Write(c.lines); err != nil && c.outErr == nil {
+			c.outErr = err
+		}
 		c.lines = c.lines[:0]
 	}
 }

@@ -378,3 +378,27 @@ func TestDecodeCaptureHostileLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeTruncatedCapture: a capture cut in the middle of a packet (a
+// recording killed mid-write) prints every line of the packets before the
+// cut — the same lines as the capture that ends at the last whole packet,
+// each whole — and then fails naming the packet and byte of the cut.
+func TestDecodeTruncatedCapture(t *testing.T) {
+	pkts := syntheticCapture(t)
+	for _, json := range []bool{false, true} {
+		for _, k := range []int{len(pkts) / 2, len(pkts) - 1} {
+			whole := pcapFile(t, pkts[:k], false)
+			_, want, _ := decodeFile(t, whole, CaptureOptions{Format: Format{JSON: json}})
+			full := pcapFile(t, pkts, false)
+			cut := full[:len(whole)+16+5] // the next packet's header and 5 bytes of its data
+			var out, log bytes.Buffer
+			_, err := DecodeCapture(bytes.NewReader(cut), CaptureOptions{Format: Format{JSON: json}, Out: &out, Log: &log})
+			if wantErr := fmt.Sprintf("packet %d (byte %d): unexpected EOF", k+1, len(whole)); err == nil || err.Error() != wantErr {
+				t.Errorf("json %v, cut after %d packets: error %v, want %q", json, k, err, wantErr)
+			}
+			if want == "" || out.String() != want {
+				t.Errorf("json %v, cut after %d packets: printed\n%s\nwant\n%s", json, k, out.String(), want)
+			}
+		}
+	}
+}

@@ -89,6 +89,13 @@ type decoder struct {
 	layers [3]Layer
 }
 
+// forget drops the decoded messages: their strings are copies, which after a
+// large message would pin its size until the next message of the same type.
+func (d *decoder) forget() {
+	d.st, d.fe, d.be, d.rf, d.rb = codec.Startup{}, codec.Frontend{}, codec.Backend{}, codec.ReplicationFrontend{}, codec.ReplicationBackend{}
+	d.layers = [3]Layer{}
+}
+
 // frameKind is how the next message of a direction is cut from its bytes.
 type frameKind int
 

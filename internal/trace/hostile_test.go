@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -191,24 +192,35 @@ func TestConnectionLimit(t *testing.T) {
 	for range 3 {
 		held = append(held, dial(t, tr.addr))
 	}
-	waitSessions(t, tr, 3)
-	c := dial(t, tr.addr)
-	c.Write(startupPacket(t))
-	frame, err := codec.NewFrameReader(c).Next()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var be codec.Backend
-	m, err := be.Decode(frame, codec.Params{})
-	e, ok := m.(*codec.ErrorResponse)
-	if err != nil || !ok || !hasField(e, codec.ErrorFieldCode, "53300") || !hasField(e, codec.ErrorFieldMessage, "sorry, too many clients already (pgtrace --max-conns 3)") {
-		t.Fatalf("refused client got %v %v", m, err)
+	waitOpen(t, tr, 3)
+	// As PostgreSQL does, the proxy declines encryption first (libpq asks
+	// for it by default), then refuses the StartupMessage.
+	for _, encryption := range []codec.Message{nil, &codec.SSLRequest{}, &codec.GSSEncRequest{}} {
+		c := dial(t, tr.addr)
+		if encryption != nil {
+			c.Write(wire(t, codec.Params{}, encryption))
+			var answer [1]byte
+			if _, err := io.ReadFull(c, answer[:]); err != nil || answer[0] != 'N' {
+				t.Fatalf("%s past the limit: answer %q, %v; want 'N'", encryption.Slug(), answer, err)
+			}
+		}
+		c.Write(startupPacket(t))
+		frame, err := codec.NewFrameReader(c).Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var be codec.Backend
+		m, err := be.Decode(frame, codec.Params{})
+		e, ok := m.(*codec.ErrorResponse)
+		if err != nil || !ok || !hasField(e, codec.ErrorFieldCode, "53300") || !hasField(e, codec.ErrorFieldMessage, "sorry, too many clients already (pgtrace --max-conns 3)") {
+			t.Fatalf("refused client got %v %v", m, err)
+		}
 	}
 	held[0].Close()
-	waitSessions(t, tr, 2)
-	c = dial(t, tr.addr)
-	waitSessions(t, tr, 3)
-	if !strings.Contains(tr.log.String(), "session #4: refused: 3 sessions open (--max-conns)") {
+	waitOpen(t, tr, 2)
+	dial(t, tr.addr)
+	waitOpen(t, tr, 3)
+	if !strings.Contains(tr.log.String(), "session #6: refused: 3 sessions open (--max-conns)") {
 		t.Errorf("log:\n%s", tr.log)
 	}
 }
@@ -223,6 +235,17 @@ func hasField(e *codec.ErrorResponse, code byte, value string) bool {
 }
 
 func waitSessions(t *testing.T, tr *tracer, n int) {
+	t.Helper()
+	waitOpen(t, tr, n)
+	for start := time.Now(); !tr.Proxy.out.idle(); time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the proxy's lines were not written within 5s")
+		}
+	}
+}
+
+// waitOpen waits until n sessions are open.
+func waitOpen(t *testing.T, tr *tracer, n int) {
 	t.Helper()
 	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
 		tr.sessMu.Lock()
@@ -380,5 +403,20 @@ func TestAuthenticationMessageLimit(t *testing.T) {
 	}
 	if want := "frontend byte offset 22: codec: frame 'p' length 65536 (max 65535)"; strings.Count(tr.log.String(), want) != 1 {
 		t.Errorf("log lacks %q once:\n%s", want, tr.log)
+	}
+}
+
+// TestConnectionLimitPsql: psql, which asks for SSL first by default, reads
+// the proxy's "too many clients" as it reads PostgreSQL's.
+func TestConnectionLimitPsql(t *testing.T) {
+	s := pgtest.Get(t)
+	tr := startTrace(t, Options{Upstream: s.Addr(), MaxConns: 1})
+	connect(t, tr.addr, pgtest.SCRAMUser, nil)
+	waitOpen(t, tr, 1)
+	cmd := exec.Command(pgtest.Bin("psql"), "-X", "-c", "select 1")
+	cmd.Env = append(pgtest.Env(tr.addr, pgtest.SCRAMUser), "PGSSLMODE=prefer")
+	out, err := cmd.CombinedOutput()
+	if want := "FATAL:  sorry, too many clients already (pgtrace --max-conns 1)"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("psql past the limit: %v\n%s\nwant %q", err, out, want)
 	}
 }

@@ -1,37 +1,59 @@
 package trace
 
 import (
+	"bytes"
 	"cmp"
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Lines are written off the forwarding path. Each direction formats its
-// lines into a buffer of its own, without a lock; before it waits for input
-// it moves them to its sink (one uncontended lock per read, not per
-// message). One writer goroutine collects the sinks every writeEvery, or
-// sooner when one fills up, and writes them out, so that forwarding
-// neither waits for the output nor wakes another goroutine per read.
+// Lines are written off the forwarding path, and the output can never hold
+// the traffic back. Each direction formats its lines into a buffer of its
+// own, without a lock; before it waits for input it moves them to its sink
+// (one uncontended lock per read, not per message). One writer goroutine
+// collects the sinks every writeEvery, or sooner when one fills up, and is
+// the only one that writes. A sink the writer has not emptied for a while
+// (a paused pager, an unread FIFO) stops taking lines at maxPending and
+// counts the lines it refuses; once a write fails (a closed pipe) every
+// later line is refused and counted at once. Forwarding never waits.
 const (
 	writeEvery = 50 * time.Millisecond
 	batchSize  = 32 << 10 // a sink this full asks for a write at once
-	maxPending = 4 << 20  // a sink this full is written by its own direction: lines are never dropped
+	maxPending = 4 << 20  // a sink this full drops further lines, counted, until the writer catches up
+	closeWait  = 2 * time.Second
 )
 
 type output struct {
-	w     io.Writer
-	wmu   sync.Mutex // one collect or write at a time on w; guards buf, out, spans
-	buf   []byte     // the sinks' lines, as collected
-	out   []byte     // the same lines in time order
-	spans []span
-	mu    sync.Mutex // guards sinks
+	w io.Writer
+
+	mu    sync.Mutex // guards sinks and busy
 	sinks map[*sink]bool
-	kick  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
+	busy  bool // the writer holds lines it has collected and not yet written
+
+	// The writer goroutine's own: the sinks' lines as collected, then in time order.
+	buf, out []byte
+	spans    []span
+
+	dropped  atomic.Int64 // lines never written
+	inFlight atomic.Int64 // lines of the write under way
+	failed   atomic.Bool  // a write failed: nothing more can be written
+	// onDrop, when set, hears the total dropped so far, at most every
+	// dropReportEvery, from a goroutine of its own: neither the writer (it
+	// may be the one stuck) nor a session waits for it.
+	onDrop     func(total int64)
+	reportedAt atomic.Int64 // Unix nanoseconds
+	reporting  atomic.Bool
+
+	kick chan struct{}
+	stop chan struct{}
+	done chan struct{}
 }
+
+// dropReportEvery spaces out the reports of dropped lines.
+const dropReportEvery = time.Second
 
 // sink is one direction's lines waiting for the writer.
 type sink struct {
@@ -54,8 +76,9 @@ type span struct {
 	start, end int
 }
 
-func newOutput(w io.Writer) *output {
-	o := &output{w: w, sinks: map[*sink]bool{}, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+// newOutput starts the writer of w; onDrop (may be nil) hears of dropped lines.
+func newOutput(w io.Writer, onDrop func(total int64)) *output {
+	o := &output{w: w, onDrop: onDrop, sinks: map[*sink]bool{}, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go o.run()
 	return o
 }
@@ -67,23 +90,23 @@ func (o *output) run() {
 	for {
 		select {
 		case <-o.stop:
-			o.collect()
+			o.write()
 			return
 		case <-tick.C:
 		case <-o.kick:
 		}
-		o.collect()
+		o.write()
 	}
 }
 
-// collect writes every sink's pending lines. Each sink's lines are in time
-// order; merging them by time puts a query's line before its answer's,
-// whichever direction handed its lines over first.
-func (o *output) collect() {
-	o.wmu.Lock()
-	defer o.wmu.Unlock()
+// collect takes every sink's pending lines, merged by time: each sink's
+// lines are in time order, and merging them puts a query's line before its
+// answer's, whichever direction handed its lines over first. It holds the
+// sinks only while copying, never while writing.
+func (o *output) collect() []byte {
 	o.buf, o.spans = o.buf[:0], o.spans[:0]
 	o.mu.Lock()
+	o.busy = true
 	for s := range o.sinks {
 		s.mu.Lock()
 		base, start := len(o.buf), 0
@@ -104,10 +127,67 @@ func (o *output) collect() {
 	for _, sp := range o.spans {
 		o.out = append(o.out, o.buf[sp.start:sp.end]...)
 	}
-	if len(o.out) > 0 {
-		o.w.Write(o.out) // a failing output (a closed pipe) must not stop the proxy
-	}
+	return o.out
 }
+
+// write writes what the sinks hold. A failed write (a closed pipe) counts
+// the lines as dropped and refuses all later ones: the proxy goes on.
+func (o *output) write() {
+	lines := o.collect()
+	if len(lines) > 0 {
+		n := int64(bytes.Count(lines, []byte{'\n'}))
+		if o.failed.Load() {
+			o.dropN(n)
+		} else {
+			o.inFlight.Store(n)
+			if _, err := o.w.Write(lines); err != nil {
+				o.failed.Store(true)
+				o.dropN(n)
+			}
+			o.inFlight.Store(0)
+		}
+	}
+	o.mu.Lock()
+	o.busy = false
+	o.mu.Unlock()
+}
+
+func (o *output) drop(lines []byte) { o.dropN(int64(bytes.Count(lines, []byte{'\n'}))) }
+
+// dropN counts n dropped lines and has them reported.
+func (o *output) dropN(n int64) {
+	o.dropped.Add(n)
+	now := time.Now().UnixNano()
+	if o.onDrop == nil || now-o.reportedAt.Load() < int64(dropReportEvery) || !o.reporting.CompareAndSwap(false, true) {
+		return
+	}
+	o.reportedAt.Store(now)
+	go func() {
+		defer o.reporting.Store(false)
+		o.onDrop(o.dropped.Load())
+	}()
+}
+
+// idle reports whether every line put so far has been written (or dropped).
+func (o *output) idle() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.busy {
+		return false
+	}
+	for s := range o.sinks {
+		s.mu.Lock()
+		n := len(s.pending)
+		s.mu.Unlock()
+		if n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Dropped is how many lines were never written.
+func (o *output) Dropped() int64 { return o.dropped.Load() }
 
 // sink returns a new direction's sink; close it when the direction ends.
 func (o *output) sink() *sink {
@@ -118,41 +198,67 @@ func (o *output) sink() *sink {
 	return s
 }
 
-// put moves lines bearing the time at to the sink.
+// put moves lines bearing the time at to the sink, or drops them (counted)
+// when the writer has fallen maxPending behind or the output failed. It
+// never waits for the writer.
 func (s *sink) put(lines []byte, at time.Time) {
 	if len(lines) == 0 {
 		return
 	}
+	if s.o.failed.Load() {
+		s.o.drop(lines)
+		return
+	}
 	s.mu.Lock()
+	if len(s.pending)+len(lines) > maxPending {
+		s.mu.Unlock()
+		s.o.drop(lines)
+		s.o.wake()
+		return
+	}
 	s.pending = append(s.pending, lines...)
 	s.marks = append(s.marks, mark{at.UnixNano(), len(s.pending)})
 	n := len(s.pending)
-	if n >= maxPending { // the writer is behind: write them here, and wait for it
-		s.o.wmu.Lock()
-		s.o.w.Write(s.pending)
-		s.o.wmu.Unlock()
-		s.pending, s.marks = s.pending[:0], s.marks[:0]
-	}
 	s.mu.Unlock()
-	if n >= batchSize && n < maxPending {
-		select {
-		case s.o.kick <- struct{}{}:
-		default:
-		}
+	if n >= batchSize {
+		s.o.wake()
 	}
 }
 
-// close writes what the sink holds, with the other sinks' lines up to now
-// in time order, and forgets it.
+// wake asks the writer to write now, without waiting for it.
+func (o *output) wake() {
+	select {
+	case o.kick <- struct{}{}:
+	default:
+	}
+}
+
+// close hands the sink's last lines to the writer, which forgets the sink
+// once it has taken them.
 func (s *sink) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	s.o.collect()
+	s.o.wake()
 }
 
-// close writes what was put and stops the writer.
+// close writes what was put and stops the writer. A writer stuck in a
+// write (a reader that never reads) is given closeWait; what it had not
+// written by then is counted as dropped.
 func (o *output) close() {
 	close(o.stop)
-	<-o.done
+	select {
+	case <-o.done:
+	case <-time.After(closeWait):
+		o.failed.Store(true)
+		o.dropN(o.inFlight.Load())
+		o.mu.Lock()
+		for s := range o.sinks {
+			s.mu.Lock()
+			o.drop(s.pending)
+			s.pending, s.marks = nil, nil
+			s.mu.Unlock()
+		}
+		o.mu.Unlock()
+	}
 }

@@ -19,6 +19,7 @@
 package trace
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +66,14 @@ type Options struct {
 	// IdleTimeout closes a session when neither side has sent a byte for
 	// that long; 0 means never.
 	IdleTimeout time.Duration
+	// ClientTLS makes the proxy its clients' TLS server: it answers
+	// SSLRequest with 'S' and accepts direct TLS (ALPN "postgresql"), and
+	// decodes every message inside. UpstreamTLS makes it connect to the
+	// server over TLS (SSLRequest, then the handshake, verified as the
+	// config says). With either set the proxy negotiates encryption with
+	// each side itself (declining what it cannot do with 'N'); with neither
+	// a session that turns to TLS or GSSAPI is relayed undecoded.
+	ClientTLS, UpstreamTLS *tls.Config
 }
 
 // Proxy forwards sessions from a listener to the upstream server.
@@ -80,7 +89,7 @@ type Proxy struct {
 	closed   bool
 }
 
-// New returns a proxy; call Serve to run it.
+// New returns a proxy; call Serve once to run it.
 func New(opts Options) *Proxy {
 	if opts.Out == nil {
 		opts.Out = io.Discard
@@ -100,13 +109,16 @@ func New(opts Options) *Proxy {
 	}
 	p := &Proxy{opts: opts}
 	p.init(opts.Format, opts.Log)
+	p.out = newOutput(opts.Out, func(total int64) {
+		p.logf("output is not being read (stalled or closed): lines dropped so far: %d; traffic is not held back", total)
+	})
 	return p
 }
 
 // CheckUpstream dials the upstream once, so that a wrong address is reported
 // at start instead of at the first client.
 func (p *Proxy) CheckUpstream() error {
-	c, err := net.DialTimeout("tcp", p.opts.Upstream, p.opts.DialTimeout)
+	c, err := p.dialUpstream()
 	if err != nil {
 		return fmt.Errorf("upstream %s unreachable: %w", p.opts.Upstream, err)
 	}
@@ -116,7 +128,6 @@ func (p *Proxy) CheckUpstream() error {
 // Serve accepts clients until l is closed, then waits for their sessions to
 // end and for their lines to be written.
 func (p *Proxy) Serve(l net.Listener) error {
-	p.out = newOutput(p.opts.Out)
 	defer p.out.close()
 	defer p.wg.Wait()
 	if p.opts.IdleTimeout > 0 {
@@ -174,15 +185,53 @@ func (p *Proxy) untrack(s *proxySession) {
 }
 
 // refuse answers a client past MaxConns as PostgreSQL answers one past
-// max_connections, after reading its first packet as PostgreSQL does (so
-// that the client reads the answer instead of a reset connection).
+// max_connections: it reads the start-up packets first, answering SSL as a
+// session would (TLS with ClientTLS, else 'N') and declining GSSAPI with
+// 'N' (a libpq client that asked for either would otherwise report "error
+// response during SSL exchange"), then sends
+// "too many clients" in answer to the StartupMessage. A CancelRequest is
+// not a session: it is passed on to the server, which closes it.
 func (p *Proxy) refuse(id int64, c net.Conn) {
-	defer c.Close()
-	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
+	defer func() { c.Close() }()
 	c.SetDeadline(time.Now().Add(time.Second))
 	fr := codec.NewFrameReader(c)
 	fr.MaxSize = MaxStartupSize
-	fr.NextUntagged()
+	var st codec.Startup
+	for range 3 { // SSLRequest and GSSENCRequest, each at most once, then the real packet
+		frame, err := fr.NextUntagged()
+		if err != nil {
+			return
+		}
+		m, err := st.Decode(frame, codec.Params{})
+		switch m.(type) {
+		case *codec.SSLRequest, *codec.GSSEncRequest:
+			_, ssl := m.(*codec.SSLRequest)
+			if ssl && p.opts.ClientTLS != nil { // the error goes inside TLS, as PostgreSQL's does
+				if _, err := c.Write([]byte{'S'}); err != nil {
+					return
+				}
+				tc := tls.Server(c, p.opts.ClientTLS)
+				if tc.Handshake() != nil {
+					return
+				}
+				c, fr = tc, codec.NewFrameReader(tc)
+				fr.MaxSize = MaxStartupSize
+				continue
+			}
+			if _, err := c.Write([]byte{'N'}); err != nil {
+				return
+			}
+			continue
+		case *codec.CancelRequest:
+			p.passCancel(id, frame)
+			return
+		}
+		if err != nil {
+			return
+		}
+		break
+	}
+	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
 	msg := fmt.Sprintf("sorry, too many clients already (pgtrace --max-conns %d)", p.opts.MaxConns)
 	e := &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: codec.ErrorFieldSeverity, Value: "FATAL"},
 		{Code: codec.ErrorFieldSeverityNonLocalized, Value: "FATAL"}, {Code: codec.ErrorFieldCode, Value: "53300"},
@@ -191,6 +240,36 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 		c.Write(b)
 	}
 }
+
+// passCancel forwards a CancelRequest that arrived past MaxConns: it ends
+// a query of a session already open, so the limit does not apply to it.
+func (p *Proxy) passCancel(id int64, frame []byte) {
+	server, err := net.DialTimeout("tcp", p.opts.Upstream, p.opts.DialTimeout)
+	if err != nil {
+		p.logf("session #%d: CancelRequest past --max-conns: upstream %s unreachable: %v", id, p.opts.Upstream, err)
+		return
+	}
+	defer server.Close()
+	server.SetDeadline(time.Now().Add(time.Second))
+	server.Write(frame)
+	io.Copy(io.Discard, server) // the server closes once it has read the request
+}
+
+// Dropped is how many message lines were never written because the output
+// was not read fast enough or was closed.
+func (p *Proxy) Dropped() int64 { return p.out.Dropped() }
+
+// Summary writes the counts of both directions and the lines dropped.
+func (p *Proxy) Summary(w io.Writer) {
+	p.analyzer.Summary(w)
+	if n := p.Dropped(); n > 0 {
+		fmt.Fprintf(w, "lines dropped: %d (the output was not read fast enough, or was closed)\n", n)
+	}
+}
+
+// Clean reports whether every message was decoded and re-encoded
+// identically and every line written.
+func (p *Proxy) Clean() bool { return p.analyzer.Clean() && p.Dropped() == 0 }
 
 // closeIdle ends the sessions in which neither side has sent a byte for IdleTimeout.
 func (p *Proxy) closeIdle(stop <-chan struct{}) {

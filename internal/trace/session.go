@@ -68,7 +68,13 @@ func (s *proxySession) run() {
 	defer s.close()
 	// The client has until StartupTimeout to authenticate, however slowly it sends.
 	s.client.SetReadDeadline(time.Now().Add(s.p.opts.StartupTimeout))
-	server, err := net.DialTimeout("tcp", s.p.opts.Upstream, s.p.opts.DialTimeout)
+	fp, bp := s.newPump(Frontend, s.client, nil), s.newPump(Backend, nil, s.client)
+	defer fp.finish()
+	defer bp.finish()
+	if s.p.terminates() && !s.negotiate(fp, bp) {
+		return
+	}
+	server, err := s.p.dialUpstream()
 	if err != nil {
 		s.p.logf("session #%d: upstream %s unreachable: %v", s.c.id, s.p.opts.Upstream, err)
 		return
@@ -76,9 +82,7 @@ func (s *proxySession) run() {
 	if !s.setServer(server) {
 		return
 	}
-	fp, bp := s.newPump(Frontend, s.client, s.server), s.newPump(Backend, s.server, s.client)
-	defer fp.finish()
-	defer bp.finish()
+	fp.dst, bp.src = server, server
 	if !s.startup(fp, bp) {
 		return
 	}
@@ -102,8 +106,8 @@ func (s *proxySession) run() {
 
 // halfClose ends the writing side of c, telling its peer no more follows.
 func halfClose(c net.Conn) {
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.CloseWrite()
+	if w, ok := c.(interface{ CloseWrite() error }); ok { // TCP, TLS
+		w.CloseWrite()
 	}
 }
 
@@ -219,6 +223,10 @@ func (s *proxySession) newPump(d Direction, src, dst net.Conn) *pump {
 func (p *pump) Read(b []byte) (int, error) {
 	if err := p.flush(); err != nil {
 		return 0, err
+	}
+	if p.grew {
+		p.grew = false
+		returnMemory()
 	}
 	n, err := p.src.Read(b)
 	p.readAt = time.Now()

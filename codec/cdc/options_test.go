@@ -1,0 +1,72 @@
+package cdc
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOptionsFor: the options by major, each accepted by its major and
+// refused by the one before where it needs a newer server.
+func TestOptionsFor(t *testing.T) {
+	v1 := PluginOptions{ProtoVersion: 1}
+	want := map[int]PluginOptions{
+		10: v1, 13: v1, 14: {ProtoVersion: 2, Streaming: "on", Messages: true},
+		15: {ProtoVersion: 3, Streaming: "on", TwoPhase: true, Messages: true},
+		16: {ProtoVersion: 4, Streaming: "parallel", TwoPhase: true, Messages: true},
+		19: {ProtoVersion: 4, Streaming: "parallel", TwoPhase: true, Messages: true},
+	}
+	for major := 10; major <= 19; major++ {
+		o := OptionsFor(major)
+		if w, ok := want[major]; ok && o != w {
+			t.Errorf("OptionsFor(%d) = %+v, want %+v", major, o, w)
+		}
+		if err := o.Check(major); err != nil {
+			t.Errorf("OptionsFor(%d) refused by %d: %v", major, major, err)
+		}
+		if major > 13 && major <= 16 {
+			if err := o.Check(major - 1); err == nil {
+				t.Errorf("OptionsFor(%d) = %+v accepted by %d", major, o, major-1)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		o     PluginOptions
+		major int
+		want  string
+	}{
+		{PluginOptions{ProtoVersion: 0}, 15, "proto_version 0: PostgreSQL 15 speaks 1 to 3"},
+		{PluginOptions{ProtoVersion: 4}, 15, "proto_version 4: PostgreSQL 15 speaks 1 to 3"},
+		{PluginOptions{ProtoVersion: 1, Streaming: "on"}, 15, "streaming needs proto_version 2 or later, not 1"},
+		{PluginOptions{ProtoVersion: 3, Streaming: "parallel"}, 16, "streaming 'parallel' needs proto_version 4 or later, not 3"},
+		{PluginOptions{ProtoVersion: 2, TwoPhase: true}, 15, "two_phase needs proto_version 3 or later, not 2"},
+		{PluginOptions{ProtoVersion: 1, Binary: true}, 13, "binary needs PostgreSQL 14 or later, not 13"},
+		{PluginOptions{ProtoVersion: 1, Messages: true}, 12, "messages needs PostgreSQL 14 or later, not 12"},
+		{PluginOptions{ProtoVersion: 2, Streaming: "yes"}, 14, `streaming "yes"`},
+	} {
+		if err := tc.o.Check(tc.major); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v on %d: %v, want %q", tc.o, tc.major, err, tc.want)
+		}
+	}
+}
+
+// TestCommands: the replication commands, as PostgreSQL's grammar takes them.
+func TestCommands(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{createSlotCommand("s", 14, false), "CREATE_REPLICATION_SLOT s LOGICAL pgoutput NOEXPORT_SNAPSHOT"},
+		{createSlotCommand("s", 15, true), "CREATE_REPLICATION_SLOT s LOGICAL pgoutput (SNAPSHOT 'nothing', TWO_PHASE true)"},
+		{startCommand("s", 0x16_B374D848, []string{"a", "it's"}, PluginOptions{ProtoVersion: 1, Binary: true}),
+			`START_REPLICATION SLOT s LOGICAL 16/B374D848 (proto_version '1', publication_names '"a","it''s"', binary 'on')`},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got  %s\nwant %s", tc.got, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "Upper", "has space", "x;drop", strings.Repeat("a", 64)} {
+		if checkSlotName(bad) == nil {
+			t.Errorf("slot name %q accepted", bad)
+		}
+	}
+	if err := checkSlotName(strings.Repeat("a", 63)); err != nil {
+		t.Error(err)
+	}
+}

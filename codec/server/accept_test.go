@@ -1,0 +1,321 @@
+package server_test
+
+import (
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/server"
+	"github.com/pgspec/pgspec/codec/session"
+	"github.com/pgspec/pgspec/internal/testcert"
+)
+
+var p30 = codec.Params{Major: 18}
+
+// TestStartupProtocols: 3.0 gets a 4-byte cancel key, 3.2 a 32-byte one;
+// 3.9999 (libpq 19's greasing) with a "_pq_." option gets
+// NegotiateProtocolVersion offering 3.2 and naming the option; the
+// session then runs a query in the version it negotiated.
+func TestStartupProtocols(t *testing.T) {
+	addr, _ := serve(t, server.Config{})
+	for _, c := range []struct {
+		ask     session.ProtocolVersion
+		options map[string]string
+		want    session.ProtocolVersion
+		keyLen  int
+	}{
+		{session.Protocol30, nil, session.Protocol30, 4},
+		{session.Protocol32, nil, session.Protocol32, 32},
+		{3<<16 | 9999, map[string]string{"_pq_.grease": "1"}, session.Protocol32, 32},
+		{session.Protocol30, map[string]string{"_pq_.compression": "on"}, session.Protocol30, 4},
+	} {
+		conn := login(t, addr, session.Config{Protocol: c.ask, ProtocolOptions: c.options})
+		var wantOpts []string
+		for k := range c.options {
+			wantOpts = append(wantOpts, k)
+		}
+		if conn.Protocol != c.want || len(conn.SecretKey) != c.keyLen || !slices.Equal(conn.UnrecognizedOptions, wantOpts) ||
+			conn.Server["server_version"] != "18.0" || conn.Server["session_authorization"] != "app" || conn.AuthMethod != "trust" {
+			t.Errorf("asked %s %v: protocol %s, key %d bytes, unrecognized %v, params %v, auth %q", c.ask, c.options, conn.Protocol, len(conn.SecretKey), conn.UnrecognizedOptions, conn.Server, conn.AuthMethod)
+		}
+		if err := conn.Send(&codec.Query{String: "rows 2"}); err != nil {
+			t.Fatal(err)
+		}
+		wantSlugs(t, conn, "row-description data-row data-row command-complete:SELECT 2 ready-for-query:I")
+	}
+}
+
+// TestStartupRefusals: what PostgreSQL refuses before authentication, with
+// its SQLSTATE: protocol 2.0, no user, a second SSLRequest after TLS, a
+// StartupMessage without its terminator.
+func TestStartupRefusals(t *testing.T) {
+	pair := testcert.New(t)
+	addr, _ := serve(t, server.Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair.Cert}}})
+	noTerminator, _ := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "app"}}}).Encode(nil, p30)
+	noTerminator = noTerminator[:len(noTerminator)-1]
+	binary.BigEndian.PutUint32(noTerminator, uint32(len(noTerminator)))
+	for _, c := range []struct {
+		name  string
+		write func(nc net.Conn) net.Conn
+		state string
+	}{
+		{"protocol 2.0", func(nc net.Conn) net.Conn {
+			send(t, nc, p30, &codec.StartupMessage{ProtocolVersion: 2 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "app"}}})
+			return nc
+		}, "0A000"},
+		{"no user", func(nc net.Conn) net.Conn {
+			send(t, nc, p30, &codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "database", Value: "db"}}})
+			return nc
+		}, "28000"},
+		{"SSLRequest inside TLS", func(nc net.Conn) net.Conn {
+			if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
+				t.Fatalf("SSLRequest: %v, %v", ok, err)
+			}
+			tc := tls.Client(nc, pair.Client())
+			send(t, tc, p30, &codec.SSLRequest{})
+			return tc
+		}, "0A000"},
+		{"no terminator", func(nc net.Conn) net.Conn {
+			nc.Write(noTerminator)
+			return nc
+		}, "08P01"},
+	} {
+		nc := c.write(dial(t, addr))
+		if e := fatalFrom(t, nc, p30); e == nil || e.SQLState() != c.state || e.Severity() != "FATAL" {
+			t.Log(c.name)
+			t.Errorf("%s: got %v, want FATAL %s", c.name, e, c.state)
+		}
+	}
+}
+
+// TestEncryption: without a TLS configuration SSLRequest and GSSENCRequest
+// are answered 'N' and the session goes on in plaintext; with one,
+// SSLRequest starts TLS, and so does a TLS handshake as the first bytes
+// (direct TLS), which must negotiate ALPN "postgresql".
+func TestEncryption(t *testing.T) {
+	plainAddr, _ := serve(t, server.Config{})
+	nc := dial(t, plainAddr)
+	for _, req := range []codec.Message{&codec.GSSEncRequest{}, &codec.SSLRequest{}} {
+		if ok, err := session.RequestEncryption(nc, req); ok || err != nil {
+			t.Errorf("%s without TLS: accepted %v, %v", req.Slug(), ok, err)
+		}
+	}
+	c := session.NewConn(nc)
+	if err := c.Startup(session.Config{User: "app"}); err != nil {
+		t.Fatalf("plaintext after two 'N': %v", err)
+	}
+
+	pair := testcert.New(t)
+	addr, _ := serve(t, server.Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair.Cert}}})
+	nc = dial(t, addr)
+	if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
+		t.Fatalf("SSLRequest with TLS: %v, %v", ok, err)
+	}
+	tc := tls.Client(nc, pair.Client())
+	if err := session.NewConn(tc).Startup(session.Config{User: "app"}); err != nil {
+		t.Fatalf("after SSLRequest: %v", err)
+	}
+
+	direct := pair.Client()
+	direct.NextProtos = []string{"postgresql"}
+	tc = tls.Client(dial(t, addr), direct)
+	c = session.NewConn(tc)
+	if err := c.Startup(session.Config{User: "app"}); err != nil || tc.ConnectionState().NegotiatedProtocol != "postgresql" {
+		t.Fatalf("direct TLS: %v (ALPN %q)", err, tc.ConnectionState().NegotiatedProtocol)
+	}
+	if err := c.Send(&codec.Query{String: "rows 1"}); err != nil {
+		t.Fatal(err)
+	}
+	wantSlugs(t, c, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+
+	tc = tls.Client(dial(t, addr), pair.Client()) // no ALPN
+	if err := tc.Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	if e := fatalFrom(t, tc, p30); e == nil || e.SQLState() != "08P01" {
+		t.Errorf("direct TLS without ALPN: %v, want FATAL 08P01", e)
+	}
+	if _, err := session.RequestEncryption(dial(t, plainAddr), &codec.SSLRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	tc = tls.Client(dial(t, plainAddr), direct)
+	if err := tc.Handshake(); err == nil {
+		t.Error("direct TLS to a server without TLS completed a handshake")
+	}
+}
+
+// TestAuthentication: each method logs in with the password and refuses
+// another one with 28P01.
+func TestAuthentication(t *testing.T) {
+	for _, c := range []struct {
+		method server.Method
+		name   string
+	}{{server.Cleartext, "password"}, {server.MD5, "md5"}, {server.SCRAM, session.SCRAMSHA256}} {
+		addr, _ := serve(t, server.Config{Authenticate: func(st *server.Startup) (server.Credential, error) {
+			if st.User != "app" || st.Database != "shop" {
+				return server.Credential{}, errors.New("no such user")
+			}
+			return server.Credential{Method: c.method, Password: "s3cret"}, nil
+		}})
+		conn := login(t, addr, session.Config{Password: "s3cret", Database: "shop"})
+		if conn.AuthMethod != c.name {
+			t.Errorf("%s: logged in with %q", c.name, conn.AuthMethod)
+		}
+		var e *session.Error
+		err := session.NewConn(dial(t, addr)).Startup(session.Config{User: "app", Password: "wrong", Database: "shop"})
+		if !errors.As(err, &e) || e.SQLState() != "28P01" || e.Message() != `password authentication failed for user "app"` {
+			t.Errorf("%s with a wrong password: %v", c.name, err)
+		}
+		err = session.NewConn(dial(t, addr)).Startup(session.Config{User: "app", Password: "s3cret", Database: "other"})
+		if !errors.As(err, &e) || e.SQLState() != "28000" {
+			t.Errorf("%s refused by Authenticate: %v", c.name, err)
+		}
+	}
+}
+
+// TestSCRAMPlus: over TLS the server offers SCRAM-SHA-256-PLUS first; a
+// client bound to the server's certificate logs in, one that answers "y"
+// (a downgrade: it thinks the server cannot bind) is refused with 28000.
+func TestSCRAMPlus(t *testing.T) {
+	pair := testcert.New(t)
+	addr, _ := serve(t, server.Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair.Cert}},
+		Authenticate: func(*server.Startup) (server.Credential, error) {
+			return server.Credential{Method: server.SCRAM, Password: "s3cret"}, nil
+		}})
+	start := func() (*session.Conn, net.Conn, *codec.AuthenticationSASL) {
+		nc := dial(t, addr)
+		if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		tc := tls.Client(nc, pair.Client())
+		c := session.NewConn(tc)
+		if err := c.Send((session.Config{User: "app"}).StartupMessage()); err != nil {
+			t.Fatal(err)
+		}
+		c.P.ProtocolMinor = 2 // what the StartupMessage asked for
+		m, err := c.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, tc, m.(*codec.AuthenticationSASL)
+	}
+	c, tc, offer := start()
+	if !slices.Equal(offer.AuthMechanisms, []string{session.SCRAMSHA256Plus, session.SCRAMSHA256}) {
+		t.Fatalf("offered %q", offer.AuthMechanisms)
+	}
+	binding, err := session.TLSServerEndPoint(tc.(*tls.Conn).ConnectionState().PeerCertificates[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	scram, _ := session.NewSCRAM("s3cret")
+	scram.ChannelBinding = binding
+	if err := c.Send(&codec.SASLInitialResponse{AuthMechanism: session.SCRAMSHA256Plus, Data: scram.ClientFirst()}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Receive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := scram.ClientFinal(m.(*codec.AuthenticationSASLContinue).Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(&codec.SASLResponse{Data: final}); err != nil {
+		t.Fatal(err)
+	}
+	m, err = c.Receive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := scram.VerifyServerFinal(m.(*codec.AuthenticationSASLFinal).Data); err != nil {
+		t.Fatal(err)
+	}
+	if got := slugs(t, c); got[0] != "authentication-ok" || got[len(got)-1] != "ready-for-query:I" {
+		t.Errorf("after PLUS: %v", got)
+	}
+
+	c, tc, _ = start()
+	if err := c.Send(&codec.SASLInitialResponse{AuthMechanism: session.SCRAMSHA256, Data: []byte("y,,n=,r=clientnonce")}); err != nil {
+		t.Fatal(err)
+	}
+	if e := fatalFrom(t, tc, p30); e == nil || e.SQLState() != "28000" || e.Message() != "SCRAM channel binding negotiation error" {
+		t.Errorf("y over TLS: %v", e)
+	}
+}
+
+// TestPreAuthLimits: a startup packet over 10,000 bytes and an
+// authentication message over 65,535 close the connection unanswered, as
+// does a client that says nothing for AuthTimeout.
+func TestPreAuthLimits(t *testing.T) {
+	addr, _ := serve(t, server.Config{AuthTimeout: 300 * time.Millisecond, Authenticate: func(*server.Startup) (server.Credential, error) {
+		return server.Credential{Method: server.Cleartext, Password: "pw"}, nil
+	}})
+	nc := dial(t, addr)
+	var big [8]byte
+	binary.BigEndian.PutUint32(big[:], server.MaxStartupPacket+1)
+	binary.BigEndian.PutUint32(big[4:], 3<<16)
+	nc.Write(big[:])
+	// The rest of the packet is never read: the close may come as a reset.
+	if n, err := io.ReadAll(nc); len(n) != 0 || err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("a 10,001-byte startup packet: answered %q, %v", n, err)
+	}
+
+	nc = dial(t, addr)
+	send(t, nc, p30, (session.Config{User: "app"}).StartupMessage())
+	fr := codec.NewFrameReader(nc)
+	if frame, err := fr.Next(); err != nil || frame[0] != 'R' {
+		t.Fatalf("no password request: %q, %v", frame, err)
+	}
+	hdr := []byte{'p', 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(hdr[1:], server.MaxAuthMessage+1)
+	nc.Write(hdr)
+	if frame, err := fr.Next(); err != io.EOF {
+		t.Errorf("a 65,536-byte password message: answered %q, %v", frame, err)
+	}
+
+	nc = dial(t, addr)
+	began := time.Now()
+	if n, err := io.ReadAll(nc); len(n) != 0 || err != nil || time.Since(began) > 5*time.Second {
+		t.Errorf("a silent client: answered %q, %v after %v", n, err, time.Since(began))
+	}
+}
+
+// TestCancel: a CancelRequest with the session's process ID and key
+// cancels its running statement (57014) and the session goes on; a wrong
+// key cancels nothing.
+func TestCancel(t *testing.T) {
+	addr, _ := serve(t, server.Config{})
+	c := login(t, addr, session.Config{})
+	if err := c.Send(&codec.Query{String: "sleep"}); err != nil {
+		t.Fatal(err)
+	}
+	cancel := func(key []byte) {
+		send(t, dial(t, addr), codec.Params{Major: 18, ProtocolMinor: 2}, &codec.CancelRequest{ProcessID: c.ProcessID, SecretKey: key})
+	}
+	wrong := append([]byte(nil), c.SecretKey...)
+	wrong[0] ^= 1
+	cancel(wrong)
+	cancel(c.SecretKey[:4])
+	got := make(chan []string, 1)
+	go func() { got <- slugs(t, c) }()
+	select {
+	case s := <-got:
+		t.Fatalf("a wrong key cancelled: %v", s)
+	case <-time.After(300 * time.Millisecond):
+	}
+	cancel(c.SecretKey)
+	if s := <-got; !slices.Equal(s, []string{"error-response:57014", "ready-for-query:I"}) {
+		t.Errorf("cancelled: %v", s)
+	}
+	if err := c.Send(&codec.Query{String: "rows 1"}); err != nil {
+		t.Fatal(err)
+	}
+	wantSlugs(t, c, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+}

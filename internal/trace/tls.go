@@ -1,0 +1,154 @@
+package trace
+
+import (
+	"crypto/tls"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"time"
+)
+
+// With Options.ClientTLS or Options.UpstreamTLS set, the proxy negotiates
+// encryption with each side itself instead of relaying it: it is the TLS
+// server its clients talk to and a TLS client of the upstream, so that
+// every message between them is seen in the clear and decoded. Without
+// them a session that turns to TLS is relayed undecoded.
+
+// alpnPostgreSQL is the ALPN protocol of direct TLS (PostgreSQL 17): a
+// client that starts with a TLS handshake instead of SSLRequest must offer
+// it, and the server refuses one that does not.
+const alpnPostgreSQL = "postgresql"
+
+// tlsRecordHandshake is the first byte of a TLS ClientHello, which no
+// startup packet can start with (its length would be over 350 MB).
+const tlsRecordHandshake = 0x16
+
+// terminates reports whether the proxy negotiates encryption itself.
+func (p *Proxy) terminates() bool { return p.opts.ClientTLS != nil || p.opts.UpstreamTLS != nil }
+
+// negotiate answers the client's encryption requests in the proxy's own
+// name, as PostgreSQL does: a direct TLS handshake or SSLRequest is taken
+// up when ClientTLS is set ('S'), GSSENCRequest and an SSLRequest without
+// ClientTLS are declined ('N'). The requests and answers are printed like
+// any message; the packet that follows (StartupMessage or CancelRequest)
+// is left for the startup relay, read through TLS where it was taken up.
+func (s *proxySession) negotiate(fp, bp *pump) bool {
+	var req [8]byte
+	for range 3 { // GSSENCRequest and SSLRequest, each at most once, then the startup packet
+		if _, err := io.ReadFull(s.client, req[:1]); err != nil {
+			return false
+		}
+		if req[0] == tlsRecordHandshake && s.p.opts.ClientTLS != nil {
+			return s.acceptTLS(fp, bp, &prefixConn{Conn: s.client, pre: req[:1]}, true)
+		}
+		if _, err := io.ReadFull(s.client, req[1:]); err != nil {
+			return false
+		}
+		code := binary.BigEndian.Uint32(req[4:])
+		if binary.BigEndian.Uint32(req[:4]) != 8 || code != sslRequestCode && code != gssEncRequestCode {
+			s.setClient(fp, bp, &prefixConn{Conn: s.client, pre: append([]byte(nil), req[:]...)})
+			return true
+		}
+		fp.lines, _, _ = fp.examine(req[:], time.Now(), fp.lines)
+		answer := byte('N')
+		if code == sslRequestCode && s.p.opts.ClientTLS != nil {
+			answer = 'S'
+		}
+		if _, err := s.client.Write([]byte{answer}); err != nil {
+			return false
+		}
+		bp.lines, _, _ = bp.examine([]byte{answer}, time.Now(), bp.lines)
+		s.c.encrypted.Store(false) // the proxy is the TLS end: what comes through it can be read
+		if answer == 'S' {
+			return s.acceptTLS(fp, bp, s.client, false)
+		}
+	}
+	s.p.logf("session #%d: more than two encryption requests; closing the session", s.c.id)
+	return false
+}
+
+// acceptTLS runs the server side of the client's TLS handshake; direct is
+// a handshake without SSLRequest, which must negotiate ALPN "postgresql".
+func (s *proxySession) acceptTLS(fp, bp *pump, raw net.Conn, direct bool) bool {
+	cfg := s.p.opts.ClientTLS
+	if direct {
+		cfg = cfg.Clone()
+		cfg.NextProtos = []string{alpnPostgreSQL}
+	}
+	tc := tls.Server(raw, cfg)
+	if err := tc.Handshake(); err != nil {
+		s.p.logf("session #%d: client TLS handshake: %v; closing the session", s.c.id, err)
+		return false
+	}
+	if direct && tc.ConnectionState().NegotiatedProtocol != alpnPostgreSQL {
+		s.p.logf("session #%d: direct TLS without ALPN %q; closing the session", s.c.id, alpnPostgreSQL)
+		return false
+	}
+	s.setClient(fp, bp, tc)
+	return true
+}
+
+// setClient puts c in place of the client connection the pumps use.
+func (s *proxySession) setClient(fp, bp *pump, c net.Conn) {
+	s.mu.Lock()
+	s.client = c
+	s.mu.Unlock()
+	fp.src, bp.dst = c, c
+}
+
+// dialUpstream connects to the server, over TLS when UpstreamTLS is set:
+// SSLRequest first, then the handshake, verified as the config says. A
+// server that declines TLS is refused, as libpq's sslmode=require does.
+func (p *Proxy) dialUpstream() (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", p.opts.Upstream, p.opts.DialTimeout)
+	if err != nil || p.opts.UpstreamTLS == nil {
+		return c, err
+	}
+	c.SetDeadline(time.Now().Add(p.opts.DialTimeout))
+	var req [8]byte
+	binary.BigEndian.PutUint32(req[:], 8)
+	binary.BigEndian.PutUint32(req[4:], sslRequestCode)
+	var answer [1]byte
+	if _, err = c.Write(req[:]); err == nil {
+		_, err = io.ReadFull(c, answer[:])
+	}
+	switch {
+	case err != nil:
+	case answer[0] != 'S':
+		err = fmt.Errorf("server declined TLS (answered %q to SSLRequest)", answer[0])
+	default:
+		tc := tls.Client(c, p.opts.UpstreamTLS)
+		if err = tc.Handshake(); err == nil {
+			c.SetDeadline(time.Time{})
+			return tc, nil
+		}
+		err = fmt.Errorf("TLS: %w", err)
+	}
+	c.Close()
+	return nil, err
+}
+
+// prefixConn is a connection whose first bytes were already read: Read
+// returns them before reading on.
+type prefixConn struct {
+	net.Conn
+	pre []byte
+}
+
+func (c *prefixConn) Read(b []byte) (int, error) {
+	if len(c.pre) > 0 {
+		n := copy(b, c.pre)
+		c.pre = c.pre[n:]
+		return n, nil
+	}
+	return c.Conn.Read(b)
+}
+
+// CloseWrite half-closes the connection underneath.
+func (c *prefixConn) CloseWrite() error {
+	if w, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return w.CloseWrite()
+	}
+	return nil
+}
