@@ -111,10 +111,17 @@ type FieldEntry struct {
 	// by protocol minor version: {"0": [4, 4], "2": [4, 256]}.
 	ProtocolLengths map[string][2]int `json:"protocol_lengths,omitempty"`
 
+	// Correction names the majors ("14-") in which the entry departs from
+	// what the manual prints, because the server does otherwise (the
+	// reason gives the evidence); pgspec show notes it under the table.
+	Correction string `json:"correction,omitempty"`
+
 	Reason string `json:"reason,omitempty"`
 
 	re, formatRE *regexp.Regexp
 	lo, hi       int
+	corrLo       int
+	corrHi       int
 }
 
 // GroupEntry names the repeated group a lead paragraph opens.
@@ -245,6 +252,12 @@ func (fe *FieldEntry) check(addf func(string, ...any), where string) {
 	if fe.lo, fe.hi, err = parseMajorRange(fe.Majors); err != nil {
 		addf("%s: majors: %v", where, err)
 	}
+	fe.corrLo, fe.corrHi = 1, 0 // corrects nothing
+	if fe.Correction != "" {
+		if fe.corrLo, fe.corrHi, err = parseMajorRange(fe.Correction); err != nil {
+			addf("%s: correction: %v", where, err)
+		}
+	}
 	if !IsGoName(fe.Name) {
 		addf("%s: field without a name (or %q is not an exported Go identifier)", where, fe.Name)
 	}
@@ -266,7 +279,7 @@ func (fe *FieldEntry) check(addf func(string, ...any), where string) {
 		}
 	}
 	decides := fe.AsBytes || fe.Choice != "" || fe.When != "" || fe.Gate != "" ||
-		fe.Null != nil || fe.Prefixed != nil || fe.ProtocolLengths != nil || fe.Majors != ""
+		fe.Null != nil || fe.Prefixed != nil || fe.ProtocolLengths != nil || fe.Majors != "" || fe.Correction != ""
 	if decides && fe.Reason == "" {
 		addf("%s: decides structure but has no reason", where)
 	}
@@ -276,6 +289,31 @@ func (fe *FieldEntry) check(addf func(string, ...any), where string) {
 func (fe *FieldEntry) Matches(major int, r *Row) bool {
 	return major >= fe.lo && major <= fe.hi && fe.re.MatchString(r.Description.En) &&
 		(fe.formatRE == nil || fe.formatRE.MatchString(r.Format))
+}
+
+// Corrects reports whether the entry, matching a row of major, departs from
+// what the manual prints there.
+func (fe *FieldEntry) Corrects(major int, r *Row) bool {
+	return major >= fe.corrLo && major <= fe.corrHi && fe.Matches(major, r)
+}
+
+// Corrections returns the entries that correct a row of message slug in
+// major, its own entries first, each once.
+func (ov *Overlay) Corrections(major int, slug string, rows []Row) []*FieldEntry {
+	entries := ov.Fields
+	if me := ov.Messages[slug]; me != nil {
+		entries = append(append([]*FieldEntry(nil), me.Fields...), entries...)
+	}
+	var out []*FieldEntry
+	for _, fe := range entries {
+		for i := range rows {
+			if fe.Corrects(major, &rows[i]) {
+				out = append(out, fe)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Matches reports whether the entry names the group lead opens.
