@@ -321,3 +321,29 @@ func decodeEncode(t *testing.T, name string, into codec.Message, wire []byte, p 
 	}
 	return into
 }
+
+// TestZeroMajorIsNewestRelease: Params{} means the newest major whose
+// manual is a release (18.6), as pgspec's --version does, not a release
+// candidate (19rc1), read here from the spec independently of the generator.
+func TestZeroMajorIsNewestRelease(t *testing.T) {
+	specs, err := spec.LoadAll(os.DirFS("../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, s := range specs {
+		if s.Released() {
+			want = max(want, s.Major)
+		}
+	}
+	if codec.DefaultMajor != want || want == codec.NewestMajor {
+		t.Fatalf("DefaultMajor %d, newest released %d, NewestMajor %d", codec.DefaultMajor, want, codec.NewestMajor)
+	}
+	var ve *codec.VersionError
+	if _, err := (&codec.PrimaryStatusUpdate{}).Encode(nil, codec.Params{}); !errors.As(err, &ve) || ve.Major != want {
+		t.Errorf("PrimaryStatusUpdate (19 only) under Params{}: %v", err)
+	}
+	if !codec.GeneratedMajors.Has(0) || (codec.MajorSet(1) << codec.NewestMajor).Has(0) {
+		t.Error("MajorSet.Has(0) is not DefaultMajor")
+	}
+}

@@ -5,8 +5,11 @@ package codec
 
 // The PostgreSQL majors the codec was generated for.
 const (
-	OldestMajor              = 10
-	NewestMajor              = 19
+	OldestMajor = 10
+	NewestMajor = 19
+	// DefaultMajor is what Params.Major 0 means: the newest released major generated
+	// (a release candidate's only when no released one is).
+	DefaultMajor             = 18
 	GeneratedMajors MajorSet = 0xffc00 // PostgreSQL 10–19
 )
 

@@ -23,7 +23,8 @@ const minRead = 8 << 10
 const maxEmptyReads = 100
 
 // FrameReader reads whole messages from a stream: tagged messages (tag byte,
-// Int32 length, body), the untagged startup-phase ones (StartupMessage,
+// Int32 length, body), such as the CopyData that carry replication.
+// It also reads the untagged startup-phase ones (StartupMessage,
 // SSLRequest, GSSENCRequest, CancelRequest: Int32 length, body) and the
 // one-byte answers to SSLRequest and GSSENCRequest.
 //
@@ -53,10 +54,11 @@ func NewFrameReader(src io.Reader) *FrameReader {
 	return &FrameReader{src: src}
 }
 
-// Next reads one tagged message and returns all of its bytes, ready for a
-// Backend or Frontend decoder. The slice is valid until the next call. At a
-// clean end of stream it returns io.EOF; in the middle of a message
-// io.ErrUnexpectedEOF.
+// Next reads one tagged message and returns all of its bytes (tag and
+// length included), the slice valid until the next call.
+// It is ready for a Backend or Frontend decoder.
+// CopyDataPayload takes the payload out of a CopyData. At a clean end of
+// stream Next returns io.EOF; in the middle of a message io.ErrUnexpectedEOF.
 func (f *FrameReader) Next() ([]byte, error) {
 	if f.large != nil {
 		if msg, done, err := f.resumeLarge(); done {

@@ -252,6 +252,9 @@ func constantsFile(mod *model.Model, o Options) *jen.File {
 	f.Const().Defs(
 		jen.Id("OldestMajor").Op("=").Lit(mod.Majors[0]),
 		jen.Id("NewestMajor").Op("=").Lit(mod.Newest()),
+		jen.Comment("DefaultMajor is what Params.Major 0 means: the newest released major generated"),
+		jen.Comment("(a release candidate's only when no released one is)."),
+		jen.Id("DefaultMajor").Op("=").Lit(mod.Default()),
 		jen.Id("GeneratedMajors").Id("MajorSet").Op("=").Op(fmt.Sprintf("%#x", majorSet(mod.Majors))).Comment("PostgreSQL "+model.MajorList(mod.Majors)),
 	)
 	f.Line()

@@ -60,7 +60,7 @@ func (o Options) header(constants bool) []string {
 // checkNames rejects generated names that collide: message and element
 // types against the runtime, the dispatchers and the constants emitted here.
 func checkNames(mod *model.Model) error {
-	taken := map[string]string{"AuthState": "the dispatchers", "OldestMajor": "the constants", "NewestMajor": "the constants", "GeneratedMajors": "the constants", "NewMessages": "the constants", "errorPrefix": "the constants"}
+	taken := map[string]string{"AuthState": "the dispatchers", "OldestMajor": "the constants", "NewestMajor": "the constants", "DefaultMajor": "the constants", "GeneratedMajors": "the constants", "NewMessages": "the constants", "errorPrefix": "the constants"}
 	rt, err := runtimeNames()
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 	if err := render(constantsFile(mod, o), "constants_gen.go", out); err != nil {
 		return nil, err
 	}
-	if err := addRuntime(o, out); err != nil {
+	if err := addRuntime(o, runtimeFeatures(mod), out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -189,7 +189,11 @@ func (e *emitter) typeDoc() []string {
 	}
 	doc = append(doc, where)
 	if len(msg.Changes) > 0 {
-		doc = append(doc, "Layout changes: "+strings.Join(msg.Changes, " "))
+		var cs []string
+		for _, c := range msg.Changes {
+			cs = append(cs, c.String())
+		}
+		doc = append(doc, "Layout changes: "+strings.Join(cs, " "))
 	}
 	return doc
 }

@@ -19,7 +19,10 @@ import (
 // Model is every message of every major, resolved.
 type Model struct {
 	// Majors lists the majors of the spec, increasing.
-	Majors   []int
+	Majors []int
+	// Released lists those whose manual is of a release (18.6), not of a
+	// release candidate or beta (19rc1).
+	Released []int
 	Messages []*Message
 	// ErrorFields are the ErrorResponse/NoticeResponse field codes.
 	ErrorFields []*ErrorField
@@ -36,6 +39,15 @@ func (m *Model) Find(slug string) *Message {
 		}
 	}
 	return nil
+}
+
+// Default is the major Params.Major 0 stands for: the newest released one,
+// as pgspec's own --version defaults to (the newest of all when none is).
+func (m *Model) Default() int {
+	if n := len(m.Released); n > 0 {
+		return m.Released[n-1]
+	}
+	return m.Newest()
 }
 
 // Newest is the newest major of the model.
@@ -71,11 +83,21 @@ type Message struct {
 	// protocol version N"), 0 when it came with version 1.
 	SinceLogical int
 	// Changes says, per major, how the layout differs from the previous one.
-	Changes []string
+	Changes []Change
 	// AnswerTo is the slug of the request whose one-byte answer this
 	// message is (SSLRequest's 'S' or 'N'), "" for the manual's messages.
 	AnswerTo string
 }
+
+// Change is how a message's layout in Major differs from the previous
+// major's, in words ("adds Xid").
+type Change struct {
+	Major int
+	Text  string
+}
+
+// String is the change as the documentation reads it.
+func (c Change) String() string { return fmt.Sprintf("PostgreSQL %d: %s.", c.Major, c.Text) }
 
 // NameRange is a name the manual printed for a message and the majors it did.
 type NameRange struct {
@@ -166,6 +188,9 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
 		mod.Majors = append(mod.Majors, s.Major)
+		if s.Released() {
+			mod.Released = append(mod.Released, s.Major)
+		}
 		for i := range s.Messages {
 			m := &s.Messages[i]
 			if bySlug[m.Slug] == nil {
@@ -441,7 +466,7 @@ func (msg *Message) add(major int, sm *spec.Message, l *Layout, p *problems) {
 			mergeTypes(prev.Items, l.Items)
 			return
 		}
-		msg.Changes = append(msg.Changes, fmt.Sprintf("PostgreSQL %d: %s.", major, diffLayouts(prev, l)))
+		msg.Changes = append(msg.Changes, Change{major, diffLayouts(prev, l)})
 	}
 	msg.Layouts = append(msg.Layouts, l)
 }

@@ -138,7 +138,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	eligible := func(msg *Message) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, msg.Layer)) && slices.ContainsFunc(msg.Majors, in)
 	}
-	out := &Model{Majors: majors}
+	out := &Model{Majors: majors, Released: filter(m.Released, in)}
 
 	wanted := map[string]bool{}
 	for _, pat := range sel.Messages {
@@ -236,6 +236,13 @@ func (msg *Message) only(in func(int) bool) *Message {
 		}
 	}
 	c.Fields = onlyFields(msg.Fields, in)
+	// A change is the selection's when it comes after its first major.
+	c.Changes = nil
+	for _, ch := range msg.Changes {
+		if in(ch.Major) && len(c.Majors) > 0 && ch.Major > c.Majors[0] {
+			c.Changes = append(c.Changes, ch)
+		}
+	}
 	elems := map[string]bool{}
 	for _, l := range c.Layouts {
 		elemTypes(l.Items, elems)

@@ -142,8 +142,10 @@ func paramsHint(msg, field string, cause error, p Params) string {
 	streamed := u.streamed.Has(p.Major)
 	switch {
 	case !ok:
+	// pgspec:if protocol-3.2
 	case u.protocol.Has(p.Major) && p.ProtocolMinor < 2 && (errors.Is(cause, ErrBadLength) || cause == ErrTrailingBytes):
 		return "decoded under protocol 3.0 (Params.ProtocolMinor 0), where the key is 4 bytes; protocol 3.2 keys are longer"
+	// pgspec:end
 	case streamed && u.sinceLogical > max(p.LogicalVersion, 1) && p.Streaming != 0:
 		return "decoded with Params.Streaming set but Params.LogicalVersion " + lv +
 			"; streamed fields need pgoutput protocol version " + strconv.Itoa(u.sinceLogical)
@@ -285,6 +287,10 @@ func unknownSubtype(got uint32, want string) error {
 	return &tagError{"unknown subtype " + strconv.FormatUint(uint64(got), 10) + " (want " + want + ")"}
 }
 
+// pgspec:if frontend-backend
+
 // errNoAuthState is a frontend 'p' decoded without Frontend.Auth, which
 // alone tells its four messages apart.
 var errNoAuthState error = &tagError{"Frontend.Auth is not set, and only it tells which message a 'p' is"}
+
+// pgspec:end

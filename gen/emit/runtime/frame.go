@@ -22,9 +22,12 @@ const minRead = 8 << 10
 const maxEmptyReads = 100
 
 // FrameReader reads whole messages from a stream: tagged messages (tag byte,
-// Int32 length, body), the untagged startup-phase ones (StartupMessage,
+// Int32 length, body), such as the CopyData that carry replication.
+// pgspec:if frontend-backend
+// It also reads the untagged startup-phase ones (StartupMessage,
 // SSLRequest, GSSENCRequest, CancelRequest: Int32 length, body) and the
 // one-byte answers to SSLRequest and GSSENCRequest.
+// pgspec:end
 //
 // The length is checked against MaxSize before any of the body is read, and
 // memory grows only as bytes arrive, so a hostile length costs nothing.
@@ -52,10 +55,13 @@ func NewFrameReader(src io.Reader) *FrameReader {
 	return &FrameReader{src: src}
 }
 
-// Next reads one tagged message and returns all of its bytes, ready for a
-// Backend or Frontend decoder. The slice is valid until the next call. At a
-// clean end of stream it returns io.EOF; in the middle of a message
-// io.ErrUnexpectedEOF.
+// Next reads one tagged message and returns all of its bytes (tag and
+// length included), the slice valid until the next call.
+// pgspec:if frontend-backend
+// It is ready for a Backend or Frontend decoder.
+// pgspec:end
+// CopyDataPayload takes the payload out of a CopyData. At a clean end of
+// stream Next returns io.EOF; in the middle of a message io.ErrUnexpectedEOF.
 func (f *FrameReader) Next() ([]byte, error) {
 	if f.large != nil {
 		if msg, done, err := f.resumeLarge(); done {
@@ -79,6 +85,7 @@ func (f *FrameReader) Next() ([]byte, error) {
 	return f.frame(tag, 1, n, 4)
 }
 
+// pgspec:if frontend-backend
 // NextUntagged reads one startup-phase message (length first), ready for a
 // Startup decoder.
 func (f *FrameReader) NextUntagged() ([]byte, error) {
@@ -115,6 +122,8 @@ func (f *FrameReader) NextByte() ([]byte, error) {
 // must find 0 here: bytes that arrived before its handshake did not come
 // through the encrypted channel (CVE-2021-23222).
 func (f *FrameReader) Buffered() int { return f.w - f.r }
+
+// pgspec:end
 
 // frame checks the length n read after a header of hdr bytes and returns the
 // whole message once it has arrived.

@@ -4,8 +4,11 @@ package codec
 
 // The PostgreSQL majors the codec was generated for.
 const (
-	OldestMajor              = 10
-	NewestMajor              = 11
+	OldestMajor = 10
+	NewestMajor = 11
+	// DefaultMajor is what Params.Major 0 means: the newest released major generated
+	// (a release candidate's only when no released one is).
+	DefaultMajor             = 11
 	GeneratedMajors MajorSet = 0xc00 // PostgreSQL 10–11
 )
 
