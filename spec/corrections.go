@@ -14,6 +14,9 @@ const (
 	CorrFormat = "format"
 	// CorrNoDescription: the translation leaves these rows' descriptions empty.
 	CorrNoDescription = "no-description"
+	// CorrMissingItems: the translation lacks these options or parameters
+	// of a replication command (Message is the command word, Items their names).
+	CorrMissingItems = "missing-items"
 )
 
 // Correction is one reviewed exception, keyed by language, major and the
@@ -24,9 +27,11 @@ type Correction struct {
 	Message string `json:"message"`
 	Kind    string `json:"kind"`
 	// Rows are 1-based English row numbers.
-	Rows     []int  `json:"rows"`
-	Reason   string `json:"reason"`
-	Evidence string `json:"evidence"`
+	Rows []int `json:"rows,omitempty"`
+	// Items are the names of a command's options or parameters.
+	Items    []string `json:"items,omitempty"`
+	Reason   string   `json:"reason"`
+	Evidence string   `json:"evidence"`
 }
 
 // CorrectionsFile is the corrections' file name in the spec directory.
@@ -46,9 +51,11 @@ func ReadCorrections(r io.Reader) (*Corrections, error) {
 	}
 	for i, e := range c.List {
 		switch {
-		case e.Kind != CorrMissingRows && e.Kind != CorrFormat && e.Kind != CorrNoDescription:
+		case e.Kind != CorrMissingRows && e.Kind != CorrFormat && e.Kind != CorrNoDescription && e.Kind != CorrMissingItems:
 			return nil, fmt.Errorf("corrections: entry %d: unknown kind %q", i+1, e.Kind)
-		case e.Lang != "zh" || e.Major == 0 || e.Message == "" || len(e.Rows) == 0:
+		case e.Kind == CorrMissingItems && (e.Lang != "zh" || e.Major == 0 || e.Message == "" || len(e.Items) == 0 || len(e.Rows) > 0):
+			return nil, fmt.Errorf("corrections: entry %d: needs lang \"zh\", major, command and items", i+1)
+		case e.Kind != CorrMissingItems && (e.Lang != "zh" || e.Major == 0 || e.Message == "" || len(e.Rows) == 0 || len(e.Items) > 0):
 			return nil, fmt.Errorf("corrections: entry %d: needs lang \"zh\", major, message and rows", i+1)
 		case e.Reason == "" || e.Evidence == "":
 			return nil, fmt.Errorf("corrections: entry %d (%s %q): needs a reason and evidence", i+1, e.Kind, e.Message)

@@ -51,6 +51,11 @@ type Spec struct {
 	DataTypes []Term `json:"data_types"`
 	// ErrorFields is the error-fields page: one-byte codes of ErrorResponse/NoticeResponse.
 	ErrorFields []Term `json:"error_fields"`
+	// Commands are the replication commands of the replication page, in order.
+	Commands []Command `json:"commands"`
+	// PluginOptions are pgoutput's parameters (protocol-logical-replication.html
+	// up to 18, logicaldecoding-output-plugin.html from 19).
+	PluginOptions []PluginOption `json:"pgoutput_options"`
 	// Coverage counts what the extractor read and recognised.
 	Coverage []Coverage `json:"coverage"`
 }

@@ -195,3 +195,35 @@ func TestREADMECommandList(t *testing.T) {
 		}
 	}
 }
+
+// The replication commands: list --layer commands lists them alone, show
+// prints a command's options and results, in either language, and a
+// command a major lacks is named with the majors that have it.
+func TestCommandsListAndShow(t *testing.T) {
+	_, out, _ := pgspec(t, "list", "--layer", "commands", "--version", "14")
+	if out != "identify-system\tIDENTIFY_SYSTEM\tnone\tcommands\nshow\tSHOW\tnone\tcommands\ntimeline-history\tTIMELINE_HISTORY\tnone\tcommands\n"+
+		"create-replication-slot\tCREATE_REPLICATION_SLOT\tkeyword\tcommands\nstart-replication-physical\tSTART_REPLICATION\tnone\tcommands\n"+
+		"start-replication-logical\tSTART_REPLICATION\tlist\tcommands\ndrop-replication-slot\tDROP_REPLICATION_SLOT\tnone\tcommands\nbase-backup\tBASE_BACKUP\tkeyword\tcommands\n" {
+		t.Errorf("list --layer commands --version 14:\n%s", out)
+	}
+	if _, out, _ := pgspec(t, "list", "--layer", "commands,logical"); !strings.Contains(out, "logical-update\t") || !strings.Contains(out, "upload-manifest\tUPLOAD_MANIFEST\tnone\tcommands\n") || strings.Contains(out, "\tBind\t") {
+		t.Errorf("list --layer commands,logical:\n%s", out)
+	}
+	_, out, _ = pgspec(t, "show", "CREATE_REPLICATION_SLOT", "--version", "15")
+	for _, want := range []string{
+		"CREATE_REPLICATION_SLOT slot_name [ TEMPORARY ] { PHYSICAL | LOGICAL output_plugin } [ ( option [, ...] ) ] — PostgreSQL 15 (15.20), protocol-replication.html#PROTOCOL-REPLICATION-CREATE-REPLICATION-SLOT\nsyntax: list\n",
+		"\n  SNAPSHOT { 'export' | 'use' | 'nothing' }  (keyword export|use|nothing, default export)  Decides what to do",
+		"\nresult set 1 (one row):\n  slot_name (text)  The name of the newly-created replication slot.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show CREATE_REPLICATION_SLOT --version 15 lacks %q:\n%s", want, out)
+		}
+	}
+	_, out, _ = pgspec(t, "show", "base-backup", "--version", "10", "--lang", "zh")
+	if !strings.Contains(out, "\n  FAST  (flag)  请求一个快速检查点。\n") || !strings.Contains(out, "\nthen: CopyOutResponse\n") {
+		t.Errorf("show base-backup --version 10 --lang zh:\n%s", out)
+	}
+	if code, _, stderr := pgspec(t, "show", "upload-manifest", "--version", "16"); code != 2 || stderr != "pgspec show: upload-manifest is not in PostgreSQL 16 (it is in 17, 18, 19)\n" {
+		t.Errorf("show upload-manifest --version 16: exit %d, %q", code, stderr)
+	}
+}

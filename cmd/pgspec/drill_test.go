@@ -15,12 +15,13 @@ import (
 	"github.com/pgspec/pgspec/internal/corpus"
 )
 
-// fakeMajor20 serves "PostgreSQL 20": the pages of 19 with one Int32 added
-// at the end of logical Commit and one new pgoutput message, Progress ('Q').
+// fakeMajor20 serves "PostgreSQL 20": the pages of 19 (the five and the
+// chapter's others) with one Int32 added at the end of logical Commit and
+// one new pgoutput message, Progress ('Q').
 func fakeMajor20(t *testing.T) *httptest.Server {
 	t.Helper()
 	pages := map[string][]byte{}
-	for _, k := range extract.Pages {
+	for _, k := range extract.PagesOf(19) {
 		data, err := os.ReadFile(filepath.Join(corpus.Dir(t), "en", "19", k.File))
 		if err != nil {
 			t.Fatal(err)
@@ -94,11 +95,13 @@ func TestNewMajorDrill(t *testing.T) {
 	paths := map[string]string{"../shared/docs": docs, "spec": specDir, "codec": codec, "spec/matrix.md": filepath.Join(specDir, "matrix.md")}
 
 	fetched := func(code int, out, stderr string) {
-		if code != 0 || strings.Count(out, "\n") != 5 || !strings.HasPrefix(out, "en/20/protocol-message-formats.html  20.0  ") {
+		if code != 0 || strings.Count(out, "\n") != 11 || !strings.HasPrefix(out, "en/20/protocol-message-formats.html  20.0  ") ||
+			!strings.Contains(out, "\nen/20/logicaldecoding-output-plugin.html  20.0  ") {
 			t.Fatalf("fetch: exit %d\n%s%s", code, out, stderr)
 		}
 		manifest, _ := os.ReadFile(filepath.Join(docs, "MANIFEST.md"))
-		if !strings.Contains(string(manifest), "| `en/20/protocol-replication.html` | en | 20 | 20.0 | "+srv.URL+"/docs/20/protocol-replication.html | fetched by pgspec fetch on 2027-09-25T12:00:00Z, ") {
+		if !strings.Contains(string(manifest), "| `en/20/protocol-replication.html` | en | 20 | 20.0 | "+srv.URL+"/docs/20/protocol-replication.html | fetched by pgspec fetch on 2027-09-25T12:00:00Z, ") ||
+			!strings.Contains(string(manifest), "| `en/20/protocol-flow.html` | en | 20 | 20.0 | ") {
 			t.Errorf("MANIFEST.md does not record the fetched pages")
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/pgspec/pgspec/gen/export"
 	"github.com/pgspec/pgspec/internal/atomicfile"
@@ -10,13 +11,17 @@ import (
 )
 
 func init() {
-	commands["export"] = command{summary: "write one pg.center JSON record per message slug", run: runExport}
+	commands["export"] = command{summary: "write one pg.center JSON record per message slug of a major", run: runExport,
+		more: "A record is the message seen from --major: every major's text, the snapshot of that major and its comparison " +
+			"with --against (default: the major before it). Messages the major does not document get no record."}
 }
 
 func runExport(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("export", stdout, stderr)
 	dir := c.specFlag()
-	lang := c.langFlag("`language` of tables, facts and labels: en or zh (tables_zh and facts_zh are always Chinese)")
+	lang := c.langFlag("`language` of tables, facts and labels: en or zh (the *_zh keys are always Chinese)")
+	major := c.Int("major", 0, "the `major` the records are of (default: the newest)")
+	against := c.Int("against", 0, "the `major` the comparison's left side is (default: the one before --major)")
 	out := c.String("out", "", "`directory` to write <slug>.json into, created if missing (required)")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
@@ -28,7 +33,26 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
-	records, err := export.Records(h, *lang)
+	var majors []string
+	for _, s := range h.Specs {
+		majors = append(majors, fmt.Sprint(s.Major))
+	}
+	e, err := export.New(h, *lang)
+	if err != nil {
+		return c.fail(1, "%v", err)
+	}
+	if *major == 0 {
+		*major = h.Specs[len(h.Specs)-1].Major
+	}
+	for _, m := range []int{*major, *against} {
+		if m != 0 && e.Index(m) < 0 {
+			return c.usageError("major %d is not in the spec (it has %s)", m, strings.Join(majors, ", "))
+		}
+	}
+	if *against == 0 {
+		*against = e.Previous(*major)
+	}
+	records, err := e.Records(*major, *against)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
@@ -41,6 +65,14 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if err := atomicfile.WriteFiles(*out, files, 0o644); err != nil {
 		return c.fail(1, "%v", err)
 	}
-	fmt.Fprintf(stdout, "wrote %d records to %s\n", len(records), *out)
+	fmt.Fprintf(stdout, "wrote %d records of %d to %s", len(records), *major, *out)
+	switch skipped := len(e.Items) - len(records); skipped {
+	case 0:
+		fmt.Fprintln(stdout)
+	case 1:
+		fmt.Fprintf(stdout, " (1 message is not documented in %d)\n", *major)
+	default:
+		fmt.Fprintf(stdout, " (%d messages are not documented in %d)\n", skipped, *major)
+	}
 	return 0
 }

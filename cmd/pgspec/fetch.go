@@ -19,10 +19,10 @@ import (
 )
 
 func init() {
-	commands["fetch"] = command{summary: "download a major's five protocol pages into a corpus for extract",
+	commands["fetch"] = command{summary: "download a major's protocol chapter pages into a corpus for extract",
 		more: "English pages come from the PostgreSQL website (" + fetch.DefaultBaseURL["en"] + "<major>/), devel included;\n" +
 			"Chinese ones from " + fetch.DefaultBaseURL["zh"] + "<major>/. Each page's URL, size, sha256 and date go\n" +
-			"into DIR/MANIFEST.md; nothing is written unless all five pages were fetched and accepted.", run: runFetch}
+			"into DIR/MANIFEST.md; nothing is written unless every page was fetched and accepted.", run: runFetch}
 }
 
 // now stamps fetched pages; tests replace it.

@@ -29,7 +29,7 @@ func TestFetchRefusedWritesNothing(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "docs")
 	code, stdout, stderr := pgspec(t, "fetch", "-major", "20", "-out", out, "-base-url", srv.URL+"/docs/", "-retries", "0")
 	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "pgspec fetch: nothing written:\n"+srv.URL+"/docs/20/protocol-message-formats.html: HTTP 404 Not Found\n") ||
-		strings.Count(stderr, "HTTP 404 Not Found") != 5 {
+		strings.Count(stderr, "HTTP 404 Not Found") != 11 || !strings.HasSuffix(stderr, "/docs/20/logicaldecoding-output-plugin.html: HTTP 404 Not Found\n") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {

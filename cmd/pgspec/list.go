@@ -14,9 +14,9 @@ import (
 )
 
 func init() {
-	commands["list"] = command{summary: "list messages, one per line, slug first", run: runList}
-	commands["show"] = command{args: "MESSAGE", summary: "print a message's field table as the manual does",
-		more: "MESSAGE is a slug (logical-update) or a Go type name (LogicalUpdate).", run: runShow}
+	commands["list"] = command{summary: "list messages and replication commands, one per line, slug first", run: runList}
+	commands["show"] = command{args: "MESSAGE", summary: "print a message's field table, or a replication command, as the manual does",
+		more: "MESSAGE is a slug (logical-update) or a Go type name (LogicalUpdate), or a replication command's\nslug (base-backup) or name (BASE_BACKUP).", run: runShow}
 }
 
 // versioned is what list and show share: the spec and the major to read.
@@ -55,11 +55,11 @@ func (v versioned) load(c *cli) (*specSource, []*spec.Spec, *spec.Spec, int) {
 func runList(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("list", stdout, stderr)
 	v := addVersioned(c)
-	layer := c.String("layer", "", "only these `layers`, as gen -layers takes them: frontend, logical, replication (or "+strings.Join(spec.Layers, ", ")+"), comma-separated")
+	layer := c.String("layer", "", "only these `layers`, as gen -layers takes them: frontend, logical, replication (or "+strings.Join(spec.Layers, ", ")+"), or "+spec.LayerCommands+", comma-separated")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	layers, err := model.ParseLayers(*layer)
+	layers, withCommands, err := listLayers(*layer)
 	if err != nil {
 		return c.usageError("%v", err)
 	}
@@ -68,6 +68,9 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	for _, m := range s.Messages {
+		if layers == nil && withCommands {
+			break
+		}
 		if layers != nil && !slices.Contains(layers, m.Layer) {
 			continue
 		}
@@ -77,7 +80,30 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", m.Slug, m.Name, dir, m.Layer)
 	}
+	if withCommands || layers == nil {
+		for _, cmd := range s.Commands {
+			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", cmd.Slug, cmd.Name, cmd.Syntax, spec.LayerCommands)
+		}
+	}
 	return 0
+}
+
+// listLayers reads list's -layer: the message layers (nil: all) and whether
+// the replication commands are asked for; "commands" alone lists only them.
+func listLayers(s string) (layers []string, commands bool, err error) {
+	var rest []string
+	for _, name := range strings.Split(s, ",") {
+		if strings.TrimSpace(name) == spec.LayerCommands {
+			commands = true
+			continue
+		}
+		rest = append(rest, name)
+	}
+	if commands && len(rest) == 0 {
+		return nil, true, nil
+	}
+	layers, err = model.ParseLayers(strings.Join(rest, ","))
+	return layers, commands, err
 }
 
 func runShow(args []string, stdout, stderr io.Writer) int {
@@ -92,22 +118,24 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	if *lang == matrix.Chinese && s.ReleaseZh == "" {
+		return c.fail(2, "PostgreSQL %d has no Chinese translation", s.Major)
+	}
+	if slug := commandSlug(specs, pos[0]); slug != "" {
+		cmd := s.FindCommand(slug)
+		if cmd == nil {
+			return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, strings.Join(majorsWith(specs, func(o *spec.Spec) bool { return o.FindCommand(slug) != nil }), ", "))
+		}
+		spec.WriteCommand(stdout, s, cmd, string(*lang))
+		return 0
+	}
 	slug, code := resolveMessage(c, src, specs, pos[0])
 	if code != 0 {
 		return code
 	}
 	m := s.Find(slug)
 	if m == nil {
-		var in []string
-		for _, o := range specs {
-			if o.Find(slug) != nil {
-				in = append(in, fmt.Sprint(o.Major))
-			}
-		}
-		return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, strings.Join(in, ", "))
-	}
-	if *lang == matrix.Chinese && s.ReleaseZh == "" {
-		return c.fail(2, "PostgreSQL %d has no Chinese translation", s.Major)
+		return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, strings.Join(majorsWith(specs, func(o *spec.Spec) bool { return o.Find(slug) != nil }), ", "))
 	}
 	spec.WriteTable(stdout, s, m, string(*lang))
 	ov, err := src.overlay()
@@ -118,6 +146,30 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\n    The codec corrects the manual here (spec/overlay.json, %s): %s\n", fe.Name, fe.Reason)
 	}
 	return 0
+}
+
+// majorsWith lists the majors whose spec has what has says.
+func majorsWith(specs []*spec.Spec, has func(*spec.Spec) bool) []string {
+	var in []string
+	for _, o := range specs {
+		if has(o) {
+			in = append(in, fmt.Sprint(o.Major))
+		}
+	}
+	return in
+}
+
+// commandSlug is the slug of the replication command name names (a slug,
+// or the command word BASE_BACKUP: its first form), or "".
+func commandSlug(specs []*spec.Spec, name string) string {
+	for _, s := range specs {
+		for _, c := range s.Commands {
+			if c.Slug == name || c.Name == name && !c.Legacy && !strings.HasSuffix(c.Slug, "-logical") {
+				return c.Slug
+			}
+		}
+	}
+	return ""
 }
 
 // resolveMessage turns what the user typed (a slug or a Go type name) into

@@ -16,15 +16,17 @@ import (
 )
 
 func init() {
-	commands["serve"] = command{summary: "serve the matrix page, its JSON and the export records over HTTP", run: runServe,
-		more: "GET / is the page, /matrix.json[?lang=zh] the matrix, /records/ the slugs and /records/SLUG.json[?lang=zh] a record."}
+	commands["serve"] = command{summary: "serve the matrix and a page per message and major over HTTP", run: runServe,
+		more: "GET / (/zh/) is the matrix, /protocol/SLUG/?v=N[&against=M] (/zh/protocol/…) a message at major N compared with M, " +
+			"/matrix.html the committed page, /matrix.json[?lang=zh] the matrix as data, /records/ the slugs and " +
+			"/records/SLUG.json[?lang=zh][&major=N][&against=M] a record."}
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("serve", stdout, stderr)
 	dir := c.specFlag()
 	addr := c.String("addr", "127.0.0.1:8080", "`address` to listen on (port 0 picks a free one)")
-	lang := c.langFlag("`language` the page opens in: en or zh")
+	lang := c.langFlag("`language` /matrix.html opens in: en or zh")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}

@@ -123,7 +123,17 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 	if err := render(constantsFile(mod, o), "constants_gen.go", out); err != nil {
 		return nil, err
 	}
-	if err := addRuntime(o, runtimeFeatures(mod), out); err != nil {
+	if len(mod.Commands) > 0 {
+		for _, c := range mod.Commands {
+			if err := render(commandFile(mod, c, o), commandFileName(c), out); err != nil {
+				return nil, err
+			}
+		}
+		if err := render(commandsFile(mod, o), "commands_gen.go", out); err != nil {
+			return nil, err
+		}
+	}
+	if err := addRuntime(o, runtimeFeatures(mod), out, len(mod.Commands) > 0); err != nil {
 		return nil, err
 	}
 	return out, nil

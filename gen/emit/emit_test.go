@@ -34,7 +34,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden := maps.Clone(files)
-	rt, err := runtimeFiles()
+	rt, err := runtimeFiles(true)
 	if err != nil {
 		t.Fatal(err)
 	}

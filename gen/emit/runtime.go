@@ -21,8 +21,12 @@ import (
 // `//go:build ignore`, written beside every generated codec so that it
 // needs nothing but the standard library.
 //
-//go:embed runtime/*.go
+//go:embed runtime/*.go runtime/commands/*.go
 var runtimeSrc embed.FS
+
+// commandsRuntime is the runtime of the commands layer (runtime/commands):
+// written only into codecs that hold replication commands.
+const commandsRuntime = "runtime/commands/*.go"
 
 // runtimePrefix is how every runtime source starts; what follows it is
 // copied as is.
@@ -35,11 +39,19 @@ type runtimeFile struct {
 	body []byte
 }
 
-// runtimeFiles reads the embedded runtime, in name order.
-func runtimeFiles() ([]runtimeFile, error) {
+// runtimeFiles reads the embedded runtime, in name order, with the
+// commands layer's when commands is set.
+func runtimeFiles(commands bool) ([]runtimeFile, error) {
 	paths, err := fs.Glob(runtimeSrc, "runtime/*.go")
 	if err != nil {
 		return nil, err
+	}
+	if commands {
+		more, err := fs.Glob(runtimeSrc, commandsRuntime)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, more...)
 	}
 	var out []runtimeFile
 	for _, p := range paths {
@@ -115,10 +127,11 @@ func cutFeatures(name string, body []byte, features map[string]bool) ([]byte, er
 	return out, nil
 }
 
-// addRuntime adds the runtime to out, under the generated header, cut to
-// the selection's features; a generated file of the same name is an error.
-func addRuntime(o Options, features map[string]bool, out map[string][]byte) error {
-	rt, err := runtimeFiles()
+// addRuntime adds the runtime to out (the commands layer's with commands),
+// under the generated header, cut to the selection's features; a generated
+// file of the same name is an error.
+func addRuntime(o Options, features map[string]bool, out map[string][]byte, commands bool) error {
+	rt, err := runtimeFiles(commands)
 	if err != nil {
 		return err
 	}
@@ -141,7 +154,7 @@ func addRuntime(o Options, features map[string]bool, out map[string][]byte) erro
 // runtimeNames are the top-level names the runtime declares; a generated
 // type must not take one.
 func runtimeNames() ([]string, error) {
-	rt, err := runtimeFiles()
+	rt, err := runtimeFiles(true)
 	if err != nil {
 		return nil, err
 	}

@@ -1,15 +1,17 @@
 // Package export is a side stage, spec/pgNN.json → pg.center records: it
-// writes pgspec's spec as one JSON document per message slug in the shape of
-// that site's meaningful keys (see ../shared/seeds/README.md), so the site can
-// be fed from the spec.
+// writes pgspec's spec as one JSON document per message slug and major in
+// the shape of that site's records (spec/record.schema.json, the seed in
+// ../shared/seeds), so the site can be fed from the spec, and internal/site
+// renders its pages from them.
 package export
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"html"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,234 +19,469 @@ import (
 	"github.com/pgspec/pgspec/spec"
 )
 
-// Record is one pg.center record.
-type Record struct {
-	Kind        string       `json:"kind"`
-	Item        Item         `json:"item"`
-	Comparisons []Comparison `json:"comparisons"`
+// Export holds every message's versions in one language, built once;
+// Record composes a major's record from them.
+type Export struct {
+	h     *matrix.History
+	lang  matrix.Lang
+	Items []Item // in the matrix's row order
+	// data[slug][i] is the comparison data of slug in h.Specs[i], nil
+	// when that major lacks it.
+	data map[string][]*ComparisonData
 }
-
-// Item is a message's identity and its text in every major that has it.
-type Item struct {
-	Slug     string   `json:"slug"`
-	Name     string   `json:"name"`
-	NameZh   string   `json:"name_zh"`
-	Category string   `json:"category"`
-	Aliases  []string `json:"aliases"`
-	// Versions are keyed by major ("10"); two digits sort in order.
-	Versions map[string]Version `json:"versions"`
-}
-
-// Version is the message as one major documents it.
-type Version struct {
-	// Signature is the message's name in this major.
-	Signature string  `json:"signature"`
-	Fields    []Field `json:"fields"`
-	// Tables hold the rows with descriptions in the export's language,
-	// TablesZh always in Chinese (English where the major has no translation).
-	Tables     []Table  `json:"tables"`
-	TablesZh   []Table  `json:"tables_zh"`
-	Facts      []Fact   `json:"facts"`
-	FactsZh    []Fact   `json:"facts_zh"`
-	Release    Release  `json:"release"`
-	Sources    []Source `json:"sources"`
-	ManualPath string   `json:"manual_path"`
-	// ComparisonData is what comparisons diff; ComparisonHash is the SHA-256
-	// of its compact JSON with sorted keys, which is how the seed's hashes
-	// are made (checked against the seed in the tests).
-	ComparisonData ComparisonData `json:"comparison_data"`
-	ComparisonHash string         `json:"comparison_hash"`
-	Localization   Localization   `json:"localization"`
-}
-
-// Field is a row in English, as the manual prints it.
-type Field struct {
-	Format      string `json:"format"`
-	Description string `json:"description"`
-}
-
-// Table is pg.center's positional table: c0 position, c1 format, c2 meaning.
-type Table struct {
-	Key     string   `json:"key"`
-	Title   string   `json:"title"`
-	Columns []Column `json:"columns"`
-	Rows    []Cells  `json:"rows"`
-}
-
-// Column labels one table column.
-type Column struct {
-	Key   string `json:"key"`
-	Label string `json:"label"`
-}
-
-// Cells is one table row.
-type Cells struct {
-	C0 string `json:"c0"`
-	C1 string `json:"c1"`
-	C2 string `json:"c2"`
-}
-
-// Fact is a labelled line of the record's summary box.
-type Fact struct {
-	Label string `json:"label"`
-	Value string `json:"value"`
-}
-
-// Release names the documentation release a version's text came from.
-type Release struct {
-	Label   string `json:"label"`
-	LabelZh string `json:"label_zh,omitempty"`
-	Major   string `json:"major"`
-	Channel string `json:"channel"`
-}
-
-// Source is the manual page and anchor a version's text came from.
-type Source struct {
-	URL    string `json:"url"`
-	Path   string `json:"path"`
-	Label  string `json:"label"`
-	SHA256 string `json:"sha256"`
-}
-
-// ComparisonData is the part of a version that comparisons look at.
-type ComparisonData struct {
-	Layer  string  `json:"layer"`
-	Fields []Field `json:"fields"`
-}
-
-// Localization says whether the Chinese table is a translation throughout.
-type Localization struct {
-	Status         string   `json:"status"` // "complete" or "fallback"
-	Language       string   `json:"language"`
-	FallbackFields []string `json:"fallback_fields"`
-}
-
-// Comparison is one adjacent pair of majors.
-type Comparison struct {
-	Left   string `json:"left"`
-	Right  string `json:"right"`
-	Status string `json:"status"` // unchanged, added, changed or removed
-	// Classification is the matrix's finer status (wire change, …).
-	Classification matrix.Status `json:"classification"`
-	Diff           string        `json:"diff"`
-}
-
-// notInVersion stands for a side of a comparison whose major lacks the
-// message; the Chinese text is the seed's.
-var notInVersion = map[matrix.Lang]string{matrix.Chinese: "该版未收录", matrix.English: "not in this major"}
-
-// layerFact describes each layer for the 层次 fact; the logical replication
-// text is the seed's, the other two say the same about their framing.
-var layerFact = map[matrix.Lang]map[string]string{
-	matrix.Chinese: {
-		spec.LayerFrontendBackend:      "前后端协议消息，直接在连接上收发。",
-		spec.LayerLogicalReplication:   "逻辑复制载荷，与前后端消息封装分开。",
-		spec.LayerStreamingReplication: "流复制子消息，装在 CopyData 消息中传输。",
-	},
-	matrix.English: {
-		spec.LayerFrontendBackend:      "Frontend/backend protocol message, sent directly on the connection.",
-		spec.LayerLogicalReplication:   "Logical replication payload, separate from the frontend/backend message framing.",
-		spec.LayerStreamingReplication: "Streaming replication sub-message, carried inside CopyData messages.",
-	},
-}
-
-// labels are the fixed texts of the tables and facts.
-var labels = map[matrix.Lang]struct{ title, position, format, meaning, layer, first string }{
-	matrix.Chinese: {"按手册顺序排列的字段", "位置", "格式", "含义", "层次", "首个字段"},
-	matrix.English: {"Fields in manual order", "Position", "Format", "Meaning", "Layer", "First field"},
-}
-
-// sourceLabel names a version's source, the English manual, in every export
-// language, as the seed does.
-const sourceLabel = "PostgreSQL %d English manual"
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
-// Records builds one record per slug of h, in the matrix's row order, the
-// comparisons classified as h's cells are. A slug
-// that could not be a file name is an error, since records are written to
-// <slug>.json.
-func Records(h *matrix.History, lang matrix.Lang) ([]Record, error) {
-	specs := h.Specs
-	var out []Record
+// New builds the items of every slug of h in lang. A slug that could not
+// be a file name is an error, since records are written to <slug>.json.
+func New(h *matrix.History, lang matrix.Lang) (*Export, error) {
+	e := &Export{h: h, lang: lang, data: map[string][]*ComparisonData{}}
 	for _, row := range h.Rows {
 		if !slugRE.MatchString(row.Slug) {
 			return nil, fmt.Errorf("message %q: slug is not lower-case words joined by hyphens", row.Slug)
 		}
 		latest := row.Latest
-		r := Record{Kind: "protocol", Item: Item{
-			Slug: row.Slug, Name: displayName(latest), NameZh: latest.NameZh,
+		if err := covered(latest.Layer); err != nil {
+			return nil, fmt.Errorf("message %q: %w", row.Slug, err)
+		}
+		it := Item{
+			Slug: row.Slug, Name: displayName(latest, matrix.English),
 			Category: matrix.LayerName(latest.Layer, lang), Aliases: latest.Aliases,
 			Versions: map[string]Version{},
-		}, Comparisons: []Comparison{}}
-		if r.Item.Aliases == nil {
-			r.Item.Aliases = []string{latest.Name}
 		}
-		var prev *ComparisonData // of the major before s, nil when it lacks the message
-		for i, s := range specs {
-			var cur *ComparisonData
+		if it.Aliases == nil {
+			it.Aliases = []string{latest.Name}
+		}
+		data := make([]*ComparisonData, len(h.Specs))
+		for i, s := range h.Specs {
 			if m := s.Find(row.Slug); m != nil {
 				v := version(s, m, lang)
-				r.Item.Versions[strconv.Itoa(s.Major)] = v
-				cur = &v.ComparisonData
+				it.Versions[strconv.Itoa(s.Major)] = v
+				data[i] = &v.ComparisonData
 			}
-			if i > 0 && (prev != nil || cur != nil) {
-				c, err := compare(specs[i-1].Major, s.Major, prev, cur, row.Cells[i].Status, lang)
-				if err != nil {
-					return nil, fmt.Errorf("message %q: %w", row.Slug, err)
-				}
-				r.Comparisons = append(r.Comparisons, c)
-			}
-			prev = cur
+		}
+		js, err := spec.Marshal(it.Versions)
+		if err != nil {
+			return nil, err
+		}
+		it.ContentHash = sum(string(js))
+		e.Items = append(e.Items, it)
+		e.data[row.Slug] = data
+	}
+	return e, nil
+}
+
+// nameZh is the display name of slug as the Chinese manual of major
+// prints it, or of the newest major before it with a translation (19 has
+// none); the English name where no earlier Chinese manual has the message.
+func (e *Export) nameZh(slug string, major int) string {
+	var name *spec.Message
+	for _, s := range e.h.Specs {
+		if m := s.Find(slug); m != nil && s.Major <= major && (name == nil || s.ReleaseZh != "") {
+			name = m
+		}
+	}
+	return displayName(name, matrix.Chinese)
+}
+
+// Majors lists the majors slug is documented in, ascending.
+func (e *Export) Majors(slug string) []int {
+	var out []int
+	for i, d := range e.data[slug] {
+		if d != nil {
+			out = append(out, e.h.Specs[i].Major)
+		}
+	}
+	return out
+}
+
+// Previous is the major before major in the corpus, 0 for the first.
+func (e *Export) Previous(major int) int {
+	i := e.Index(major)
+	if i <= 0 {
+		return 0
+	}
+	return e.h.Specs[i-1].Major
+}
+
+// Index is the position of major in the corpus, -1 when it is not there.
+func (e *Export) Index(major int) int {
+	return slices.IndexFunc(e.h.Specs, func(s *spec.Spec) bool { return s.Major == major })
+}
+
+// Record is item's record at major, compared against the major against
+// (0: no comparison, the corpus's first major). Both must be majors of the
+// corpus, and item must be documented in major.
+func (e *Export) Record(it *Item, major, against int) (Record, error) {
+	i, j := e.Index(major), e.Index(against)
+	key := strconv.Itoa(major)
+	v, ok := it.Versions[key]
+	switch {
+	case i < 0:
+		return Record{}, fmt.Errorf("major %d is not in the spec", major)
+	case against != 0 && j < 0:
+		return Record{}, fmt.Errorf("major %d is not in the spec", against)
+	case !ok:
+		return Record{}, fmt.Errorf("message %q is not documented in %d (it is in %v)", it.Slug, major, e.Majors(it.Slug))
+	}
+	r := Record{Kind: "protocol", Major: key, Item: *it, Snapshot: v}
+	r.Item.Summary, r.Item.NameZh = v.Description[0], e.nameZh(it.Slug, major)
+	if against == 0 {
+		r.Comparison = Comparison{Right: key, Status: "baseline", Classification: matrix.Baseline}
+		return r, nil
+	}
+	c, err := compare(against, major, e.data[it.Slug][j], e.data[it.Slug][i], e.lang)
+	if err != nil {
+		return Record{}, fmt.Errorf("message %q: %w", it.Slug, err)
+	}
+	c.Classification = e.h.Change(it.Slug, j, i).Status
+	r.Comparison = c
+	return r, nil
+}
+
+// Records are the records of every slug documented in major, compared
+// against against (see Record).
+func (e *Export) Records(major, against int) ([]Record, error) {
+	var out []Record
+	for k := range e.Items {
+		if _, ok := e.Items[k].Versions[strconv.Itoa(major)]; !ok {
+			continue
+		}
+		r, err := e.Record(&e.Items[k], major, against)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, r)
 	}
 	return out, nil
 }
 
-// displayName is pg.center's item name: the layer is spelled out for the
-// replication layers, whose names ("Update") would be ambiguous.
-func displayName(m *spec.Message) string {
-	if m.Layer == spec.LayerFrontendBackend {
-		return m.Name
+// Item returns the item of slug, or nil.
+func (e *Export) Item(slug string) *Item {
+	for k := range e.Items {
+		if e.Items[k].Slug == slug {
+			return &e.Items[k]
+		}
 	}
-	return m.Name + " (" + strings.ReplaceAll(m.Layer, "-", " ") + ")"
+	return nil
 }
 
+// displayName is pg.center's item name: the layer is spelled out for the
+// replication layers, whose names ("Update") would be ambiguous.
+func displayName(m *spec.Message, lang matrix.Lang) string {
+	name := m.NameIn(string(lang))
+	if m.Layer == spec.LayerFrontendBackend {
+		return name
+	}
+	if lang == matrix.Chinese {
+		return name + "（" + vocab[lang].layerShort[m.Layer] + "）"
+	}
+	return name + " (" + vocab[lang].layerShort[m.Layer] + ")"
+}
+
+// text is one text of a version in both languages; zh is "" where the
+// major has no translation. Pointer is where its record language's form
+// stands in a version, relative to it ("tables/0/rows/1/c2").
+type text struct {
+	pointer string
+	en, zh  string
+	// nodes are the JSON pointers in spec/pgNN.json of the Chinese texts
+	// it was made of, none for the export's own vocabulary.
+	nodes []string
+}
+
+// version is m as s documents it, in lang.
 func version(s *spec.Spec, m *spec.Message, lang matrix.Lang) Version {
-	data := comparisonData(m)
-	sum := sha256.Sum256(compactSorted(data))
+	key := strconv.Itoa(s.Major)
 	v := Version{
 		Signature:      m.Name,
-		Fields:         data.Fields,
-		Tables:         []Table{table(m, lang)},
-		TablesZh:       []Table{table(m, matrix.Chinese)},
-		Facts:          facts(m, lang),
-		FactsZh:        facts(m, matrix.Chinese),
-		Release:        Release{Label: s.Release, LabelZh: s.ReleaseZh, Major: strconv.Itoa(s.Major), Channel: channel(s.Release)},
+		Fields:         []Field{},
 		ManualPath:     fmt.Sprintf("/docs/%d/%s", s.Major, m.Page),
-		ComparisonData: data,
-		ComparisonHash: hex.EncodeToString(sum[:]),
-		Localization:   Localization{Status: "complete", Language: "zh", FallbackFields: []string{}},
+		ManualLanguage: string(lang),
+		Release:        release(s),
 	}
+	v.ComparisonData = comparisonData(m)
+	v.Fields = v.ComparisonData.Fields
+	v.ComparisonHash = sum(string(compactSorted(v.ComparisonData)))
+
+	texts := versionTexts(s, m)
+	byPointer := map[string]text{}
+	for _, t := range texts {
+		byPointer[t.pointer] = t
+	}
+	// Lay each text out twice: in lang, and in Chinese.
+	build := func(l matrix.Lang) ([]Table, []Fact, []Section, []Link, string) {
+		get := func(p string) string {
+			if t := byPointer[p]; l == matrix.Chinese && t.zh != "" {
+				return t.zh
+			}
+			return byPointer[p].en
+		}
+		t := Table{Key: "fields", Title: get("tables/0/title")}
+		for i := range 3 {
+			t.Columns = append(t.Columns, Column{fmt.Sprintf("c%d", i), get(fmt.Sprintf("tables/0/columns/%d/label", i))})
+		}
+		for i, r := range m.Rows() {
+			t.Rows = append(t.Rows, Cells{C0: strconv.Itoa(i + 1), C1: r.FormatIn(string(l)), C2: get(fmt.Sprintf("tables/0/rows/%d/c2", i))})
+		}
+		facts := []Fact{{get("facts/0/label"), get("facts/0/value")}}
+		if rows := m.Rows(); len(rows) > 0 {
+			facts = append(facts, Fact{get("facts/1/label"), rows[0].FormatIn(string(l))})
+		}
+		var sections []Section
+		if n := countPrefix(texts, "sections/0/paragraphs/"); n > 0 {
+			sec := Section{Title: get("sections/0/title")}
+			for i := range n {
+				sec.Paragraphs = append(sec.Paragraphs, get(fmt.Sprintf("sections/0/paragraphs/%d", i)))
+			}
+			sections = []Section{sec}
+		} else {
+			sections = []Section{}
+		}
+		var related []Link
+		for i, r := range relatedPages[m.Layer] {
+			related = append(related, Link{URL: fmt.Sprintf(r.url, s.Major), Label: get(fmt.Sprintf("related/%d/label", i))})
+		}
+		return []Table{t}, facts, sections, related, get("description/0")
+	}
+	var desc string
+	v.Tables, v.Facts, v.Sections, v.Related, desc = build(lang)
+	v.TablesZh, v.FactsZh, v.SectionsZh, _, _ = build(matrix.Chinese)
+	v.DescriptionZh = descriptionZh(m)
+	if lang == matrix.Chinese {
+		desc = v.DescriptionZh
+	}
+	v.Description = []string{desc}
+	v.DescriptionZhHTML = descriptionZhHTML(s.Major, m)
+
 	url := v.ManualPath
+	zhURL := "/zh" + v.ManualPath
 	if m.Anchor != "" {
 		url += "#" + m.Anchor
+		zhURL += "#" + m.Anchor
 	}
-	src := Source{URL: url, Path: m.Page, Label: fmt.Sprintf(sourceLabel, s.Major)}
-	for _, p := range s.Sources {
-		if p.Lang == "en" && p.Page == m.Page {
-			src.SHA256 = p.SHA256
+	en, zh := source(s, "en", m.Page), source(s, "zh", m.Page)
+	v.Sources = []Source{{URL: url, Path: m.Page, Label: fmt.Sprintf(vocab[matrix.English].sourceLabel, s.Major), SHA256: en.SHA256}}
+
+	// Where the Chinese came from, and which texts are a translation.
+	loc := Localization{Status: "complete", Language: "zh", OriginalText: map[string]string{}, FallbackFields: []string{},
+		SourceLanguage: "en", Sources: []LocalizationSource{}}
+	translated := lang == matrix.Chinese
+	var nodes []string
+	for _, t := range texts {
+		if !translated && strings.HasPrefix(t.pointer, "related/") {
+			continue // an English record has its related links in English only
+		}
+		p := "/versions/" + key + "/" + zhPointer(t.pointer, translated)
+		switch {
+		case len(t.nodes) > 0 && t.zh == "":
+			loc.FallbackFields = append(loc.FallbackFields, p)
+		case t.zh != "" && t.zh != t.en:
+			loc.OriginalText[p] = t.en
+			nodes = append(nodes, t.nodes...)
 		}
 	}
-	v.Sources = []Source{src}
-	for _, r := range m.Rows() {
-		if r.Description.Zh == "" {
-			v.Localization = Localization{Status: "fallback", Language: "zh", FallbackFields: []string{"tables_zh"}}
-			break
-		}
+	if len(loc.FallbackFields) > 0 {
+		loc.Status = "fallback"
 	}
+	fromKind := "same-version-chinese-manual"
+	if s.ReleaseZh == "" {
+		fromKind = "english-manual-no-translation"
+	} else {
+		loc.Sources = append(loc.Sources, LocalizationSource{URL: v.ManualPath, Method: "same-major row alignment (gen/extract)",
+			SHA256: zh.SHA256, Language: "zh", MatchedNodes: nodes})
+	}
+	v.ZhFrom = ZhFrom{
+		Kind: fromKind,
+		Manual: ZhManual{URL: zhURL, Anchor: m.Anchor, Locale: "zh-Hans", Version: key, PageKey: m.Page,
+			Extraction: "exact-definition", SourceHash: zh.SHA256, FragmentSHA256: sum(v.DescriptionZh),
+			SourceRevision: zh.Upstream, TranslationRevision: zh.Origin},
+		BodySHA256:          sum(v.DescriptionZhHTML),
+		AuthoredTranslation: "corpus-translation",
+		SourceFactsRevision: v.Release.Revision,
+	}
+	payload := CenterPayload{Facts: v.FactsZh, Tables: v.TablesZh, ZhFrom: v.ZhFrom, Sections: v.SectionsZh,
+		DescriptionZh: v.DescriptionZh, DescriptionZhHTML: v.DescriptionZhHTML}
+	js, err := spec.Marshal(payload)
+	if err != nil {
+		panic(err) // plain strings and slices always marshal
+	}
+	contentHash := sum(string(js))
+	v.CenterZh = CenterZh{
+		Title: displayName(m, matrix.English), Locale: "zh-Hans",
+		Source: CenterSource{Key: m.Slug, Locale: "zh-Hans", Version: key, TextHash: contentHash, Collection: "protocol",
+			DatasetHash: corpusRevision(s, "zh"), SourceDatabase: "pgspec", SourceRevision: v.Release.Revision},
+		Payload: payload, Summary: v.DescriptionZh, Version: key,
+		LinkMap:  map[string]string{zhURL: url},
+		BodyHTML: v.DescriptionZhHTML, BodySHA256: sum(v.DescriptionZhHTML), ContentHash: contentHash,
+		SourceDatabase: "pgspec", SourceRevision: v.Release.Revision,
+	}
+	loc.CanonicalCenterTextHash = contentHash
+	var english strings.Builder
+	for _, t := range texts {
+		english.WriteString(t.en + "\n")
+	}
+	loc.OriginalSnapshotSHA256 = sum(english.String())
+	v.Localization = loc
 	return v
+}
+
+// zhPointer is where a text's Chinese form stands: in a Chinese record the
+// plain fields hold it, in an English one the *_zh fields.
+func zhPointer(p string, chineseRecord bool) string {
+	if chineseRecord {
+		return p
+	}
+	field, rest, _ := strings.Cut(p, "/")
+	if field == "description" {
+		return "description_zh"
+	}
+	return field + "_zh/" + rest
+}
+
+func countPrefix(texts []text, prefix string) int {
+	n := 0
+	for _, t := range texts {
+		if strings.HasPrefix(t.pointer, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// versionTexts lists every text a version prints in both languages: the
+// vocabulary's, and the manual's with the JSON pointers of the spec they
+// were read from.
+func versionTexts(s *spec.Spec, m *spec.Message) []text {
+	en, zh := vocab[matrix.English], vocab[matrix.Chinese]
+	fixed := func(p, e, z string) text { return text{pointer: p, en: e, zh: z} }
+	idx := slices.IndexFunc(s.Messages, func(x spec.Message) bool { return x.Slug == m.Slug })
+	node := fmt.Sprintf("%s#/messages/%d", spec.FileName(s.Major), idx)
+	desc := fixed("description/0", description(m), "")
+	if translated(m) {
+		desc.zh = descriptionZh(m)
+	}
+	out := []text{
+		desc,
+		fixed("facts/0/label", en.layer, zh.layer),
+		fixed("facts/0/value", en.layerFact[m.Layer], zh.layerFact[m.Layer]),
+		fixed("facts/1/label", en.first, zh.first),
+		fixed("tables/0/title", en.title, zh.title),
+		fixed("tables/0/columns/0/label", en.position, zh.position),
+		fixed("tables/0/columns/1/label", en.format, zh.format),
+		fixed("tables/0/columns/2/label", en.meaning, zh.meaning),
+	}
+	for i, r := range relatedPages[m.Layer] {
+		out = append(out, fixed(fmt.Sprintf("related/%d/label", i), r.en, r.zh))
+	}
+	n := 0
+	for b, block := range m.Blocks {
+		for k, r := range block.Rows {
+			out = append(out, text{pointer: fmt.Sprintf("tables/0/rows/%d/c2", n), en: r.Description.En, zh: r.Description.Zh,
+				nodes: []string{fmt.Sprintf("%s/blocks/%d/rows/%d/description/zh", node, b, k)}})
+			n++
+		}
+	}
+	paras := context(s, m)
+	if len(paras) > 0 {
+		out = append(out, fixed("sections/0/title", en.context, zh.context))
+	}
+	for i, p := range paras {
+		out = append(out, text{pointer: fmt.Sprintf("sections/0/paragraphs/%d", i), en: p.text.En, zh: p.text.Zh, nodes: p.nodes})
+	}
+	return out
+}
+
+type paragraph struct {
+	text  spec.Text
+	nodes []string
+}
+
+// context is the prose of the message's page that frames it: the
+// paragraphs standing between the page's message lists ("The following
+// messages … are available since protocol version 2."), joined into one
+// as pg.center does, and for a replication sub-message the command it
+// answers.
+func context(s *spec.Spec, m *spec.Message) []paragraph {
+	var out []paragraph
+	var en, zh, nodes []string
+	for i, x := range s.Messages {
+		if x.Page == m.Page && x.Lead != nil {
+			en, zh = append(en, x.Lead.Text.En), append(zh, x.Lead.Text.Zh)
+			nodes = append(nodes, fmt.Sprintf("%s#/messages/%d/lead/text/zh", spec.FileName(s.Major), i))
+		}
+	}
+	if len(en) > 0 {
+		t := spec.Text{En: strings.Join(en, " ")}
+		if !slices.Contains(zh, "") {
+			t.Zh = strings.Join(zh, "")
+		}
+		out = append(out, paragraph{t, nodes})
+	}
+	if m.Context != "" {
+		out = append(out, paragraph{text: spec.Text{En: m.Context, Zh: m.Context}})
+	}
+	return out
+}
+
+// description is the English description: the message named with its
+// layer, then its first field's meaning.
+func description(m *spec.Message) string {
+	d := vocab[matrix.English].describe[m.Layer] + " " + m.Name + " format."
+	if rows := m.Rows(); len(rows) > 0 {
+		d += " " + rows[0].Description.En
+	}
+	return d
+}
+
+// descriptionZh is the Chinese manual's entry as one text: the rows'
+// formats and descriptions and the paragraphs between and after them, as
+// pg.center's description_zh joins them.
+func descriptionZh(m *spec.Message) string {
+	var parts []string
+	for _, b := range m.Blocks {
+		if b.Lead != nil {
+			parts = append(parts, b.Lead.Text.Prefer("zh"))
+		}
+		for _, r := range b.Rows {
+			parts = append(parts, r.FormatIn("zh")+" "+r.Description.Prefer("zh"))
+		}
+	}
+	for _, n := range m.Notes {
+		parts = append(parts, n.Text.Prefer("zh"))
+	}
+	return strings.Join(parts, " ")
+}
+
+// descriptionZhHTML renders the Chinese entry as pg.center's page does:
+// a heading, the definition list, a link to the Chinese manual.
+func descriptionZhHTML(major int, m *spec.Message) string {
+	var b strings.Builder
+	e := html.EscapeString
+	fmt.Fprintf(&b, "<p>协议消息 %s。</p><h3>同版本中文手册定义</h3><dl>", e(m.NameIn("zh")))
+	for _, blk := range m.Blocks {
+		if blk.Lead != nil {
+			fmt.Fprintf(&b, "</dl><p>%s</p><dl>", e(blk.Lead.Text.Prefer("zh")))
+		}
+		for _, r := range blk.Rows {
+			fmt.Fprintf(&b, "<dt>%s</dt><dd><p>%s</p></dd>", e(r.FormatIn("zh")), e(r.Description.Prefer("zh")))
+		}
+	}
+	b.WriteString("</dl>")
+	for _, n := range m.Notes {
+		fmt.Fprintf(&b, "<p>%s</p>", e(n.Text.Prefer("zh")))
+	}
+	u := fmt.Sprintf("/zh/docs/%d/%s", major, m.Page)
+	if m.Anchor != "" {
+		u += "#" + m.Anchor
+	}
+	fmt.Fprintf(&b, `<p><a href="%s" rel="nofollow">查看完整中文手册与上下文</a>。</p>`, e(u))
+	return b.String()
+}
+
+// translated reports whether the major's Chinese pages had m.
+func translated(m *spec.Message) bool {
+	return slices.ContainsFunc(m.Rows(), func(r spec.Row) bool { return r.Description.Zh != "" })
 }
 
 func comparisonData(m *spec.Message) ComparisonData {
@@ -255,24 +492,15 @@ func comparisonData(m *spec.Message) ComparisonData {
 	return d
 }
 
-// table lays the rows out as pg.center does; Chinese descriptions fall
-// back to English where the major has no translation.
-func table(m *spec.Message, lang matrix.Lang) Table {
-	l := labels[lang]
-	t := Table{Key: "fields", Title: l.title, Columns: []Column{{"c0", l.position}, {"c1", l.format}, {"c2", l.meaning}}}
-	for i, r := range m.Rows() {
-		t.Rows = append(t.Rows, Cells{C0: strconv.Itoa(i + 1), C1: r.Format, C2: r.Description.Prefer(string(lang))})
+// release is the major's English release with its source tarball.
+func release(s *spec.Spec) Release {
+	r := Release{Label: s.Release, Major: strconv.Itoa(s.Major), Channel: channel(s.Release), Revision: corpusRevision(s, "en")}
+	if r.Channel == "devel" {
+		r.Ref = "https://ftp.postgresql.org/pub/snapshot/dev/postgresql-snapshot.tar.bz2"
+	} else {
+		r.Ref = fmt.Sprintf("https://ftp.postgresql.org/pub/source/v%[1]s/postgresql-%[1]s.tar.bz2", s.Release)
 	}
-	return t
-}
-
-func facts(m *spec.Message, lang matrix.Lang) []Fact {
-	l := labels[lang]
-	out := []Fact{{Label: l.layer, Value: layerFact[lang][m.Layer]}}
-	if rows := m.Rows(); len(rows) > 0 {
-		out = append(out, Fact{Label: l.first, Value: rows[0].Format})
-	}
-	return out
+	return r
 }
 
 // channel tells a release from a preview (19rc1, 19beta2) or a snapshot.
@@ -286,14 +514,44 @@ func channel(label string) string {
 	return "stable"
 }
 
+// source is the corpus page of lang, zero when the major has none.
+func source(s *spec.Spec, lang, page string) spec.Source {
+	for _, p := range s.Sources {
+		if p.Lang == lang && p.Page == page {
+			return p
+		}
+	}
+	return spec.Source{}
+}
+
+// corpusRevision identifies the major's corpus pages in lang: the SHA-256
+// of their sha256s, one a line, "" when there are none.
+func corpusRevision(s *spec.Spec, lang string) string {
+	var b strings.Builder
+	for _, p := range s.Sources {
+		if p.Lang == lang {
+			b.WriteString(p.SHA256 + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return sum(b.String())
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
 // compare diffs the {layer, fields} JSON of two majors; a side without the
-// message (nil) reads notInVersion in lang. class is the matrix's cell for the step.
-func compare(left, right int, a, b *ComparisonData, class matrix.Status, lang matrix.Lang) (Comparison, error) {
-	c := Comparison{Left: strconv.Itoa(left), Right: strconv.Itoa(right), Classification: class}
+// message (nil) reads notInVersion in lang.
+func compare(left, right int, a, b *ComparisonData, lang matrix.Lang) (Comparison, error) {
+	c := Comparison{Left: strconv.Itoa(left), Right: strconv.Itoa(right)}
 	sides := [2][]string{}
 	for i, d := range []*ComparisonData{a, b} {
 		if d == nil {
-			sides[i] = []string{notInVersion[lang]}
+			sides[i] = []string{vocab[lang].notInVersion}
 			continue
 		}
 		// The diffed form: indented, keys in the order the record uses.
@@ -305,6 +563,8 @@ func compare(left, right int, a, b *ComparisonData, class matrix.Status, lang ma
 	}
 	c.Diff = matrix.Unified(c.Left, c.Right, sides[0], sides[1])
 	switch {
+	case a == nil && b == nil:
+		c.Status = "unchanged"
 	case a == nil:
 		c.Status = "added"
 	case b == nil:
@@ -315,52 +575,4 @@ func compare(left, right int, a, b *ComparisonData, class matrix.Status, lang ma
 		c.Status = "changed"
 	}
 	return c, nil
-}
-
-// compactSorted is the hashed form: compact JSON with sorted keys and
-// non-ASCII escaped, as Python's json.dumps(sort_keys=True,
-// separators=(",", ":")) writes it. The seed's English fields are ASCII,
-// so whether pg.center escapes non-ASCII is not known; its default does.
-func compactSorted(d ComparisonData) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"fields":[`)
-	for i, f := range d.Fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"description":%s,"format":%s}`, pyString(f.Description), pyString(f.Format))
-	}
-	fmt.Fprintf(&b, `],"layer":%s}`, pyString(d.Layer))
-	return b.Bytes()
-}
-
-// pyString quotes s as Python's json module does with ensure_ascii.
-func pyString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteString(`\` + string(r))
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || r > 0x7e && r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case r > 0xffff:
-			r -= 0x10000
-			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

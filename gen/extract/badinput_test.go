@@ -29,12 +29,15 @@ func readDoc(t *testing.T, name string) []byte {
 }
 
 // miniCorpus is the English and Chinese pages of 18 with the real
-// MANIFEST.md's rows for them.
+// manifests' rows for them.
 func miniCorpus(t *testing.T) fstest.MapFS {
 	t.Helper()
-	fsys := fstest.MapFS{"MANIFEST.md": {Data: manifestRows(readDoc(t, "MANIFEST.md"), func(p string) bool { return strings.Contains(p, "/18/") })}}
+	fsys := fstest.MapFS{}
+	for _, name := range corpus.Manifests {
+		fsys[name] = &fstest.MapFile{Data: manifestRows(readDoc(t, name), func(p string) bool { return strings.Contains(p, "/18/") })}
+	}
 	for _, lang := range []string{"en", "zh"} {
-		for _, k := range Pages {
+		for _, k := range PagesOf(18) {
 			name := lang + "/18/" + k.File
 			fsys[name] = &fstest.MapFile{Data: readDoc(t, name)}
 		}
@@ -55,13 +58,17 @@ func manifestRows(manifest []byte, keep func(path string) bool) []byte {
 	return out
 }
 
-// setPage replaces a page of the mini corpus and its checksum in MANIFEST.md,
-// as a corpus maintainer would.
+// setPage replaces a page of the mini corpus and its checksum in the
+// manifest that lists it, as a corpus maintainer would.
 func setPage(t *testing.T, fsys fstest.MapFS, name string, data []byte) {
 	t.Helper()
-	old := sha256.Sum256(fsys[name].Data)
-	sum := sha256.Sum256(data)
-	fsys["MANIFEST.md"].Data = replaceOnce(t, fsys["MANIFEST.md"].Data, hex.EncodeToString(old[:]), hex.EncodeToString(sum[:]))
+	oldSum, sum := sha256.Sum256(fsys[name].Data), sha256.Sum256(data)
+	old := hex.EncodeToString(oldSum[:])
+	manifest := ManifestFile
+	if !bytes.Contains(fsys[manifest].Data, []byte(old)) {
+		manifest = ChapterManifestFile
+	}
+	fsys[manifest].Data = replaceOnce(t, fsys[manifest].Data, old, hex.EncodeToString(sum[:]))
 	fsys[name].Data = data
 }
 
@@ -152,6 +159,36 @@ func TestChangedPageFailsManifestCheck(t *testing.T) {
 	}
 }
 
+// The chapter's other pages are checked as the five are: checksum, the
+// page's own section, its language, and the release the five name.
+func TestChapterPagesAreChecked(t *testing.T) {
+	for _, c := range []struct {
+		name, page string
+		edit       func(fsys fstest.MapFS, data []byte) []byte
+		want       string
+	}{
+		{"changed", "en/18/protocol-flow.html", nil, "en/18/protocol-flow.html: sha256 "},
+		{"another page", "en/18/protocol-flow.html", func(fsys fstest.MapFS, _ []byte) []byte { return fsys["en/18/sasl-authentication.html"].Data },
+			"en/18/protocol-flow.html: no section PROTOCOL-FLOW: not the protocol-flow.html page of the protocol chapter"},
+		{"another language", "zh/18/protocol-changes.html", func(fsys fstest.MapFS, _ []byte) []byte { return fsys["en/18/protocol-changes.html"].Data },
+			"zh/18/protocol-changes.html: a page in en, not zh"},
+		{"another release", "en/18/protocol-overview.html", func(_ fstest.MapFS, data []byte) []byte {
+			return bytes.ReplaceAll(data, []byte("PostgreSQL 18.6 Documentation"), []byte("PostgreSQL 18.5 Documentation"))
+		}, "en/18/protocol-overview.html: release 18.5, the protocol pages are of 18.6"},
+	} {
+		fsys := miniCorpus(t)
+		if c.edit == nil {
+			fsys[c.page].Data = append(bytes.Clone(fsys[c.page].Data), ' ')
+		} else {
+			setPage(t, fsys, c.page, c.edit(fsys, fsys[c.page].Data))
+		}
+		_, err := Extract(fsys, corrections18(t))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
 func TestTranslationMismatchNeedsCorrection(t *testing.T) {
 	fsys := miniCorpus(t)
 	// Without the reviewed corrections, zh/18's full-width parentheses are an error naming file, message and row.
@@ -187,6 +224,23 @@ func TestCorrectionsAreChecked(t *testing.T) {
 	}
 }
 
+// A command item whose value the extractor cannot type, and a translation
+// that loses an option, are errors naming file and command.
+func TestReplicationCommandItems(t *testing.T) {
+	data := replaceOnce(t, readDoc(t, "en/18/protocol-replication.html"), `MAX_RATE</code> <em class="replaceable"><code>rate</code>`, `MAX_RATE</code> <em class="replaceable"><code>speed</code>`)
+	_, err := ParsePage(bytes.NewReader(data), "en/18/protocol-replication.html", Pages[2])
+	if err == nil || !strings.Contains(err.Error(), `en/18/protocol-replication.html: message "BASE_BACKUP [ ( option [, ...] ) ]": item "MAX_RATE speed": value of no known kind`) {
+		t.Errorf("unknown placeholder: %v", err)
+	}
+	fsys := miniCorpus(t)
+	name := "zh/18/protocol-replication.html"
+	setPage(t, fsys, name, regexp.MustCompile(`(?s)<dt><span class="term"><code class="literal">INCREMENTAL</code></span></dt><dd>.*?</dd>`).ReplaceAll(fsys[name].Data, nil))
+	_, err = Extract(fsys, corrections18(t))
+	if err == nil || !strings.Contains(err.Error(), `zh/18/protocol-replication.html: message "BASE_BACKUP [ ( option [, ...] ) ]": the translation lacks INCREMENTAL`) {
+		t.Errorf("translation without INCREMENTAL: %v", err)
+	}
+}
+
 func TestEmptyFieldTable(t *testing.T) {
 	// A table with no rows before Bind's first: later steps pair messages by their first row.
 	data := replaceOnce(t, readDoc(t, "en/18/protocol-message-formats.html"), `class="id_link">#</a></dt><dd><div class="variablelist"><dl class="variablelist"><dt><span class="term">Byte1('B')</span>`,
@@ -198,12 +252,13 @@ func TestEmptyFieldTable(t *testing.T) {
 }
 
 func TestReplicationCommandWithoutTerm(t *testing.T) {
-	// START_REPLICATION's term emptied: its sub-messages are still read, with no command to name.
+	// START_REPLICATION's term emptied: its sub-messages are still read, with
+	// no command to name, and the command list names the entry it cannot read.
 	data := readDoc(t, "en/18/protocol-replication.html")
 	data = regexp.MustCompile(`(?s)(<dt id="PROTOCOL-REPLICATION-START-REPLICATION">).*?</dt>`).ReplaceAll(data, []byte("$1</dt>"))
 	p, err := ParsePage(bytes.NewReader(data), "en/18/protocol-replication.html", Pages[2])
-	if err != nil {
-		t.Fatal(err)
+	if err == nil || err.Error() != `en/18/protocol-replication.html: the entry at #PROTOCOL-REPLICATION-START-REPLICATION is not a replication command: its term "" names none` {
+		t.Fatalf("got %v", err)
 	}
 	i := slices.IndexFunc(p.Messages, func(m spec.Message) bool { return m.Name == "XLogData" })
 	if i < 0 || p.Messages[i].Context != "" {
@@ -246,13 +301,13 @@ func TestManifestListsWhatMustBeThere(t *testing.T) {
 		want   string
 	}{
 		{"language dir missing", func(fsys fstest.MapFS) {
-			for _, k := range Pages {
+			for _, k := range PagesOf(18) {
 				delete(fsys, "zh/18/"+k.File)
 			}
 		}, "zh/18: the directory is missing; MANIFEST.md lists its pages"},
 		{"major dir missing", func(fsys fstest.MapFS) {
 			for name := range fsys {
-				if name != "MANIFEST.md" {
+				if !strings.HasPrefix(name, "MANIFEST") {
 					delete(fsys, name)
 				}
 			}
@@ -269,9 +324,26 @@ func TestManifestListsWhatMustBeThere(t *testing.T) {
 			row := m[i : i+bytes.IndexByte(m[i:], '\n')+1]
 			fsys["MANIFEST.md"].Data = append(bytes.Clone(m), row...)
 		}, "en/18/protocol-message-formats.html is listed twice"},
+		{"chapter page not listed", func(fsys fstest.MapFS) {
+			fsys[ChapterManifestFile].Data = manifestRows(fsys[ChapterManifestFile].Data, func(p string) bool { return p != "zh/18/protocol-flow.html" })
+		}, "MANIFEST.md: lists zh/18 but not zh/18/protocol-flow.html"},
+		{"chapter manifest missing", func(fsys fstest.MapFS) {
+			delete(fsys, ChapterManifestFile)
+		}, "MANIFEST.md: lists en/18 but not en/18/protocol-overview.html"},
+		{"row in both manifests", func(fsys fstest.MapFS) {
+			m := fsys[ChapterManifestFile].Data
+			i := bytes.Index(m, []byte("| `en/18/protocol-flow.html"))
+			fsys[ManifestFile].Data = append(bytes.Clone(fsys[ManifestFile].Data), m[i:i+bytes.IndexByte(m[i:], '\n')+1]...)
+		}, "MANIFEST-chapter.md: en/18/protocol-flow.html is listed in MANIFEST.md too: keep one row"},
+		{"page of another major", func(fsys fstest.MapFS) {
+			fsys[ChapterManifestFile].Data = bytes.Replace(fsys[ChapterManifestFile].Data, []byte("| `en/18/protocol-flow.html`"),
+				[]byte("| `en/18/logicaldecoding-output-plugin.html` | en | 18 | 18.6 | x | x | `00` |\n| `en/18/protocol-flow.html`"), 1)
+		}, "MANIFEST-chapter.md: en/18/logicaldecoding-output-plugin.html is not one of the protocol pages of 18"},
 		{"chinese without english", func(fsys fstest.MapFS) {
-			fsys["MANIFEST.md"].Data = manifestRows(fsys["MANIFEST.md"].Data, func(p string) bool { return !strings.HasPrefix(p, "en/") })
-			for _, k := range Pages {
+			for _, name := range corpus.Manifests {
+				fsys[name].Data = manifestRows(fsys[name].Data, func(p string) bool { return !strings.HasPrefix(p, "en/") })
+			}
+			for _, k := range PagesOf(18) {
 				delete(fsys, "en/18/"+k.File)
 			}
 		}, "zh/18: MANIFEST.md lists Chinese pages of 18 but no English ones"},

@@ -10,10 +10,6 @@
 package extract
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,25 +24,16 @@ import (
 // Extract reads every major under docs/en (and docs/zh where present).
 // It returns every problem found at once; specs are nil when there is any.
 func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
-	mf, err := docs.Open(ManifestFile)
-	if err != nil {
-		return nil, fmt.Errorf("corpus: %w", err)
-	}
-	manifest, err := parseManifest(mf)
-	mf.Close()
-	if err != nil {
-		return nil, err
-	}
-	plan, err := planCorpus(docs, manifest)
+	c, err := OpenCorpus(docs)
 	if err != nil {
 		return nil, err
 	}
 	var errs []error
 	var specs []*spec.Spec
-	for _, major := range plan.majors {
+	for _, major := range c.Majors() {
 		s := &spec.Spec{Major: major}
 		for _, kind := range Pages {
-			p, src, err := readPage(docs, manifest, "en", major, kind)
+			p, src, err := readPage(c, "en", major, kind)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -54,6 +41,7 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 			s.Sources = append(s.Sources, src)
 			s.Release = p.Release
 			s.Messages = append(s.Messages, p.Messages...)
+			s.Commands = append(s.Commands, p.Commands...)
 			switch kind.File {
 			case "protocol-message-types.html":
 				s.DataTypes = p.Terms
@@ -61,6 +49,7 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 				s.ErrorFields = p.Terms
 			}
 		}
+		errs = append(errs, chapterSources(c, s, "en")...)
 		errs = append(errs, duplicates(s)...)
 		specs = append(specs, s)
 	}
@@ -72,10 +61,10 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 	for _, s := range specs {
 		annotate(s)
 		s.Coverage = append(s.Coverage, coverage(s, "en"))
-		if !plan.chinese[s.Major] {
+		if !c.Chinese(s.Major) {
 			continue
 		}
-		if err := addChinese(docs, manifest, s, corr, used); err != nil {
+		if err := addChinese(c, s, corr, used); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -83,8 +72,8 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 	}
 	// An entry for a major this corpus does not hold is not judged by it.
 	for i := range corr.List {
-		if c := &corr.List[i]; !used[c] && slices.Contains(plan.majors, c.Major) {
-			errs = append(errs, fmt.Errorf("corrections: entry %d (%s %d %q %s) matches nothing: remove it", i+1, c.Lang, c.Major, c.Message, c.Kind))
+		if e := &corr.List[i]; !used[e] && slices.Contains(c.Majors(), e.Major) {
+			errs = append(errs, fmt.Errorf("corrections: entry %d (%s %d %q %s) matches nothing: remove it", i+1, e.Lang, e.Major, e.Message, e.Kind))
 		}
 	}
 	if len(errs) > 0 {
@@ -98,32 +87,52 @@ func pageFile(lang string, major int, kind PageKind) string {
 	return path.Join(lang, strconv.Itoa(major), kind.File)
 }
 
-// readPage reads and parses one page after checking it is the file the
-// MANIFEST describes.
-func readPage(docs fs.FS, manifest map[string]manifestEntry, lang string, major int, kind PageKind) (*Page, spec.Source, error) {
-	name := pageFile(lang, major, kind)
-	data, err := readBounded(docs, name)
+// readPage reads one of the five pages and its messages or terms.
+func readPage(c *Corpus, lang string, major int, kind PageKind) (*Page, spec.Source, error) {
+	doc, src, err := c.Page(lang, major, kind)
 	if err != nil {
-		return nil, spec.Source{}, &Error{File: name, Err: err}
+		return nil, spec.Source{}, err
 	}
-	entry, ok := manifest[name]
-	if !ok {
-		return nil, spec.Source{}, &Error{File: name, Err: errors.New("not listed in MANIFEST.md")}
-	}
-	sum := sha256.Sum256(data)
-	if got := hex.EncodeToString(sum[:]); got != entry.SHA256 {
-		return nil, spec.Source{}, &Error{File: name, Err: fmt.Errorf("sha256 %s, MANIFEST.md says %s", got, entry.SHA256)}
-	}
-	if err := checkUTF8(data); err != nil {
-		return nil, spec.Source{}, &Error{File: name, Err: err}
-	}
-	p, err := ParsePage(bytes.NewReader(data), name, kind)
+	p, err := parseDoc(doc, src.Release, pageFile(lang, major, kind), kind)
 	if p == nil {
 		return nil, spec.Source{}, err
 	}
-	src := spec.Source{Lang: lang, Page: kind.File, Release: p.Release, Upstream: entry.Upstream,
-		Origin: entry.Origin, HowMade: entry.HowMade, SHA256: entry.SHA256}
 	return p, src, err
+}
+
+// chapterSources checks the chapter's other pages of s's major in lang and
+// records them as sources: each must name the release the five name.
+func chapterSources(c *Corpus, s *spec.Spec, lang string) []error {
+	want := s.Release
+	if lang == "zh" {
+		want = s.ReleaseZh
+	}
+	var errs []error
+	for _, kind := range PagesOf(s.Major)[len(Pages):] {
+		file := pageFile(lang, s.Major, kind)
+		doc, src, err := c.Page(lang, s.Major, kind)
+		if err == nil && src.Release != want {
+			err = &Error{File: file, Err: fmt.Errorf("release %s, the protocol pages are of %s", src.Release, want)}
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s.Sources = append(s.Sources, src)
+		if kind != pluginOptionsPage(s.Major) {
+			continue
+		}
+		opts, err := readPluginOptions(doc, file, kind)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case lang == "en":
+			s.PluginOptions = opts
+		default:
+			errs = append(errs, alignPluginOptions(file, s.PluginOptions, opts)...)
+		}
+	}
+	return errs
 }
 
 // MaxPage bounds a page's size: the largest protocol page is about 300 kB.
@@ -162,10 +171,10 @@ func checkUTF8(data []byte) error {
 
 // addChinese parses the major's Chinese pages and aligns them to the English
 // spec, excusing only what corrections list.
-func addChinese(docs fs.FS, manifest map[string]manifestEntry, s *spec.Spec, corr *spec.Corrections, used map[*spec.Correction]bool) error {
+func addChinese(c *Corpus, s *spec.Spec, corr *spec.Corrections, used map[*spec.Correction]bool) error {
 	var errs []error
 	for _, kind := range Pages {
-		p, src, err := readPage(docs, manifest, "zh", s.Major, kind)
+		p, src, err := readPage(c, "zh", s.Major, kind)
 		if err = excuse(corr, err, s.Major, used); err != nil {
 			errs = append(errs, err)
 			continue
@@ -176,12 +185,16 @@ func addChinese(docs fs.FS, manifest map[string]manifestEntry, s *spec.Spec, cor
 		switch {
 		case kind.Layer != "":
 			errs = append(errs, alignMessages(file, layerMessages(s, kind.Layer), p.Messages, s.Major, corr, used)...)
+			if kind.Layer == spec.LayerStreamingReplication {
+				errs = append(errs, alignCommands(file, s.Commands, p.Commands, s.Major, corr, used)...)
+			}
 		case kind.File == "protocol-message-types.html":
 			errs = append(errs, alignTerms(file, s.DataTypes, p.Terms)...)
 		default:
 			errs = append(errs, alignTerms(file, s.ErrorFields, p.Terms)...)
 		}
 	}
+	errs = append(errs, chapterSources(c, s, "zh")...)
 	return joinErrs(errs)
 }
 

@@ -2,9 +2,11 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -106,11 +108,23 @@ func TestReleasesAndProvenance(t *testing.T) {
 		src.SHA256 != "4e747f68b142b246d4a601a05f222"+src.SHA256[29:] {
 		t.Errorf("pg14 first source = %+v", src)
 	}
-	if n := len(specs[19].Sources); n != 5 {
-		t.Errorf("pg19 has %d sources, want the 5 English pages only", n)
+	// The chapter's other five pages are sources too, and 19's pgoutput page.
+	if n := len(specs[19].Sources); n != 11 {
+		t.Errorf("pg19 has %d sources, want the 11 English pages only", n)
 	}
-	if n := len(specs[18].Sources); n != 10 {
-		t.Errorf("pg18 has %d sources, want 5 English + 5 Chinese pages", n)
+	if n := len(specs[18].Sources); n != 20 {
+		t.Errorf("pg18 has %d sources, want 10 English + 10 Chinese pages", n)
+	}
+	var pages []string
+	for _, src := range specs[19].Sources[5:] {
+		pages = append(pages, src.Page+" "+src.Release)
+	}
+	if got := strings.Join(pages, ", "); got != "protocol-overview.html 19rc1, protocol-flow.html 19rc1, sasl-authentication.html 19rc1, "+
+		"protocol-logical-replication.html 19rc1, protocol-changes.html 19rc1, logicaldecoding-output-plugin.html 19rc1" {
+		t.Errorf("pg19 chapter sources: %s", got)
+	}
+	if src := specs[18].Sources[19]; src.Lang != "zh" || src.Page != "protocol-changes.html" || src.Release != "18.3" || src.Upstream != "18.3 (translation base)" {
+		t.Errorf("pg18 last source = %+v", src)
 	}
 }
 
@@ -390,5 +404,136 @@ func BenchmarkExtractAll(b *testing.B) {
 		if _, err := Extract(fsys, corr); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// commandShape is one command as a line: slug, syntax, options with kind,
+// values and default, result sets with their row count and columns, and
+// what follows.
+func commandShape(c *spec.Command) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", c.Slug, c.Syntax)
+	for _, o := range c.Options {
+		fmt.Fprintf(&b, " %s:%s", o.Name, o.Kind)
+		if len(o.Values) > 0 {
+			fmt.Fprintf(&b, "=%s", strings.Join(o.Values, "|"))
+		}
+		if o.Default != "" {
+			fmt.Fprintf(&b, "(%s)", o.Default)
+		}
+	}
+	for _, r := range c.Results {
+		var cols []string
+		for _, col := range r.Columns {
+			cols = append(cols, col.Name+" "+col.Type)
+		}
+		fmt.Fprintf(&b, " [%s: %s]", r.Rows, strings.Join(cols, ", "))
+	}
+	if len(c.Follows) > 0 {
+		fmt.Fprintf(&b, " -> %s", strings.Join(c.Follows, ","))
+	}
+	return b.String()
+}
+
+// The replication commands as each major's manual documents them, checked
+// against protocol-replication.html by hand.
+func TestReplicationCommands(t *testing.T) {
+	specs := realSpecs(t)
+	slugs := func(s *spec.Spec) string {
+		var out []string
+		for _, c := range s.Commands {
+			out = append(out, c.Slug)
+		}
+		return strings.Join(out, " ")
+	}
+	for major, want := range map[int]string{
+		10: "identify-system show timeline-history create-replication-slot start-replication-physical start-replication-logical drop-replication-slot base-backup",
+		15: "identify-system show timeline-history create-replication-slot create-replication-slot-legacy read-replication-slot start-replication-physical start-replication-logical drop-replication-slot base-backup",
+		17: "identify-system show timeline-history create-replication-slot create-replication-slot-legacy alter-replication-slot read-replication-slot start-replication-physical start-replication-logical drop-replication-slot upload-manifest base-backup",
+	} {
+		if got := slugs(specs[major]); got != want {
+			t.Errorf("pg%d commands:\n got %s\nwant %s", major, got, want)
+		}
+	}
+	for _, c := range []struct {
+		major int
+		slug  string
+		want  string
+	}{
+		{10, "identify-system", "identify-system none [one: systemid text, timeline int4, xlogpos text, dbname text]"},
+		{17, "identify-system", "identify-system none [one: systemid text, timeline int8, xlogpos text, dbname text]"},
+		{10, "create-replication-slot", "create-replication-slot keyword RESERVE_WAL:flag EXPORT_SNAPSHOT:flag NOEXPORT_SNAPSHOT:flag USE_SNAPSHOT:flag " +
+			"[one: slot_name text, consistent_point text, snapshot_name text, output_plugin text]"},
+		{15, "create-replication-slot", "create-replication-slot list TWO_PHASE:boolean(false) RESERVE_WAL:boolean(false) SNAPSHOT:keyword=export|use|nothing(export) " +
+			"[one: slot_name text, consistent_point text, snapshot_name text, output_plugin text]"},
+		{15, "create-replication-slot-legacy", "create-replication-slot-legacy keyword RESERVE_WAL:flag EXPORT_SNAPSHOT:flag NOEXPORT_SNAPSHOT:flag USE_SNAPSHOT:flag TWO_PHASE:flag"},
+		{17, "alter-replication-slot", "alter-replication-slot list FAILOVER:boolean"},
+		{19, "alter-replication-slot", "alter-replication-slot list TWO_PHASE:boolean FAILOVER:boolean"},
+		{15, "read-replication-slot", "read-replication-slot none [one: slot_type text, restart_lsn text, restart_tli int8]"},
+		{10, "start-replication-physical", "start-replication-physical none -> CopyBothResponse"},
+		{10, "base-backup", "base-backup keyword LABEL:string PROGRESS:flag FAST:flag WAL:flag NOWAIT:flag MAX_RATE:integer TABLESPACE_MAP:flag " +
+			"[many: spcoid oid, spclocation text, size int8] -> CopyOutResponse"},
+		{17, "base-backup", "base-backup list LABEL:string TARGET:string(client) TARGET_DETAIL:string PROGRESS:boolean(false) CHECKPOINT:keyword=fast|spread(spread) " +
+			"WAL:boolean(false) WAIT:boolean(true) COMPRESSION:string COMPRESSION_DETAIL:string MAX_RATE:integer TABLESPACE_MAP:boolean(false) " +
+			"VERIFY_CHECKSUMS:boolean(true) MANIFEST:keyword(no) MANIFEST_CHECKSUMS:keyword(CRC32C) INCREMENTAL:flag [many: spcoid oid, spclocation text, size int8] -> CopyOutResponse"},
+	} {
+		cmd := specs[c.major].FindCommand(c.slug)
+		if cmd == nil {
+			t.Errorf("pg%d has no %s", c.major, c.slug)
+			continue
+		}
+		if got := commandShape(cmd); got != c.want {
+			t.Errorf("pg%d %s:\n got %s\nwant %s", c.major, c.slug, got, c.want)
+		}
+	}
+	// Physical START_REPLICATION's parts come from its synopsis alone.
+	var parts []string
+	for _, p := range specs[13].FindCommand("start-replication-physical").Parameters {
+		parts = append(parts, p.Name+":"+p.Kind)
+	}
+	if got := strings.Join(parts, " "); got != "SLOT:flag slot_name:identifier PHYSICAL:flag XXX/XXX:lsn TIMELINE:flag tli:timeline" {
+		t.Errorf("pg13 start-replication-physical parameters: %s", got)
+	}
+	// Chinese: descriptions aligned by name; 11's translation prints the
+	// older BASE_BACKUP synopsis but documents NOVERIFY_CHECKSUMS.
+	bb := specs[11].FindCommand("base-backup")
+	if bb.SynopsisZh != "BASE_BACKUP [ LABEL 'label' ] [ PROGRESS ] [ FAST ] [ WAL ] [ NOWAIT ] [ MAX_RATE rate ] [ TABLESPACE_MAP ]" ||
+		!strings.HasPrefix(bb.Options[2].Description.Zh, "请求一个快速检查点") || !strings.HasPrefix(bb.Description.Zh, "指示服务器开始流传送一个基础备份") {
+		t.Errorf("pg11 base-backup in Chinese: %q %q %q", bb.SynopsisZh, bb.Options[2].Description.Zh, bb.Description.Zh)
+	}
+	if col := specs[15].FindCommand("identify-system").Results[0].Columns[0]; col.Description.Zh == "" {
+		t.Errorf("pg15 IDENTIFY_SYSTEM systemid has no Chinese description")
+	}
+}
+
+// pgoutput's parameters: two up to 14 (the manual is silent on 14's
+// binary, messages and streaming), six in 15, origin from 16, and from 19
+// on the logical decoding chapter's page with a type each.
+func TestPgoutputOptions(t *testing.T) {
+	specs := realSpecs(t)
+	for major, want := range map[int]string{
+		10: "proto_version publication_names",
+		14: "proto_version publication_names",
+		15: "proto_version publication_names binary messages streaming two_phase",
+		16: "proto_version publication_names binary messages streaming two_phase origin",
+		19: "proto_version:integer publication_names:string binary:boolean messages:boolean streaming:enum two_phase:boolean origin:enum",
+	} {
+		var got []string
+		for _, o := range specs[major].PluginOptions {
+			n := o.Name
+			if o.Type != "" {
+				n += ":" + o.Type
+			}
+			got = append(got, n)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("pg%d pgoutput options: %s, want %s", major, strings.Join(got, " "), want)
+		}
+	}
+	if o := specs[19].PluginOptions[0]; o.Page != "logicaldecoding-output-plugin.html" || o.Anchor != "PGOUTPUT-OPTIONS-PROTO-VERSION" || o.Description.Zh != "" {
+		t.Errorf("pg19 proto_version: %+v", o)
+	}
+	if o := specs[16].PluginOptions[6]; o.Page != "protocol-logical-replication.html" || !strings.Contains(o.Description.En, `"none"`) || o.Description.Zh == "" {
+		t.Errorf("pg16 origin: %+v", o)
 	}
 }

@@ -14,21 +14,56 @@ import (
 )
 
 // ManifestFile is the corpus manifest: the "## Files" table lists every
-// page the corpus must hold, with its provenance and checksum.
+// page the corpus must hold, with its provenance and checksum. pgspec fetch
+// writes every page it fetches there.
 const ManifestFile = "MANIFEST.md"
+
+// ChapterManifestFile is a second manifest, optional, with the same "## Files"
+// table: the shared corpus lists the protocol chapter's other pages there.
+// A page listed in both is an error.
+const ChapterManifestFile = "MANIFEST-chapter.md"
 
 // manifestEntry is one row of the corpus MANIFEST.md "Files" table.
 type manifestEntry struct {
 	Lang                              string
 	Major                             int
 	Upstream, Origin, HowMade, SHA256 string
+	// File is the manifest that lists the page.
+	File string
+}
+
+// readManifests reads ManifestFile and, when the corpus has it,
+// ChapterManifestFile into one table.
+func readManifests(docs fs.FS) (map[string]manifestEntry, error) {
+	out := map[string]manifestEntry{}
+	for _, name := range []string{ManifestFile, ChapterManifestFile} {
+		f, err := docs.Open(name)
+		if name == ChapterManifestFile && errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("corpus: %w", err)
+		}
+		rows, err := parseManifest(f, name)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		for p, e := range rows {
+			if first, dup := out[p]; dup {
+				return nil, fmt.Errorf("%s: %s is listed in %s too: keep one row", name, p, first.File)
+			}
+			out[p] = e
+		}
+	}
+	return out, nil
 }
 
 // parseManifest reads the "## Files" table "| path | language | major | upstream version |
-// origin | how made | sha256 |" table of MANIFEST.md, keyed by path. A
+// origin | how made | sha256 |" table of the manifest file, keyed by path. A
 // path listed twice, or whose language or major columns disagree with the
 // path, is an error.
-func parseManifest(r io.Reader) (map[string]manifestEntry, error) {
+func parseManifest(r io.Reader, file string) (map[string]manifestEntry, error) {
 	out := map[string]manifestEntry{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
@@ -43,14 +78,14 @@ func parseManifest(r io.Reader) (map[string]manifestEntry, error) {
 		}
 		cells := strings.Split(strings.Trim(text, "|"), " | ")
 		if len(cells) != 7 {
-			return nil, fmt.Errorf("%s:%d: %d columns, want 7", ManifestFile, line, len(cells))
+			return nil, fmt.Errorf("%s:%d: %d columns, want 7", file, line, len(cells))
 		}
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
 		p := strings.Trim(cells[0], "`")
 		if _, dup := out[p]; dup {
-			return nil, fmt.Errorf("%s:%d: %s is listed twice", ManifestFile, line, p)
+			return nil, fmt.Errorf("%s:%d: %s is listed twice", file, line, p)
 		}
 		e := manifestEntry{
 			Lang:     cells[1],
@@ -58,20 +93,21 @@ func parseManifest(r io.Reader) (map[string]manifestEntry, error) {
 			Origin:   cells[4],
 			HowMade:  cells[5],
 			SHA256:   strings.Trim(cells[6], "`"),
+			File:     file,
 		}
 		if lang, major, _, ok := pagePath(p); ok {
 			if n, err := strconv.Atoi(cells[2]); err != nil || n != major || e.Lang != lang {
-				return nil, fmt.Errorf("%s:%d: %s: language %q and major %q do not match the path", ManifestFile, line, p, cells[1], cells[2])
+				return nil, fmt.Errorf("%s:%d: %s: language %q and major %q do not match the path", file, line, p, cells[1], cells[2])
 			}
 			e.Major = major
 		}
 		out[p] = e
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", ManifestFile, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no file table found", ManifestFile)
+		return nil, fmt.Errorf("%s: no file table found", file)
 	}
 	return out, nil
 }
@@ -96,19 +132,19 @@ type corpusPlan struct {
 	chinese map[int]bool
 }
 
-// planCorpus checks the manifest against itself and against the corpus
+// planCorpus checks the manifests against themselves and against the corpus
 // directories: every language directory of a listed major must list all
-// five pages and exist, Chinese needs English, and every major directory on
-// disk must be listed. It returns every problem at once.
+// pages of that major (PagesOf) and exist, Chinese needs English, and every
+// major directory on disk must be listed. It returns every problem at once.
 func planCorpus(docs fs.FS, manifest map[string]manifestEntry) (*corpusPlan, error) {
 	listed := map[string]map[string]bool{} // "en/18" → page files
-	for p := range manifest {
+	for p, e := range manifest {
 		lang, major, file, ok := pagePath(p)
 		if !ok {
 			continue
 		}
-		if !slices.ContainsFunc(Pages, func(k PageKind) bool { return k.File == file }) {
-			return nil, fmt.Errorf("%s: %s is not one of the five protocol pages", ManifestFile, p)
+		if !slices.ContainsFunc(PagesOf(major), func(k PageKind) bool { return k.File == file }) {
+			return nil, fmt.Errorf("%s: %s is not one of the protocol pages of %d", e.File, p, major)
 		}
 		dir := path.Join(lang, strconv.Itoa(major))
 		if listed[dir] == nil {
@@ -120,7 +156,7 @@ func planCorpus(docs fs.FS, manifest map[string]manifestEntry) (*corpusPlan, err
 	plan := &corpusPlan{chinese: map[int]bool{}}
 	for _, dir := range sortedDirs(listed) {
 		lang, major, _, _ := pagePath(dir + "/x")
-		for _, k := range Pages {
+		for _, k := range PagesOf(major) {
 			if !listed[dir][k.File] {
 				errs = append(errs, fmt.Errorf("%s: lists %s but not %s/%s", ManifestFile, dir, dir, k.File))
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,23 +15,53 @@ import (
 	"github.com/pgspec/pgspec/spec"
 )
 
-// PageKind says what one of the five protocol pages holds and how to read it.
+// PageKind says what one of the corpus pages holds and how to read it.
 type PageKind struct {
 	File string
 	// Section is the id of the page's div.sect1: a page from another chapter lacks it.
 	Section string
-	// Layer of its messages; empty for the two term pages.
+	// Layer of its messages; empty for the two term pages and the chapter pages.
 	Layer string
+	// Since is the first major that has the page; 0 for every major.
+	Since int
 }
 
 // Pages are the five protocol pages of every major, in the order their
 // messages appear in the spec.
 var Pages = []PageKind{
-	{"protocol-message-formats.html", "PROTOCOL-MESSAGE-FORMATS", spec.LayerFrontendBackend},
-	{"protocol-logicalrep-message-formats.html", "PROTOCOL-LOGICALREP-MESSAGE-FORMATS", spec.LayerLogicalReplication},
-	{"protocol-replication.html", "PROTOCOL-REPLICATION", spec.LayerStreamingReplication},
-	{"protocol-message-types.html", "PROTOCOL-MESSAGE-TYPES", ""},
-	{"protocol-error-fields.html", "PROTOCOL-ERROR-FIELDS", ""},
+	{"protocol-message-formats.html", "PROTOCOL-MESSAGE-FORMATS", spec.LayerFrontendBackend, 0},
+	{"protocol-logicalrep-message-formats.html", "PROTOCOL-LOGICALREP-MESSAGE-FORMATS", spec.LayerLogicalReplication, 0},
+	{"protocol-replication.html", "PROTOCOL-REPLICATION", spec.LayerStreamingReplication, 0},
+	{"protocol-message-types.html", "PROTOCOL-MESSAGE-TYPES", "", 0},
+	{"protocol-error-fields.html", "PROTOCOL-ERROR-FIELDS", "", 0},
+}
+
+// The protocol chapter's other pages, and the logical decoding chapter's
+// page that documents pgoutput's parameters from 19 on (10–18 document them
+// on PageLogicalReplication). Corpus.Page opens them.
+var (
+	PageOverview           = PageKind{File: "protocol-overview.html", Section: "PROTOCOL-OVERVIEW"}
+	PageFlow               = PageKind{File: "protocol-flow.html", Section: "PROTOCOL-FLOW"}
+	PageSASL               = PageKind{File: "sasl-authentication.html", Section: "SASL-AUTHENTICATION"}
+	PageLogicalReplication = PageKind{File: "protocol-logical-replication.html", Section: "PROTOCOL-LOGICAL-REPLICATION"}
+	PageChanges            = PageKind{File: "protocol-changes.html", Section: "PROTOCOL-CHANGES"}
+	PageOutputPlugin       = PageKind{File: "logicaldecoding-output-plugin.html", Section: "LOGICALDECODING-OUTPUT-PLUGIN", Since: 19}
+)
+
+// ChapterPages are the pages beside the five, in the order their sources
+// appear in the spec.
+var ChapterPages = []PageKind{PageOverview, PageFlow, PageSASL, PageLogicalReplication, PageChanges, PageOutputPlugin}
+
+// PagesOf is every page a corpus holds for major (0: a devel snapshot whose
+// major is not known yet, which has them all): the five, then the chapter's.
+func PagesOf(major int) []PageKind {
+	out := slices.Clone(Pages)
+	for _, k := range ChapterPages {
+		if major == 0 || major >= k.Since {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Error names where extraction failed: file, message and 1-based row.
@@ -65,6 +96,8 @@ type Page struct {
 	Release  string
 	Messages []spec.Message // Text.En holds the page's text whatever its language
 	Terms    []spec.Term
+	// Commands are the replication page's commands, text in En as for Messages.
+	Commands []spec.Command
 }
 
 var (
@@ -128,6 +161,11 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseDoc(doc, release, file, kind)
+}
+
+// parseDoc reads the messages or terms of an identified page.
+func parseDoc(doc *goquery.Document, release, file string, kind PageKind) (*Page, error) {
 	sect := doc.Find("div.sect1#" + kind.Section)
 	p := &Page{Release: release}
 	var errs []error
@@ -180,6 +218,13 @@ func ParsePage(r io.Reader, file string, kind PageKind) (*Page, error) {
 	})
 	if len(p.Messages) == 0 {
 		fail("", 0, fmt.Errorf("no messages found"))
+	}
+	if kind.Layer == spec.LayerStreamingReplication {
+		cmds, err := readCommands(doc, file)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		p.Commands = cmds
 	}
 	return p, joinErrs(errs)
 }

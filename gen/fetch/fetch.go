@@ -1,5 +1,6 @@
 // Package fetch is the pipeline's first stage, postgresql.org → corpus: it
-// downloads a major's five protocol pages into the corpus layout extract reads
+// downloads a major's pages (the five protocol pages, the chapter's other
+// pages and, from 19, pgoutput's page: extract.PagesOf) into the corpus layout extract reads
 // (DOCS/<lang>/<major>/<page>.html) and records each page's URL, size, sha256
 // and date in the corpus MANIFEST.md.
 //
@@ -7,7 +8,7 @@
 // with an HTTP error, redirects to another page, sends more than MaxPage
 // bytes, or sends a page of another chapter, language or major. Transient
 // failures (network errors, 5xx, 429) are retried a bounded number of times.
-// Nothing is written unless all five pages were fetched and accepted.
+// Nothing is written unless every page was fetched and accepted.
 package fetch
 
 import (
@@ -65,7 +66,7 @@ type Page struct {
 	Data    []byte
 }
 
-// Fetch downloads the five pages of r with client, checks each and
+// Fetch downloads the pages of r (extract.PagesOf its major) with client, checks each and
 // returns them, or an error listing every page refused with its URL and
 // reason. now stamps the pages.
 func Fetch(ctx context.Context, client *http.Client, r Request, now func() time.Time) ([]Page, error) {
@@ -75,7 +76,7 @@ func Fetch(ctx context.Context, client *http.Client, r Request, now func() time.
 	}
 	var pages []Page
 	var errs []error
-	for _, kind := range extract.Pages {
+	for _, kind := range extract.PagesOf(want) {
 		u := base.JoinPath(r.Major, kind.File).String()
 		p, err := fetchPage(ctx, client, u, kind, r, want)
 		if err != nil {

@@ -81,6 +81,12 @@ func Build(specs []*spec.Spec, layout LayoutFunc) (*History, error) {
 // Message returns message slug in spec i, or nil.
 func (h *History) Message(slug string, i int) *spec.Message { return h.Specs[i].Find(slug) }
 
+// Change classifies message slug from Specs[i] to Specs[j], any two majors
+// (for adjacent ones it is the row's cell).
+func (h *History) Change(slug string, i, j int) Change {
+	return Compare(h.Message(slug, i), h.Message(slug, j), codes(h.layouts[i][slug]), codes(h.layouts[j][slug]))
+}
+
 // documentOrder merges the majors' message orders into one: a slug first
 // seen in a later major goes right after the slug that precedes it there,
 // so added messages sit where the manual prints them.

@@ -43,3 +43,23 @@ func TestHTMLIsSelfContained(t *testing.T) {
 		}
 	}
 }
+
+// A name may wrap between the words of CamelCase, never inside one, and
+// its direction stays with it.
+func TestBreakable(t *testing.T) {
+	for in, want := range map[string]string{
+		"AuthenticationCleartextPassword (B)": "Authentication<wbr>Cleartext<wbr>Password&nbsp;(B)",
+		"GSSENCRequest (F)":                   "GSSENC<wbr>Request&nbsp;(F)",
+		"SASLInitialResponse (F)":             "SASL<wbr>Initial<wbr>Response&nbsp;(F)",
+		"AuthenticationKerberosV5 (B)":        "Authentication<wbr>KerberosV5&nbsp;(B)",
+		"AuthenticationSCMCredential (B)":     "Authentication<wbr>SCM<wbr>Credential&nbsp;(B)",
+		"AuthenticationMD5Password (B)":       "Authentication<wbr>MD5<wbr>Password&nbsp;(B)",
+		"XLogData":                            "XLog<wbr>Data",
+		"Stream Abort":                        "Stream Abort",
+		"a<b>":                                "a&lt;b&gt;",
+	} {
+		if got := string(breakable(in)); got != want {
+			t.Errorf("breakable(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

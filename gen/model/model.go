@@ -26,6 +26,8 @@ type Model struct {
 	Messages []*Message
 	// ErrorFields are the ErrorResponse/NoticeResponse field codes.
 	ErrorFields []*ErrorField
+	// Commands are the replication commands (the commands layer).
+	Commands []*Command
 	// Defaults lists what was derived from the manual rather than read
 	// from the overlay, one line each, sorted.
 	Defaults []Default
@@ -268,6 +270,11 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
+	cmds, err := buildCommands(specs)
+	if err != nil {
+		return nil, err
+	}
+	mod.Commands = cmds
 	mod.Defaults = d.sorted()
 	return mod, nil
 }

@@ -25,6 +25,7 @@ var layerNames = map[string]string{
 	spec.LayerFrontendBackend: spec.LayerFrontendBackend, "frontend": spec.LayerFrontendBackend,
 	spec.LayerLogicalReplication: spec.LayerLogicalReplication, "logical": spec.LayerLogicalReplication,
 	spec.LayerStreamingReplication: spec.LayerStreamingReplication, "replication": spec.LayerStreamingReplication, "streaming": spec.LayerStreamingReplication,
+	spec.LayerCommands: spec.LayerCommands,
 }
 
 // Flags renders the selection as the pgspec gen flags that make it, in one
@@ -66,7 +67,7 @@ func ParseLayers(s string) ([]string, error) {
 	for _, name := range names {
 		l, ok := layerNames[name]
 		if !ok {
-			return nil, fmt.Errorf("unknown layer %q (want frontend, logical, replication or one of %s)", name, strings.Join(spec.Layers, ", "))
+			return nil, fmt.Errorf("unknown layer %q (want frontend, logical, replication, commands or one of %s)", name, strings.Join(spec.Layers, ", "))
 		}
 		if !slices.Contains(out, l) {
 			out = append(out, l)
@@ -138,6 +139,9 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	eligible := func(msg *Message) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, msg.Layer)) && slices.ContainsFunc(msg.Majors, in)
 	}
+	cmdEligible := func(c *Command) bool {
+		return (sel.Layers == nil || slices.Contains(sel.Layers, spec.LayerCommands)) && slices.ContainsFunc(c.Majors, in)
+	}
 	out := &Model{Majors: majors, Released: filter(m.Released, in)}
 
 	wanted := map[string]bool{}
@@ -151,6 +155,11 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 				wanted[msg.Slug], found = true, true
 			}
 		}
+		for _, c := range m.Commands {
+			if matchesCommand(pat, c) && cmdEligible(c) {
+				wanted[c.Slug], found = true, true
+			}
+		}
 		if !found {
 			return nil, fmt.Errorf("messages: %q selects no message of PostgreSQL %s in the layers asked for", pat, MajorList(majors))
 		}
@@ -162,6 +171,15 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		return eligible(msg)
 	}
 	parts := map[string]bool{}
+	for _, c := range m.Commands {
+		if sel.Messages != nil && wanted[c.Slug] || sel.Messages == nil && cmdEligible(c) {
+			out.Commands = append(out.Commands, c.only(in))
+		}
+	}
+	if len(out.Commands) > 0 {
+		// The result types read RowDescription and DataRow.
+		parts["row-description"], parts["data-row"] = true, true
+	}
 	for _, msg := range m.Messages {
 		if keep(msg) {
 			for _, l := range msg.Layouts {
@@ -176,7 +194,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 			out.Messages = append(out.Messages, msg.only(in))
 		}
 	}
-	if len(out.Messages) == 0 {
+	if len(out.Messages) == 0 && len(out.Commands) == 0 {
 		return nil, fmt.Errorf("the selection holds no message of PostgreSQL %s", MajorList(majors))
 	}
 	if slices.ContainsFunc(out.Messages, func(msg *Message) bool { return msg.Layer == spec.LayerFrontendBackend }) {
@@ -201,6 +219,12 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 }
 
 // matches reports whether pat matches the message's slug or Go name.
+func matchesCommand(pat string, c *Command) bool {
+	a, _ := path.Match(pat, c.Slug)
+	b, _ := path.Match(pat, c.GoName)
+	return a || b
+}
+
 func matches(pat string, msg *Message) bool {
 	a, _ := path.Match(pat, msg.Slug)
 	b, _ := path.Match(pat, msg.GoName)

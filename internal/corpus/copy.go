@@ -12,14 +12,28 @@ import (
 	"testing"
 )
 
+// Manifests are the corpus's manifests: MANIFEST.md lists the five protocol
+// pages, MANIFEST-chapter.md the chapter's other pages.
+var Manifests = []string{"MANIFEST.md", "MANIFEST-chapter.md"}
+
 // Copy makes a corpus in a temporary directory holding the English and
-// Chinese pages of the given majors, with the real MANIFEST.md's rows for
+// Chinese pages of the given majors, with the real manifests' rows for
 // them only, and returns it.
 func Copy(tb testing.TB, majors ...int) string {
 	tb.Helper()
 	src := Dir(tb)
 	dst := tb.TempDir()
-	manifest, err := os.ReadFile(filepath.Join(src, "MANIFEST.md"))
+	for _, name := range Manifests {
+		copyRows(tb, src, dst, name, majors)
+	}
+	return dst
+}
+
+// copyRows copies the manifest name from src to dst with the rows of majors
+// only, and the pages those rows list.
+func copyRows(tb testing.TB, src, dst, name string, majors []int) {
+	tb.Helper()
+	manifest, err := os.ReadFile(filepath.Join(src, name))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -42,29 +56,32 @@ func Copy(tb testing.TB, majors ...int) string {
 		}
 		kept = append(kept, line...)
 	}
-	WriteFile(tb, filepath.Join(dst, "MANIFEST.md"), kept)
-	return dst
+	WriteFile(tb, filepath.Join(dst, name), kept)
 }
 
-// SetPage replaces a page of the corpus at dir and its checksum in
-// MANIFEST.md, as a careful vandal would.
+// SetPage replaces a page of the corpus at dir and its checksum in the
+// manifest that lists it, as a careful vandal would.
 func SetPage(tb testing.TB, dir, page string, data []byte) {
 	tb.Helper()
 	old, err := os.ReadFile(filepath.Join(dir, page))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	manifest, err := os.ReadFile(filepath.Join(dir, "MANIFEST.md"))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	oldSum, newSum := sha256.Sum256(old), sha256.Sum256(data)
-	if bytes.Count(manifest, []byte(hex.EncodeToString(oldSum[:]))) != 1 {
-		tb.Fatalf("MANIFEST.md does not list %s's checksum once", page)
+	for _, name := range Manifests {
+		manifest, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if bytes.Count(manifest, []byte(hex.EncodeToString(oldSum[:]))) != 1 {
+			continue
+		}
+		manifest = bytes.Replace(manifest, []byte(hex.EncodeToString(oldSum[:])), []byte(hex.EncodeToString(newSum[:])), 1)
+		WriteFile(tb, filepath.Join(dir, name), manifest)
+		WriteFile(tb, filepath.Join(dir, page), data)
+		return
 	}
-	manifest = bytes.Replace(manifest, []byte(hex.EncodeToString(oldSum[:])), []byte(hex.EncodeToString(newSum[:])), 1)
-	WriteFile(tb, filepath.Join(dir, "MANIFEST.md"), manifest)
-	WriteFile(tb, filepath.Join(dir, page), data)
+	tb.Fatalf("no manifest lists %s's checksum once", page)
 }
 
 // WriteFile writes a file, creating its directory, or fails the test.

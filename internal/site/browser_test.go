@@ -387,3 +387,189 @@ func TestPageWithoutJavaScript(t *testing.T) {
 		t.Errorf("console errors: %q", errs)
 	}
 }
+
+// brokenWords lists the words of the grid's message names that the
+// browser wraps inside (a word laid out on more than one line), and counts
+// the names that wrap at all, so the check is seen to look at wrapped names.
+const brokenWords = `(() => {
+	const broken = [];
+	let wrapped = 0;
+	for (const a of document.querySelectorAll('.grid th[scope="row"] a')) {
+		if (a.getClientRects().length === 0) continue;
+		if (a.getClientRects().length > 1) wrapped++;
+		const walk = document.createTreeWalker(a, NodeFilter.SHOW_TEXT);
+		for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+			const re = /[^ \n\t]+/g;
+			for (let m = re.exec(n.data); m; m = re.exec(n.data)) {
+				const r = document.createRange();
+				r.setStart(n, m.index);
+				r.setEnd(n, m.index + m[0].length);
+				const lines = new Set([...r.getClientRects()].map((c) => Math.round(c.top)));
+				if (lines.size > 1) broken.push(m[0]);
+			}
+		}
+	}
+	return [String(wrapped), ...broken];
+})()`
+
+// firstScreen tells how much of the first grid is on the first screen:
+// the bottom of its fifth row against the window's height, and whether
+// the introduction and the facts are folded.
+const firstScreen = `(() => {
+	const row = document.querySelector('.grid tbody tr:nth-child(5)').getBoundingClientRect();
+	return [row.bottom <= innerHeight, !document.getElementById('about').open, !document.getElementById('facts').open];
+})()`
+
+// TestPageOpensOnTheAnswer: the grid is on the first screen on a desktop
+// and on a phone, the range and the filter are in the address, narrow the
+// facts and the details too, names wrap only between words, and the
+// counts read right in the singular.
+func TestPageOpensOnTheAnswer(t *testing.T) {
+	ctx, consoleErrors := browser(t)
+	h := committed(t)
+	handler, err := New(h, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	for _, screen := range []struct {
+		name          string
+		width, height int64
+		mobile        bool
+	}{{"desktop", 1400, 1000, false}, {"phone", 390, 844, true}} {
+		opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
+		if screen.mobile {
+			opts = []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}
+		}
+		do(t, ctx, chromedp.EmulateViewport(screen.width, screen.height, opts...),
+			chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")))
+		if got := eval[[]bool](t, ctx, firstScreen); !slices.Equal(got, []bool{true, true, true}) {
+			t.Errorf("%s %dx%d: fifth grid row on the first screen, intro folded, facts folded = %v", screen.name, screen.width, screen.height, got)
+		}
+		screenshot(t, ctx, "first-screen-"+screen.name+".png")
+		if screen.mobile {
+			got := eval[[]string](t, ctx, brokenWords)
+			if wrapped, _ := strconv.Atoi(got[0]); wrapped == 0 || len(got) > 1 {
+				t.Errorf("phone: %s names wrap; words broken inside: %q", got[0], got[1:])
+			}
+		}
+	}
+
+	// The range goes into the address, and an address with a range opens on it.
+	do(t, ctx, chromedp.EmulateViewport(1400, 1000), chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")),
+		choose("from", "15"), choose("to", "18"), chromedp.Click(chromedp.CSS(`label[for="only-changed"]`)))
+	if q := eval[string](t, ctx, `location.search`); q != "?from=15&to=18&changed=1" {
+		t.Errorf("address after from 15 to 18, only changed: %q", q)
+	}
+	do(t, ctx, chromedp.Navigate(srv.URL+"/?to=18&from=15&changed=1"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")))
+	state := eval[[]string](t, ctx, `[document.getElementById('from').value, document.getElementById('to').value, String(document.getElementById('only-changed').checked)]`)
+	cols := eval[[]string](t, ctx, `[...document.querySelector('.grid').tHead.rows[0].cells].slice(1).filter(c => c.getClientRects().length > 0).map(c => c.textContent)`)
+	if !slices.Equal(state, []string{"15", "18", "true"}) || !slices.Equal(cols, []string{"16", "17", "18"}) {
+		t.Errorf("opened ?to=18&from=15&changed=1: from, to, only changed = %v, columns %v", state, cols)
+	}
+
+	// The facts show the range's majors, the details its steps.
+	do(t, ctx, chromedp.Click(chromedp.CSS("#facts > summary")))
+	facts := eval[[]string](t, ctx, `[...document.querySelectorAll('#facts tbody tr')].filter(r => r.getClientRects().length > 0).map(r => r.cells[0].innerText)`)
+	if !slices.Equal(facts, []string{"15", "16", "17", "18"}) {
+		t.Errorf("facts from 15 to 18: majors %v", facts)
+	}
+	steps := eval[[]string](t, ctx, `[...document.querySelectorAll('#details article.detail')].filter(d => d.getClientRects().length > 0).map(d => d.dataset.to)`)
+	all := eval[int](t, ctx, `document.querySelectorAll('#details article.detail').length`)
+	if len(steps) == 0 || len(steps) >= all {
+		t.Errorf("details from 15 to 18: %d of %d shown", len(steps), all)
+	}
+	for _, to := range steps {
+		if to != "16" && to != "17" && to != "18" {
+			t.Errorf("details from 15 to 18 show a step into %s", to)
+		}
+	}
+	screenshot(t, ctx, "range-15-18-facts.png")
+
+	// Every count reads right: walk every range with only changed rows and
+	// check each layer's count; some range must leave exactly one message.
+	counts := eval[[]string](t, ctx, `(() => {
+		const out = [];
+		const f = document.getElementById('from'), t = document.getElementById('to');
+		const ms = [...f.options].map(o => o.value);
+		for (let i = 0; i < ms.length - 1; i++) for (let j = i + 1; j < ms.length; j++) {
+			f.value = ms[i]; f.dispatchEvent(new Event('change'));
+			t.value = ms[j]; t.dispatchEvent(new Event('change'));
+			for (const s of document.querySelectorAll('.layer .shown')) out.push(s.innerText.trim());
+		}
+		return out;
+	})()`)
+	singular := 0
+	for _, c := range counts {
+		n, rest, _ := strings.Cut(c, " ")
+		want := "messages shown"
+		if n == "1" {
+			want = "message shown"
+			singular++
+		}
+		if rest != want {
+			t.Errorf("count %q, want %q after the number", c, want)
+		}
+	}
+	if singular == 0 {
+		t.Errorf("no range leaves one message in a layer; counts %q", counts)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// TestMessagePageInChromium walks the site as a reader does: from the
+// matrix to a message's page, to another major, to another comparison and
+// to the other language, on a desktop and on a phone.
+func TestMessagePageInChromium(t *testing.T) {
+	ctx, consoleErrors := browser(t)
+	h := committed(t)
+	handler, err := New(h, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	newest := h.Specs[len(h.Specs)-1].Major
+	const heading = `[document.querySelector('h1').innerText, document.getElementById('cmp-h').innerText, location.pathname + location.search]`
+
+	do(t, ctx, chromedp.EmulateViewport(1400, 1000), chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#layer-frontend-backend")),
+		chromedp.Click(chromedp.CSS(`#logical-update th a`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if got := eval[[]string](t, ctx, heading); got[0] != fmt.Sprintf("Update (logical replication) PostgreSQL %d", newest) ||
+		got[2] != fmt.Sprintf("/protocol/logical-update/?v=%d", newest) {
+		t.Errorf("the matrix's Update row led to %q", got)
+	}
+	if n := eval[int](t, ctx, `performance.getEntriesByType('resource').length`); n != 0 {
+		t.Errorf("the message page loaded %d resources", n)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS(`nav.majors a[href$="?v=15"]`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if got := eval[[]string](t, ctx, heading); got[0] != "Update (logical replication) PostgreSQL 15" || !strings.HasPrefix(got[1], "Compared 14 → 15 changed annotation change") {
+		t.Errorf("15: %q", got)
+	}
+	screenshot(t, ctx, "message-desktop-en.png")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`nav.against a[href*="against=13"]`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	diff := eval[[]string](t, ctx, `[...document.querySelectorAll('pre.diff .add')].map(s => s.innerText)`)
+	if got := eval[[]string](t, ctx, heading); !strings.HasPrefix(got[1], "Compared 13 → 15 changed wire change") || len(diff) == 0 {
+		t.Errorf("15 against 13: %q, added lines %q", got, diff)
+	}
+	screenshot(t, ctx, "message-desktop-against-13.png")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a.lang`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if got := eval[[]string](t, ctx, heading); got[0] != "Update（逻辑复制） PostgreSQL 15" || got[2] != "/zh/protocol/logical-update/?v=15" ||
+		eval[string](t, ctx, `document.documentElement.lang`) != "zh-CN" {
+		t.Errorf("the switch to Chinese: %q", got)
+	}
+	screenshot(t, ctx, "message-desktop-zh.png")
+
+	// On a phone the page does not scroll sideways.
+	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
+		chromedp.Navigate(srv.URL+"/zh/protocol/backend-key-data/?v=18"), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if w := eval[[]int](t, ctx, `[document.documentElement.scrollWidth, document.documentElement.clientWidth]`); w[0] > w[1] {
+		t.Errorf("phone width: the message page is %dpx wide in a %dpx window", w[0], w[1])
+	}
+	screenshot(t, ctx, "message-phone-zh.png")
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}

@@ -2,11 +2,15 @@ package site
 
 import (
 	"encoding/json"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,7 +53,8 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, http.Header, str
 }
 
 func TestServe(t *testing.T) {
-	handler, err := New(committed(t), matrix.English)
+	h := committed(t)
+	handler, err := New(h, matrix.English)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +68,19 @@ func TestServe(t *testing.T) {
 		return string(data)
 	}
 
-	// The page and the JSON are the committed files, byte for byte.
-	for _, path := range []string{"/", "/matrix.html"} {
-		code, h, body := get(t, srv, path)
-		if code != 200 || h.Get("Content-Type") != "text/html; charset=utf-8" || !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'none'") || body != read("matrix.html") {
-			t.Errorf("GET %s: %d %v, page equal to spec/matrix.html: %t", path, code, h, body == read("matrix.html"))
+	// /matrix.html is the committed page, byte for byte; the index is the
+	// same matrix with its rows linked to the message pages.
+	if code, hd, body := get(t, srv, "/matrix.html"); code != 200 || hd.Get("Content-Type") != "text/html; charset=utf-8" ||
+		!strings.Contains(hd.Get("Content-Security-Policy"), "default-src 'none'") || body != read("matrix.html") {
+		t.Errorf("GET /matrix.html: %d %v, equal to spec/matrix.html: %t", code, hd, body == read("matrix.html"))
+	}
+	newest := strconv.Itoa(h.Specs[len(h.Specs)-1].Major)
+	for _, l := range langs {
+		path, want := langPrefix(l)+"/", `<html lang="`+map[matrix.Lang]string{matrix.English: "en", matrix.Chinese: "zh-CN"}[l]+`">`
+		link := `<a href="` + pageURL(l, "backend-key-data", h.Specs[len(h.Specs)-1].Major) + `">Backend<wbr>Key<wbr>Data&nbsp;(B)</a>`
+		code, hd, body := get(t, srv, path)
+		if code != 200 || !strings.Contains(hd.Get("Content-Security-Policy"), "default-src 'none'") || !strings.Contains(body, want) || !strings.Contains(body, link) {
+			t.Errorf("GET %s: %d, %s: %t, %s: %t", path, code, want, strings.Contains(body, want), link, strings.Contains(body, link))
 		}
 	}
 	if code, h, body := get(t, srv, "/matrix.json"); code != 200 || h.Get("Content-Type") != "application/json" || body != read("matrix.json") {
@@ -78,37 +91,55 @@ func TestServe(t *testing.T) {
 		t.Errorf("GET /matrix.json?lang=zh: %d, layers %+v", code, zh.Layers)
 	}
 
-	// The index lists one record per slug; each address answers its record.
+	// The index lists one record per slug with its majors; each address
+	// answers its record, at the newest major by default.
 	code, _, body := get(t, srv, "/records/")
-	var index []struct{ Slug, Name, URL string }
-	if err := json.Unmarshal([]byte(body), &index); code != 200 || err != nil || len(index) < 80 {
-		t.Fatalf("GET /records/: %d, %d entries, %v", code, len(index), err)
+	var index []struct {
+		Slug, Name, URL string
+		Majors          []int
+	}
+	if err := json.Unmarshal([]byte(body), &index); code != 200 || err != nil || len(index) != len(h.Rows) {
+		t.Fatalf("GET /records/: %d, %d entries (want %d), %v", code, len(index), len(h.Rows), err)
 	}
 	var bkd string
+	var bkdMajors []int
 	for _, e := range index {
 		if e.Slug == "backend-key-data" {
-			bkd = e.URL
+			bkd, bkdMajors = e.URL, e.Majors
 		}
 	}
-	if bkd != "/records/backend-key-data.json" {
-		t.Fatalf("index entry of backend-key-data: %q", bkd)
+	if bkd != "/records/backend-key-data.json" || len(bkdMajors) != len(h.Specs) {
+		t.Fatalf("index entry of backend-key-data: %q %v", bkd, bkdMajors)
 	}
-	var rec struct {
-		Item struct {
+	type record struct {
+		Major string
+		Item  struct {
 			Slug     string
 			Versions map[string]struct{ Tables []struct{ Title string } }
 		}
-		Comparisons []struct{ Left, Right, Classification string }
+		Comparison struct{ Left, Right, Status, Classification string }
 	}
-	code, _, body = get(t, srv, bkd+"?lang=zh")
-	if err := json.Unmarshal([]byte(body), &rec); code != 200 || err != nil || rec.Item.Slug != "backend-key-data" || len(rec.Comparisons) != 9 {
-		t.Fatalf("GET %s: %d %v %+v", bkd, code, err, rec.Item.Slug)
+	fetch := func(path string) record {
+		t.Helper()
+		code, _, body := get(t, srv, path)
+		var rec record
+		if err := json.Unmarshal([]byte(body), &rec); code != 200 || err != nil || rec.Item.Slug != "backend-key-data" {
+			t.Fatalf("GET %s: %d %v %q", path, code, err, body)
+		}
+		return rec
 	}
-	if c := rec.Comparisons[7]; c.Left != "17" || c.Right != "18" || c.Classification != "wire change" {
+	if rec := fetch(bkd); rec.Major != newest || len(rec.Item.Versions) != len(h.Specs) {
+		t.Errorf("GET %s: major %s, %d versions", bkd, rec.Major, len(rec.Item.Versions))
+	}
+	rec := fetch(bkd + "?lang=zh&major=18")
+	if c := rec.Comparison; c.Left != "17" || c.Right != "18" || c.Status != "changed" || c.Classification != "wire change" {
 		t.Errorf("17 → 18 comparison: %+v", c)
 	}
 	if title := rec.Item.Versions["18"].Tables[0].Title; title != "按手册顺序排列的字段" {
 		t.Errorf("record in Chinese: table title %q", title)
+	}
+	if c := fetch(bkd + "?major=18&against=12").Comparison; c.Left != "12" || c.Classification != "wire change" {
+		t.Errorf("12 against 18: %+v", c)
 	}
 
 	// Wrong requests are told what is wrong.
@@ -120,6 +151,10 @@ func TestServe(t *testing.T) {
 		{"GET", "/records/no-such-message.json", 404, `no record "no-such-message.json"`},
 		{"GET", "/records/backend-key-data", 404, `no record "backend-key-data"`},
 		{"GET", "/records/backend-key-data.json?lang=fr", 400, `unknown language "fr"`},
+		{"GET", "/records/backend-key-data.json?major=x", 400, `major="x": want a major such as 18`},
+		{"GET", "/records/backend-key-data.json?major=9", 404, "major 9 is not in the spec"},
+		{"GET", "/records/backend-key-data.json?major=18&against=99", 404, "major 99 is not in the spec"},
+		{"GET", "/records/logical-stream-abort.json?major=13", 404, `message "logical-stream-abort" is not documented in 13`},
 		{"GET", "/matrix.json?lang=de", 400, `unknown language "de"`},
 		{"GET", "/spec/pg18.json", 404, "404 page not found"},
 		{"POST", "/", 405, "Method Not Allowed"},
@@ -133,6 +168,113 @@ func TestServe(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != c.code || !strings.Contains(string(body), c.msg) {
 			t.Errorf("%s %s: %d %q, want %d %q", c.method, c.path, resp.StatusCode, body, c.code, c.msg)
+		}
+	}
+}
+
+// A page per message and major in both languages: the record rendered,
+// with the comparison, the other majors and the other language linked.
+func TestMessagePages(t *testing.T) {
+	h := committed(t)
+	handler, err := New(h, matrix.English)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+
+	code, hd, body := get(t, srv, "/protocol/logical-update/?v=15")
+	for _, want := range []string{
+		`<html lang="en">`,
+		`<h1>Update (logical replication) <span class="major">PostgreSQL 15</span></h1>`,
+		`<link rel="alternate" hreflang="zh-CN" href="/zh/protocol/logical-update/?v=15">`,
+		`<h2 id="fields-h">Fields in documented order</h2>`,
+		`<td>2</td><td><code>Int32 (TransactionId)</code></td><td>Xid of the transaction (only present for streamed transactions). This field is available since protocol version 2.</td>`,
+		`Compared 14 → 15 <span class="badge s-changed">changed</span> <span class="badge">annotation change</span>`,
+		`<span class="del">-      &#34;format&#34;: &#34;Int32&#34;,</span>`,
+		`<span class="add">&#43;      &#34;format&#34;: &#34;Int32 (TransactionId)&#34;,</span>`,
+		`<span class="cur" aria-current="page">15</span><a href="/protocol/logical-update/?v=16">16</a>`,
+		`<a href="/protocol/logical-update/?v=15&amp;against=13#comparison">13</a>`,
+		`<a href="https://www.postgresql.org/docs/15/protocol-logicalrep-message-formats.html#PROTOCOL-LOGICALREP-MESSAGE-FORMATS-UPDATE">PostgreSQL 15 English manual</a>`,
+		`<a href="https://ftp.postgresql.org/pub/source/v15.`,
+		`<a href="https://www.postgresql.org/docs/15/protocol-replication.html">Streaming replication protocol</a>`,
+		`<a href="/records/logical-update.json?against=14&amp;major=15">JSON record</a>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /protocol/logical-update/?v=15 lacks %s", want)
+		}
+	}
+	if code != 200 || hd.Get("Content-Type") != "text/html; charset=utf-8" || !strings.Contains(hd.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Errorf("GET /protocol/logical-update/?v=15: %d %v", code, hd)
+	}
+
+	// In Chinese, against 13 on request; the JSON link is that record.
+	_, _, body = get(t, srv, "/zh/protocol/logical-update/?v=15&against=13")
+	for _, want := range []string{`<html lang="zh-CN">`, `<h1>Update（逻辑复制） <span class="major">PostgreSQL 15</span></h1>`,
+		`<h2 id="fields-h">按手册顺序排列的字段</h2>`, `比较 13 → 15 <span class="badge s-changed">有变更</span> <span class="badge">wire change</span>`,
+		`<a class="lang" href="/protocol/logical-update/?v=15" hreflang="en" lang="en">English</a>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /zh/protocol/logical-update/?v=15&against=13 lacks %s", want)
+		}
+	}
+	jsonURL := regexp.MustCompile(`<a href="(/records/[^"]+)">JSON 记录</a>`).FindStringSubmatch(body)
+	if jsonURL == nil {
+		t.Fatal("no JSON link")
+	}
+	var rec struct {
+		Major      string
+		Comparison struct{ Left, Status string }
+		Item       struct {
+			NameZh string `json:"name_zh"`
+		}
+	}
+	if _, _, js := get(t, srv, html.UnescapeString(jsonURL[1])); json.Unmarshal([]byte(js), &rec) != nil || rec.Major != "15" || rec.Comparison.Left != "13" || rec.Item.NameZh != "Update（逻辑复制）" {
+		t.Errorf("GET %s: %+v", jsonURL[1], rec)
+	}
+
+	// Without ?v the page is of the newest major that has the message; a
+	// major without it is greyed out, not linked.
+	_, _, body = get(t, srv, "/protocol/authentication-scm-credential/")
+	last := h.Specs[len(h.Specs)-1].Major
+	if !strings.Contains(body, `<span class="cur" aria-current="page">15</span>`) || !strings.Contains(body, fmt.Sprintf(`<span class="no" title="not documented in this major">%d</span>`, last)) {
+		t.Errorf("authentication-scm-credential without ?v: not the page of 15 with %d greyed out", last)
+	}
+	// The first major has nothing to compare with.
+	if _, _, body := get(t, srv, fmt.Sprintf("/protocol/bind/?v=%d", h.Specs[0].Major)); !strings.Contains(body, "First major of the corpus: nothing earlier to compare with") {
+		t.Error("bind at the first major: no baseline")
+	}
+
+	// Every message has a page at every major it is in, in both languages.
+	pages := 0
+	for _, row := range h.Rows {
+		for i, sp := range h.Specs {
+			if h.Message(row.Slug, i) == nil {
+				continue
+			}
+			for _, l := range langs {
+				code, _, body := get(t, srv, pageURL(l, row.Slug, sp.Major))
+				if code != 200 || !strings.Contains(body, fmt.Sprintf(`<span class="major">PostgreSQL %d</span>`, sp.Major)) {
+					t.Fatalf("GET %s: %d", pageURL(l, row.Slug, sp.Major), code)
+				}
+				pages++
+			}
+		}
+	}
+	t.Logf("%d message pages", pages)
+
+	for _, c := range []struct {
+		path string
+		code int
+		msg  string
+	}{
+		{"/protocol/no-such-message/", 404, `no message "no-such-message"`},
+		{"/protocol/bind/?v=9", 404, "major 9 is not in the spec"},
+		{"/protocol/bind/?v=x", 400, `v="x": want a major such as 18`},
+		{"/protocol/bind/?v=15&against=99", 404, "major 99 is not in the spec"},
+		{"/zh/protocol/logical-stream-abort/?v=13", 404, `message "logical-stream-abort" is not documented in 13`},
+	} {
+		if code, _, body := get(t, srv, c.path); code != c.code || !strings.Contains(body, c.msg) {
+			t.Errorf("GET %s: %d %q, want %d %q", c.path, code, body, c.code, c.msg)
 		}
 	}
 }

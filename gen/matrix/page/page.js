@@ -8,14 +8,22 @@
 	const $$ = (sel, el = document) => Array.from(el.querySelectorAll(sel));
 	const from = $("#from"), to = $("#to"), only = $("#only-changed"), zh = $("#lang-zh");
 	const majors = $$("option", from).map((o) => Number(o.value));
-	// ?lang=zh or ?lang=en in the address picks the language, so a link can.
-	const asked = document.getElementById(`lang-${new URLSearchParams(location.search).get("lang")}`);
+	// The address carries the state, so a link shows the same view:
+	// ?lang=zh, ?from=15&to=18, ?changed=1.
+	const params = new URLSearchParams(location.search);
+	const defaultLang = root.lang;
+	const asked = document.getElementById(`lang-${params.get("lang")}`);
 	if (asked && asked.name === "lang") asked.checked = true;
+	for (const [sel, key] of [[from, "from"], [to, "to"]]) {
+		if (majors.includes(Number(params.get(key)))) sel.value = params.get(key);
+	}
+	if (params.get("changed") === "1") only.checked = true;
 	const first = majors[0];
 
 	// A column shows the step into its major, so "from 15 to 18" shows the
 	// steps into 16, 17 and 18; the first major's column (present or
-	// absent) shows when the range starts there.
+	// absent) shows when the range starts there. The facts show the majors
+	// of the range, the details its steps.
 	function apply(moved) {
 		let a = Number(from.value), b = Number(to.value);
 		if (a >= b) {
@@ -36,6 +44,16 @@
 			const m = Number(el.dataset.major);
 			el.hidden = !(inRange(m) || (m === first && a === first));
 		}
+		for (const tr of $$("[data-fact-major]")) {
+			const m = Number(tr.dataset.factMajor);
+			tr.hidden = m < a || m > b;
+		}
+		let details = 0;
+		for (const d of $$("article.detail")) {
+			d.hidden = !inRange(Number(d.dataset.to));
+			if (!d.hidden) details++;
+		}
+		$(".none-in-range").hidden = details > 0;
 		for (const layer of $$(".layer")) {
 			let shown = 0;
 			for (const tr of $$("tbody tr", layer)) {
@@ -44,8 +62,18 @@
 				if (!tr.hidden) shown++;
 			}
 			$(".shown .n", layer).textContent = shown;
+			$(".shown .one", layer).hidden = shown !== 1;
+			$(".shown .many", layer).hidden = shown === 1;
 			$(".none-changed", layer).hidden = shown > 0;
 		}
+		const lang = zh.checked ? "zh-CN" : "en";
+		const set = (key, value, def) => (value === def ? params.delete(key) : params.set(key, value));
+		set("lang", lang === "zh-CN" ? "zh" : "en", defaultLang === "zh-CN" ? "zh" : "en");
+		set("from", String(a), String(first));
+		set("to", String(b), String(majors[majors.length - 1]));
+		set("changed", only.checked ? "1" : "0", "0");
+		const query = params.toString();
+		history.replaceState(null, "", location.pathname + (query ? "?" + query : "") + location.hash);
 	}
 	for (const el of [from, to]) el.addEventListener("change", () => apply(el));
 	for (const el of $$('input[name="lang"], #only-changed')) el.addEventListener("change", () => apply());

@@ -1,0 +1,302 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
+)
+
+// The commands layer: one <slug>_gen.go per replication command (its type,
+// the descriptor Append and Parse read, its result types) and
+// commands_gen.go with ParseCommand.
+
+// kindCodes are the runtime's item kinds by model kind.
+var kindCodes = map[string]string{
+	spec.ValueFlag: "kindFlag", spec.ValueBoolean: "kindBoolean", spec.ValueKeyword: "kindKeyword",
+	spec.ValueString: "kindString", spec.ValueInteger: "kindInteger", spec.ValueLSN: "kindLSN",
+	spec.ValueTimeline: "kindTimeline", spec.ValueIdentifier: "kindIdentifier", model.ItemPluginOptions: "kindPluginOptions",
+}
+
+// itemGoType is the Go type of an item's field.
+func itemGoType(kind string) *jen.Statement {
+	switch kind {
+	case spec.ValueFlag:
+		return jen.Bool()
+	case spec.ValueBoolean:
+		return jen.Op("*").Bool()
+	case spec.ValueInteger:
+		return jen.Op("*").Int64()
+	case spec.ValueLSN:
+		return jen.Id("LSN")
+	case spec.ValueTimeline:
+		return jen.Uint32()
+	case model.ItemPluginOptions:
+		return jen.Index().Id("PluginOption")
+	}
+	return jen.String()
+}
+
+// itemValue is the cmdValue of field f (c.F).
+func itemValue(kind string, f *jen.Statement) jen.Code {
+	switch kind {
+	case spec.ValueFlag:
+		return jen.Values(jen.Dict{jen.Id("set"): f.Clone(), jen.Id("b"): f.Clone()})
+	case spec.ValueBoolean:
+		return jen.Id("boolValue").Call(f)
+	case spec.ValueInteger:
+		return jen.Id("intValue").Call(f)
+	case spec.ValueLSN:
+		return jen.Values(jen.Dict{jen.Id("set"): jen.True(), jen.Id("n"): jen.Int64().Call(f)})
+	case spec.ValueTimeline:
+		return jen.Values(jen.Dict{jen.Id("set"): f.Clone().Op("!=").Lit(0), jen.Id("n"): jen.Int64().Call(f)})
+	case model.ItemPluginOptions:
+		return jen.Values(jen.Dict{jen.Id("set"): jen.Len(f).Op(">").Lit(0), jen.Id("opts"): f.Clone()})
+	}
+	return jen.Values(jen.Dict{jen.Id("set"): f.Clone().Op("!=").Lit(""), jen.Id("s"): f.Clone()})
+}
+
+// itemSet assigns v (a cmdValue) to field f.
+func itemSet(kind string, f, v *jen.Statement) jen.Code {
+	switch kind {
+	case spec.ValueFlag:
+		return f.Op("=").Add(v).Dot("b")
+	case spec.ValueBoolean:
+		return f.Op("=").Add(v).Dot("boolPtr").Call()
+	case spec.ValueInteger:
+		return f.Op("=").Add(v).Dot("intPtr").Call()
+	case spec.ValueLSN:
+		return f.Op("=").Id("LSN").Call(v.Dot("n"))
+	case spec.ValueTimeline:
+		return f.Op("=").Uint32().Call(v.Dot("n"))
+	case model.ItemPluginOptions:
+		return f.Op("=").Add(v).Dot("opts")
+	}
+	return f.Op("=").Add(v).Dot("s")
+}
+
+func commandFileName(c *model.Command) string {
+	return strings.ReplaceAll(c.Slug, "-", "_") + "_gen.go"
+}
+
+// commandFile renders one command's file.
+func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
+	f := o.newFile()
+	syntax := map[bool][]string{}
+	for _, form := range c.Forms {
+		syntax[form.Main] = append(syntax[form.Main], fmt.Sprintf("%s in %s", formWords(form), model.Span(form.Majors, mod.Majors)))
+	}
+	doc := []string{fmt.Sprintf("%s is the replication command %s, PostgreSQL %s: “%s”", c.GoName, c.Name, model.Span(c.Majors, mod.Majors), c.Doc),
+		"Synopsis (newest): " + c.Synopsis,
+		"Append writes " + strings.Join(syntax[true], "; ") + "."}
+	if len(syntax[false]) > 0 {
+		doc = append(doc, "Also read, and written when the main syntax cannot hold an option: "+strings.Join(syntax[false], "; ")+".")
+	}
+	if len(c.Follows) > 0 {
+		doc = append(doc, "On success the server answers with "+strings.Join(c.Follows, ", ")+".")
+	}
+	docComment(f, doc)
+	var fields []jen.Code
+	for _, it := range c.Items {
+		d := fmt.Sprintf("%s is %s (%s, PostgreSQL %s)", it.GoName, it.Name, it.Kind, model.Span(it.Majors, mod.Majors))
+		if len(it.Values) > 0 {
+			d += ": one of " + strings.Join(it.Values, ", ")
+		}
+		if it.Default != "" {
+			d += "; the default is " + it.Default
+		}
+		d += "."
+		if it.Doc != "" {
+			d += " " + it.Doc
+		}
+		fields = append(fields, comment([]string{d})...)
+		fields = append(fields, jen.Id(it.GoName).Add(itemGoType(it.Kind)), jen.Line())
+	}
+	fields = append(fields, jen.Id("spelling").Id("spelling"))
+	f.Type().Id(c.GoName).Struct(fields...)
+	f.Line()
+
+	descName := lowerFirst(c.GoName) + "Desc"
+	var items []jen.Code
+	for _, it := range c.Items {
+		d := jen.Dict{jen.Id("name"): jen.Lit(it.Name), jen.Id("kind"): jen.Id(kindCodes[it.Kind]), jen.Id("majors"): majorSetCode(it.Majors, mod.Majors)}
+		if len(it.Values) > 0 {
+			var vs []jen.Code
+			for _, v := range it.Values {
+				vs = append(vs, jen.Lit(v))
+			}
+			d[jen.Id("values")] = jen.Index().String().Values(vs...)
+		}
+		items = append(items, jen.Values(d))
+	}
+	var forms []jen.Code
+	for _, form := range c.Forms {
+		forms = append(forms, jen.Values(jen.Dict{jen.Id("majors"): majorSetCode(form.Majors, mod.Majors), jen.Id("main"): jen.Lit(form.Main), jen.Id("seq"): seqCode(form.Seq)}))
+	}
+	f.Var().Id(descName).Op("=").Op("&").Id("commandDesc").Values(jen.Dict{
+		jen.Id("name"):   jen.Lit(c.Name),
+		jen.Id("majors"): majorSetCode(c.Majors, mod.Majors),
+		jen.Id("items"):  jen.Index().Id("itemDesc").Values(items...),
+		jen.Id("forms"):  jen.Index().Id("commandForm").Values(forms...),
+	})
+	recv := func() *jen.Statement { return jen.Func().Params(jen.Id("c").Op("*").Id(c.GoName)) }
+	f.Comment("Append writes the command in the syntax of p.Major's manual.")
+	f.Add(recv()).Id("Append").Params(jen.Id("dst").Index().Byte(), jen.Id("p").Id("Params")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Id("appendCommand").Call(jen.Id("dst"), jen.Id("c"), jen.Id("p"))))
+	f.Comment("String is the command for the newest major, or as parsed while unchanged.")
+	f.Add(recv()).Id("String").Params().String().Block(jen.Return(jen.Id("commandString").Call(jen.Id("c"))))
+	f.Comment("CommandName is the command word.")
+	f.Add(recv()).Id("CommandName").Params().String().Block(jen.Return(jen.Lit(c.Name)))
+	f.Comment("Majors is the set of majors whose manual documents the command.")
+	f.Add(recv()).Id("Majors").Params().Id("MajorSet").Block(jen.Return(jen.Id(descName).Dot("majors")))
+	f.Add(recv()).Id("desc").Params().Op("*").Id("commandDesc").Block(jen.Return(jen.Id(descName)))
+	f.Add(recv()).Id("spell").Params().Op("*").Id("spelling").Block(jen.Return(jen.Op("&").Id("c").Dot("spelling")))
+	var vals []jen.Code
+	var sets []jen.Code
+	for i, it := range c.Items {
+		vals = append(vals, itemValue(it.Kind, jen.Id("c").Dot(it.GoName)))
+		sets = append(sets, itemSet(it.Kind, jen.Id("c").Dot(it.GoName), jen.Id("v").Index(jen.Lit(i))))
+	}
+	f.Add(recv()).Id("values").Params().Index().Id("cmdValue").Block(jen.Return(jen.Index().Id("cmdValue").Values(vals...)))
+	f.Add(recv()).Id("setValues").Params(jen.Id("v").Index().Id("cmdValue")).Block(sets...)
+	for _, r := range c.Results {
+		resultType(f, mod, c, r)
+	}
+	return f
+}
+
+// formWords names a form's syntax for its doc comment.
+func formWords(form *model.CommandForm) string {
+	var has func([]model.Node) string
+	has = func(seq []model.Node) string {
+		for _, n := range seq {
+			switch n.Op {
+			case model.OpList:
+				return "the parenthesized option list"
+			case model.OpAny:
+				return "the options as keywords"
+			}
+			for _, k := range n.Kids {
+				if s := has(k); s != "" {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	if s := has(form.Seq); s != "" {
+		return s
+	}
+	return "its one syntax"
+}
+
+var opCodes = map[string]string{model.OpLit: "opLit", model.OpValue: "opValue", model.OpOpt: "opOpt", model.OpAlt: "opAlt", model.OpList: "opList", model.OpPlugin: "opPlugin", model.OpAny: "opAny"}
+
+func seqCode(seq []model.Node) jen.Code {
+	var nodes []jen.Code
+	for _, n := range seq {
+		d := jen.Dict{jen.Id("op"): jen.Id(opCodes[n.Op])}
+		if n.Lit != "" {
+			d[jen.Id("lit")] = jen.Lit(n.Lit)
+		}
+		if n.Op == model.OpValue || n.Op == model.OpPlugin {
+			d[jen.Id("item")] = jen.Lit(n.Item)
+		}
+		if len(n.List) > 0 {
+			var l []jen.Code
+			for _, i := range n.List {
+				l = append(l, jen.Lit(i))
+			}
+			d[jen.Id("items")] = jen.Index().Int().Values(l...)
+		}
+		if len(n.Kids) > 0 {
+			var kids []jen.Code
+			for _, k := range n.Kids {
+				kids = append(kids, seqCode(k))
+			}
+			d[jen.Id("kids")] = jen.Index().Index().Id("tmpl").Values(kids...)
+		}
+		nodes = append(nodes, jen.Values(d))
+	}
+	return jen.Index().Id("tmpl").Values(nodes...)
+}
+
+// columnGoType is a result column's field type.
+func columnGoType(col *model.ResultColumn) *jen.Statement {
+	var t *jen.Statement
+	switch col.GoKind {
+	case "lsn":
+		t = jen.Id("LSN")
+	case "int64":
+		t = jen.Int64()
+	case "uint32":
+		t = jen.Uint32()
+	case "bytes":
+		return jen.Index().Byte() // nil is NULL
+	default:
+		t = jen.String()
+	}
+	if col.Null {
+		return jen.Op("*").Add(t)
+	}
+	return t
+}
+
+var columnReaders = map[string]string{"lsn": "columnLSN", "int64": "columnInt64", "uint32": "columnUint32", "bytes": "columnBytes", "string": "columnString"}
+
+// resultType renders a result set's row type and its reader.
+func resultType(f *jen.File, mod *model.Model, c *model.Command, r *model.ResultSet) {
+	rows := "one row"
+	if r.Rows == spec.RowsMany {
+		rows = "one row each"
+	}
+	docComment(f, []string{fmt.Sprintf("%s is a row of %s's result set (%s; PostgreSQL %s), read by Read%s from its RowDescription and DataRows, by column name.", r.GoName, c.Name, rows, model.Span(r.Majors, mod.Majors), r.GoName)})
+	var fields []jen.Code
+	for _, col := range r.Columns {
+		d := fmt.Sprintf("%s is the column %s (%s). %s", col.GoName, col.Name, col.Type, col.Doc)
+		if col.Null {
+			d += " nil is NULL."
+		}
+		fields = append(fields, comment([]string{d})...)
+		fields = append(fields, jen.Id(col.GoName).Add(columnGoType(col)), jen.Line())
+	}
+	f.Type().Id(r.GoName).Struct(fields...)
+	var names []jen.Code
+	for _, col := range r.Columns {
+		names = append(names, jen.Lit(col.Name))
+	}
+	colsVar := lowerFirst(r.GoName) + "Columns"
+	f.Var().Id(colsVar).Op("=").Index().String().Values(names...)
+	docComment(f, []string{fmt.Sprintf("Read%s reads the rows of the result set: the columns must be exactly %s's, by name, in any order; a value that is not its column's type is a *ResultError naming the column and row.", r.GoName, c.Name)})
+	var reads []jen.Code
+	for i, col := range r.Columns {
+		reads = append(reads, jen.Id("rd").Dot(columnReaders[col.GoKind]).Call(jen.Lit(i), jen.Lit(col.Null), jen.Op("&").Id("out").Index(jen.Id("k")).Dot(col.GoName)))
+	}
+	f.Func().Id("Read"+r.GoName).Params(jen.Id("desc").Op("*").Id("RowDescription"), jen.Id("rows").Index().Op("*").Id("DataRow")).Params(jen.Index().Id(r.GoName), jen.Error()).Block(
+		jen.List(jen.Id("rd"), jen.Err()).Op(":=").Id("newResultReader").Call(jen.Lit(c.Name), jen.Id("desc"), jen.Id(colsVar), jen.Lit(r.Rows == spec.RowsMany), jen.Len(jen.Id("rows"))),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("out").Op(":=").Make(jen.Index().Id(r.GoName), jen.Len(jen.Id("rows"))),
+		jen.For(jen.List(jen.Id("k"), jen.Id("row")).Op(":=").Range().Id("rows")).Block(
+			append([]jen.Code{jen.Id("rd").Dot("next").Call(jen.Id("k"), jen.Id("row"))}, reads...)...),
+		jen.Return(jen.Id("out"), jen.Id("rd").Dot("err")),
+	)
+}
+
+// commandsFile renders ParseCommand over every generated command.
+func commandsFile(mod *model.Model, o Options) *jen.File {
+	f := o.newFile()
+	var cands []jen.Code
+	for _, c := range mod.Commands {
+		cands = append(cands, jen.Op("&").Id(c.GoName).Values())
+	}
+	docComment(f, []string{
+		"ParseCommand reads a replication command (a Query's string on a replication connection) as p.Major's manual documents it, in any of its syntaxes: keywords in any case, identifiers quoted or not, values quoted or not where the grammar allows. The result's String and Append give text back byte for byte while its fields are unchanged. Text that is no command of that major is a *CommandError with the byte offset; an option of another major names the majors that have it.",
+	})
+	f.Func().Id("ParseCommand").Params(jen.Id("text").String(), jen.Id("p").Id("Params")).Params(jen.Id("Command"), jen.Error()).Block(
+		jen.Return(jen.Id("parseCommand").Call(jen.Id("text"), jen.Id("p").Dot("major").Call(), jen.Index().Id("Command").Values(cands...))),
+	)
+	return f
+}

@@ -1,0 +1,559 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// Command is one replication command across majors: its Go type, the
+// items that become its fields and the grammar of each syntax.
+type Command struct {
+	Slug   string
+	Name   string // the command word, BASE_BACKUP
+	GoName string
+	// Doc is the newest description; Synopsis the newest main synopsis.
+	Doc, Synopsis string
+	Majors        []int
+	Items         []*CommandItem
+	Forms         []*CommandForm
+	Results       []*ResultSet
+	Follows       []string
+}
+
+// CommandItem is one field of a command: a parameter or an option.
+type CommandItem struct {
+	Name   string // as the manual writes it: TWO_PHASE, slot_name, XXX/XXX
+	GoName string
+	// Kind is a spec.Value* kind, or ItemPluginOptions; a flag in some
+	// majors and a boolean in others is a boolean.
+	Kind    string
+	Majors  []int
+	Values  []string
+	Default string
+	Doc     string
+	Option  bool
+}
+
+// ItemPluginOptions is logical START_REPLICATION's ( option_name [ option_value ] [, ...] ).
+const ItemPluginOptions = "plugin-options"
+
+// CommandForm is one syntax of a command in some majors; Main forms are
+// what Append writes, the others (a legacy syntax still documented) are
+// read and written only when the main one cannot hold a value.
+type CommandForm struct {
+	Majors []int
+	Main   bool
+	Seq    []Node
+}
+
+// Node ops of a form's grammar.
+const (
+	OpLit    = "lit"    // the keyword Lit
+	OpValue  = "value"  // Items[Item]: its keyword Lit first when set
+	OpOpt    = "opt"    // Kids[0], when something in it is given
+	OpAlt    = "alt"    // the first of Kids with something given, else Kids[0]
+	OpList   = "list"   // ( option [, ...] ) of List
+	OpPlugin = "plugin" // ( option_name [ option_value ] [, ...] ) into Items[Item]
+	OpAny    = "any"    // Kids in any order, each at most once (keyword-syntax options)
+)
+
+// Node is one element of a form's grammar.
+type Node struct {
+	Op   string
+	Lit  string
+	Item int
+	List []int
+	Kids [][]Node
+}
+
+// ResultSet is a result set's Go type.
+type ResultSet struct {
+	GoName  string
+	Rows    string
+	Columns []*ResultColumn
+	Majors  []int
+}
+
+// ResultColumn is one typed column.
+type ResultColumn struct {
+	Name, GoName, Type, Doc string
+	// GoKind: string, int64, uint32, bytes, lsn; Null says NULL is possible.
+	GoKind string
+	Null   bool
+}
+
+// buildCommands merges every major's commands by slug; a -legacy entry
+// adds a form to its command.
+func buildCommands(specs []*spec.Spec) ([]*Command, error) {
+	var out []*Command
+	bySlug := map[string]*Command{}
+	var errs []string
+	for _, s := range specs {
+		for i := range s.Commands {
+			sc := &s.Commands[i]
+			slug := strings.TrimSuffix(sc.Slug, "-legacy")
+			c := bySlug[slug]
+			if c == nil {
+				c = &Command{Slug: slug, Name: sc.Name, GoName: goWords(slug)}
+				bySlug[slug] = c
+				out = append(out, c)
+			}
+			if !sc.Legacy {
+				c.Majors = append(c.Majors, s.Major)
+				c.Doc, c.Synopsis, c.Follows = firstSentence(sc.Description.En), sc.Synopsis, sc.Follows
+			}
+			seq, err := c.form(sc, s.Major)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("pg%d %s: %v", s.Major, sc.Slug, err))
+				continue
+			}
+			c.addForm(seq, s.Major, !sc.Legacy)
+			if !sc.Legacy {
+				c.addResults(sc.Results, s.Major, strings.Contains(strings.ToLower(sc.Description.En), "null values"))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("replication commands:\n  %s", strings.Join(errs, "\n  "))
+	}
+	return out, nil
+}
+
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+// goWords is the Go name of a kebab-case or snake_case name, WAL and LSN
+// in capitals.
+func goWords(s string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '-' || r == '_' || r == '/' }) {
+		switch w {
+		case "wal", "lsn", "tli":
+			b.WriteString(strings.ToUpper(w))
+		default:
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+// itemGoName names an item: XXX/XXX is the LSN, tli the Timeline, a
+// keyword introducing a placeholder (SLOT slot_name) the placeholder.
+func itemGoName(it spec.CommandItem) string {
+	words := strings.Fields(it.Term)
+	switch {
+	case it.Name == "XXX/XXX":
+		return "LSN"
+	case it.Name == "tli":
+		return "Timeline"
+	case it.Name == "option_name":
+		return "Options"
+	case it.Kind == spec.ValueIdentifier && len(words) == 2 && strings.ToUpper(words[0]) == words[0]:
+		return goWords(words[1])
+	}
+	return goWords(it.Name)
+}
+
+// item returns the index of the item named name, adding it from the
+// spec's entry when new, and merges what this major says of it.
+func (c *Command) item(it spec.CommandItem, major int, option bool) (int, error) {
+	kind := it.Kind
+	if it.Name == "option_name" {
+		kind = ItemPluginOptions
+	}
+	i := slices.IndexFunc(c.Items, func(x *CommandItem) bool { return x.Name == it.Name })
+	if i < 0 {
+		c.Items = append(c.Items, &CommandItem{Name: it.Name, GoName: itemGoName(it), Kind: kind, Option: option})
+		i = len(c.Items) - 1
+	}
+	ci := c.Items[i]
+	switch {
+	case ci.Kind == kind:
+	case ci.Kind == spec.ValueFlag && kind == spec.ValueBoolean, ci.Kind == spec.ValueBoolean && kind == spec.ValueFlag:
+		ci.Kind = spec.ValueBoolean
+	default:
+		return 0, fmt.Errorf("%s is %s in %d but %s before", it.Name, kind, major, ci.Kind)
+	}
+	if !slices.Contains(ci.Majors, major) {
+		ci.Majors = append(ci.Majors, major)
+	}
+	for _, v := range it.Values {
+		if !slices.Contains(ci.Values, v) {
+			ci.Values = append(ci.Values, v)
+		}
+	}
+	if it.Description.En != "" {
+		ci.Doc = firstSentence(it.Description.En)
+	}
+	if it.Default != "" {
+		ci.Default = it.Default
+	}
+	ci.Option = ci.Option || option
+	return i, nil
+}
+
+func (c *Command) addForm(seq []Node, major int, main bool) {
+	for _, f := range c.Forms {
+		if f.Main == main && nodesEqual(f.Seq, seq) {
+			f.Majors = append(f.Majors, major)
+			return
+		}
+	}
+	c.Forms = append(c.Forms, &CommandForm{Majors: []int{major}, Main: main, Seq: seq})
+}
+
+func nodesEqual(a, b []Node) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// addResults merges a major's result sets: the same columns keep one type.
+// allNull: the command says a row may be all NULL ("Returns a tuple with
+// NULL values if the replication slot does not exist").
+func (c *Command) addResults(rs []spec.ResultSet, major int, allNull bool) {
+	for i, r := range rs {
+		if i >= len(c.Results) {
+			name := c.GoName + "Result"
+			if i > 0 {
+				name = fmt.Sprintf("%sResult%d", c.GoName, i+1)
+			}
+			c.Results = append(c.Results, &ResultSet{GoName: name, Rows: r.Rows})
+		}
+		t := c.Results[i]
+		t.Majors = append(t.Majors, major)
+		for _, col := range r.Columns {
+			k := slices.IndexFunc(t.Columns, func(x *ResultColumn) bool { return x.Name == col.Name })
+			if k < 0 {
+				t.Columns = append(t.Columns, &ResultColumn{Name: col.Name, GoName: goWords(col.Name)})
+				k = len(t.Columns) - 1
+			}
+			rc := t.Columns[k]
+			rc.Type, rc.Doc = col.Type, col.Description.En
+			rc.Null = rc.Null || allNull || strings.Contains(strings.ToLower(col.Description.En), "null")
+			if rc.GoKind != "bytes" { // bytea in one major: raw bytes in all (TIMELINE_HISTORY's content)
+				rc.GoKind = columnKind(col)
+			}
+		}
+	}
+}
+
+// columnKind is a column's Go kind: text that the manual calls a WAL
+// location is an LSN; int4/int8 integers; oid; bytea bytes.
+func columnKind(col spec.Column) string {
+	d := strings.ToLower(col.Description.En)
+	switch {
+	case col.Type == "text" && (strings.Contains(d, "wal location") || strings.Contains(d, "wal flush location") || strings.HasSuffix(col.Name, "_lsn")):
+		return "lsn"
+	case col.Type == "int4" || col.Type == "int8":
+		return "int64"
+	case col.Type == "oid":
+		return "uint32"
+	case col.Type == "bytea":
+		return "bytes"
+	}
+	return "string"
+}
+
+// splitSynopsis cuts a synopsis into words and the brackets [ ] { } ( ) |.
+func splitSynopsis(s string) []string {
+	s = strings.NewReplacer("[", " [ ", "]", " ] ", "{", " { ", "}", " } ", "(", " ( ", ")", " ) ", "|", " | ", ",", " , ").Replace(s)
+	return strings.Fields(s)
+}
+
+// form reads a spec entry's synopsis into the grammar of its form,
+// adding its items to c.
+func (c *Command) form(sc *spec.Command, major int) ([]Node, error) {
+	toks := splitSynopsis(sc.Synopsis)
+	if len(toks) == 0 || toks[0] != sc.Name {
+		return nil, fmt.Errorf("synopsis %q does not start with %s", sc.Synopsis, sc.Name)
+	}
+	fb := formBuilder{c: c, sc: sc, major: major, toks: toks, i: 1}
+	seq, err := fb.seq(false)
+	if err != nil {
+		return nil, err
+	}
+	if fb.i != len(toks) {
+		return nil, fmt.Errorf("synopsis %q: unexpected %q", sc.Synopsis, toks[fb.i])
+	}
+	if sc.Syntax == spec.SyntaxKeyword {
+		seq = anyOrder(c, seq)
+	}
+	return seq, nil
+}
+
+type formBuilder struct {
+	c     *Command
+	sc    *spec.Command
+	major int
+	toks  []string
+	i     int
+}
+
+func (fb *formBuilder) find(name string) (spec.CommandItem, bool, bool) {
+	for _, it := range fb.sc.Parameters {
+		if it.Name == name {
+			return it, false, true
+		}
+	}
+	for _, it := range fb.sc.Options {
+		if it.Name == name {
+			return it, true, true
+		}
+	}
+	return spec.CommandItem{}, false, false
+}
+
+// seq reads until a closing bracket or | (not consumed).
+func (fb *formBuilder) seq(inAlt bool) ([]Node, error) {
+	var out []Node
+	for fb.i < len(fb.toks) {
+		t := fb.toks[fb.i]
+		switch t {
+		case "]", "}", "|", ")":
+			return out, nil
+		case "[", "{":
+			fb.i++
+			if t == "[" && fb.i < len(fb.toks) && fb.toks[fb.i] == "(" {
+				n, err := fb.list()
+				if err != nil {
+					return nil, err
+				}
+				if fb.i >= len(fb.toks) || fb.toks[fb.i] != "]" {
+					return nil, fmt.Errorf("synopsis %q: unclosed [", fb.sc.Synopsis)
+				}
+				fb.i++
+				out = append(out, n)
+				continue
+			}
+			var kids [][]Node
+			for {
+				kid, err := fb.seq(t == "{")
+				if err != nil {
+					return nil, err
+				}
+				kids = append(kids, kid)
+				if fb.i >= len(fb.toks) {
+					return nil, fmt.Errorf("synopsis %q: unclosed %s", fb.sc.Synopsis, t)
+				}
+				close := fb.toks[fb.i]
+				fb.i++
+				if close != "|" {
+					break
+				}
+			}
+			switch {
+			case t == "{":
+				out = append(out, Node{Op: OpAlt, Kids: kids})
+			case len(kids) == 1:
+				out = append(out, Node{Op: OpOpt, Kids: kids})
+			default:
+				out = append(out, Node{Op: OpOpt, Kids: [][]Node{{{Op: OpAlt, Kids: kids}}}})
+			}
+		case "(":
+			n, err := fb.list()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, n)
+		default:
+			fb.i++
+			n, err := fb.word(t, inAlt && len(out) == 0)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// word makes a keyword or placeholder into a node: a keyword before a
+// placeholder introduces that value; the first keyword of an alternative
+// is a literal (PHYSICAL | LOGICAL …); another keyword is a flag item.
+func (fb *formBuilder) word(t string, altHead bool) (Node, error) {
+	isKW := strings.ToUpper(t) == t && t != "XXX/XXX"
+	next := ""
+	if fb.i < len(fb.toks) {
+		next = fb.toks[fb.i]
+	}
+	if !isKW {
+		it, opt, ok := fb.find(t)
+		if !ok {
+			return Node{}, fmt.Errorf("placeholder %s is no item", t)
+		}
+		idx, err := fb.c.item(it, fb.major, opt)
+		return Node{Op: OpValue, Item: idx}, err
+	}
+	nextIsValue := next != "" && !strings.ContainsAny(next, "[]{}()|,") && (strings.ToUpper(next) != next || next == "XXX/XXX")
+	if nextIsValue {
+		fb.i++
+		// The value is the placeholder's item, else the keyword's (LABEL 'label').
+		if it, opt, ok := fb.find(next); ok {
+			idx, err := fb.c.item(it, fb.major, opt)
+			return Node{Op: OpValue, Lit: t, Item: idx}, err
+		}
+		it, opt, ok := fb.find(t)
+		if !ok {
+			return Node{}, fmt.Errorf("keyword %s before %s is no item", t, next)
+		}
+		idx, err := fb.c.item(it, fb.major, opt)
+		return Node{Op: OpValue, Lit: t, Item: idx}, err
+	}
+	it, opt, ok := fb.find(t)
+	if altHead || !ok {
+		return Node{Op: OpLit, Lit: t}, nil
+	}
+	idx, err := fb.c.item(it, fb.major, opt)
+	return Node{Op: OpValue, Lit: t, Item: idx}, err
+}
+
+// list reads ( option [, ...] ) or ( option_name [ option_value ] [, ...] ).
+func (fb *formBuilder) list() (Node, error) {
+	start := fb.i
+	depth := 0
+	for ; fb.i < len(fb.toks); fb.i++ {
+		switch fb.toks[fb.i] {
+		case "(":
+			depth++
+		case ")":
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	if fb.i >= len(fb.toks) {
+		return Node{}, fmt.Errorf("synopsis %q: unclosed (", fb.sc.Synopsis)
+	}
+	inner := strings.Join(fb.toks[start+1:fb.i], " ")
+	fb.i++
+	switch inner {
+	case "option [ , ... ]":
+		n := Node{Op: OpList}
+		for _, it := range fb.sc.Options {
+			idx, err := fb.c.item(it, fb.major, true)
+			if err != nil {
+				return Node{}, err
+			}
+			n.List = append(n.List, idx)
+		}
+		return n, nil
+	case "option_name [ option_value ] [ , ... ]":
+		it, _, ok := fb.find("option_name")
+		if !ok {
+			return Node{}, fmt.Errorf("no option_name item")
+		}
+		idx, err := fb.c.item(it, fb.major, true)
+		return Node{Op: OpPlugin, Item: idx}, err
+	}
+	return Node{}, fmt.Errorf("synopsis %q: list ( %s ) of no known shape", fb.sc.Synopsis, inner)
+}
+
+// anyOrder makes a keyword syntax's run of optional options one node
+// whose parts come in any order, as the grammar takes them.
+func anyOrder(c *Command, seq []Node) []Node {
+	var out []Node
+	var run [][]Node
+	flush := func() {
+		switch len(run) {
+		case 0:
+		case 1:
+			out = append(out, Node{Op: OpOpt, Kids: run})
+		default:
+			out = append(out, Node{Op: OpAny, Kids: run})
+		}
+		run = nil
+	}
+	for _, n := range seq {
+		if n.Op == OpOpt && allOptions(c, n.Kids[0]) {
+			run = append(run, n.Kids[0])
+			continue
+		}
+		flush()
+		for k := range n.Kids {
+			n.Kids[k] = anyOrder(c, n.Kids[k])
+		}
+		out = append(out, n)
+	}
+	flush()
+	return out
+}
+
+func allOptions(c *Command, seq []Node) bool {
+	for _, n := range seq {
+		switch n.Op {
+		case OpValue:
+			if !c.Items[n.Item].Option {
+				return false
+			}
+		case OpLit:
+			return false
+		default:
+			for _, k := range n.Kids {
+				if !allOptions(c, k) {
+					return false
+				}
+			}
+		}
+	}
+	return len(seq) > 0
+}
+
+// only is the command restricted to the majors in says: items, forms and
+// result sets of other majors dropped, the items renumbered.
+func (c *Command) only(in func(int) bool) *Command {
+	out := *c
+	out.Majors = filter(c.Majors, in)
+	index := map[int]int{}
+	out.Items = nil
+	for i, it := range c.Items {
+		if mj := filter(it.Majors, in); len(mj) > 0 {
+			n := *it
+			n.Majors = mj
+			index[i] = len(out.Items)
+			out.Items = append(out.Items, &n)
+		}
+	}
+	out.Forms = nil
+	for _, f := range c.Forms {
+		if mj := filter(f.Majors, in); len(mj) > 0 {
+			out.Forms = append(out.Forms, &CommandForm{Majors: mj, Main: f.Main, Seq: renumber(f.Seq, index)})
+		}
+	}
+	out.Results = nil
+	for _, r := range c.Results {
+		if mj := filter(r.Majors, in); len(mj) > 0 {
+			n := *r
+			n.Majors = mj
+			out.Results = append(out.Results, &n)
+		}
+	}
+	return &out
+}
+
+// renumber maps a grammar's item indices; an item of no selected major
+// (index absent) cannot occur in a form of one.
+func renumber(seq []Node, index map[int]int) []Node {
+	out := make([]Node, len(seq))
+	for i, n := range seq {
+		n.Item = index[n.Item]
+		var list []int
+		for _, x := range n.List {
+			if j, ok := index[x]; ok {
+				list = append(list, j)
+			}
+		}
+		n.List = list
+		var kids [][]Node
+		for _, k := range n.Kids {
+			kids = append(kids, renumber(k, index))
+		}
+		n.Kids = kids
+		out[i] = n
+	}
+	return out
+}
