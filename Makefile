@@ -56,7 +56,7 @@ check: vet fmt-check tidy-check check-spec check-generated test
 BENCH_OUT ?= /tmp/pgspec-bench.txt
 BENCH_COUNT ?= 10
 
-.PHONY: bench bench-proxy profile fuzz
+.PHONY: bench bench-proxy bench-server profile fuzz
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./codec/ > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
@@ -99,6 +99,9 @@ fuzz:
 # ratios and pgtrace's RSS with 500 idle sessions.
 bench-proxy:
 	$(GO) test -run '^$$' -bench '^BenchmarkProxyPgbench$$' -benchtime 1x ./internal/trace/
+
+bench-server:
+	$(GO) test -run '^$$' -bench '^BenchmarkServers$$' -benchtime 1x ./cmd/exampleserver/
 
 # Real traffic of PostgreSQL 13, 15, 17, 18 and 19, each server in a
 # debootstrap chroot under $(CHROOTS), recorded with tcpdump and dumpcap into

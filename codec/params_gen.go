@@ -12,9 +12,9 @@ type Params struct {
 	// 3.0, 2 for 3.2. It decides BackendKeyData's cancel key length (4 bytes
 	// under 3.0).
 	ProtocolMinor int
-	// LogicalVersion is pgoutput's proto_version, 1..4; 0 means 1. Fields
-	// the manual says are "available since protocol version N" are present
-	// only from N on, whatever Streaming says.
+	// LogicalVersion is pgoutput's proto_version (spec/logicalversions.json
+	// lists them); 0 means 1. Fields the manual says are "available since
+	// protocol version N" are present only from N on, whatever Streaming says.
 	LogicalVersion int
 	// Streaming is pgoutput's streaming state: Streamed, ParallelStreaming,
 	// both or neither.

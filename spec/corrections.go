@@ -45,8 +45,12 @@ type Corrections struct {
 // ReadCorrections parses and checks a corrections file: every entry needs a
 // known kind, rows, a reason and evidence.
 func ReadCorrections(r io.Reader) (*Corrections, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("corrections: %w", err)
+	}
 	var c Corrections
-	if err := decodeStrict(r, "corrections", &c); err != nil {
+	if err := decodeStrict(data, "corrections", &c); err != nil {
 		return nil, err
 	}
 	for i, e := range c.List {

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -28,6 +27,18 @@ type Overlay struct {
 	// ErrorFields overrides the Go name derived from an error/notice field
 	// code's label ("S" → Severity) where the label does not make one.
 	ErrorFields map[string]*NameEntry `json:"error_fields,omitempty"`
+	// Rules are the spec directory's rule tables (layers.json,
+	// logicalversions.json), which LoadOverlay reads beside it.
+	Rules *Rules `json:"-"`
+}
+
+// RuleTables are the overlay's rule tables, or the embedded ones for an
+// overlay parsed without its spec directory.
+func (ov *Overlay) RuleTables() *Rules {
+	if ov.Rules != nil {
+		return ov.Rules
+	}
+	return EmbeddedRules()
 }
 
 // NameEntry overrides a derived Go name.
@@ -158,7 +169,8 @@ var goIdent = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 // the overlay gives must be.
 func IsGoName(s string) bool { return goIdent.MatchString(s) }
 
-// LoadOverlay reads and checks the overlay file in fsys. Problems that need
+// LoadOverlay reads and checks the overlay file in fsys, and the rule
+// tables beside it (LoadRules) into its Rules. Problems that need
 // the spec (entries matching nothing, rows left unnamed) are found when the
 // generator applies it.
 func LoadOverlay(fsys fs.FS) (*Overlay, error) {
@@ -166,14 +178,21 @@ func LoadOverlay(fsys fs.FS) (*Overlay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseOverlay(data)
+	ov, err := ParseOverlay(data)
+	if err != nil {
+		return nil, err
+	}
+	if ov.Rules, err = LoadRules(fsys); err != nil {
+		return nil, err
+	}
+	return ov, nil
 }
 
 // ParseOverlay decodes overlay JSON, rejecting unknown keys, and compiles and
 // checks every entry, reporting all problems at once.
 func ParseOverlay(data []byte) (*Overlay, error) {
 	var ov Overlay
-	if err := decodeStrict(bytes.NewReader(data), OverlayFile, &ov); err != nil {
+	if err := decodeStrict(data, OverlayFile, &ov); err != nil {
 		return nil, err
 	}
 	var p []string

@@ -17,12 +17,14 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Layers group messages by where they travel.
@@ -56,8 +58,27 @@ type Spec struct {
 	// PluginOptions are pgoutput's parameters (protocol-logical-replication.html
 	// up to 18, logicaldecoding-output-plugin.html from 19).
 	PluginOptions []PluginOption `json:"pgoutput_options"`
+	// Intros are the paragraphs each message page opens with, before its
+	// first message list, in page order.
+	Intros []Intro `json:"intros,omitempty"`
 	// Coverage counts what the extractor read and recognised.
 	Coverage []Coverage `json:"coverage"`
+}
+
+// Intro is the opening prose of one message page.
+type Intro struct {
+	Page       string `json:"page"`
+	Paragraphs []Text `json:"paragraphs"`
+}
+
+// Intro returns the opening paragraphs of page, nil when it has none.
+func (s *Spec) Intro(page string) []Text {
+	for _, in := range s.Intros {
+		if in.Page == page {
+			return in.Paragraphs
+		}
+	}
+	return nil
 }
 
 // Source is one corpus page and its provenance.
@@ -283,7 +304,7 @@ func Load(fsys fs.FS, major int) (*Spec, error) {
 		return nil, err
 	}
 	var s Spec
-	if err := decodeStrict(bytes.NewReader(data), name, &s); err != nil {
+	if err := decodeStrict(data, name, &s); err != nil {
 		return nil, err
 	}
 	if s.Major != major {
@@ -292,19 +313,47 @@ func Load(fsys fs.FS, major int) (*Spec, error) {
 	return &s, nil
 }
 
-// decodeStrict decodes the one JSON value r holds into v, refusing unknown
-// keys and anything after the value; its errors name the file.
-func decodeStrict(r io.Reader, name string, v any) error {
-	dec := json.NewDecoder(r)
+// decodeStrict decodes the one JSON value data holds into v, refusing
+// unknown keys and anything after the value; its errors name the file and,
+// where the input is wrong, the line and column.
+func decodeStrict(data []byte, name string, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		off := dec.InputOffset()
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syntax):
+			off = syntax.Offset - 1 // the offending byte, not the one after it
+		case errors.As(err, &typ):
+			off = typ.Offset // just after the value of the wrong type
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			off = int64(len(data))
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			// The decoder has read the key's value: point at the key.
+			key := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			if i := bytes.LastIndex(data[:min(off, int64(len(data)))], []byte(key)); i >= 0 {
+				off = int64(i)
+			}
+		}
+		return fmt.Errorf("%s:%s: %w", name, lineColumn(data, off), err)
 	}
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("%s: content after the JSON value that ends at byte %d", name, end)
+		return fmt.Errorf("%s:%s: content after the JSON value", name, lineColumn(data, end))
 	}
 	return nil
+}
+
+// lineColumn is the 1-based line and column of byte offset off of data
+// ("12:5"), the column counted in bytes.
+func lineColumn(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("%d:%d", line, col)
 }
 
 // Has reports whether anns hold an annotation of kind.

@@ -133,7 +133,7 @@ func TestLoadRejectsUnknownFields(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "pg18.json"), []byte(`{"major": 18, "colour": "blue"}`), 0o644)
 	_, err := spec.Load(os.DirFS(dir), 18)
-	if err == nil || !strings.Contains(err.Error(), `pg18.json: json: unknown field "colour"`) {
+	if err == nil || !strings.Contains(err.Error(), `pg18.json:1:15: json: unknown field "colour"`) {
 		t.Errorf("got %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "pg17.json"), []byte(`{"major": 18}`), 0o644)

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -55,7 +54,7 @@ func LoadWireChanges(fsys fs.FS) ([]WireChange, error) {
 		return nil, err
 	}
 	var f wireChanges
-	if err := decodeStrict(bytes.NewReader(data), WireChangesFile, &f); err != nil {
+	if err := decodeStrict(data, WireChangesFile, &f); err != nil {
 		return nil, err
 	}
 	seen := map[WireChange]bool{}

@@ -15,9 +15,12 @@ func TestLoadWireChangesChecksEntries(t *testing.T) {
 		{`{"wire_changes":[{"major":19,"message":"bind","change":"message-added","reason":" "}]}`, "entry 1 (19 bind: message-added): needs a reason"},
 		{`{"wire_changes":[{"message":"bind","change":"message-added","reason":"r"}]}`, "entry 1: needs major and message"},
 		{`{"wire_changes":[{"major":19,"message":"bind","change":"message-added","reason":"a"},{"major":19,"message":"bind","change":"message-added","reason":"b"}]}`, "entry 2 (19 bind: message-added): listed twice"},
-		{`{"wire_changes":[],"extra":1}`, `unknown field "extra"`},
-		{`{"wire_changes":[]} {"wire_changes":[]}`, WireChangesFile + ": content after the JSON value that ends at byte 19"},
-		{`{"wire_changes":[]} x`, WireChangesFile + ": content after the JSON value"},
+		{`{"wire_changes":[],"extra":1}`, WireChangesFile + `:1:20: json: unknown field "extra"`},
+		{`{"wire_changes":[]} {"wire_changes":[]}`, WireChangesFile + ":1:20: content after the JSON value"},
+		{`{"wire_changes":[]} x`, WireChangesFile + ":1:20: content after the JSON value"},
+		{"{\"wire_changes\": [\n  {\"major\": 20,\n   \"message\": \"bind\",,\n", WireChangesFile + ":3:22: invalid character ','"},
+		{"{\"wire_changes\": [\n  {\"major\": \"20\"}]}", WireChangesFile + ":2:17: json: cannot unmarshal string"},
+		{"{\"wire_changes\": [\n", WireChangesFile + ":2:1: unexpected EOF"},
 		{"{\"wire_changes\":[]}\n", ""},
 	} {
 		_, err := LoadWireChanges(fstest.MapFS{WireChangesFile: {Data: []byte(c.file)}})

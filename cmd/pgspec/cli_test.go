@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pgspec/pgspec/spec"
 )
 
 // Every form of help prints to stdout and exits 0.
@@ -192,6 +196,39 @@ func TestREADMECommandList(t *testing.T) {
 	for name := range commands {
 		if !listed[name] {
 			t.Errorf("README's command list lacks pgspec %s", name)
+		}
+	}
+}
+
+// show -resolved prints each row of a message as the generator resolves
+// it, with the overlay entry that named it: the message's own entry, a
+// shared one or its group's; derived items say so, a length or tag nothing.
+func TestShowResolved(t *testing.T) {
+	ov, err := spec.LoadOverlay(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := func(match string) string {
+		i := slices.IndexFunc(ov.Fields, func(e *spec.FieldEntry) bool { return e.Match == match })
+		return fmt.Sprintf("← overlay fields[%d] %q", i, match)
+	}
+	code, out, stderr := pgspec(t, "show", "-resolved", "-version", "16", "LogicalStreamAbort")
+	want := "logical-stream-abort in PostgreSQL 16, as the generator resolves it (row → Go field ← what named it):\n" +
+		"  Byte1('A')\n" +
+		"  Int32 → Xid uint32  " + shared("^Xid of the transaction") + "\n" +
+		"  Int32 → SubXid uint32  " + shared("Xid of the subtransaction") + "\n" +
+		"  Int64 [parallel] [logical protocol 4+] → AbortLSN uint64  " + shared("LSN of the abort") + "\n" +
+		"  Int64 [parallel] [logical protocol 4+] → AbortTime int64  " + shared("Abort timestamp") + "\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, %s\n%s\nwant\n%s", code, stderr, out, want)
+	}
+	if _, out, _ = pgspec(t, "show", "-resolved", "logical-relation"); !strings.Contains(out, "\n  Int32 → RelationOID uint32  ← overlay messages[\"logical-relation\"].fields[0] \"^O?ID of the relation\"\n") {
+		t.Errorf("show -resolved logical-relation does not name the message's own entry:\n%s", out)
+	}
+	_, out, _ = pgspec(t, "show", "-resolved", "bind")
+	for _, line := range []string{"\n  Int32 length\n", "\n  repeated → Parameters [][]byte  ← overlay messages[\"bind\"].groups[0] ", "\n    Int32 length, Byten (−1: NULL)\n"} {
+		if !strings.Contains(out, line) {
+			t.Errorf("show -resolved bind lacks %q:\n%s", line, out)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -81,7 +83,7 @@ func editJSON(t *testing.T, path string, edit func(doc map[string]any)) {
 // shows 19 → 20's changes as wire changes.
 func TestNewMajorDrill(t *testing.T) {
 	srv := fakeMajor20(t)
-	docs := corpus.Copy(t, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
+	docs := corpus.Copy(t, committed...)
 	specDir := workingSpec(t)
 	codec := filepath.Join(t.TempDir(), "codec")
 	now = func() time.Time { return time.Date(2027, 9, 25, 12, 0, 0, 0, time.UTC) }
@@ -92,7 +94,10 @@ func TestNewMajorDrill(t *testing.T) {
 		t.Fatalf("consumer gen: %s", stderr)
 	}
 	before := generated(t, consumer)
-	paths := map[string]string{"../shared/docs": docs, "spec": specDir, "codec": codec, "spec/matrix.md": filepath.Join(specDir, "matrix.md")}
+	paths := map[string]string{"../shared/docs": docs, "spec": specDir, "codec": codec}
+	for _, f := range []string{"matrix.md", "matrix.zh.md", "matrix.json", "matrix.html"} {
+		paths["spec/"+f] = filepath.Join(specDir, f)
+	}
 
 	fetched := func(code int, out, stderr string) {
 		if code != 0 || strings.Count(out, "\n") != 11 || !strings.HasPrefix(out, "en/20/protocol-message-formats.html  20.0  ") ||
@@ -136,6 +141,11 @@ func TestNewMajorDrill(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("gen with the decisions made: exit %d, %s", code, stderr)
 			}
+			// The review surface: the one derivation the pinned list lacks.
+			if !strings.HasSuffix(out, "; 1 differ from the pinned list of the committed spec (-v lists all):\n"+
+				"  + logical-progress: Go name LogicalProgress, Logical + the manual's “Progress”\n") {
+				t.Errorf("gen with the decisions made printed:\n%s", out)
+			}
 			progress, err := os.ReadFile(filepath.Join(codec, "logical_progress_gen.go"))
 			if err != nil || !strings.Contains(string(progress), "type LogicalProgress struct {") {
 				t.Errorf("LogicalProgress not generated: %v", err)
@@ -165,51 +175,51 @@ func TestNewMajorDrill(t *testing.T) {
 	matrixWritten := false
 	for _, step := range readmeSteps(t, "## When PostgreSQL N ships") {
 		words := strings.Fields(step)
+		var runs [][]string // the pgspec command lines of the step
 		switch {
 		case words[0] == "$EDITOR" && len(words) == 2 && edits[words[1]] != nil:
 			edits[words[1]]()
 			delete(edits, words[1])
 			continue
-		case words[0] != "pgspec" || len(words) < 2:
-			t.Fatalf("README step %q: neither a pgspec command nor an edit this test makes", step)
-		}
-		args := words[1:]
-		for i, a := range args {
-			if p, ok := paths[a]; ok {
-				args[i] = p
-			}
-		}
-		if args[0] == "fetch" {
-			args = append(args, "-base-url", srv.URL+"/docs/")
-		}
-		code, out, stderr := pgspec(t, args...)
-		switch args[0] {
-		case "fetch":
-			fetched(code, out, stderr)
-		case "extract":
-			extracted(code, out, stderr)
-		case "gen":
-			if len(gens) == 0 {
-				t.Fatalf("README step %q: one gen run too many", step)
-			}
-			gens[0](code, out, stderr)
-			gens = gens[1:]
-		case "matrix":
-			md, err := os.ReadFile(filepath.Join(specDir, "matrix.md"))
-			if code != 0 || err != nil {
-				t.Fatalf("matrix: exit %d, %v, %s", code, err, stderr)
-			}
-			for _, row := range []string{"| Progress | absent | ", "| Commit | present | "} {
-				if !strings.Contains(string(md), row) {
-					t.Errorf("matrix.md has no row %q", row)
-				}
-			}
-			if !strings.Contains(string(md), " | [wire change](#logical-commit-19-to-20) |\n") {
-				t.Errorf("matrix.md does not show Commit 19 → 20 as a wire change")
-			}
-			matrixWritten = true
+		case words[0] == "pgspec" && len(words) > 1:
+			runs = [][]string{words[1:]}
+		case len(words) == 3 && words[0] == "go" && words[1] == "generate":
+			// What go generate runs: the pgspec directives of the packages.
+			runs = generateDirectives(t, words[2])
 		default:
-			t.Fatalf("README step %q: a command this test does not check", step)
+			t.Fatalf("README step %q: neither a pgspec command, go generate nor an edit this test makes", step)
+		}
+		for _, args := range runs {
+			drillRun(t, args, paths, srv, func(code int, out, stderr string) {
+				switch args[0] {
+				case "fetch":
+					fetched(code, out, stderr)
+				case "extract":
+					extracted(code, out, stderr)
+				case "gen":
+					if len(gens) == 0 {
+						t.Fatalf("README step %q: one gen run too many", step)
+					}
+					gens[0](code, out, stderr)
+					gens = gens[1:]
+				case "matrix":
+					md, err := os.ReadFile(filepath.Join(specDir, "matrix.md"))
+					if code != 0 || err != nil {
+						t.Fatalf("matrix: exit %d, %v, %s", code, err, stderr)
+					}
+					for _, row := range []string{"| Progress | absent | ", "| Commit | present | "} {
+						if !strings.Contains(string(md), row) {
+							t.Errorf("matrix.md has no row %q", row)
+						}
+					}
+					if !strings.Contains(string(md), " | [wire change](#logical-commit-19-to-20) |\n") {
+						t.Errorf("matrix.md does not show Commit 19 → 20 as a wire change")
+					}
+					matrixWritten = true
+				default:
+					t.Fatalf("README step %q: a command this test does not check", step)
+				}
+			})
 		}
 	}
 	if len(gens) != 0 || len(edits) != 0 || !matrixWritten {
@@ -256,6 +266,73 @@ func TestNewMajorDrill(t *testing.T) {
 		t.Fatalf("consumer gen with 20: %s", stderr)
 	}
 	churn(t, "the consumer", before, generated(t, consumer), 2)
+}
+
+// drillRun runs pgspec with args, its paths (repository-relative) mapped
+// to the drill's copies, fetch pointed at the fake site, and checks it.
+func drillRun(t *testing.T, args []string, paths map[string]string, srv *httptest.Server, check func(code int, out, stderr string)) {
+	t.Helper()
+	args = slices.Clone(args)
+	for i, a := range args {
+		if p, ok := paths[a]; ok {
+			args[i] = p
+		}
+	}
+	if args[0] == "fetch" {
+		args = append(args, "-base-url", srv.URL+"/docs/")
+	}
+	code, out, stderr := pgspec(t, args...)
+	check(code, out, stderr)
+}
+
+// generateDirectives are the pgspec command lines go generate runs for
+// pattern (./codec, ./...): the //go:generate go run …/cmd/pgspec lines of
+// the repository's packages, in go generate's order, their relative paths
+// made repository-relative.
+func generateDirectives(t *testing.T, pattern string) [][]string {
+	t.Helper()
+	root := corpus.Root()
+	dirs := []string{strings.TrimPrefix(pattern, "./")}
+	if pattern == "./..." {
+		cmd := exec.Command("go", "list", "-f", "{{.Dir}}", "./...")
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		dirs = nil
+		for _, d := range strings.Fields(string(out)) {
+			rel, _ := filepath.Rel(root, d)
+			dirs = append(dirs, rel)
+		}
+	}
+	var runs [][]string
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(string(src), "\n") {
+				words := strings.Fields(strings.TrimPrefix(line, "//go:generate "))
+				if !strings.HasPrefix(line, "//go:generate ") || len(words) < 4 || words[0] != "go" || words[1] != "run" || !strings.HasSuffix(words[2], "cmd/pgspec") {
+					continue
+				}
+				args := words[3:]
+				for i := 1; i < len(args); i++ {
+					if flag := args[i-1]; (flag == "--spec" || flag == "--out") && !strings.HasPrefix(args[i], "-") {
+						args[i] = filepath.Join(dir, args[i]) // go generate runs in dir
+					}
+				}
+				runs = append(runs, args)
+			}
+		}
+	}
+	if len(runs) == 0 {
+		t.Fatalf("go generate %s runs no pgspec", pattern)
+	}
+	return runs
 }
 
 // churn fails unless the files added, removed or changed from before to

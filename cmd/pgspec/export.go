@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	commands["export"] = command{summary: "write one pg.center JSON record per message slug of a major", run: runExport,
+	commands["export"] = command{summary: "write one pg.center JSON record per message and replication command of a major", run: runExport,
 		more: "A record is the message seen from --major: every major's text, the snapshot of that major and its comparison " +
 			"with --against (default: the major before it). Messages the major does not document get no record."}
 }
@@ -70,9 +70,9 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	case 0:
 		fmt.Fprintln(stdout)
 	case 1:
-		fmt.Fprintf(stdout, " (1 message is not documented in %d)\n", *major)
+		fmt.Fprintf(stdout, " (1 message or command is not documented in %d)\n", *major)
 	default:
-		fmt.Fprintf(stdout, " (%d messages are not documented in %d)\n", skipped, *major)
+		fmt.Fprintf(stdout, " (%d messages or commands are not documented in %d)\n", skipped, *major)
 	}
 	return 0
 }

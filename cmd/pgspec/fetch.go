@@ -16,6 +16,7 @@ import (
 	"github.com/pgspec/pgspec/gen/extract"
 	"github.com/pgspec/pgspec/gen/fetch"
 	"github.com/pgspec/pgspec/internal/atomicfile"
+	"github.com/pgspec/pgspec/spec"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func runFetch(args []string, stdout, stderr io.Writer) int {
 	out := c.String("out", "", "corpus `directory` to write <lang>/<major>/*.html and MANIFEST.md into (required)")
 	base := c.String("base-url", "", "fetch <major>/<page> from this `URL` instead of the language's site")
 	retries := c.Int("retries", 3, "further attempts after a transient failure (network error, HTTP 5xx or 429)")
-	timeout := c.Duration("timeout", 30*time.Second, "time allowed for each request")
+	timeout := c.Duration("timeout", 2*time.Minute, "time allowed for the whole fetch: the five pages (fetched at once) and their retries")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
@@ -49,13 +50,20 @@ func runFetch(args []string, stdout, stderr io.Writer) int {
 	case *retries < 0:
 		return c.usageError("--retries %d: want 0 or more", *retries)
 	}
-	req := fetch.Request{Major: *major, Lang: *lang, BaseURL: *base, Retries: *retries, Backoff: 500 * time.Millisecond}
+	specs, err := spec.LoadAll(spec.Embedded())
+	if err != nil {
+		return c.fail(1, "%v", err)
+	}
+	req := fetch.Request{Major: *major, Lang: *lang, BaseURL: *base, Retries: *retries, Backoff: 500 * time.Millisecond,
+		Newest: specs[len(specs)-1].Major, Progress: func(line string) { fmt.Fprintln(stderr, "pgspec fetch: "+line) }}
 	if err := req.Check(); err != nil {
 		return c.usageError("%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	pages, err := fetch.Fetch(ctx, &http.Client{Timeout: *timeout}, req, now)
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	pages, err := fetch.Fetch(ctx, &http.Client{}, req, now)
 	if err != nil {
 		return c.fail(1, "nothing written:\n%v", err)
 	}

@@ -18,6 +18,8 @@ func TestFetchArguments(t *testing.T) {
 		{[]string{"fetch", "-major", "20", "-out", "x", "extra"}, `pgspec fetch: unexpected argument "extra"`},
 		{[]string{"fetch", "-major", "20.1", "-out", "x"}, `pgspec fetch: major "20.1": want a number such as 20, or devel`},
 		{[]string{"fetch", "-major", "20", "-out", "x", "-base-url", "ftp://example.org/"}, `pgspec fetch: base URL "ftp://example.org/": want an http or https URL`},
+		{[]string{"fetch", "-major", "9", "-out", "x", "-base-url", "http://127.0.0.1:1/"}, "pgspec fetch: major 9: no site has it"},
+		{[]string{"fetch", "-major", "99", "-out", "x", "-base-url", "http://127.0.0.1:1/"}, "pgspec fetch: major 99: no site has it yet"},
 	})
 }
 
@@ -28,8 +30,10 @@ func TestFetchRefusedWritesNothing(t *testing.T) {
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "docs")
 	code, stdout, stderr := pgspec(t, "fetch", "-major", "20", "-out", out, "-base-url", srv.URL+"/docs/", "-retries", "0")
-	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "pgspec fetch: nothing written:\n"+srv.URL+"/docs/20/protocol-message-formats.html: HTTP 404 Not Found\n") ||
-		strings.Count(stderr, "HTTP 404 Not Found") != 11 || !strings.HasSuffix(stderr, "/docs/20/logicaldecoding-output-plugin.html: HTTP 404 Not Found\n") {
+	// A line per page as it is refused, then the summary.
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "\npgspec fetch: nothing written:\n"+srv.URL+"/docs/20/protocol-message-formats.html: HTTP 404 Not Found\n") ||
+		strings.Count(stderr, "HTTP 404 Not Found") != 22 || strings.Count(stderr, "pgspec fetch: "+srv.URL+"/docs/20/") != 11 ||
+		!strings.HasSuffix(stderr, "/docs/20/logicaldecoding-output-plugin.html: HTTP 404 Not Found\n") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {

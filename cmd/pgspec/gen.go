@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/pgspec/pgspec/gen/emit"
@@ -29,6 +28,7 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	pkg := c.String("package", "", "package `name` (default: the package in -out, else $GOPACKAGE when -out is where go generate runs, else -out's base name)")
 	majors := c.String("majors", "", "the PostgreSQL `majors` to generate: majors and ranges such as 14-18 or 10,12-13 (default: all in the spec)")
 	layers := c.String("layers", "", "the `layers` to generate: frontend, logical, replication, comma-separated (default: all)")
+	verbose := c.Bool("v", false, "list every default derived from the manual, not only those that differ from the pinned list")
 	messages := c.String("messages", "", "the `messages` to generate: slugs, Go names or globs, comma-separated (default: all); the parts they carry come along")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
@@ -38,11 +38,6 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	if *majors != "" {
 		if sel.Majors, err = model.ParseMajors(*majors); err != nil {
 			return c.usageError("-majors: %v", err)
-		}
-	}
-	if *layers != "" {
-		if sel.Layers, err = model.ParseLayers(*layers); err != nil {
-			return c.usageError("-layers: %v", err)
 		}
 	}
 	src, err := openSpec(*dir)
@@ -55,6 +50,11 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	full, err := emit.Load(src.fsys)
 	if err != nil {
 		return c.fail(1, "%v", src.wrap(err))
+	}
+	if *layers != "" {
+		if sel.Layers, err = model.ParseLayers(full.Rules, *layers); err != nil {
+			return c.usageError("-layers: %v", err)
+		}
 	}
 	mod, err := full.Select(sel)
 	if err != nil {
@@ -85,7 +85,7 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	if err != nil {
 		return c.usageError("%v", err)
 	}
-	o := emit.Options{Package: name, Version: version(), Command: strings.TrimSpace("pgspec gen " + sel.Flags())}
+	o := emit.Options{Package: name, Version: version(), Command: strings.TrimSpace("pgspec gen " + sel.Flags(full.Rules))}
 	files, err := emit.Files(mod, o)
 	if err != nil {
 		return c.fail(1, "%v", err)
@@ -93,7 +93,7 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 	if err := emit.Check(*out, o, files); err != nil {
 		return c.fail(1, "%v", err)
 	}
-	if err := emit.Write(*out, files); err != nil {
+	if err := emit.Write(*out, files, goGenerateReadsLater(*out)); err != nil {
 		return c.fail(1, "%v", err)
 	}
 	noun := "messages"
@@ -101,11 +101,34 @@ func runGen(args []string, stdout, stderr io.Writer) (code int) {
 		noun = "message"
 	}
 	fmt.Fprintf(stdout, "pgspec gen: package %s in %s: %d %s of PostgreSQL %s, %d files\n", name, *out, len(mod.Messages), noun, model.MajorList(mod.Majors), len(files))
-	fmt.Fprintf(stdout, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(mod.Defaults))
-	for _, d := range mod.Defaults {
-		fmt.Fprintf(stdout, "  %s\n", d.Text)
-	}
+	printDefaults(stdout, mod, *verbose)
 	return 0
+}
+
+// printDefaults says what the generator derived from the manual for the
+// selection (spec/overlay.json decides the rest): every derivation with
+// verbose, else only those that differ from the pinned list of the
+// committed spec, the ones a person must review.
+func printDefaults(w io.Writer, mod *model.Model, verbose bool) {
+	if verbose {
+		fmt.Fprintf(w, "pgspec gen: %d defaults derived from the manual (spec/overlay.json decides the rest):\n", len(mod.Defaults))
+		for _, d := range mod.Defaults {
+			fmt.Fprintf(w, "  %s\n", d.Text)
+		}
+		return
+	}
+	added, removed := mod.DiffPinned()
+	if len(added)+len(removed) == 0 {
+		fmt.Fprintf(w, "pgspec gen: %d defaults derived from the manual, all as pinned (-v lists them)\n", len(mod.Defaults))
+		return
+	}
+	fmt.Fprintf(w, "pgspec gen: %d defaults derived from the manual; %d differ from the pinned list of the committed spec (-v lists all):\n", len(mod.Defaults), len(added)+len(removed))
+	for _, d := range added {
+		fmt.Fprintf(w, "  + %s\n", d.Text)
+	}
+	for _, r := range removed {
+		fmt.Fprintf(w, "  - %s\n", r)
+	}
 }
 
 // messagePatterns splits -messages; a name that is no glob is resolved as
@@ -146,6 +169,19 @@ func mkdirAll(dir string) (created string, err error) {
 	return created, os.MkdirAll(dir, 0o755)
 }
 
+// goGenerateReadsLater is, under go generate in dir, which file names go
+// generate has yet to read: it lists the package's files before running
+// the directive in $GOFILE and reads them in order, non-test files first,
+// so a file removed now that sorts after $GOFILE would fail it. nil when
+// go generate is not running in dir.
+func goGenerateReadsLater(dir string) func(name string) bool {
+	file := os.Getenv("GOFILE")
+	if file == "" || !sameDir(dir, ".") || strings.HasSuffix(file, "_test.go") {
+		return nil
+	}
+	return func(name string) bool { return name > file }
+}
+
 // sameDir reports whether a and b name the same directory: $GOPACKAGE is
 // the package of the directory go generate runs in, not of another -out.
 func sameDir(a, b string) bool {
@@ -175,12 +211,4 @@ func packageName(dir, found, asked string) (string, error) {
 		return base, nil
 	}
 	return "", fmt.Errorf("%s holds no Go package yet and its name is no Go identifier: name one with -package", dir)
-}
-
-// version is the module version of this pgspec, as the build recorded it.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(unknown version)"
 }

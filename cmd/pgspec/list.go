@@ -16,7 +16,8 @@ import (
 func init() {
 	commands["list"] = command{summary: "list messages and replication commands, one per line, slug first", run: runList}
 	commands["show"] = command{args: "MESSAGE", summary: "print a message's field table, or a replication command, as the manual does",
-		more: "MESSAGE is a slug (logical-update) or a Go type name (LogicalUpdate), or a replication command's\nslug (base-backup) or name (BASE_BACKUP).", run: runShow}
+		more: "MESSAGE is a slug (logical-update) or a Go type name (LogicalUpdate), or a replication command's\nslug (base-backup) or name (BASE_BACKUP). With -resolved, a message's rows as the generator\n" +
+			"resolves them: its notation → the Go field and type ← the overlay entry that named it.", run: runShow}
 }
 
 // versioned is what list and show share: the spec and the major to read.
@@ -59,13 +60,17 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	layers, withCommands, err := listLayers(*layer)
-	if err != nil {
-		return c.usageError("%v", err)
-	}
-	_, _, s, code := v.load(c)
+	src, _, s, code := v.load(c)
 	if code != 0 {
 		return code
+	}
+	rules, err := spec.LoadRules(src.fsys)
+	if err != nil {
+		return c.fail(1, "%v", src.wrap(err))
+	}
+	layers, withCommands, err := listLayers(rules, *layer)
+	if err != nil {
+		return c.usageError("%v", err)
 	}
 	for _, m := range s.Messages {
 		if layers == nil && withCommands {
@@ -90,7 +95,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 
 // listLayers reads list's -layer: the message layers (nil: all) and whether
 // the replication commands are asked for; "commands" alone lists only them.
-func listLayers(s string) (layers []string, commands bool, err error) {
+func listLayers(rules *spec.Rules, s string) (layers []string, commands bool, err error) {
 	var rest []string
 	for _, name := range strings.Split(s, ",") {
 		if strings.TrimSpace(name) == spec.LayerCommands {
@@ -102,7 +107,7 @@ func listLayers(s string) (layers []string, commands bool, err error) {
 	if commands && len(rest) == 0 {
 		return nil, true, nil
 	}
-	layers, err = model.ParseLayers(strings.Join(rest, ","))
+	layers, err = model.ParseLayers(rules, strings.Join(rest, ","))
 	return layers, commands, err
 }
 
@@ -110,6 +115,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	c := newCLI("show", stdout, stderr)
 	v := addVersioned(c)
 	lang := c.langFlag("`language`: en or zh")
+	resolved := c.Bool("resolved", false, "print the layout the generator resolves, each row → Go field ← the overlay entry that named it")
 	pos, code, done := c.parse(args, 1, 1)
 	if done {
 		return code
@@ -137,6 +143,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	if m == nil {
 		return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, strings.Join(majorsWith(specs, func(o *spec.Spec) bool { return o.Find(slug) != nil }), ", "))
 	}
+	if *resolved {
+		return showResolved(c, src, specs, s, slug)
+	}
 	spec.WriteTable(stdout, s, m, string(*lang))
 	ov, err := src.overlay()
 	if err != nil {
@@ -146,6 +155,44 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\n    The codec corrects the manual here (spec/overlay.json, %s): %s\n", fe.Name, fe.Reason)
 	}
 	return 0
+}
+
+// showResolved prints the layout of slug in s as the generator resolves it,
+// each item with the overlay entry that named it.
+func showResolved(c *cli, src *specSource, specs []*spec.Spec, s *spec.Spec, slug string) int {
+	ov, err := src.overlay()
+	if err != nil {
+		return c.fail(1, "%v", err)
+	}
+	mod, err := model.Build(specs, ov)
+	if err != nil {
+		return c.fail(1, "%v", src.wrap(err))
+	}
+	i := slices.IndexFunc(mod.Messages, func(m *model.Message) bool { return m.Slug == slug })
+	l := mod.Messages[i].LayoutIn(s.Major) // runShow found slug in s
+	fmt.Fprintf(c.stdout, "%s in PostgreSQL %d, as the generator resolves it (row → Go field ← what named it):\n", slug, s.Major)
+	fmt.Fprint(c.stdout, l.Describe(func(it *model.Item) string { return namedBy(ov, slug, it) }))
+	return 0
+}
+
+// namedBy says which overlay entry named an item, by its place in
+// spec/overlay.json, or that the generator derived it.
+func namedBy(ov *spec.Overlay, slug string, it *model.Item) string {
+	me := ov.Messages[slug]
+	switch {
+	case it.Entry != nil:
+		if me != nil {
+			if i := slices.Index(me.Fields, it.Entry); i >= 0 {
+				return fmt.Sprintf("overlay messages[%q].fields[%d] %q", slug, i, it.Entry.Match)
+			}
+		}
+		return fmt.Sprintf("overlay fields[%d] %q", slices.Index(ov.Fields, it.Entry), it.Entry.Match)
+	case it.GroupEntry != nil:
+		return fmt.Sprintf("overlay messages[%q].groups[%d] %q", slug, slices.Index(me.Groups, it.GroupEntry), it.GroupEntry.Lead)
+	case it.Field == "" || it.Op == model.OpCount:
+		return "" // a tag, length, count, constant or a flattened group's value
+	}
+	return "derived from the manual (pgspec gen -v lists how)"
 }
 
 // majorsWith lists the majors whose spec has what has says.

@@ -44,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		usage(stdout)
 		return 0
+	case "-version", "--version":
+		return runVersion(nil, stdout, stderr)
 	case "help":
 		if len(args) == 1 || slices.Contains([]string{"help", "-h", "-help", "--help"}, args[1]) {
 			usage(stdout)

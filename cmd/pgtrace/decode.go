@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pgspec/pgspec/codec"
 	"io"
 	"os"
 
@@ -15,7 +16,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("decode", stderr)
 	format := formatFlags(fs)
 	port := fs.Int("port", 0, "the server's TCP port; connections to other ports are skipped (0: any connection whose first packet is a PostgreSQL startup packet)")
-	major := fs.Int("major", 0, "decode as this PostgreSQL major (10-19) instead of learning it from server_version")
+	major := fs.Int("major", 0, fmt.Sprintf("decode as this PostgreSQL major (%d-%d) instead of learning it from server_version", codec.OldestMajor, codec.NewestMajor))
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}
@@ -26,8 +27,8 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	case *port < 0 || *port > 65535:
 		fmt.Fprintf(stderr, "pgtrace decode: --port %d: want 1 to 65535, or 0 for any\n", *port)
 		return 2
-	case *major != 0 && (*major < 10 || *major > 19):
-		fmt.Fprintf(stderr, "pgtrace decode: --major %d: want 10 to 19\n", *major)
+	case *major != 0 && !codec.GeneratedMajors.Has(*major):
+		fmt.Fprintf(stderr, "pgtrace decode: --major %d: want %d to %d\n", *major, codec.OldestMajor, codec.NewestMajor)
 		return 2
 	}
 	f, ok := format.get(stderr)

@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
+
+	"github.com/pgspec/pgspec/codec"
 )
 
 func TestDecodeCommand(t *testing.T) {
@@ -31,7 +35,8 @@ func TestDecodeCommand(t *testing.T) {
 	}{
 		{[]string{"decode"}, 2, "want one capture file, got 0 arguments"},
 		{[]string{"decode", "--port", "-1", empty}, 2, "--port -1: want 1 to 65535, or 0 for any"},
-		{[]string{"decode", "--major", "9", empty}, 2, "--major 9: want 10 to 19"},
+		{[]string{"decode", "--major", "9", empty}, 2, fmt.Sprintf("--major 9: want %d to %d", codec.OldestMajor, codec.NewestMajor)},
+		{[]string{"decode", "--major", strconv.Itoa(codec.NewestMajor + 1), empty}, 2, fmt.Sprintf("want %d to %d", codec.OldestMajor, codec.NewestMajor)},
 		{[]string{"decode", "--format", "xml", empty}, 2, `pgtrace decode: --format "xml": want text or json`},
 		{[]string{"decode", filepath.Join(dir, "missing.pcap")}, 1, "no such file or directory"},
 		{[]string{"decode", garbage}, 1, "garbage.pcap: not a pcap or pcapng capture"},

@@ -20,7 +20,8 @@ import (
 
 // testHandler answers a few made-up statements, separated by ';':
 // "rows N" (N rows of i int4, s text), "echo" (one int4 parameter, doubled),
-// "fail" (22012), "sleep" (until cancelled), "copyin", "copyout".
+// "fail" (22012), "sleep" (until cancelled), "copyin", "copyout", "begin"
+// and "commit".
 type testHandler struct{}
 
 func (testHandler) Parse(ctx context.Context, c *server.Conn, sql string, types []uint32) ([]server.Statement, error) {
@@ -52,6 +53,12 @@ func (testHandler) Parse(ctx context.Context, c *server.Conn, sql string, types 
 					}
 					return q.Row(2 * v)
 				}}
+		case "begin", "commit":
+			st = server.Statement{Run: func(ctx context.Context, q *server.Query) error {
+				q.Conn().TxStatus = map[string]byte{"begin": 'T', "commit": 'I'}[f[0]]
+				q.SetTag(strings.ToUpper(f[0]))
+				return nil
+			}}
 		case "fail":
 			st = server.Statement{Run: func(context.Context, *server.Query) error {
 				return session.ServerError("ERROR", "22012", "division by zero", "")

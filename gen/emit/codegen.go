@@ -17,8 +17,6 @@ type scope struct {
 	value string
 	// prefix names the enclosing group in error messages ("Fields.").
 	prefix string
-	// items are the scope's items, to find the group a count counts.
-	items []*model.Item
 }
 
 func (sc scope) target(it *model.Item) *jen.Statement {
@@ -120,7 +118,7 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 		))
 		items = items[2:]
 	}
-	return append(out, e.readItems(items, scope{recv: "m", items: l.Items})...)
+	return append(out, e.readItems(items, scope{recv: "m"})...)
 }
 
 // readWhole is readLayout for a layout that ends with the input: bytes
@@ -188,12 +186,7 @@ func condRun(items []*model.Item) []*model.Item {
 	for n < len(items) && items[n].Cond.Equal(items[0].Cond) {
 		n++
 	}
-	for _, it := range items[:n] {
-		if it.Op == model.OpCount {
-			panic("emit: conditional count") // the model never makes one
-		}
-	}
-	return items[:n]
+	return items[:n] // never a count: the model gives counts no condition
 }
 
 // unconditional is a run of items as read or written inside the if that
@@ -224,7 +217,7 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 	case model.OpLength:
 		return []jen.Code{rcall(nil, "length")}
 	case model.OpCount:
-		g := groupOf(sc.items, it.Field)
+		g := it.Sizes
 		n := "n" + it.Field
 		return []jen.Code{
 			jen.Var().Id(n).Int(),
@@ -260,10 +253,7 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 	to := []jen.Code{target}
 	switch it.Op {
 	case model.OpInt:
-		method := "u" + widthSuffix(it.Width)
-		if it.Type.Bits != 8*it.Width {
-			panic(fmt.Sprintf("emit: no reader of %d bytes for %s", it.Width, it.Type))
-		}
+		method := "u" + widthSuffix(it.Width) // the model checked Type is Width wide
 		if it.Type.Unsigned() {
 			return rcall(to, method, jen.Lit(name))
 		}
@@ -332,7 +322,7 @@ func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Stateme
 		v := it.Elem[len(it.Elem)-1]
 		body = append(append(body, e.readItems(it.Elem[:len(it.Elem)-1], sc)...), readValue(target().Index(jen.Id("i")), v, name))
 	} else {
-		inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
+		inner := scope{recv: "e", prefix: name + "."}
 		body = append(body, jen.Id("e").Op(":=").Op("&").Add(target()).Index(jen.Id("i")))
 		body = append(body, e.readItems(it.Elem, inner)...)
 	}
@@ -408,7 +398,7 @@ func (e *emitter) writeLayout(l *model.Layout) []jen.Code {
 		out = append(out, jen.List(jen.Id("w"), jen.Id("start")).Op(":=").Id("w").Dot("header").Call(tag))
 		items = items[2:]
 	}
-	out = append(out, e.writeItems(items, scope{recv: "m", items: l.Items})...)
+	out = append(out, e.writeItems(items, scope{recv: "m"})...)
 	for _, it := range l.Items {
 		if it.Op == model.OpLength {
 			out = append(out, wcall("finish", jen.Id("start")))
@@ -502,7 +492,7 @@ func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 	if bulkBytes(it) {
 		return []jen.Code{wcall("bytes32s", jen.Lit(name), sc.target(it), jen.Lit(it.Elem[0].Nullable))}
 	}
-	inner := scope{recv: "e", prefix: name + ".", items: it.Elem}
+	inner := scope{recv: "e", prefix: name + "."}
 	first := it.Elem[0]
 	var body []jen.Code
 	var loop *jen.Statement
@@ -526,16 +516,6 @@ func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 		out = append(out, wcall("u8", jen.Lit(0)))
 	}
 	return out
-}
-
-// groupOf finds the group a count counts.
-func groupOf(items []*model.Item, field string) *model.Item {
-	for _, it := range items {
-		if it.Op == model.OpGroup && it.Field == field {
-			return it
-		}
-	}
-	panic("emit: count of unknown group " + field)
 }
 
 // minElem is the fewest bytes one element of a group takes on the wire;

@@ -13,47 +13,28 @@ import (
 )
 
 // dispatcher decodes one stream's messages by their first bytes into one
-// reused value per message type.
+// reused value per message type: a row of spec/layers.json and the
+// messages of the model that travel in its stream.
 type dispatcher struct {
-	name, doc, what string
-	tagged          bool
-	// carries says whether a message travels in the dispatcher's stream.
-	carries func(m *model.Message) bool
+	*spec.DispatcherRule
 	members []*model.Message
 }
 
-// dispatchers groups the model's messages by the stream they travel in.
+// dispatchers groups the model's messages by the stream they travel in:
+// those of the dispatcher's layer, not parts nor one-byte answers, tagged or not as it is, from
+// its direction when it has one.
 func dispatchers(mod *model.Model) []*dispatcher {
-	fb := func(m *model.Message) bool { return m.Layer == spec.LayerFrontendBackend }
-	ds := []*dispatcher{
-		{name: "Backend", what: "backend message", tagged: true,
-			doc:     "Backend decodes the tagged messages a PostgreSQL backend sends (what a client reads), resolving 'R' by its Int32 subtype.",
-			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && m.Direction&model.FromBackend != 0 }},
-		{name: "Frontend", what: "frontend message", tagged: true,
-			doc:     "Frontend decodes the tagged messages a frontend sends (what a server reads). The four messages tagged 'p' are told apart by Auth, which the caller sets from the state of the authentication exchange.",
-			carries: func(m *model.Message) bool { return fb(m) && m.Tag != 0 && m.Direction&model.FromFrontend != 0 }},
-		{name: "Startup", what: "startup message",
-			doc:     "Startup decodes the untagged messages a frontend sends first (StartupMessage, SSLRequest, GSSENCRequest, CancelRequest) by their request code.",
-			carries: func(m *model.Message) bool { return fb(m) && m.Tag == 0 && m.Direction&model.FromFrontend != 0 }},
-		{name: "Logical", what: "logical replication message", tagged: true,
-			doc:     "Logical decodes pgoutput messages from the payload of a CopyData (or an XLogData's WAL data), by their tag.",
-			carries: func(m *model.Message) bool { return m.Layer == spec.LayerLogicalReplication && !m.Part }},
-		{name: "ReplicationBackend", what: "replication message", tagged: true,
-			doc: "ReplicationBackend decodes the streaming replication messages a server sends inside CopyData (WAL data, keepalives, primary status, base backup archives and progress), by their tag.",
-			carries: func(m *model.Message) bool {
-				return m.Layer == spec.LayerStreamingReplication && m.Direction == model.FromBackend
-			}},
-		{name: "ReplicationFrontend", what: "replication message", tagged: true,
-			doc: "ReplicationFrontend decodes the streaming replication messages a client sends inside CopyData (standby status, hot standby feedback, primary status requests), by their tag.",
-			carries: func(m *model.Message) bool {
-				return m.Layer == spec.LayerStreamingReplication && m.Direction == model.FromFrontend
-			}},
-	}
-	for _, d := range ds {
-		for _, m := range mod.Messages {
-			if d.carries(m) {
-				d.members = append(d.members, m)
+	var ds []*dispatcher
+	for _, l := range mod.Rules.Layers {
+		for _, r := range l.Dispatchers {
+			d := &dispatcher{DispatcherRule: r}
+			for _, m := range mod.Messages {
+				from := r.From == "" || strings.Contains(m.Direction.String(), r.From)
+				if m.Layer == l.Layer && !m.Part && m.AnswerTo == "" && (m.Tag != 0) == r.Tagged && from {
+					d.members = append(d.members, m)
+				}
 			}
+			ds = append(ds, d)
 		}
 	}
 	return ds
@@ -93,15 +74,15 @@ func dispatchFile(mod *model.Model, o Options) (*jen.File, error) {
 func (d *dispatcher) emit(f *jen.File) error {
 	sort.Slice(d.members, func(i, j int) bool { return d.members[i].GoName < d.members[j].GoName })
 	var fields []jen.Code
-	if d.name == "Frontend" {
+	if d.AuthState {
 		fields = append(fields, jen.Comment("Auth selects the message a 'p' is."), jen.Id("Auth").Id("AuthState"), jen.Line())
 	}
 	for _, m := range d.members {
 		fields = append(fields, jen.Id(lowerFirst(m.GoName)).Id(m.GoName))
 	}
 	f.Line()
-	docComment(f, []string{d.doc, "Each message decodes into a value the " + d.name + " keeps and reuses: it is valid until the next Decode."})
-	f.Type().Id(d.name).Struct(fields...)
+	docComment(f, []string{d.Doc, "Each message decodes into a value the " + d.Name + " keeps and reuses: it is valid until the next Decode."})
+	f.Type().Id(d.Name).Struct(fields...)
 
 	body, err := d.pick()
 	if err != nil {
@@ -109,14 +90,14 @@ func (d *dispatcher) emit(f *jen.File) error {
 	}
 	f.Line()
 	f.Comment("Decode decodes the one message in src, chosen by its first bytes.")
-	f.Func().Params(jen.Id("d").Op("*").Id(d.name)).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Params(jen.Id("Message"), jen.Error()).Block(
+	f.Func().Params(jen.Id("d").Op("*").Id(d.Name)).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Params(jen.Id("Message"), jen.Error()).Block(
 		body...)
 	return nil
 }
 
 // fail returns a dispatch error naming what was being read.
 func (d *dispatcher) fail(field string, off int, cause jen.Code) jen.Code {
-	return jen.Return(jen.Nil(), jen.Id("dispatchError").Call(jen.Lit(d.what), jen.Lit(field), jen.Lit(off), cause))
+	return jen.Return(jen.Nil(), jen.Id("dispatchError").Call(jen.Lit(d.What), jen.Lit(field), jen.Lit(off), cause))
 }
 
 // pick is the switch choosing the message and decoding it. Each case calls
@@ -129,7 +110,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 		field := func() *jen.Statement { return jen.Id("d").Dot(lowerFirst(m.GoName)) }
 		return jen.Return(jen.Id("decoded").Call(jen.Op("&").Add(field()), field().Dot("Decode").Call(jen.Id("src"), jen.Id("p"))))
 	}
-	if !d.tagged {
+	if !d.Tagged {
 		c, err := d.byCode(d.members, 4, decode)
 		if err != nil {
 			return nil, err
@@ -194,7 +175,7 @@ func (d *dispatcher) byCode(ms []*model.Message, off int, decode func(*model.Mes
 		}
 		if !ok {
 			if dflt != nil {
-				return nil, fmt.Errorf("%s: %s and %s share a tag and have no code to tell them apart", d.name, dflt.GoName, m.GoName)
+				return nil, fmt.Errorf("%s: %s and %s share a tag and have no code to tell them apart", d.Name, dflt.GoName, m.GoName)
 			}
 			dflt = m
 			continue

@@ -69,7 +69,7 @@ func checkNames(mod *model.Model) error {
 		taken[n] = "the runtime"
 	}
 	for _, d := range dispatchers(mod) {
-		taken[d.name] = "the dispatchers"
+		taken[d.Name] = "the dispatchers"
 	}
 	for _, m := range mod.Messages {
 		if m.State != "" {
@@ -182,8 +182,11 @@ func numbered(src []byte) string {
 // Write replaces dir's generated files with files: the changed ones are
 // written atomically, all or none (a failed run leaves dir as it was), and
 // then the *_gen.go files pgspec wrote before that files lacks are removed
-// (other generators' are left alone).
-func Write(dir string, files map[string][]byte) error {
+// (other generators' are left alone). A stale file pending reports true for
+// (go generate listed it and has yet to read it) is not removed, which
+// would fail go generate, but emptied to a stub that no build includes;
+// the next run removes it.
+func Write(dir string, files map[string][]byte, pending func(name string) bool) error {
 	changed := map[string][]byte{}
 	for name, data := range files {
 		if cur, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(cur, data) {
@@ -194,16 +197,31 @@ func Write(dir string, files map[string][]byte) error {
 	if err != nil {
 		return err
 	}
+	var remove []string
+	for _, path := range stale {
+		// A stub is in no build, so go generate did not list it.
+		if cur, _ := os.ReadFile(path); pending != nil && pending(filepath.Base(path)) && string(cur) != staleStub {
+			changed[filepath.Base(path)] = []byte(staleStub)
+		} else {
+			remove = append(remove, path)
+		}
+	}
 	if err := atomicfile.WriteFiles(dir, changed, 0o644); err != nil {
 		return err
 	}
-	for _, path := range stale {
+	for _, path := range remove {
 		if err := os.Remove(path); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// staleStub replaces a file pgspec no longer generates while go generate
+// still has to read it: no build includes it, and it still starts with
+// Header, so the next run finds and removes it.
+const staleStub = "// " + Header + "\n\n//go:build ignore\n\n" +
+	"// pgspec no longer generates this file; its next run removes it (go generate was still to read it).\n\npackage stale\n"
 
 func sortedNames(files map[string][]byte) []string {
 	names := make([]string, 0, len(files))

@@ -45,7 +45,7 @@ func TestGolden(t *testing.T) {
 		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := Write(goldenDir, golden); err != nil {
+		if err := Write(goldenDir, golden, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -160,7 +160,7 @@ func TestRenderRejectsUnparsableSource(t *testing.T) {
 
 func TestNameClashesAreRejected(t *testing.T) {
 	fsys := fstest.MapFS{}
-	for _, name := range []string{"pg10.json", "pg11.json", "wirechanges.json"} {
+	for _, name := range []string{"pg10.json", "pg11.json", "wirechanges.json", "layers.json", "logicalversions.json"} {
 		data, err := os.ReadFile(filepath.Join(tinySpec, name))
 		if err != nil {
 			t.Fatal(err)

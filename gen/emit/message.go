@@ -8,7 +8,6 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
-	"github.com/pgspec/pgspec/spec"
 )
 
 // emitter writes one message's file.
@@ -156,13 +155,10 @@ func (e *emitter) majorsConst() string { return lowerFirst(e.msg.GoName) + "Majo
 // says about it, where it exists and how it changed.
 func (e *emitter) typeDoc() []string {
 	msg := e.msg
-	kind := map[string]string{
-		spec.LayerFrontendBackend:      "message of the frontend/backend protocol",
-		spec.LayerLogicalReplication:   "pgoutput logical replication message",
-		spec.LayerStreamingReplication: "streaming replication message carried in CopyData",
-	}[msg.Layer]
+	rule := e.mod.Rules.Layer(msg.Layer) // Build checked every layer has its row
+	kind := rule.Kind
 	if msg.Part {
-		kind = "message part of the pgoutput logical replication messages"
+		kind = rule.PartKind
 	}
 	first := fmt.Sprintf("%s is the %s %s", msg.GoName, kind, quoteName(msg.Name))
 	if msg.Direction != 0 {

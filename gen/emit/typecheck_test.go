@@ -84,7 +84,7 @@ func TestCheckStaleAndForeignFiles(t *testing.T) {
 	if err := Check(dir, Options{Package: "p"}, files); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(dir, files); err != nil {
+	if err := Write(dir, files, nil); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -127,5 +127,29 @@ func TestCheckOutsideAModule(t *testing.T) {
 	bad := map[string][]byte{"a_gen.go": []byte("package p\n\nvar A = B\n")}
 	if err := Check(dir, Options{Package: "p"}, bad); err == nil || !strings.Contains(err.Error(), "a_gen.go:3:9: undefined: B") {
 		t.Errorf("bad file: %v", err)
+	}
+}
+
+// A stale file go generate has yet to read is emptied to a stub no build
+// includes, and removed by the next Write.
+func TestWriteStubsPendingStaleFiles(t *testing.T) {
+	dir := module(t, map[string]string{"old_gen.go": "// " + Header + "\n\npackage p\n\nvar _ = gone\n"})
+	files := map[string][]byte{"new_gen.go": []byte("// " + Header + "\n\npackage p\n\nfunc New() {}\n")}
+	if err := Write(dir, files, func(name string) bool { return name == "old_gen.go" }); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "old_gen.go")); err != nil || string(got) != staleStub {
+		t.Fatalf("old_gen.go: %q, %v", got, err)
+	}
+	if err := Check(dir, Options{Package: "p"}, files); err != nil {
+		t.Errorf("the package does not compile with the stub: %v", err)
+	}
+	// Still pending by name, but a stub is in no build: go generate did
+	// not list it.
+	if err := Write(dir, files, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old_gen.go")); !os.IsNotExist(err) {
+		t.Errorf("the next Write left the stub: %v", err)
 	}
 }

@@ -28,6 +28,8 @@ type Export struct {
 	// data[slug][i] is the comparison data of slug in h.Specs[i], nil
 	// when that major lacks it.
 	data map[string][]*ComparisonData
+	// commands are the slugs of the replication commands' items.
+	commands []string
 }
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
@@ -68,16 +70,104 @@ func New(h *matrix.History, lang matrix.Lang) (*Export, error) {
 		e.Items = append(e.Items, it)
 		e.data[row.Slug] = data
 	}
+	// The replication commands are in the spec but not (yet) in the
+	// matrix: their records are made from the commands themselves.
+	for _, slug := range commandOrder(h.Specs) {
+		if e.Item(slug) != nil {
+			return nil, fmt.Errorf("command %q: a message has the same slug", slug)
+		}
+		if err := e.addCommand(slug); err != nil {
+			return nil, err
+		}
+	}
 	return e, nil
 }
 
-// nameZh is the display name of slug as the Chinese manual of major
+// commandOrder lists the slugs of every major's commands, first seen first.
+func commandOrder(specs []*spec.Spec) []string {
+	var out []string
+	for _, s := range specs {
+		for _, c := range s.Commands {
+			if !slices.Contains(out, c.Slug) {
+				out = append(out, c.Slug)
+			}
+		}
+	}
+	return out
+}
+
+// addCommand adds the item of command slug.
+func (e *Export) addCommand(slug string) error {
+	if !slugRE.MatchString(slug) {
+		return fmt.Errorf("command %q: slug is not lower-case words joined by hyphens", slug)
+	}
+	it := Item{Slug: slug, Category: vocab[e.lang].commands, Versions: map[string]Version{}}
+	data := make([]*ComparisonData, len(e.h.Specs))
+	for i, s := range e.h.Specs {
+		m := e.find(i, slug)
+		if m == nil {
+			continue
+		}
+		it.Name = displayName(m, matrix.English)
+		if !slices.Contains(it.Aliases, m.Name) {
+			it.Aliases = append(it.Aliases, m.Name)
+		}
+		v := version(s, m, e.lang)
+		it.Versions[strconv.Itoa(s.Major)] = v
+		data[i] = &v.ComparisonData
+	}
+	js, err := spec.Marshal(it.Versions)
+	if err != nil {
+		return err
+	}
+	it.ContentHash = sum(string(js))
+	e.Items = append(e.Items, it)
+	e.data[slug] = data
+	e.commands = append(e.commands, slug)
+	return nil
+}
+
+// find is message or command slug as Specs[i] documents it, a command as
+// the message version lays out (commandMessage); nil when it lacks it.
+func (e *Export) find(i int, slug string) *spec.Message {
+	if m := e.h.Message(slug, i); m != nil {
+		return m
+	}
+	if c := e.h.Specs[i].FindCommand(slug); c != nil {
+		return commandMessage(c)
+	}
+	return nil
+}
+
+// commandMessage lays a replication command out as a message: its
+// parameters, then its options, as rows of a field table (the term as
+// the format), and its description as the note after them.
+func commandMessage(c *spec.Command) *spec.Message {
+	m := &spec.Message{Slug: c.Slug, Name: c.Name, Layer: spec.LayerCommands, Page: commandsPage, Anchor: c.Anchor,
+		Notes: []spec.Prose{{Text: c.Description}}}
+	for _, items := range [][]spec.CommandItem{c.Parameters, c.Options} {
+		var b spec.Block
+		for _, it := range items {
+			b.Rows = append(b.Rows, spec.Row{Format: it.Term, Description: it.Description})
+		}
+		m.Blocks = append(m.Blocks, b)
+	}
+	return m
+}
+
+// commandsPage is the page the replication commands are on.
+const commandsPage = "protocol-replication.html"
+
+// isCommand reports whether slug is one of the replication commands.
+func (e *Export) isCommand(slug string) bool { return slices.Contains(e.commands, slug) }
+
+// NameZh is the display name of slug as the Chinese manual of major
 // prints it, or of the newest major before it with a translation (19 has
 // none); the English name where no earlier Chinese manual has the message.
-func (e *Export) nameZh(slug string, major int) string {
+func (e *Export) NameZh(slug string, major int) string {
 	var name *spec.Message
-	for _, s := range e.h.Specs {
-		if m := s.Find(slug); m != nil && s.Major <= major && (name == nil || s.ReleaseZh != "") {
+	for i, s := range e.h.Specs {
+		if m := e.find(i, slug); m != nil && s.Major <= major && (name == nil || s.ReleaseZh != "") {
 			name = m
 		}
 	}
@@ -125,7 +215,7 @@ func (e *Export) Record(it *Item, major, against int) (Record, error) {
 		return Record{}, fmt.Errorf("message %q is not documented in %d (it is in %v)", it.Slug, major, e.Majors(it.Slug))
 	}
 	r := Record{Kind: "protocol", Major: key, Item: *it, Snapshot: v}
-	r.Item.Summary, r.Item.NameZh = v.Description[0], e.nameZh(it.Slug, major)
+	r.Item.Summary, r.Item.NameZh = v.Description[0], e.NameZh(it.Slug, major)
 	if against == 0 {
 		r.Comparison = Comparison{Right: key, Status: "baseline", Classification: matrix.Baseline}
 		return r, nil
@@ -134,7 +224,11 @@ func (e *Export) Record(it *Item, major, against int) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("message %q: %w", it.Slug, err)
 	}
-	c.Classification = e.h.Change(it.Slug, j, i).Status
+	if e.isCommand(it.Slug) {
+		c.Classification = commandChange(e.find(j, it.Slug), e.find(i, it.Slug))
+	} else {
+		c.Classification = e.h.Change(it.Slug, j, i).Status
+	}
 	r.Comparison = c
 	return r, nil
 }
@@ -164,6 +258,35 @@ func (e *Export) Item(slug string) *Item {
 		}
 	}
 	return nil
+}
+
+// commandChange classifies a command from a to b as the matrix does a
+// message: another list of parameters and options is a change of what a
+// client writes (wire), other descriptions a wording change.
+func commandChange(a, b *spec.Message) matrix.Status {
+	switch {
+	case a == nil && b == nil:
+		return matrix.Absent
+	case a == nil:
+		return matrix.Added
+	case b == nil:
+		return matrix.Removed
+	}
+	da, db := comparisonData(a), comparisonData(b)
+	formats := func(d ComparisonData) []string {
+		var out []string
+		for _, f := range d.Fields {
+			out = append(out, f.Format)
+		}
+		return out
+	}
+	switch {
+	case !slices.Equal(formats(da), formats(db)):
+		return matrix.Wire
+	case !slices.Equal(da.Fields, db.Fields) || a.Notes[0].Text.En != b.Notes[0].Text.En:
+		return matrix.Wording
+	}
+	return matrix.Unchanged
 }
 
 // displayName is pg.center's item name: the layer is spelled out for the
@@ -217,7 +340,7 @@ func version(s *spec.Spec, m *spec.Message, lang matrix.Lang) Version {
 			}
 			return byPointer[p].en
 		}
-		t := Table{Key: "fields", Title: get("tables/0/title")}
+		t := Table{Key: "fields", Title: get("tables/0/title"), Rows: []Cells{}}
 		for i := range 3 {
 			t.Columns = append(t.Columns, Column{fmt.Sprintf("c%d", i), get(fmt.Sprintf("tables/0/columns/%d/label", i))})
 		}
@@ -225,7 +348,13 @@ func version(s *spec.Spec, m *spec.Message, lang matrix.Lang) Version {
 			t.Rows = append(t.Rows, Cells{C0: strconv.Itoa(i + 1), C1: r.FormatIn(string(l)), C2: get(fmt.Sprintf("tables/0/rows/%d/c2", i))})
 		}
 		facts := []Fact{{get("facts/0/label"), get("facts/0/value")}}
-		if rows := m.Rows(); len(rows) > 0 {
+		if c := s.FindCommand(m.Slug); m.Layer == spec.LayerCommands && c != nil {
+			synopsis := c.Synopsis
+			if l == matrix.Chinese && c.SynopsisZh != "" {
+				synopsis = c.SynopsisZh
+			}
+			facts = append(facts, Fact{get("facts/1/label"), synopsis})
+		} else if rows := m.Rows(); len(rows) > 0 {
 			facts = append(facts, Fact{get("facts/1/label"), rows[0].FormatIn(string(l))})
 		}
 		var sections []Section
@@ -267,14 +396,14 @@ func version(s *spec.Spec, m *spec.Message, lang matrix.Lang) Version {
 	loc := Localization{Status: "complete", Language: "zh", OriginalText: map[string]string{}, FallbackFields: []string{},
 		SourceLanguage: "en", Sources: []LocalizationSource{}}
 	translated := lang == matrix.Chinese
-	var nodes []string
+	nodes := []string{}
 	for _, t := range texts {
 		if !translated && strings.HasPrefix(t.pointer, "related/") {
 			continue // an English record has its related links in English only
 		}
 		p := "/versions/" + key + "/" + zhPointer(t.pointer, translated)
 		switch {
-		case len(t.nodes) > 0 && t.zh == "":
+		case len(t.nodes) > 0 && t.zh == "" && t.en != "":
 			loc.FallbackFields = append(loc.FallbackFields, p)
 		case t.zh != "" && t.zh != t.en:
 			loc.OriginalText[p] = t.en
@@ -357,7 +486,19 @@ func versionTexts(s *spec.Spec, m *spec.Message) []text {
 	fixed := func(p, e, z string) text { return text{pointer: p, en: e, zh: z} }
 	idx := slices.IndexFunc(s.Messages, func(x spec.Message) bool { return x.Slug == m.Slug })
 	node := fmt.Sprintf("%s#/messages/%d", spec.FileName(s.Major), idx)
+	rowNode := func(b, k int) string { return fmt.Sprintf("%s/blocks/%d/rows/%d/description/zh", node, b, k) }
+	if m.Layer == spec.LayerCommands {
+		idx = slices.IndexFunc(s.Commands, func(c spec.Command) bool { return c.Slug == m.Slug })
+		node = fmt.Sprintf("%s#/commands/%d", spec.FileName(s.Major), idx)
+		rowNode = func(b, k int) string {
+			return fmt.Sprintf("%s/%s/%d/description/zh", node, []string{"parameters", "options"}[b], k)
+		}
+	}
 	desc := fixed("description/0", description(m), "")
+	first := fixed("facts/1/label", en.first, zh.first)
+	if m.Layer == spec.LayerCommands {
+		first = fixed("facts/1/label", en.synopsis, zh.synopsis)
+	}
 	if translated(m) {
 		desc.zh = descriptionZh(m)
 	}
@@ -365,7 +506,7 @@ func versionTexts(s *spec.Spec, m *spec.Message) []text {
 		desc,
 		fixed("facts/0/label", en.layer, zh.layer),
 		fixed("facts/0/value", en.layerFact[m.Layer], zh.layerFact[m.Layer]),
-		fixed("facts/1/label", en.first, zh.first),
+		first,
 		fixed("tables/0/title", en.title, zh.title),
 		fixed("tables/0/columns/0/label", en.position, zh.position),
 		fixed("tables/0/columns/1/label", en.format, zh.format),
@@ -378,7 +519,7 @@ func versionTexts(s *spec.Spec, m *spec.Message) []text {
 	for b, block := range m.Blocks {
 		for k, r := range block.Rows {
 			out = append(out, text{pointer: fmt.Sprintf("tables/0/rows/%d/c2", n), en: r.Description.En, zh: r.Description.Zh,
-				nodes: []string{fmt.Sprintf("%s/blocks/%d/rows/%d/description/zh", node, b, k)}})
+				nodes: []string{rowNode(b, k)}})
 			n++
 		}
 	}
@@ -397,14 +538,19 @@ type paragraph struct {
 	nodes []string
 }
 
-// context is the prose of the message's page that frames it: the
-// paragraphs standing between the page's message lists ("The following
-// messages … are available since protocol version 2."), joined into one
-// as pg.center does, and for a replication sub-message the command it
-// answers.
+// context is the prose of the message's page that frames it: the page's
+// introduction and the paragraphs standing between its message lists ("The
+// following messages … are available since protocol version 2."), joined
+// into one as pg.center does, and for a replication sub-message the
+// command it answers.
 func context(s *spec.Spec, m *spec.Message) []paragraph {
 	var out []paragraph
 	var en, zh, nodes []string
+	for k, t := range s.Intro(m.Page) {
+		en, zh = append(en, t.En), append(zh, t.Zh)
+		nodes = append(nodes, fmt.Sprintf("%s#/intros/%d/paragraphs/%d/zh", spec.FileName(s.Major),
+			slices.IndexFunc(s.Intros, func(in spec.Intro) bool { return in.Page == m.Page }), k))
+	}
 	for i, x := range s.Messages {
 		if x.Page == m.Page && x.Lead != nil {
 			en, zh = append(en, x.Lead.Text.En), append(zh, x.Lead.Text.Zh)
@@ -419,7 +565,7 @@ func context(s *spec.Spec, m *spec.Message) []paragraph {
 		out = append(out, paragraph{t, nodes})
 	}
 	if m.Context != "" {
-		out = append(out, paragraph{text: spec.Text{En: m.Context, Zh: m.Context}})
+		out = append(out, paragraph{text: spec.Text{En: fmt.Sprintf(vocab[matrix.English].within, m.Context), Zh: fmt.Sprintf(vocab[matrix.Chinese].within, m.Context)}})
 	}
 	return out
 }
@@ -427,6 +573,9 @@ func context(s *spec.Spec, m *spec.Message) []paragraph {
 // description is the English description: the message named with its
 // layer, then its first field's meaning.
 func description(m *spec.Message) string {
+	if m.Layer == spec.LayerCommands {
+		return vocab[matrix.English].describe[m.Layer] + " " + m.Name + ". " + m.Notes[0].Text.En
+	}
 	d := vocab[matrix.English].describe[m.Layer] + " " + m.Name + " format."
 	if rows := m.Rows(); len(rows) > 0 {
 		d += " " + rows[0].Description.En
@@ -444,7 +593,7 @@ func descriptionZh(m *spec.Message) string {
 			parts = append(parts, b.Lead.Text.Prefer("zh"))
 		}
 		for _, r := range b.Rows {
-			parts = append(parts, r.FormatIn("zh")+" "+r.Description.Prefer("zh"))
+			parts = append(parts, strings.TrimSpace(r.FormatIn("zh")+" "+r.Description.Prefer("zh")))
 		}
 	}
 	for _, n := range m.Notes {
@@ -458,7 +607,7 @@ func descriptionZh(m *spec.Message) string {
 func descriptionZhHTML(major int, m *spec.Message) string {
 	var b strings.Builder
 	e := html.EscapeString
-	fmt.Fprintf(&b, "<p>协议消息 %s。</p><h3>同版本中文手册定义</h3><dl>", e(m.NameIn("zh")))
+	fmt.Fprintf(&b, "<p>%s %s。</p><h3>同版本中文手册定义</h3><dl>", vocab[matrix.Chinese].describe[m.Layer], e(m.NameIn("zh")))
 	for _, blk := range m.Blocks {
 		if blk.Lead != nil {
 			fmt.Fprintf(&b, "</dl><p>%s</p><dl>", e(blk.Lead.Text.Prefer("zh")))
@@ -486,6 +635,9 @@ func translated(m *spec.Message) bool {
 
 func comparisonData(m *spec.Message) ComparisonData {
 	d := ComparisonData{Layer: strings.ReplaceAll(m.Layer, "-", " "), Fields: []Field{}}
+	if m.Layer == spec.LayerCommands {
+		d.Layer = "replication command"
+	}
 	for _, r := range m.Rows() {
 		d.Fields = append(d.Fields, Field{Format: r.Format, Description: r.Description.En})
 	}

@@ -268,16 +268,23 @@ func TestLogicalUpdateMatchesSeed(t *testing.T) {
 			[]string{want.ZhFrom.Manual.URL, want.ZhFrom.Manual.Anchor, want.ZhFrom.Manual.Locale, want.ZhFrom.Manual.Version, want.ZhFrom.Manual.PageKey})
 		check("section titles", []string{got.Sections[0].Title, got.SectionsZh[0].Title}, []string{want.Sections[0].Title, want.SectionsZh[0].Title})
 
-		// Every English original the seed keeps is the export's, but the
-		// context paragraph: the seed's opens with the page's
-		// introduction, which the spec does not hold, and goes on with
-		// the paragraphs between the message lists, which are ours.
+		// Every English original the seed keeps is the export's. The
+		// context paragraph (the page's introduction and the paragraphs
+		// between its message lists) is compared where the corpus holds
+		// the seed's release, since the introduction's wording moved
+		// between minor releases, and with the space pg.center's text
+		// extraction leaves before the punctuation after a link
+		// ("Section 54.4 , and") taken out; elsewhere it must end as the
+		// seed's does.
 		for p, w := range wl.OriginalText {
 			g, ok := gl.OriginalText[p]
 			switch {
 			case strings.HasSuffix(p, "/sections/0/paragraphs/0"):
-				if !ok || !strings.HasSuffix(w, " "+g) {
-					t.Errorf("%s: %s %q, not the end of the seed's %q", major, p, g, w)
+				w = strings.ReplaceAll(w, " ,", ",")
+				_, leads, _ := strings.Cut(w, " The following")
+				if !ok || got.Release.Label == want.Release.Label && g != w || !strings.HasSuffix(g, leads) ||
+					!strings.HasPrefix(g, "This section describes the detailed format of each logical replication message.") {
+					t.Errorf("%s: %s\n got %q\nseed %q", major, p, g, w)
 				}
 			case g != w:
 				t.Errorf("%s: original of %s %q, seed %q", major, p, g, w)
@@ -349,11 +356,52 @@ func TestNameZhFromChineseManual(t *testing.T) {
 			t.Errorf("%s at %d: name_zh %q, want %q", c.slug, c.major, got, c.want)
 		}
 	}
+	// A replication sub-message's context is its page's introduction and
+	// the command it answers.
+	if sec := record(t, e, "replication-primary-keepalive-message", 18, 17).Snapshot.Sections; len(sec) != 1 || sec[0].Title != "协议上下文" ||
+		len(sec[0].Paragraphs) != 2 || !strings.HasPrefix(sec[0].Paragraphs[0], "要启动流复制，前端在启动消息中发送replication参数。") ||
+		sec[0].Paragraphs[1] != "在复制命令 START_REPLICATION 的 COPY 数据中发送。" {
+		t.Errorf("keepalive's context: %+v", sec)
+	}
 	newest := h.Specs[len(h.Specs)-1].Major
 	for _, r := range must(e.Records(newest, 0)) {
 		if r.Item.NameZh == "" {
 			t.Errorf("%s: no name_zh", r.Item.Slug)
 		}
+	}
+}
+
+// The replication commands get records too: their parameters and
+// options as the field table, the synopsis as a fact, the description.
+func TestCommandRecords(t *testing.T) {
+	h := committed(t)
+	e := newExport(t, h, matrix.English)
+	r := record(t, e, "base-backup", 15, 14)
+	v := r.Snapshot
+	if r.Item.Name != "BASE_BACKUP (replication command)" || r.Item.Category != "Replication commands" || v.Signature != "BASE_BACKUP" ||
+		v.ManualPath != "/docs/15/protocol-replication.html" || v.Sources[0].URL != "/docs/15/protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP" ||
+		v.ComparisonData.Layer != "replication command" {
+		t.Errorf("BASE_BACKUP at 15: name %q category %q signature %q manual %q source %q layer %q", r.Item.Name, r.Item.Category, v.Signature, v.ManualPath, v.Sources[0].URL, v.ComparisonData.Layer)
+	}
+	if len(v.Facts) != 2 || v.Facts[1].Label != "Synopsis" || !strings.HasPrefix(v.Facts[1].Value, "BASE_BACKUP [ ( option [, ...] ) ]") {
+		t.Errorf("facts %+v", v.Facts)
+	}
+	var terms []string
+	for _, row := range v.Tables[0].Rows {
+		terms = append(terms, row.C1)
+	}
+	if !slices.Contains(terms, "LABEL 'label'") || !strings.HasPrefix(v.Description[0], "Replication command BASE_BACKUP. Instructs the server to start streaming a base backup.") {
+		t.Errorf("terms %q, description %q", terms, v.Description)
+	}
+	// 15 replaced the keyword options with an option list.
+	if c := r.Comparison; c.Status != "changed" || c.Classification != matrix.Wire || !strings.Contains(c.Diff, `+      "format": "VERIFY_CHECKSUMS [ boolean ]",`) {
+		t.Errorf("14 → 15: %+v", c)
+	}
+	if c := record(t, e, "show", 18, 17).Comparison; c.Status != "unchanged" || c.Classification != matrix.Unchanged {
+		t.Errorf("SHOW 17 → 18: %+v", c)
+	}
+	if got := e.Majors("upload-manifest"); len(got) == 0 || got[0] != 17 {
+		t.Errorf("UPLOAD_MANIFEST in %v, want from 17", got)
 	}
 }
 

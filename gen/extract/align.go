@@ -142,3 +142,19 @@ func alignRows(file string, e, z *spec.Message, major int, corr *spec.Correction
 	}
 	return errs
 }
+
+// alignIntro copies the Chinese page's opening paragraphs onto the
+// English ones, paragraph by paragraph. Where the translation has another
+// number of them, none is paired and the Chinese stays empty, which the
+// spec's readers treat as untranslated (export lists it as a fallback).
+func alignIntro(s *spec.Spec, page string, zh []string) {
+	for i := range s.Intros {
+		in := &s.Intros[i]
+		if in.Page != page || len(in.Paragraphs) != len(zh) {
+			continue
+		}
+		for k := range in.Paragraphs {
+			in.Paragraphs[k].Zh = zh[k]
+		}
+	}
+}

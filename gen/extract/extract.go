@@ -42,6 +42,13 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 			s.Release = p.Release
 			s.Messages = append(s.Messages, p.Messages...)
 			s.Commands = append(s.Commands, p.Commands...)
+			if len(p.Intro) > 0 {
+				in := spec.Intro{Page: kind.File}
+				for _, t := range p.Intro {
+					in.Paragraphs = append(in.Paragraphs, spec.Text{En: t})
+				}
+				s.Intros = append(s.Intros, in)
+			}
 			switch kind.File {
 			case "protocol-message-types.html":
 				s.DataTypes = p.Terms
@@ -184,6 +191,7 @@ func addChinese(c *Corpus, s *spec.Spec, corr *spec.Corrections, used map[*spec.
 		file := pageFile("zh", s.Major, kind)
 		switch {
 		case kind.Layer != "":
+			alignIntro(s, kind.File, p.Intro)
 			errs = append(errs, alignMessages(file, layerMessages(s, kind.Layer), p.Messages, s.Major, corr, used)...)
 			if kind.Layer == spec.LayerStreamingReplication {
 				errs = append(errs, alignCommands(file, s.Commands, p.Commands, s.Major, corr, used)...)

@@ -407,6 +407,15 @@ func BenchmarkExtractAll(b *testing.B) {
 	}
 }
 
+// Every layer of spec/layers.json is extracted from the page it names.
+func TestPagesAreTheLayersPages(t *testing.T) {
+	for _, l := range spec.EmbeddedRules().Layers {
+		if !slices.Contains(Pages, PageKind{File: l.Page, Section: l.Section, Layer: l.Layer}) {
+			t.Errorf("layer %s: Pages has no %s (%s)", l.Layer, l.Page, l.Section)
+		}
+	}
+}
+
 // commandShape is one command as a line: slug, syntax, options with kind,
 // values and default, result sets with their row count and columns, and
 // what follows.
@@ -535,5 +544,26 @@ func TestPgoutputOptions(t *testing.T) {
 	}
 	if o := specs[16].PluginOptions[6]; o.Page != "protocol-logical-replication.html" || !strings.Contains(o.Description.En, `"none"`) || o.Description.Zh == "" {
 		t.Errorf("pg16 origin: %+v", o)
+	}
+}
+
+// Each message page's opening paragraphs, before its first list, are kept
+// with their translation: the logical replication page's one paragraph
+// (with the section number the link prints), the replication page's
+// several.
+func TestPageIntros(t *testing.T) {
+	specs := realSpecs(t)
+	in := specs[15].Intro("protocol-logicalrep-message-formats.html")
+	if len(in) != 1 || in[0].En != "This section describes the detailed format of each logical replication message. These messages are either returned by the replication slot SQL interface or are sent by a walsender. In the case of a walsender, they are encapsulated inside replication protocol WAL messages as described in Section 55.4, and generally obey the same message flow as physical replication." ||
+		!strings.HasPrefix(in[0].Zh, "本节描述了每个逻辑复制消息的详细格式。") {
+		t.Errorf("15's logical replication page opens with %+v", in)
+	}
+	if in := specs[18].Intro("protocol-replication.html"); len(in) < 4 || !strings.HasPrefix(in[0].En, "To initiate streaming replication, the frontend sends the replication parameter in the startup message.") || in[0].Zh == "" {
+		t.Errorf("18's replication page opens with %+v", in)
+	}
+	for _, s := range specs {
+		if len(s.Intros) != 3 {
+			t.Errorf("%d: intros of %d pages, want the three message pages", s.Major, len(s.Intros))
+		}
 	}
 }

@@ -95,7 +95,9 @@ var ErrNoDescription = errors.New("field has no description")
 type Page struct {
 	Release  string
 	Messages []spec.Message // Text.En holds the page's text whatever its language
-	Terms    []spec.Term
+	// Intro is the page's opening paragraphs, before its first list.
+	Intro []string
+	Terms []spec.Term
 	// Commands are the replication page's commands, text in En as for Messages.
 	Commands []spec.Command
 }
@@ -187,6 +189,15 @@ func parseDoc(doc *goquery.Document, release, file string, kind PageKind) (*Page
 		}
 		return p, joinErrs(errs)
 	}
+	sect.Children().EachWithBreak(func(_ int, el *goquery.Selection) bool {
+		if el.Is("div.variablelist") {
+			return false
+		}
+		if t := clean(el.Text()); el.Is("p") && t != "" {
+			p.Intro = append(p.Intro, t)
+		}
+		return true
+	})
 	sect.Find("dt").Each(func(_ int, dt *goquery.Selection) {
 		m, ok := messageEntry(dt, kind)
 		if !ok {

@@ -23,6 +23,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pgspec/pgspec/gen/extract"
@@ -50,7 +51,17 @@ type Request struct {
 	Retries int
 	// Backoff is the wait before the first retry; it doubles after each.
 	Backoff time.Duration
+	// Newest is the newest major of the spec: a major beyond the next two
+	// can be on no site yet. 0 sets no bound.
+	Newest int
+	// Progress, when set, is told what happens to each page as it does
+	// (a failed attempt, the page fetched or refused), one line at a time.
+	Progress func(line string)
 }
+
+// FirstMajor is the first major numbered with one number: before it came
+// 9.6, 9.5, …, so "9" is on no site.
+const FirstMajor = 10
 
 // Page is one fetched and accepted page.
 type Page struct {
@@ -66,28 +77,44 @@ type Page struct {
 	Data    []byte
 }
 
-// Fetch downloads the pages of r (extract.PagesOf its major) with client, checks each and
-// returns them, or an error listing every page refused with its URL and
-// reason. now stamps the pages.
+// Fetch downloads the pages of r (extract.PagesOf its major) with client,
+// all at once, checks each and returns them, or an error listing every page
+// refused with its URL and reason. ctx bounds the whole fetch; now stamps
+// the pages.
 func Fetch(ctx context.Context, client *http.Client, r Request, now func() time.Time) ([]Page, error) {
 	base, want, err := r.target()
 	if err != nil {
 		return nil, err
 	}
-	var pages []Page
-	var errs []error
-	for _, kind := range extract.PagesOf(want) {
-		u := base.JoinPath(r.Major, kind.File).String()
-		p, err := fetchPage(ctx, client, u, kind, r, want)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", u, err))
-			continue
+	var mu sync.Mutex
+	progress := func(format string, args ...any) {
+		if r.Progress != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			r.Progress(fmt.Sprintf(format, args...))
 		}
-		p.Date = now().UTC()
-		pages = append(pages, p)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	kinds := extract.PagesOf(want)
+	pages := make([]Page, len(kinds))
+	errs := make([]error, len(kinds))
+	var wg sync.WaitGroup
+	for i, kind := range kinds {
+		wg.Go(func() {
+			u := base.JoinPath(r.Major, kind.File).String()
+			p, err := fetchPage(ctx, client, u, kind, r, want, progress)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", u, err)
+				progress("%v", errs[i])
+				return
+			}
+			p.Date = now().UTC()
+			pages[i] = p
+			progress("%s: %d bytes, %s", u, p.Size, p.Release)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	// devel names its major in its release label; every page must agree.
 	for _, p := range pages[1:] {
@@ -123,28 +150,43 @@ func (r Request) target() (base *url.URL, major int, err error) {
 		if major, err = strconv.Atoi(r.Major); err != nil || major <= 0 || strconv.Itoa(major) != r.Major {
 			return nil, 0, fmt.Errorf("major %q: want a number such as 20, or devel", r.Major)
 		}
+		switch {
+		case major < FirstMajor:
+			return nil, 0, fmt.Errorf("major %d: no site has it (majors are numbered %d, %d, … since %d; 9.6 and before are not in the corpus)", major, FirstMajor, FirstMajor+1, FirstMajor)
+		case r.Newest > 0 && major > r.Newest+2:
+			return nil, 0, fmt.Errorf("major %d: no site has it yet (the spec's newest is %d; fetch %d, or devel)", major, r.Newest, r.Newest+1)
+		}
 	}
 	return base, major, nil
 }
 
-// fetchPage gets one page, retrying transient failures, and checks it is
-// the page asked for.
-func fetchPage(ctx context.Context, client *http.Client, u string, kind extract.PageKind, r Request, want int) (Page, error) {
+// fetchPage gets one page, retrying transient failures (each reported to
+// progress), and checks it is the page asked for.
+func fetchPage(ctx context.Context, client *http.Client, u string, kind extract.PageKind, r Request, want int, progress func(string, ...any)) (Page, error) {
 	var data []byte
 	var err error
 	wait := r.Backoff
-	for attempt := 0; ; attempt++ {
+	attempts := 0
+	for {
 		var transient bool
+		attempts++
 		data, transient, err = get(ctx, client, u, kind.File)
-		if err == nil || !transient || attempt >= r.Retries {
+		if ctx.Err() != nil {
+			return Page{}, deadline(attempts)
+		}
+		if err == nil || !transient || attempts > r.Retries {
 			break
 		}
+		progress("%s: attempt %d failed (%v); retrying in %s", u, attempts, err, wait)
 		select {
 		case <-ctx.Done():
-			return Page{}, ctx.Err()
+			return Page{}, deadline(attempts)
 		case <-time.After(wait):
 		}
 		wait *= 2
+	}
+	if err != nil && attempts > 1 {
+		return Page{}, fmt.Errorf("%w (%d attempts failed)", err, attempts)
 	}
 	if err != nil {
 		return Page{}, err
@@ -173,6 +215,11 @@ func fetchPage(ctx context.Context, client *http.Client, u string, kind extract.
 		Path: path.Join(r.Lang, strconv.Itoa(major), kind.File), URL: u, Lang: lang, Major: major,
 		Release: release, Size: len(data), SHA256: hex.EncodeToString(sum[:]), Data: data,
 	}, nil
+}
+
+// deadline is the error of a page the fetch's deadline cut short.
+func deadline(attempts int) error {
+	return fmt.Errorf("no answer before the deadline (-timeout); %d attempt(s) made", attempts)
 }
 
 // errRedirect marks a redirect to a page other than the one asked for.

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -191,9 +193,19 @@ func TestRetries(t *testing.T) {
 	if _, err := fetchFrom(site(t, "en", "18", "18", failFirst(2, http.StatusServiceUnavailable)), "18", "en", 2); err != nil || calls.Load() != 3 {
 		t.Errorf("two 503s then the page, 2 retries: %v after %d requests", err, calls.Load())
 	}
-	_, err := fetchFrom(site(t, "en", "18", "18", failFirst(5, http.StatusServiceUnavailable)), "18", "en", 2)
-	if err == nil || !strings.Contains(err.Error(), "HTTP 503 Service Unavailable") || calls.Load() != 3 {
+	srv := site(t, "en", "18", "18", failFirst(5, http.StatusServiceUnavailable))
+	var lines []string
+	_, err := Fetch(context.Background(), srv.Client(), Request{Major: "18", Lang: "en", BaseURL: srv.URL + "/docs/", Retries: 2, Backoff: time.Millisecond,
+		Progress: func(line string) { lines = append(lines, line) }}, now)
+	if err == nil || !strings.Contains(err.Error(), "protocol-error-fields.html: HTTP 503 Service Unavailable (3 attempts failed)") || calls.Load() != 3 {
 		t.Errorf("503 always, 2 retries: %v after %d requests", err, calls.Load())
+	}
+	errorFields := srv.URL + "/docs/18/protocol-error-fields.html: "
+	for _, want := range []string{errorFields + "attempt 1 failed (HTTP 503 Service Unavailable); retrying in 1ms", errorFields + "attempt 2 failed (HTTP 503 Service Unavailable); retrying in 2ms",
+		errorFields + "HTTP 503 Service Unavailable (3 attempts failed)", srv.URL + "/docs/18/protocol-replication.html: "} {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) }) {
+			t.Errorf("progress lacks %q: %q", want, lines)
+		}
 	}
 	_, err = fetchFrom(site(t, "en", "18", "18", failFirst(5, http.StatusNotFound)), "18", "en", 2)
 	if err == nil || calls.Load() != 1 {
@@ -201,7 +213,7 @@ func TestRetries(t *testing.T) {
 	}
 	// A body cut short is retried; the page kept is the whole one.
 	calls.Store(0)
-	srv := site(t, "en", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+	srv = site(t, "en", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
 		if strings.HasSuffix(r.URL.Path, "protocol-error-fields.html") && calls.Add(1) == 1 {
 			w.Header().Set("Content-Length", strconv.Itoa(len(page)))
 			w.Write(page[:len(page)/2])
@@ -227,6 +239,8 @@ func TestBadRequests(t *testing.T) {
 		{Request{Major: "20", Lang: "en", BaseURL: "ftp://example.org/"}, `base URL "ftp://example.org/": want an http or https URL`},
 		{Request{Major: "020", Lang: "en"}, `major "020": want a number such as 20, or devel`},
 		{Request{Major: "20", Lang: "en", BaseURL: "127.0.0.1:8080/docs/"}, `base URL "127.0.0.1:8080/docs/": want an http or https URL`},
+		{Request{Major: "9", Lang: "en", BaseURL: "http://127.0.0.1:1/"}, "major 9: no site has it (majors are numbered 10, 11, … since 10; 9.6 and before are not in the corpus)"},
+		{Request{Major: "99", Lang: "en", BaseURL: "http://127.0.0.1:1/", Newest: 19}, "major 99: no site has it yet (the spec's newest is 19; fetch 20, or devel)"},
 	} {
 		if _, err := Fetch(context.Background(), http.DefaultClient, c.r, now); err == nil || err.Error() != c.want {
 			t.Errorf("%+v: got %v, want %q", c.r, err, c.want)
@@ -234,5 +248,67 @@ func TestBadRequests(t *testing.T) {
 		if err := c.r.Check(); err == nil || err.Error() != c.want {
 			t.Errorf("%+v: Check: got %v, want %q", c.r, err, c.want)
 		}
+	}
+}
+
+// The pages are asked for at once: each request waits here until all have
+// arrived, which one page after another never would.
+func TestFetchesInParallel(t *testing.T) {
+	var arrived sync.WaitGroup
+	arrived.Add(len(extract.PagesOf(18)))
+	srv := site(t, "en", "18", "18", func(w http.ResponseWriter, r *http.Request, page []byte) bool {
+		arrived.Done()
+		arrived.Wait()
+		return false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var lines []string
+	pages, err := Fetch(ctx, srv.Client(), Request{Major: "18", Lang: "en", BaseURL: srv.URL + "/docs/", Progress: func(line string) { lines = append(lines, line) }}, now)
+	if err != nil || len(pages) != len(extract.PagesOf(18)) || pages[0].Path != "en/18/protocol-message-formats.html" {
+		t.Fatalf("%v", err)
+	}
+	if len(lines) != len(pages) || !strings.HasSuffix(lines[0], " bytes, 18.6") {
+		t.Errorf("progress: %q", lines)
+	}
+}
+
+// A server that accepts and never answers costs the deadline and no more:
+// every page says so, with the attempts made.
+func TestSilentServerMeetsTheDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = Fetch(ctx, &http.Client{}, Request{Major: "18", Lang: "en", BaseURL: "http://" + ln.Addr().String() + "/docs/", Retries: 3, Backoff: time.Millisecond}, now)
+	if err == nil || strings.Count(err.Error(), "no answer before the deadline (-timeout); 1 attempt(s) made") != len(extract.PagesOf(18)) {
+		t.Errorf("got %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("took %s against a 300ms deadline", elapsed)
 	}
 }

@@ -46,14 +46,15 @@ func word(key string) (bi, error) {
 // which the page's script opens in a dialog. Without the script the
 // language switch and the "only changed" filter still work (CSS), and each
 // cell links to its detail.
-func (h *History) HTML(lang Lang) ([]byte, error) { return h.SiteHTML(lang, nil) }
+func (h *History) HTML(lang Lang) ([]byte, error) { return h.SiteHTML(lang, nil, "") }
 
 // SiteHTML is HTML for a site that has a page per message and major at
-// pageURL(slug, major): each row's name links to the page of the newest
-// major that has the message, each detail to the pages of both its majors.
-// A nil pageURL is HTML.
-func (h *History) SiteHTML(lang Lang, pageURL func(slug string, major int) string) ([]byte, error) {
-	p := page{Lang: lang, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), pageURL: pageURL}
+// pageURL(slug, major) and a list of them all at listURL: each row's name
+// links to the page of the newest major that has the message, each detail
+// to the pages of both its majors, the footer to the list. A nil pageURL
+// is HTML.
+func (h *History) SiteHTML(lang Lang, pageURL func(slug string, major int) string, listURL string) ([]byte, error) {
+	p := page{Lang: lang, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), pageURL: pageURL, ListURL: listURL}
 	p.Title = both(func(v words) string { return v.title })
 	intro := pageWords["intro"]
 	p.Intro = bi{fmt.Sprintf(intro.En, h.Specs[0].Major), fmt.Sprintf(intro.Zh, h.Specs[0].Major)}
@@ -112,6 +113,8 @@ type page struct {
 	CSS       template.CSS
 	JS        template.JS
 	pageURL   func(slug string, major int) string
+	// ListURL is the site's list of every message and command, "" without a site.
+	ListURL string
 }
 
 // bi is a text in English and Chinese; the page shows the one of the
@@ -238,6 +241,7 @@ var pageWords = map[string]bi{
 	"close":        {"Close", "关闭"},
 	"manual":       {"manual", "手册"},
 	"messagePage":  {"page", "页面"},
+	"all":          {"All messages and replication commands", "全部消息与复制命令"},
 	"notIn":        {"not documented", "未收录"},
 	"layoutSteps":  {"Resolved layout (what a codec decodes)", "解析后的布局（编解码器解码的内容）"},
 	"fieldTable":   {"Field table", "字段表"},

@@ -24,15 +24,16 @@ func ParseLang(s string) (Lang, error) {
 	return "", fmt.Errorf("unknown language %q (want en or zh)", s)
 }
 
-// layerNameZh is the Chinese name of a layer, as pg.center's `category`
-// prints it. The seed record gives 逻辑复制格式 for logical replication; the
-// other two follow the same pattern, named after the pages they come from
-// (消息格式 "Message Formats" for frontend/backend, 流复制协议 "Streaming
-// Replication Protocol" for the replication sub-messages).
-var layerNameZh = map[string]string{
-	spec.LayerFrontendBackend:      "前后端消息格式",
-	spec.LayerLogicalReplication:   "逻辑复制格式",
-	spec.LayerStreamingReplication: "流复制格式",
+// layerNames are the layers' names in lang, from spec/layers.json.
+func layerNames(lang Lang) map[string]string {
+	out := map[string]string{}
+	for _, l := range spec.EmbeddedRules().Layers {
+		out[l.Layer] = l.En
+		if lang == Chinese {
+			out[l.Layer] = l.Zh
+		}
+	}
+	return out
 }
 
 // LayerName is a layer's name in lang: "Logical replication messages",
@@ -80,11 +81,7 @@ var vocab = map[Lang]words{
 			Wording:    "only names or English descriptions differ",
 			Unchanged:  "nothing in the English documentation differs",
 		},
-		layer: map[string]string{
-			spec.LayerFrontendBackend:      "Frontend/backend messages",
-			spec.LayerLogicalReplication:   "Logical replication messages",
-			spec.LayerStreamingReplication: "Streaming replication messages",
-		},
+		layer: layerNames(English),
 		facts: "Protocol facts per major",
 		factHeads: []string{"major", "release (en / zh)", "StartupMessage version", "frontend/backend versions named",
 			"logical replication versions named", "error field codes", "new error field codes", "messages (F/B, logical, streaming)"},
@@ -121,7 +118,7 @@ var vocab = map[Lang]words{
 		},
 		zhOnly:        "仅译文变更",
 		zhOnlyMeaning: "英文未变，两版的中文译文不同",
-		layer:         layerNameZh,
+		layer:         layerNames(Chinese),
 		facts:         "各大版本的协议要点",
 		factHeads: []string{"大版本", "版本（英文 / 中文）", "StartupMessage 版本", "文中提到的前后端协议版本",
 			"文中提到的逻辑复制协议版本", "错误字段代码", "新增错误字段代码", "消息数（前后端、逻辑复制、流复制）"},

@@ -48,17 +48,20 @@ func (d *defaults) sorted() []Default {
 }
 
 // messageName is the Go type name of a message from the name the manual
-// first printed for it (so a later rename keeps the Go name): the name
-// itself for the frontend/backend protocol and message parts, prefixed
-// with Logical for pgoutput messages (Message and Type would read as
-// something else in a codec package), without the word "message" for
-// streaming replication sub-messages. Words are joined in CamelCase.
-func messageName(layer string, part bool, name string) (goName, how string) {
-	switch {
-	case layer == spec.LayerLogicalReplication && !part:
-		return "Logical" + camel(name), "Logical + the manual's"
-	case layer == spec.LayerStreamingReplication:
-		return camel(strings.TrimSuffix(strings.TrimSuffix(name, " message"), " Message")), "the manual's"
+// first printed for it (so a later rename keeps the Go name), by its
+// layer's naming rule (spec/layers.json): the suffixes the layer trims cut
+// off ("Primary keepalive message"), then its prefix before every message
+// that is not a part (Logical: Message and Type would read as something
+// else in a codec package). Words are joined in CamelCase.
+func messageName(rule *spec.LayerRule, part bool, name string) (goName, how string) {
+	if rule == nil {
+		return camel(name), "the manual's"
+	}
+	for _, suffix := range rule.TrimSuffixes {
+		name = strings.TrimSuffix(name, suffix)
+	}
+	if rule.GoPrefix != "" && !part {
+		return rule.GoPrefix + camel(name), rule.GoPrefix + " + the manual's"
 	}
 	return camel(name), "the manual's"
 }
@@ -86,12 +89,6 @@ func errorFieldName(description string) string {
 	}
 	return camel(strings.ToLower(m[1][:1]) + m[1][1:])
 }
-
-// logicalFeatures are the pgoutput protocol versions that introduced a
-// streaming state (protocol-logical-replication, proto_version): a field
-// "available since protocol version N" is sent only in the state version N
-// brought. Version 3 (two-phase) adds messages, not fields.
-var logicalFeatures = map[string]Gate{"2": GateStreamed, "4": GateParallel}
 
 // parallelCondition is the manual's "present only when streaming is set to
 // parallel".
@@ -130,14 +127,24 @@ func (b *builder) gate(row *spec.Row) (Gate, string) {
 		if a.Kind != spec.AnnSinceProtocol {
 			continue
 		}
-		f, ok := logicalFeatures[a.Value]
-		if !ok {
-			b.p.addf("%s: %q is available since protocol version %s, which brought no streaming state", b.where, short(row), a.Value)
-			continue
+		// A field a pgoutput version brought is sent only in the streaming
+		// state that version brought, if any (spec/logicalversions.json).
+		if v := b.logicalVersion(row, a); v != nil && v.Gate != "" {
+			g, _ := ParseGate(v.Gate)
+			set(g, a.Phrase)
 		}
-		set(f, a.Phrase)
 	}
 	return g, why
+}
+
+// logicalVersion is the row of spec/logicalversions.json of a row's "available
+// since protocol version N" annotation a; nil, a problem, when there is none.
+func (b *builder) logicalVersion(row *spec.Row, a spec.Annotation) *spec.LogicalVersion {
+	v := b.rules.LogicalVersion(atoi(a.Value))
+	if v == nil {
+		b.p.addf("%s: %q is available since protocol version %s, which %s does not list", b.where, short(row), a.Value, spec.LogicalVersionsFile)
+	}
+	return v
 }
 
 // previousTags are the tags of the choice a row's presence depends on
@@ -194,7 +201,7 @@ func MessageNames(specs []*spec.Spec, ov *spec.Overlay) map[string]string {
 				out[m.Slug] = e.Name
 				continue
 			}
-			out[m.Slug], _ = messageName(m.Layer, m.Part, m.Name)
+			out[m.Slug], _ = messageName(ov.RuleTables().Layer(m.Layer), m.Part, m.Name)
 		}
 	}
 	return out

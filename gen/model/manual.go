@@ -77,13 +77,19 @@ func (it *Item) Manual() string {
 		}
 		b.WriteString(" }")
 	}
-	if g := it.Cond.Gate; g != NoGate {
+	return b.String() + it.Cond.notes()
+}
+
+// notes renders the condition in brackets after an item's notation.
+func (c Cond) notes() string {
+	var b strings.Builder
+	if g := c.Gate; g != NoGate {
 		b.WriteString(" [" + g.String() + "]")
 	}
-	if v := it.Cond.SinceLogical; v != 0 {
+	if v := c.SinceLogical; v != 0 {
 		fmt.Fprintf(&b, " [logical protocol %d+]", v)
 	}
-	if w := it.Cond.When; w != nil {
+	if w := c.When; w != nil {
 		if len(w.Tags) == 0 {
 			b.WriteString(" [if " + w.Field + " set]")
 		} else {

@@ -31,6 +31,9 @@ type Model struct {
 	// Defaults lists what was derived from the manual rather than read
 	// from the overlay, one line each, sorted.
 	Defaults []Default
+	// Rules are the reviewed rule tables the model was built with
+	// (spec/layers.json, spec/logicalversions.json).
+	Rules *spec.Rules
 }
 
 // Find returns the message with the slug, nil when there is none.
@@ -147,6 +150,8 @@ type Item struct {
 	// Field is the Go field the item reads or writes; for OpCount the group
 	// it counts; "" for constants and for the value of a flattened group.
 	Field string
+	// Sizes is the group or array item an OpCount counts.
+	Sizes *Item
 	Type  GoType
 	// Width in bytes of OpFixed, OpInt, OpCount, OpBytesN and OpRaw.
 	Width int
@@ -174,6 +179,10 @@ type Item struct {
 	// that opens a group.
 	Row  *spec.Row
 	Lead string
+	// Entry is the overlay entry that named the item's row, GroupEntry the
+	// one that named its group; nil when the generator derived the item.
+	Entry      *spec.FieldEntry
+	GroupEntry *spec.GroupEntry
 }
 
 // ProtocolLength bounds a Byten from protocol minor Minor on.
@@ -186,7 +195,7 @@ type ProtocolLength struct {
 func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	var p problems
 	var d defaults
-	mod := &Model{}
+	mod := &Model{Rules: ov.RuleTables()}
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
 		mod.Majors = append(mod.Majors, s.Major)
@@ -229,7 +238,13 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 			l.Majors = []int{s.Major}
 			msg.add(s.Major, sm, l, &p)
 		}
-		msg.name(me, &p, &d)
+		msg.name(me, mod.Rules, &p, &d)
+		if mod.Rules.Layer(msg.Layer) == nil {
+			p.addf("%s: layer %q has no row in %s", slug, msg.Layer, spec.LayersFile)
+		}
+		if v := msg.SinceLogical; v > 0 && mod.Rules.LogicalVersion(v) == nil {
+			p.addf("%s: available since pgoutput protocol version %d, which %s does not list", slug, v, spec.LogicalVersionsFile)
+		}
 		names[slug] = msg.GoName
 		mod.Messages = append(mod.Messages, msg)
 	}
@@ -281,9 +296,9 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 
 // name gives the message its Go name: derived from the name the manual
 // first printed, unless the overlay decides otherwise.
-func (msg *Message) name(me *spec.MessageEntry, p *problems, d *defaults) {
+func (msg *Message) name(me *spec.MessageEntry, rules *spec.Rules, p *problems, d *defaults) {
 	first := msg.Names[0].Name
-	derived, how := messageName(msg.Layer, msg.Part, first)
+	derived, how := messageName(rules.Layer(msg.Layer), msg.Part, first)
 	switch {
 	case me.Name == derived:
 		p.addf("overlay %s: name %s restates the default (%s); remove it", msg.Slug, me.Name, how)

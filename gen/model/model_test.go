@@ -2,7 +2,9 @@ package model
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,4 +99,57 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestResolvedLayouts pins the resolved layout of every message and major
+// range of the committed spec, as pgspec show --resolved prints it: a
+// change to the spec, the overlay or the generator shows as a readable diff.
+func TestResolvedLayouts(t *testing.T) {
+	specs, ov := loadCommitted(t)
+	m, err := Build(specs, ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, msg := range m.Messages {
+		for _, l := range msg.Layouts {
+			fmt.Fprintf(&b, "%s (%s), PostgreSQL %s\n%s", msg.Slug, msg.GoName, Span(l.Majors, m.Majors), l.Describe(nil))
+		}
+	}
+	const path = "testdata/layouts.txt"
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("the resolved layouts changed (review, then go test ./gen/model -run TestResolvedLayouts -update):\n%s", lineDiff(string(want), b.String()))
+	}
+}
+
+// TestDiffPinned: the committed spec derives exactly the pinned list; a
+// derivation added or lost shows, and only for the model's messages.
+func TestDiffPinned(t *testing.T) {
+	specs, ov := loadCommitted(t)
+	m, err := Build(specs, ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if added, removed := m.DiffPinned(); len(added)+len(removed) != 0 {
+		t.Fatalf("the committed spec differs from its pinned list: %v %v", added, removed)
+	}
+	sel, err := m.Select(Selection{Messages: []string{"logical-update"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := sel.Defaults[0]
+	sel.Defaults = append(sel.Defaults[1:], Default{Slug: "logical-update", Text: "logical-update Frobs: gate streamed"})
+	added, removed := sel.DiffPinned()
+	if len(added) != 1 || added[0].Text != "logical-update Frobs: gate streamed" || !slices.Equal(removed, []string{lost.Text}) {
+		t.Errorf("added %v, removed %v; want the new one and %q", added, removed, lost.Text)
+	}
 }

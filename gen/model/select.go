@@ -20,30 +20,25 @@ type Selection struct {
 	Messages []string
 }
 
-// layerNames are the names -layers accepts: each layer's own and a short one.
-var layerNames = map[string]string{
-	spec.LayerFrontendBackend: spec.LayerFrontendBackend, "frontend": spec.LayerFrontendBackend,
-	spec.LayerLogicalReplication: spec.LayerLogicalReplication, "logical": spec.LayerLogicalReplication,
-	spec.LayerStreamingReplication: spec.LayerStreamingReplication, "replication": spec.LayerStreamingReplication, "streaming": spec.LayerStreamingReplication,
-	spec.LayerCommands: spec.LayerCommands,
-}
-
 // Flags renders the selection as the pgspec gen flags that make it, in one
 // canonical form however they were written ("-majors 14-20 -layers
-// logical"); "" selects everything.
-func (sel Selection) Flags() string {
+// logical"); "" selects everything. Layers go by their flags in rules.
+func (sel Selection) Flags(rules *spec.Rules) string {
 	var out []string
 	if sel.Majors != nil {
 		out = append(out, "-majors "+joinRuns(sel.Majors, "-", ","))
 	}
 	if sel.Layers != nil {
-		var short []string
-		for _, l := range spec.Layers {
-			if slices.Contains(sel.Layers, l) {
-				short = append(short, layerFlags[l])
+		var flags []string
+		for _, l := range rules.Layers {
+			if slices.Contains(sel.Layers, l.Layer) {
+				flags = append(flags, l.Flag)
 			}
 		}
-		out = append(out, "-layers "+strings.Join(short, ","))
+		if slices.Contains(sel.Layers, spec.LayerCommands) {
+			flags = append(flags, spec.LayerCommands)
+		}
+		out = append(out, "-layers "+strings.Join(flags, ","))
 	}
 	if sel.Messages != nil {
 		out = append(out, "-messages "+strings.Join(sel.Messages, ","))
@@ -51,25 +46,32 @@ func (sel Selection) Flags() string {
 	return strings.Join(out, " ")
 }
 
-// layerFlags are the short names -layers accepts, by layer.
-var layerFlags = map[string]string{
-	spec.LayerFrontendBackend: "frontend", spec.LayerLogicalReplication: "logical", spec.LayerStreamingReplication: "replication",
-}
-
-// ParseLayers reads a comma-separated list of layers: the spec's names or
-// frontend, logical, replication (= streaming).
-func ParseLayers(s string) ([]string, error) {
+// ParseLayers reads a comma-separated list of layers, each by its name or
+// its flag in rules (frontend, logical, replication), or streaming for
+// streaming-replication, or commands (the replication commands).
+func ParseLayers(rules *spec.Rules, s string) ([]string, error) {
 	names, err := splitList(s, "layer")
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out, flags []string
+	for _, l := range rules.Layers {
+		flags = append(flags, l.Flag)
+	}
 	for _, name := range names {
-		l, ok := layerNames[name]
-		if !ok {
-			return nil, fmt.Errorf("unknown layer %q (want frontend, logical, replication, commands or one of %s)", name, strings.Join(spec.Layers, ", "))
+		if name == spec.LayerCommands { // the replication commands: no message layer, no row
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+			continue
 		}
-		if !slices.Contains(out, l) {
+		i := slices.IndexFunc(rules.Layers, func(l *spec.LayerRule) bool {
+			return name == l.Layer || name == l.Flag || strings.HasPrefix(l.Layer, name+"-")
+		})
+		if i < 0 {
+			return nil, fmt.Errorf("unknown layer %q (want %s, %s or a layer's full name)", name, strings.Join(flags, ", "), spec.LayerCommands)
+		}
+		if l := rules.Layers[i].Layer; !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}
@@ -142,7 +144,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	cmdEligible := func(c *Command) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, spec.LayerCommands)) && slices.ContainsFunc(c.Majors, in)
 	}
-	out := &Model{Majors: majors, Released: filter(m.Released, in)}
+	out := &Model{Majors: majors, Released: filter(m.Released, in), Rules: m.Rules}
 
 	wanted := map[string]bool{}
 	for _, pat := range sel.Messages {

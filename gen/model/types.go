@@ -99,8 +99,10 @@ func (c Cond) Equal(d Cond) bool {
 // When makes an item present only when a choice field holds one of Tags,
 // or any non-zero value when Tags is empty.
 type When struct {
-	Field string
-	Tags  []byte
+	// Field is Choice's Go field.
+	Field  string
+	Tags   []byte
+	Choice *Item
 }
 
 // Kind is the kind of a Go type the generated code declares.

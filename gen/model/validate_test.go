@@ -32,11 +32,7 @@ func tiny(t *testing.T) ([]*spec.Spec, map[string]any) {
 // build parses the mutated overlay and builds the model, returning the error text.
 func build(t *testing.T, specs []*spec.Spec, ov map[string]any) string {
 	t.Helper()
-	data, err := json.Marshal(ov)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := spec.ParseOverlay(data)
+	o, err := parse(t, ov)
 	if err != nil {
 		return err.Error()
 	}
@@ -44,6 +40,16 @@ func build(t *testing.T, specs []*spec.Spec, ov map[string]any) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// parse parses the mutated overlay.
+func parse(t *testing.T, ov map[string]any) (*spec.Overlay, error) {
+	t.Helper()
+	data, err := json.Marshal(ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec.ParseOverlay(data)
 }
 
 func messages(ov map[string]any) map[string]any { return ov["messages"].(map[string]any) }
@@ -101,6 +107,14 @@ func TestOverlayProblems(t *testing.T) {
 		}, []string{`pg11 logical-update: the entry "only present for streamed" gives the gate streamed the manual already states`,
 			`pg10 logical-update: the entry "as a key|as an old tuple" makes OldKind optional, as the manual already does; remove its choice`,
 			`pg10 logical-update: the entry "old tuple or primary key" gives the condition the manual already states; remove its when`}},
+		{"when naming no choice", func(ov map[string]any) {
+			old := fields(ov, "logical-update")[3].(map[string]any)
+			old["when"], old["reason"] = "Nope", "r"
+		}, []string{`pg10 logical-update: the entry "old tuple or primary key" makes Old depend on Nope, which is no choice before it`}},
+		{"Go type of another width", func(ov map[string]any) {
+			rel := fields(ov, "logical-update")[1].(map[string]any)
+			rel["type"], rel["reason"] = "uint64", "r"
+		}, []string{`pg10 logical-update: Int32 "`, `is 4 bytes wide, but its Go type is uint64`}},
 		{"unknown gate", func(ov map[string]any) {
 			fields(ov, "logical-update")[0].(map[string]any)["gate"] = "sometimes"
 		}, []string{`unknown gate "sometimes"`}},
@@ -241,5 +255,55 @@ func TestDerived(t *testing.T) {
 	}
 	if has("logical-update: Go name") {
 		t.Error("the defaults list a Go name for Update, which the overlay names")
+	}
+}
+
+// A field "available since protocol version N" for an N the code has never
+// seen is a row of spec/logicalversions.json, not code: without the row the
+// model refuses the field, naming the table; with it the field is sent from
+// version N on, in the streaming state the row names, if any.
+func TestNewLogicalVersionIsARow(t *testing.T) {
+	specs, ovJSON := tiny(t)
+	for _, s := range specs {
+		if m := s.Find("logical-truncate"); m != nil {
+			blk := &m.Blocks[len(m.Blocks)-1]
+			blk.Rows = append(blk.Rows, spec.Row{Format: "Int32", Type: spec.Type{Kind: spec.KindInt, Width: 4},
+				Description: spec.Text{En: "Number of frobnications. This field is available since protocol version 5."},
+				Annotations: []spec.Annotation{{Kind: spec.AnnSinceProtocol, Value: "5", Phrase: "available since protocol version 5"}}})
+		}
+	}
+	fs := fields(ovJSON, "logical-truncate")
+	entry(ovJSON, "logical-truncate")["fields"] = append(fs, map[string]any{"match": "frobnications", "name": "Frobs"})
+	ov, err := parse(t, ovJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := *spec.EmbeddedRules()
+	ov.Rules = &rules
+	if _, err := Build(specs, ov); err == nil || !strings.Contains(err.Error(), `"Number of frobnications. This field is available since proto…" is available since protocol version 5, which logicalversions.json does not list`) {
+		t.Fatalf("a version the table lacks: %v", err)
+	}
+	for _, c := range []struct {
+		gate string
+		want string
+	}{
+		{"", "Int32 [logical protocol 5+]"},
+		{spec.GateStreamed, "Int32 [streamed] [logical protocol 5+]"},
+	} {
+		rules.LogicalVersions = append(spec.EmbeddedRules().LogicalVersions[:4:4], &spec.LogicalVersion{Version: 5, Major: 20, Gate: c.gate, Brings: "frobnication", Reason: "a test"})
+		mod, err := Build(specs, ov)
+		if err != nil {
+			t.Fatalf("gate %q: %v", c.gate, err)
+		}
+		var got string
+		for _, m := range mod.Messages {
+			if m.Slug == "logical-truncate" {
+				last := m.Layouts[len(m.Layouts)-1].Items
+				got = last[len(last)-1].Manual()
+			}
+		}
+		if got != c.want {
+			t.Errorf("gate %q: the field is %q, want %q", c.gate, got, c.want)
+		}
 	}
 }

@@ -61,7 +61,7 @@ func (m *Model) WireChanges() []spec.WireChange {
 	for i := 1; i < len(m.Majors); i++ {
 		prev, cur := m.Majors[i-1], m.Majors[i]
 		for _, msg := range m.Messages {
-			la, lb := msg.layoutIn(prev), msg.layoutIn(cur)
+			la, lb := msg.LayoutIn(prev), msg.LayoutIn(cur)
 			w := spec.WireChange{Major: cur, Message: msg.Slug}
 			switch {
 			case la == nil && lb == nil:
@@ -82,9 +82,9 @@ func (m *Model) WireChanges() []spec.WireChange {
 	return out
 }
 
-// layoutIn is the message's layout in major, nil when the manual does not
+// LayoutIn is the message's layout in major, nil when the manual does not
 // document it there.
-func (msg *Message) layoutIn(major int) *Layout {
+func (msg *Message) LayoutIn(major int) *Layout {
 	for _, l := range msg.Layouts {
 		if slices.Contains(l.Majors, major) {
 			return l

@@ -131,7 +131,7 @@ func try(root, work string, i int, timeout time.Duration) (verdict, error) {
 		return verdict{m, "INVALID", " (the generator refuses it: " + firstLine(err.Error()) + ")"}, nil
 	}
 	codec := filepath.Join(work, "codec")
-	if err := emit.Write(codec, files); err != nil {
+	if err := emit.Write(codec, files, nil); err != nil {
 		return verdict{}, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)

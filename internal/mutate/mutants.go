@@ -78,7 +78,7 @@ func itemMutants(where string, items []*model.Item, add func(where, what string,
 		if wh := c.When; wh != nil {
 			add(w, "presence on "+wh.Field+" removed", func() { c.When = nil })
 			if inv := invertTags(items, wh); inv != nil {
-				add(w, fmt.Sprintf("presence on %s inverted (%q)", wh.Field, inv), func() { c.When = &model.When{Field: wh.Field, Tags: inv} })
+				add(w, fmt.Sprintf("presence on %s inverted (%q)", wh.Field, inv), func() { c.When = &model.When{Field: wh.Field, Tags: inv, Choice: wh.Choice} })
 			}
 		}
 		if ch := it.Choice; ch != nil {

@@ -561,6 +561,14 @@ func TestMessagePageInChromium(t *testing.T) {
 		t.Errorf("the switch to Chinese: %q", got)
 	}
 	screenshot(t, ctx, "message-desktop-zh.png")
+	// The category leads to the list of everything, which leads to a command's page.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.crumbs a[href="/zh/protocol/"]`)), chromedp.WaitVisible(chromedp.CSS("ul.list")))
+	screenshot(t, ctx, "list-desktop-zh.png")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`ul.list a[href^="/zh/protocol/base-backup/"]`)), chromedp.WaitVisible(chromedp.CSS("#cmp-h")))
+	if got := eval[[]string](t, ctx, heading); !strings.HasPrefix(got[0], "BASE_BACKUP（复制命令） PostgreSQL ") {
+		t.Errorf("the list's BASE_BACKUP led to %q", got)
+	}
+	screenshot(t, ctx, "command-desktop-zh.png")
 
 	// On a phone the page does not scroll sideways.
 	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),

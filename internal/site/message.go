@@ -21,7 +21,66 @@ var (
 	//go:embed page/message.css
 	messageCSS  string
 	messageTmpl = template.Must(template.New("message").Parse(messageTemplate))
+	//go:embed page/list.html.tmpl
+	listTemplate string
+	listTmpl     = template.Must(template.New("list").Parse(listTemplate))
 )
+
+// listURL is the page that lists every message and command.
+func listURL(lang matrix.Lang) string { return langPrefix(lang) + "/protocol/" }
+
+// otherLang is the language a page's switch leads to, with its label.
+func otherLang(lang matrix.Lang) (other matrix.Lang, htmlLang, label string) {
+	if lang == matrix.Chinese {
+		return matrix.English, "en", "English"
+	}
+	return matrix.Chinese, "zh-CN", "中文"
+}
+
+// renderList renders the list of every message and command of e, by
+// category in the matrix's order, each linked to its newest major's page.
+func renderList(e *export.Export, lang matrix.Lang) ([]byte, error) {
+	type entry struct{ Name, URL, Majors string }
+	type group struct {
+		Category string
+		Entries  []entry
+	}
+	p := struct {
+		W        map[string]any
+		CSS      template.CSS
+		HTMLLang string
+		Index    string
+		Other    struct{ URL, HTMLLang, Label string }
+		Groups   []group
+	}{W: siteWords[lang], CSS: template.CSS(messageCSS), HTMLLang: "en", Index: langPrefix(lang) + "/"}
+	other, otherHTML, label := otherLang(lang)
+	p.Other.URL, p.Other.HTMLLang, p.Other.Label = listURL(other), otherHTML, label
+	if lang == matrix.Chinese {
+		p.HTMLLang = "zh-CN"
+	}
+	for _, it := range e.Items {
+		majors := e.Majors(it.Slug)
+		newest := majors[len(majors)-1]
+		name := it.Name
+		if lang == matrix.Chinese {
+			name = e.NameZh(it.Slug, newest)
+		}
+		span := fmt.Sprintf("%d–%d", majors[0], newest)
+		if len(majors) == 1 {
+			span = fmt.Sprint(newest)
+		}
+		if len(p.Groups) == 0 || p.Groups[len(p.Groups)-1].Category != it.Category {
+			p.Groups = append(p.Groups, group{Category: it.Category})
+		}
+		g := &p.Groups[len(p.Groups)-1]
+		g.Entries = append(g.Entries, entry{Name: name, URL: pageURL(lang, it.Slug, newest), Majors: span})
+	}
+	var b strings.Builder
+	if err := listTmpl.Execute(&b, p); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
 
 // pageURL is a message page's permalink, as pg.center spells its own:
 // /protocol/SLUG/?v=18, under /zh for Chinese.
@@ -40,6 +99,7 @@ func langPrefix(lang matrix.Lang) string {
 var siteWords = map[matrix.Lang]map[string]any{
 	matrix.English: {
 		"site": "pgspec", "where": "Where you are", "matrix": "Version-difference matrix", "majors": "Majors",
+		"all":   "All messages and replication commands",
 		"notIn": "not documented in this major", "release": "Release", "tarball": "source tarball", "source": "Source",
 		"chinese": "Chinese translation", "names": "Names", "here": "in this major",
 		"fallback": "The corpus has no Chinese translation of this major; the Chinese fields hold the English text.",
@@ -51,6 +111,7 @@ var siteWords = map[matrix.Lang]map[string]any{
 	},
 	matrix.Chinese: {
 		"site": "pgspec", "where": "当前位置", "matrix": "版本差异矩阵", "majors": "大版本",
+		"all":   "全部消息与复制命令",
 		"notIn": "该版未收录", "release": "版本", "tarball": "源码包", "source": "来源",
 		"chinese": "中文译文", "names": "名称", "here": "本版",
 		"fallback": "语料中没有该大版本的中文译文；中文字段为英文原文。",
@@ -78,6 +139,7 @@ type messagePage struct {
 	FirstField string
 	Self       string
 	Index      string
+	List       string
 	JSON       string
 	Manual     string
 	Class      string
@@ -102,14 +164,14 @@ type related struct{ URL, Label, Path string }
 func renderMessage(e *export.Export, all []int, lang matrix.Lang, r export.Record, major int, latest string) ([]byte, error) {
 	p := messagePage{R: r, V: r.Snapshot, W: siteWords[lang], CSS: template.CSS(messageCSS), Latest: latest,
 		Name: r.Item.Name, HTMLLang: "en", FirstField: r.Snapshot.Facts[len(r.Snapshot.Facts)-1].Label}
-	other := matrix.Chinese
-	p.Other.HTMLLang, p.Other.Label = "zh-CN", "中文"
+	other, otherHTML, label := otherLang(lang)
+	p.Other.HTMLLang, p.Other.Label = otherHTML, label
 	if lang == matrix.Chinese {
-		p.Name, p.HTMLLang, other = r.Item.NameZh, "zh-CN", matrix.English
-		p.Other.HTMLLang, p.Other.Label = "en", "English"
+		p.Name, p.HTMLLang = r.Item.NameZh, "zh-CN"
 	} else {
 		p.Desc = r.Snapshot.Description[0]
 	}
+	p.List = listURL(lang)
 	if len(r.Snapshot.Facts) < 2 {
 		p.FirstField = ""
 	}

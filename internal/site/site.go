@@ -50,6 +50,7 @@ type indexEntry struct {
 //	GET /protocol/SLUG/?v=N[&against=M], /zh/protocol/SLUG/?v=N[&against=M]
 //	                               the message at major N (default: the newest that has it), in
 //	                               English or Chinese, compared with M (default: the major before N)
+//	GET /protocol/, /zh/protocol/  every message and replication command, linked to its newest page
 //	GET /matrix.html               the matrix page as committed (spec/matrix.html)
 //	GET /matrix.json[?lang=zh]     the matrix as data (also /zh/matrix.json)
 //	GET /records/                  the slugs with their majors and records' addresses
@@ -71,7 +72,7 @@ func New(h *matrix.History, lang matrix.Lang) (http.Handler, error) {
 		if s.exports[l], err = export.New(h, l); err != nil {
 			return nil, err
 		}
-		if s.index[l], err = h.SiteHTML(l, func(slug string, major int) string { return pageURL(l, slug, major) }); err != nil {
+		if s.index[l], err = h.SiteHTML(l, func(slug string, major int) string { return pageURL(l, slug, major) }, listURL(l)); err != nil {
 			return nil, err
 		}
 	}
@@ -87,6 +88,11 @@ func New(h *matrix.History, lang matrix.Lang) (http.Handler, error) {
 		prefix := langPrefix(l)
 		mux.HandleFunc("GET "+prefix+"/{$}", func(w http.ResponseWriter, r *http.Request) { s.serveHTML(w, s.index[l]) })
 		mux.HandleFunc("GET "+prefix+"/protocol/{slug}/{$}", func(w http.ResponseWriter, r *http.Request) { s.serveMessage(w, r, l) })
+		list, err := renderList(s.exports[l], l)
+		if err != nil {
+			return nil, err
+		}
+		mux.HandleFunc("GET "+prefix+"/protocol/{$}", func(w http.ResponseWriter, r *http.Request) { s.serveHTML(w, list) })
 	}
 	mux.HandleFunc("GET /matrix.html", func(w http.ResponseWriter, r *http.Request) { s.serveHTML(w, s.page) })
 	mux.HandleFunc("GET /matrix.json", s.serveMatrix)

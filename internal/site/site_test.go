@@ -98,8 +98,8 @@ func TestServe(t *testing.T) {
 		Slug, Name, URL string
 		Majors          []int
 	}
-	if err := json.Unmarshal([]byte(body), &index); code != 200 || err != nil || len(index) != len(h.Rows) {
-		t.Fatalf("GET /records/: %d, %d entries (want %d), %v", code, len(index), len(h.Rows), err)
+	if err := json.Unmarshal([]byte(body), &index); code != 200 || err != nil || len(index) != slugs(h) {
+		t.Fatalf("GET /records/: %d, %d entries (want %d), %v", code, len(index), slugs(h), err)
 	}
 	var bkd string
 	var bkdMajors []int
@@ -262,6 +262,36 @@ func TestMessagePages(t *testing.T) {
 	}
 	t.Logf("%d message pages", pages)
 
+	// /protocol/ lists every message and command by category, each linked
+	// to its newest page, and the matrix and each page link to it.
+	_, _, body = get(t, srv, "/zh/protocol/")
+	for _, want := range []string{`<h1>全部消息与复制命令</h1>`, `<h2>逻辑复制格式 <small>(`, `<h2>复制命令 <small>(`,
+		`<li><a href="/zh/protocol/authentication-scm-credential/?v=15">AuthenticationSCMCredential</a> <small>10–15</small></li>`,
+		`<a href="/zh/protocol/upload-manifest/?v=` + strconv.Itoa(h.Specs[len(h.Specs)-1].Major) + `">UPLOAD_MANIFEST（复制命令）</a> <small>17–`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /zh/protocol/ lacks %s", want)
+		}
+	}
+	if n := strings.Count(body, "<li><a href="); n != slugs(h) {
+		t.Errorf("GET /zh/protocol/: %d entries", n)
+	}
+	if _, _, body := get(t, srv, "/"); !strings.Contains(body, `· <a href="/protocol/"><span lang="en">All messages and replication commands</span>`) {
+		t.Error("the matrix does not link the list")
+	}
+	if _, _, body := get(t, srv, "/protocol/bind/?v=15"); !strings.Contains(body, `› <a href="/protocol/">Frontend/backend messages</a> ›`) {
+		t.Error("a message page does not link the list")
+	}
+
+	// The replication commands have pages too.
+	_, _, body = get(t, srv, "/protocol/base-backup/?v=15")
+	for _, want := range []string{`<h1>BASE_BACKUP (replication command) <span class="major">PostgreSQL 15</span></h1>`,
+		`<dt>Synopsis</dt><dd><code>BASE_BACKUP [ ( option [, ...] ) ]`, `<code>LABEL &#39;label&#39;</code>`,
+		`Compared 14 → 15 <span class="badge s-changed">changed</span> <span class="badge">wire change</span>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /protocol/base-backup/?v=15 lacks %s", want)
+		}
+	}
+
 	for _, c := range []struct {
 		path string
 		code int
@@ -277,4 +307,15 @@ func TestMessagePages(t *testing.T) {
 			t.Errorf("GET %s: %d %q, want %d %q", c.path, code, body, c.code, c.msg)
 		}
 	}
+}
+
+// slugs counts the messages and the replication commands of h's majors.
+func slugs(h *matrix.History) int {
+	seen := map[string]bool{}
+	for _, s := range h.Specs {
+		for _, c := range s.Commands {
+			seen[c.Slug] = true
+		}
+	}
+	return len(h.Rows) + len(seen)
 }

@@ -16,9 +16,9 @@ type Params struct {
 	// 3.0. No layout of the majors generated depends on it.
 	// pgspec:end
 	ProtocolMinor int
-	// LogicalVersion is pgoutput's proto_version, 1..4; 0 means 1. Fields
-	// the manual says are "available since protocol version N" are present
-	// only from N on, whatever Streaming says.
+	// LogicalVersion is pgoutput's proto_version (spec/logicalversions.json
+	// lists them); 0 means 1. Fields the manual says are "available since
+	// protocol version N" are present only from N on, whatever Streaming says.
 	LogicalVersion int
 	// Streaming is pgoutput's streaming state: Streamed, ParallelStreaming,
 	// both or neither.

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	wire "github.com/jeroenrinzema/psql-wire"
+
+	"github.com/pgspec/pgspec/codec/session"
+	"github.com/pgspec/pgspec/internal/benchproc"
+	"github.com/pgspec/pgspec/internal/pgtest"
+)
+
+// BenchmarkServers is `make bench-server` (not CI): the example server
+// and a github.com/jeroenrinzema/psql-wire server answering the same
+// pgbench workload from the same table — pgbench_accounts' balance by aid,
+// simple and prepared, 4 clients — each a process of its own, in
+// alternating rounds (EXAMPLESERVER_BENCH_ROUNDS, 3, of
+// EXAMPLESERVER_BENCH_SECONDS, 5, each; the median counts), then each
+// server's RSS with 500 idle authenticated sessions. psql-wire's handler
+// matches the one query with a regular expression; the example server
+// lexes and plans it with its SQL, so the comparison is, if anything,
+// unfair to pgspec.
+func BenchmarkServers(b *testing.B) {
+	if _, err := os.Stat(pgtest.Bin("pgbench")); err != nil {
+		b.Skip(err)
+	}
+	seconds, rounds := benchproc.EnvInt("EXAMPLESERVER_BENCH_SECONDS", 5), benchproc.EnvInt("EXAMPLESERVER_BENCH_ROUNDS", 3)
+	script := filepath.Join(b.TempDir(), "select.sql")
+	os.WriteFile(script, []byte("\\set aid random(1, 1000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o600)
+	servers := []*benchProcess{startBench(b, "pgspec"), startBench(b, "psql-wire")}
+	fmt.Printf("pgbench -f select.sql (balance by aid), 4 clients; %d alternating rounds of %d s, median tps; server CPU per transaction\n", rounds, seconds)
+	fmt.Printf("%-12s %12s %12s %10s %22s\n", "mode", "pgspec", "psql-wire", "ratio", "CPU µs/tx pgspec|wire")
+	for _, mode := range []string{"simple", "extended", "prepared"} {
+		tps := map[string][]float64{}
+		spent, done := map[string]time.Duration{}, map[string]float64{}
+		for range rounds {
+			for _, s := range servers {
+				before := cpuTime(b, s.cmd.Process.Pid)
+				r := pgbenchTPS(b, s.addr, "-n", "-M", mode, "-c", "4", "-j", "4", "-T", strconv.Itoa(seconds), "-f", script)
+				spent[s.name] += cpuTime(b, s.cmd.Process.Pid) - before
+				tps[s.name] = append(tps[s.name], r)
+				done[s.name] += r * float64(seconds)
+			}
+		}
+		ours, theirs := benchproc.Median(tps["pgspec"]), benchproc.Median(tps["psql-wire"])
+		perTx := func(name string) float64 { return float64(spent[name].Microseconds()) / done[name] }
+		fmt.Printf("%-12s %12.0f %12.0f %9.2f× %10.1f | %.1f\n", mode, ours, theirs, ours/theirs, perTx("pgspec"), perTx("psql-wire"))
+		b.ReportMetric(ours/theirs, "x-psql-wire-"+mode)
+	}
+	for _, s := range servers {
+		before := rssOf(b, s.cmd.Process.Pid)
+		conns := idleSessions(b, s.addr, 500)
+		after := rssOf(b, s.cmd.Process.Pid)
+		fmt.Printf("%-10s RSS %6d KiB idle, %6d KiB with 500 idle sessions: %5.1f KiB per session\n", s.name, before>>10, after>>10, float64(after-before)/500/1024)
+		b.ReportMetric(float64(after-before)/500/1024, "KiB-per-idle-session-"+s.name)
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+}
+
+// idleSessions opens n sessions to addr, each up to its first
+// ReadyForQuery.
+func idleSessions(b *testing.B, addr string, n int) []net.Conn {
+	var conns []net.Conn
+	for range n {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nc.SetDeadline(time.Now().Add(20 * time.Second))
+		if err := session.NewConn(nc).Startup(session.Config{User: "app", Protocol: session.Protocol30}); err != nil {
+			b.Fatal(err)
+		}
+		conns = append(conns, nc)
+	}
+	return conns
+}
+
+// benchProcess is a server run by TestHelperBenchServer in a process of
+// its own.
+type benchProcess struct {
+	name, addr string
+	cmd        *exec.Cmd
+}
+
+func startBench(b *testing.B, name string) *benchProcess {
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &benchProcess{name: name, addr: probe.Addr().String()}
+	probe.Close()
+	p.cmd = exec.Command(os.Args[0], "-test.run=^TestHelperBenchServer$", "-test.bench=^$", "-test.count=1")
+	p.cmd.Env = append(os.Environ(), "EXAMPLESERVER_BENCH="+name, "EXAMPLESERVER_BENCH_LISTEN="+p.addr)
+	p.cmd.Stderr = os.Stderr
+	if err := p.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", p.addr); err == nil {
+			c.Close()
+			return p
+		}
+		if time.Since(start) > 10*time.Second {
+			b.Fatalf("%s never listened", name)
+		}
+	}
+}
+
+// TestHelperBenchServer is not a test but BenchmarkServers' servers, run
+// when EXAMPLESERVER_BENCH names one: "pgspec" (the example server) or
+// "psql-wire".
+func TestHelperBenchServer(t *testing.T) {
+	which, addr := os.Getenv("EXAMPLESERVER_BENCH"), os.Getenv("EXAMPLESERVER_BENCH_LISTEN")
+	switch which {
+	case "":
+		return // started by BenchmarkServers only
+	case "pgspec":
+		if err := run(context.Background(), addr, "", "", 1000, "", func(net.Addr) {}); err != nil {
+			t.Fatal(err)
+		}
+	case "psql-wire":
+		srv, err := wire.NewServer(psqlWireHandler(newDB(1000)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.ListenAndServe(addr); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var workload = regexp.MustCompile(`^(?i)SELECT abalance FROM pgbench_accounts WHERE aid = (\$1|\d+);?$`)
+
+// psqlWireHandler answers the benchmark's one query from d's
+// pgbench_accounts, as the example server does.
+func psqlWireHandler(d *db) wire.ParseFn {
+	t := d.tables["pgbench_accounts"]
+	cols := wire.Columns{{Table: int32(t.oid), Name: "abalance", AttrNo: 3, Oid: pgtype.Int4OID, Width: 4, TypeModifier: -1}}
+	return func(ctx context.Context, q wire.Query) (wire.PreparedStatements, error) {
+		m := workload.FindStringSubmatch(strings.TrimSpace(q.Query))
+		if m == nil {
+			return nil, errors.New("the benchmark server answers one query only")
+		}
+		var params []uint32
+		if m[1] == "$1" {
+			params = []uint32{pgtype.Int4OID}
+		}
+		return wire.Prepared(wire.NewStatement(func(ctx context.Context, w wire.DataWriter, args []wire.Parameter) error {
+			aid := m[1]
+			if len(args) == 1 {
+				v, err := args[0].Scan(pgtype.Int4OID)
+				if err != nil {
+					return err
+				}
+				aid = strconv.Itoa(int(v.(int32)))
+			}
+			n, err := strconv.Atoi(aid)
+			if err != nil {
+				return err
+			}
+			t.mu.RLock()
+			i, ok := t.key[int32(n)]
+			var balance any
+			if ok {
+				balance = t.rows[i][2]
+			}
+			t.mu.RUnlock()
+			if ok {
+				if err := w.Row([]any{balance}); err != nil {
+					return err
+				}
+			}
+			return w.Complete("SELECT " + strconv.Itoa(int(w.Written())))
+		}, wire.WithColumns(cols), wire.WithParameters(params))), nil
+	}
+}
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+func pgbenchTPS(b *testing.B, addr string, args ...string) float64 {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, pgtest.Bin("pgbench"), args...)
+	cmd.Env = pgtest.Env(addr, pgtest.User{Name: "app"})
+	out, err := cmd.CombinedOutput()
+	m := tpsLine.FindSubmatch(out)
+	if err != nil || m == nil || !bytes.Contains(out, []byte("number of failed transactions: 0 ")) {
+		b.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	tps, _ := strconv.ParseFloat(string(m[1]), 64)
+	return tps
+}
+
+// cpuTime and rssOf measure a server process, failing the benchmark when they cannot.
+func cpuTime(b *testing.B, pid int) time.Duration {
+	d, err := benchproc.CPU(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+func rssOf(b *testing.B, pid int) int64 {
+	n, err := benchproc.RSS(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}

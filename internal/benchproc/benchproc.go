@@ -1,0 +1,65 @@
+// Package benchproc measures other processes for the benchmarks that run
+// servers and proxies as processes of their own: CPU time and resident
+// memory from /proc, and the median of repeated samples.
+package benchproc
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CPU is a process's user and system CPU time, from /proc/PID/stat
+// (clock ticks of 10 ms).
+func CPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the parenthesised command name; utime and stime are the 14th and 15th.
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("benchproc: /proc/%d/stat has %d fields", pid, len(f))
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("benchproc: /proc/%d/stat: utime %q, stime %q", pid, f[11], f[12])
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// RSS is a process's resident set size in bytes, from /proc/PID/status.
+func RSS(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("benchproc: no VmRSS in /proc/%d/status", pid)
+}
+
+// Median is the middle of v (the upper one of an even count).
+func Median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// EnvInt is the positive integer in environment variable name, def when
+// it is unset or not one.
+func EnvInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
