@@ -65,3 +65,18 @@ func (m *AuthenticationCleartextPassword) Clone() *AuthenticationCleartextPasswo
 	c := *m
 	return &c
 }
+
+var authenticationCleartextPasswordDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    authenticationCleartextPasswordMajors,
+	Name:      "AuthenticationCleartextPassword",
+	Slug:      "authentication-cleartext-password",
+	Tag:       'R',
+}
+
+// Descriptor describes AuthenticationCleartextPassword and its fields.
+func (*AuthenticationCleartextPassword) Descriptor() *MessageDescriptor {
+	return &authenticationCleartextPasswordDescriptor
+}

@@ -76,3 +76,26 @@ func (m *AuthenticationGSSContinue) Clone() *AuthenticationGSSContinue {
 	c.Data = bytes.Clone(m.Data)
 	return &c
 }
+
+var authenticationGSSContinueDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: authenticationGSSContinueMajors,
+			Name:   "Data",
+			Secret: true,
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: authenticationGSSContinueMajors,
+	Name:   "AuthenticationGSSContinue",
+	Slug:   "authentication-gss-continue",
+	Tag:    'R',
+}
+
+// Descriptor describes AuthenticationGSSContinue and its fields.
+func (*AuthenticationGSSContinue) Descriptor() *MessageDescriptor {
+	return &authenticationGSSContinueDescriptor
+}

@@ -65,3 +65,18 @@ func (m *AuthenticationGSS) Clone() *AuthenticationGSS {
 	c := *m
 	return &c
 }
+
+var authenticationGSSDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    authenticationGSSMajors,
+	Name:      "AuthenticationGSS",
+	Slug:      "authentication-gss",
+	Tag:       'R',
+}
+
+// Descriptor describes AuthenticationGSS and its fields.
+func (*AuthenticationGSS) Descriptor() *MessageDescriptor {
+	return &authenticationGSSDescriptor
+}

@@ -65,3 +65,18 @@ func (m *AuthenticationKerberosV5) Clone() *AuthenticationKerberosV5 {
 	c := *m
 	return &c
 }
+
+var authenticationKerberosV5Descriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    authenticationKerberosV5Majors,
+	Name:      "AuthenticationKerberosV5",
+	Slug:      "authentication-kerberos-v5",
+	Tag:       'R',
+}
+
+// Descriptor describes AuthenticationKerberosV5 and its fields.
+func (*AuthenticationKerberosV5) Descriptor() *MessageDescriptor {
+	return &authenticationKerberosV5Descriptor
+}

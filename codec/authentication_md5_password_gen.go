@@ -70,3 +70,25 @@ func (m *AuthenticationMD5Password) Clone() *AuthenticationMD5Password {
 	c := *m
 	return &c
 }
+
+var authenticationMD5PasswordDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byte4",
+			Majors: authenticationMD5PasswordMajors,
+			Name:   "Salt",
+			Wire:   WireBytesN,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: authenticationMD5PasswordMajors,
+	Name:   "AuthenticationMD5Password",
+	Slug:   "authentication-md5-password",
+	Tag:    'R',
+}
+
+// Descriptor describes AuthenticationMD5Password and its fields.
+func (*AuthenticationMD5Password) Descriptor() *MessageDescriptor {
+	return &authenticationMD5PasswordDescriptor
+}

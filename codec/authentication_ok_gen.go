@@ -65,3 +65,18 @@ func (m *AuthenticationOk) Clone() *AuthenticationOk {
 	c := *m
 	return &c
 }
+
+var authenticationOkDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    authenticationOkMajors,
+	Name:      "AuthenticationOk",
+	Slug:      "authentication-ok",
+	Tag:       'R',
+}
+
+// Descriptor describes AuthenticationOk and its fields.
+func (*AuthenticationOk) Descriptor() *MessageDescriptor {
+	return &authenticationOkDescriptor
+}

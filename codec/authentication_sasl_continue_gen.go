@@ -76,3 +76,26 @@ func (m *AuthenticationSASLContinue) Clone() *AuthenticationSASLContinue {
 	c.Data = bytes.Clone(m.Data)
 	return &c
 }
+
+var authenticationSASLContinueDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: authenticationSASLContinueMajors,
+			Name:   "Data",
+			Secret: true,
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: authenticationSASLContinueMajors,
+	Name:   "AuthenticationSASLContinue",
+	Slug:   "authentication-sasl-continue",
+	Tag:    'R',
+}
+
+// Descriptor describes AuthenticationSASLContinue and its fields.
+func (*AuthenticationSASLContinue) Descriptor() *MessageDescriptor {
+	return &authenticationSASLContinueDescriptor
+}

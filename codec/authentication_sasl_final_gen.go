@@ -76,3 +76,26 @@ func (m *AuthenticationSASLFinal) Clone() *AuthenticationSASLFinal {
 	c.Data = bytes.Clone(m.Data)
 	return &c
 }
+
+var authenticationSASLFinalDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: authenticationSASLFinalMajors,
+			Name:   "Data",
+			Secret: true,
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: authenticationSASLFinalMajors,
+	Name:   "AuthenticationSASLFinal",
+	Slug:   "authentication-sasl-final",
+	Tag:    'R',
+}
+
+// Descriptor describes AuthenticationSASLFinal and its fields.
+func (*AuthenticationSASLFinal) Descriptor() *MessageDescriptor {
+	return &authenticationSASLFinalDescriptor
+}

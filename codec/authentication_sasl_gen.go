@@ -94,3 +94,25 @@ func (m *AuthenticationSASL) Clone() *AuthenticationSASL {
 	c.AuthMechanisms = slices.Clone(m.AuthMechanisms)
 	return &c
 }
+
+var authenticationSASLDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: authenticationSASLMajors,
+			Name:   "AuthMechanisms",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: authenticationSASLMajors,
+	Name:   "AuthenticationSASL",
+	Slug:   "authentication-sasl",
+	Tag:    'R',
+}
+
+// Descriptor describes AuthenticationSASL and its fields.
+func (*AuthenticationSASL) Descriptor() *MessageDescriptor {
+	return &authenticationSASLDescriptor
+}

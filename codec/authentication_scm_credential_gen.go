@@ -65,3 +65,18 @@ func (m *AuthenticationSCMCredential) Clone() *AuthenticationSCMCredential {
 	c := *m
 	return &c
 }
+
+var authenticationSCMCredentialDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    authenticationSCMCredentialMajors,
+	Name:      "AuthenticationSCMCredential",
+	Slug:      "authentication-scm-credential",
+	Tag:       'R',
+}
+
+// Descriptor describes AuthenticationSCMCredential and its fields.
+func (*AuthenticationSCMCredential) Descriptor() *MessageDescriptor {
+	return &authenticationSCMCredentialDescriptor
+}

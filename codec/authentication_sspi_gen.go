@@ -65,3 +65,18 @@ func (m *AuthenticationSSPI) Clone() *AuthenticationSSPI {
 	c := *m
 	return &c
 }
+
+var authenticationSSPIDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    authenticationSSPIMajors,
+	Name:      "AuthenticationSSPI",
+	Slug:      "authentication-sspi",
+	Tag:       'R',
+}
+
+// Descriptor describes AuthenticationSSPI and its fields.
+func (*AuthenticationSSPI) Descriptor() *MessageDescriptor {
+	return &authenticationSSPIDescriptor
+}

@@ -153,3 +153,32 @@ func (m *BackendKeyData) Clone() *BackendKeyData {
 	c.SecretKey = bytes.Clone(m.SecretKey)
 	return &c
 }
+
+var backendKeyDataDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: backendKeyDataMajors,
+			Name:   "ProcessID",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Byten",
+			Majors: backendKeyDataMajors,
+			Name:   "SecretKey",
+			Secret: true,
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: backendKeyDataMajors,
+	Name:   "BackendKeyData",
+	Slug:   "backend-key-data",
+	Tag:    'K',
+}
+
+// Descriptor describes BackendKeyData and its fields.
+func (*BackendKeyData) Descriptor() *MessageDescriptor {
+	return &backendKeyDataDescriptor
+}

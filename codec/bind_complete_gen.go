@@ -62,3 +62,18 @@ func (m *BindComplete) Clone() *BindComplete {
 	c := *m
 	return &c
 }
+
+var bindCompleteDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    bindCompleteMajors,
+	Name:      "BindComplete",
+	Slug:      "bind-complete",
+	Tag:       '2',
+}
+
+// Descriptor describes BindComplete and its fields.
+func (*BindComplete) Descriptor() *MessageDescriptor {
+	return &bindCompleteDescriptor
+}

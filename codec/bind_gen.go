@@ -132,3 +132,49 @@ func (m *Bind) Clone() *Bind {
 	c.ResultFormatCodes = slices.Clone(m.ResultFormatCodes)
 	return &c
 }
+
+var bindDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: bindMajors,
+			Name:   "DestinationPortal",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: bindMajors,
+			Name:   "PreparedStatement",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int16[C]",
+			Majors: bindMajors,
+			Name:   "ParameterFormatCodes",
+			Wire:   WireGroup,
+		},
+		{
+			Format: "Byten",
+			Majors: bindMajors,
+			Name:   "Parameters",
+			Wire:   WireGroup,
+		},
+		{
+			Format: "Int16[R]",
+			Majors: bindMajors,
+			Name:   "ResultFormatCodes",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: bindMajors,
+	Name:   "Bind",
+	Slug:   "bind",
+	Tag:    'B',
+}
+
+// Descriptor describes Bind and its fields.
+func (*Bind) Descriptor() *MessageDescriptor {
+	return &bindDescriptor
+}

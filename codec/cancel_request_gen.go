@@ -131,3 +131,31 @@ func (m *CancelRequest) Clone() *CancelRequest {
 	c.SecretKey = bytes.Clone(m.SecretKey)
 	return &c
 }
+
+var cancelRequestDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: cancelRequestMajors,
+			Name:   "ProcessID",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Byten",
+			Majors: cancelRequestMajors,
+			Name:   "SecretKey",
+			Secret: true,
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: cancelRequestMajors,
+	Name:   "CancelRequest",
+	Slug:   "cancel-request",
+}
+
+// Descriptor describes CancelRequest and its fields.
+func (*CancelRequest) Descriptor() *MessageDescriptor {
+	return &cancelRequestDescriptor
+}

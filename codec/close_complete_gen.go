@@ -62,3 +62,18 @@ func (m *CloseComplete) Clone() *CloseComplete {
 	c := *m
 	return &c
 }
+
+var closeCompleteDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    closeCompleteMajors,
+	Name:      "CloseComplete",
+	Slug:      "close-complete",
+	Tag:       '3',
+}
+
+// Descriptor describes CloseComplete and its fields.
+func (*CloseComplete) Descriptor() *MessageDescriptor {
+	return &closeCompleteDescriptor
+}

@@ -73,3 +73,31 @@ func (m *Close) Clone() *Close {
 	c := *m
 	return &c
 }
+
+var closeDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byte1",
+			Majors: closeMajors,
+			Name:   "ObjectType",
+			Wire:   WireByte,
+		},
+		{
+			Format: "String",
+			Majors: closeMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: closeMajors,
+	Name:   "Close",
+	Slug:   "close",
+	Tag:    'C',
+}
+
+// Descriptor describes Close and its fields.
+func (*Close) Descriptor() *MessageDescriptor {
+	return &closeDescriptor
+}

@@ -77,3 +77,25 @@ func (m *CommandComplete) Clone() *CommandComplete {
 	c := *m
 	return &c
 }
+
+var commandCompleteDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: commandCompleteMajors,
+			Name:   "CommandTag",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: commandCompleteMajors,
+	Name:   "CommandComplete",
+	Slug:   "command-complete",
+	Tag:    'C',
+}
+
+// Descriptor describes CommandComplete and its fields.
+func (*CommandComplete) Descriptor() *MessageDescriptor {
+	return &commandCompleteDescriptor
+}

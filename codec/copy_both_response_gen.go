@@ -92,3 +92,31 @@ func (m *CopyBothResponse) Clone() *CopyBothResponse {
 	c.ColumnFormatCodes = slices.Clone(m.ColumnFormatCodes)
 	return &c
 }
+
+var copyBothResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8",
+			Majors: copyBothResponseMajors,
+			Name:   "OverallFormat",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16[N]",
+			Majors: copyBothResponseMajors,
+			Name:   "ColumnFormatCodes",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: copyBothResponseMajors,
+	Name:   "CopyBothResponse",
+	Slug:   "copy-both-response",
+	Tag:    'W',
+}
+
+// Descriptor describes CopyBothResponse and its fields.
+func (*CopyBothResponse) Descriptor() *MessageDescriptor {
+	return &copyBothResponseDescriptor
+}

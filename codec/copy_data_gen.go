@@ -75,3 +75,25 @@ func (m *CopyData) Clone() *CopyData {
 	c.Data = bytes.Clone(m.Data)
 	return &c
 }
+
+var copyDataDescriptor = MessageDescriptor{
+	Direction: FromFrontend | FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: copyDataMajors,
+			Name:   "Data",
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: copyDataMajors,
+	Name:   "CopyData",
+	Slug:   "copy-data",
+	Tag:    'd',
+}
+
+// Descriptor describes CopyData and its fields.
+func (*CopyData) Descriptor() *MessageDescriptor {
+	return &copyDataDescriptor
+}

@@ -62,3 +62,18 @@ func (m *CopyDone) Clone() *CopyDone {
 	c := *m
 	return &c
 }
+
+var copyDoneDescriptor = MessageDescriptor{
+	Direction: FromFrontend | FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    copyDoneMajors,
+	Name:      "CopyDone",
+	Slug:      "copy-done",
+	Tag:       'c',
+}
+
+// Descriptor describes CopyDone and its fields.
+func (*CopyDone) Descriptor() *MessageDescriptor {
+	return &copyDoneDescriptor
+}

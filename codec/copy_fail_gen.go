@@ -67,3 +67,25 @@ func (m *CopyFail) Clone() *CopyFail {
 	c := *m
 	return &c
 }
+
+var copyFailDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: copyFailMajors,
+			Name:   "Message",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: copyFailMajors,
+	Name:   "CopyFail",
+	Slug:   "copy-fail",
+	Tag:    'f',
+}
+
+// Descriptor describes CopyFail and its fields.
+func (*CopyFail) Descriptor() *MessageDescriptor {
+	return &copyFailDescriptor
+}

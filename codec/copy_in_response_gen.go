@@ -91,3 +91,31 @@ func (m *CopyInResponse) Clone() *CopyInResponse {
 	c.ColumnFormatCodes = slices.Clone(m.ColumnFormatCodes)
 	return &c
 }
+
+var copyInResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8",
+			Majors: copyInResponseMajors,
+			Name:   "OverallFormat",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16[N]",
+			Majors: copyInResponseMajors,
+			Name:   "ColumnFormatCodes",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: copyInResponseMajors,
+	Name:   "CopyInResponse",
+	Slug:   "copy-in-response",
+	Tag:    'G',
+}
+
+// Descriptor describes CopyInResponse and its fields.
+func (*CopyInResponse) Descriptor() *MessageDescriptor {
+	return &copyInResponseDescriptor
+}

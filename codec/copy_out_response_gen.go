@@ -91,3 +91,31 @@ func (m *CopyOutResponse) Clone() *CopyOutResponse {
 	c.ColumnFormatCodes = slices.Clone(m.ColumnFormatCodes)
 	return &c
 }
+
+var copyOutResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8",
+			Majors: copyOutResponseMajors,
+			Name:   "OverallFormat",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16[N]",
+			Majors: copyOutResponseMajors,
+			Name:   "ColumnFormatCodes",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: copyOutResponseMajors,
+	Name:   "CopyOutResponse",
+	Slug:   "copy-out-response",
+	Tag:    'H',
+}
+
+// Descriptor describes CopyOutResponse and its fields.
+func (*CopyOutResponse) Descriptor() *MessageDescriptor {
+	return &copyOutResponseDescriptor
+}

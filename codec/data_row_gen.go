@@ -82,3 +82,25 @@ func (m *DataRow) Clone() *DataRow {
 	c.Values = cloneAll(m.Values, bytes.Clone)
 	return &c
 }
+
+var dataRowDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: dataRowMajors,
+			Name:   "Values",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: dataRowMajors,
+	Name:   "DataRow",
+	Slug:   "data-row",
+	Tag:    'D',
+}
+
+// Descriptor describes DataRow and its fields.
+func (*DataRow) Descriptor() *MessageDescriptor {
+	return &dataRowDescriptor
+}

@@ -73,3 +73,31 @@ func (m *Describe) Clone() *Describe {
 	c := *m
 	return &c
 }
+
+var describeDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byte1",
+			Majors: describeMajors,
+			Name:   "ObjectType",
+			Wire:   WireByte,
+		},
+		{
+			Format: "String",
+			Majors: describeMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: describeMajors,
+	Name:   "Describe",
+	Slug:   "describe",
+	Tag:    'D',
+}
+
+// Descriptor describes Describe and its fields.
+func (*Describe) Descriptor() *MessageDescriptor {
+	return &describeDescriptor
+}

@@ -64,3 +64,18 @@ func (m *EmptyQueryResponse) Clone() *EmptyQueryResponse {
 	c := *m
 	return &c
 }
+
+var emptyQueryResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    emptyQueryResponseMajors,
+	Name:      "EmptyQueryResponse",
+	Slug:      "empty-query-response",
+	Tag:       'I',
+}
+
+// Descriptor describes EmptyQueryResponse and its fields.
+func (*EmptyQueryResponse) Descriptor() *MessageDescriptor {
+	return &emptyQueryResponseDescriptor
+}

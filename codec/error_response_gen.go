@@ -107,3 +107,46 @@ func (m *ErrorResponse) Clone() *ErrorResponse {
 	c.Fields = slices.Clone(m.Fields)
 	return &c
 }
+
+var errorResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Elem:   &errorFieldDescriptor,
+			Majors: errorResponseMajors,
+			Name:   "Fields",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: errorResponseMajors,
+	Name:   "ErrorResponse",
+	Slug:   "error-response",
+	Tag:    'E',
+}
+
+// Descriptor describes ErrorResponse and its fields.
+func (*ErrorResponse) Descriptor() *MessageDescriptor {
+	return &errorResponseDescriptor
+}
+
+// errorFieldDescriptor describes ErrorField, an element of ErrorResponse.Fields and NoticeResponse.Fields.
+var errorFieldDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byte1",
+			Majors: errorResponseMajors,
+			Name:   "Code",
+			Wire:   WireByte,
+		},
+		{
+			Format: "String",
+			Majors: errorResponseMajors,
+			Name:   "Value",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: errorResponseMajors,
+	Name:   "ErrorField",
+}

@@ -69,3 +69,61 @@ func Example_badBytes() {
 	// Output:
 	// codec: decode DataRow.Values[0] (Byten) at byte 11: truncated
 }
+
+// Consuming pgoutput: the ReplicationTracker learns proto_version 2 and
+// streaming from the START_REPLICATION command and keeps Params.Streaming in
+// step with Stream Start and Stream Stop, so that the streamed Insert
+// decodes with its transaction id and the one of an ordinary transaction
+// without; a Stream Commit of a transaction never streamed would be a
+// *codec.FlowError.
+func ExampleReplicationTracker() {
+	p := codec.Params{Major: 17, LogicalVersion: 2}
+	streamed := codec.Params{Major: 17, LogicalVersion: 2, Streaming: codec.Streamed}
+	row := codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 't', Data: []byte("42")}}}
+	orders := codec.LogicalRelation{RelationOID: 16384, Namespace: "public", RelationName: "orders",
+		Columns: []codec.RelationColumn{{Flags: 1, Name: "id", DataType: 23, TypeModifier: -1}}}
+	streamedOrders := orders
+	streamedOrders.Xid = 731
+	var payloads [][]byte // what each CopyData carries
+	for _, step := range []struct {
+		m codec.Message
+		p codec.Params
+	}{
+		{&codec.LogicalStreamStart{Xid: 731, FirstSegment: 1}, p},
+		{&streamedOrders, streamed},
+		{&codec.LogicalInsert{Xid: 731, RelationOID: 16384, New: row}, streamed},
+		{&codec.LogicalStreamStop{}, streamed},
+		{&codec.LogicalStreamCommit{Xid: 731, CommitLSN: 0x16_B374D848, TransactionEndLSN: 0x16_B374D878}, p},
+		{&codec.LogicalBegin{Xid: 732}, p},
+		{&codec.LogicalInsert{RelationOID: 16384, New: row}, p},
+		{&codec.LogicalCommit{}, p},
+	} {
+		wal, _ := step.m.Encode(nil, step.p)
+		x, _ := (&codec.XLogData{WALStart: 0x16_B374D848, WALData: wal}).Encode(nil, p)
+		payloads = append(payloads, x)
+	}
+
+	r := codec.ReplicationTracker{P: codec.Params{Major: 17}}
+	r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on', publication_names 'p')")
+	relations := map[uint32]*codec.LogicalRelation{}
+	for _, payload := range payloads {
+		_, m, err := r.Backend(payload)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		switch m := m.(type) {
+		case *codec.LogicalRelation:
+			relations[m.RelationOID] = m.Clone() // kept: the next message reuses m
+		case *codec.LogicalInsert:
+			rel := relations[m.RelationOID]
+			fmt.Printf("insert into %s.%s (xid %d): %s = %s\n", rel.Namespace, rel.RelationName, m.Xid, rel.Columns[0].Name, m.New.Columns[0].Data)
+		case *codec.LogicalStreamCommit:
+			fmt.Printf("stream commit of %d\n", m.Xid)
+		}
+	}
+	// Output:
+	// insert into public.orders (xid 731): id = 42
+	// stream commit of 731
+	// insert into public.orders (xid 0): id = 42
+}

@@ -73,3 +73,31 @@ func (m *Execute) Clone() *Execute {
 	c := *m
 	return &c
 }
+
+var executeDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: executeMajors,
+			Name:   "Portal",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int32",
+			Majors: executeMajors,
+			Name:   "MaxRows",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: executeMajors,
+	Name:   "Execute",
+	Slug:   "execute",
+	Tag:    'E',
+}
+
+// Descriptor describes Execute and its fields.
+func (*Execute) Descriptor() *MessageDescriptor {
+	return &executeDescriptor
+}

@@ -62,3 +62,18 @@ func (m *Flush) Clone() *Flush {
 	c := *m
 	return &c
 }
+
+var flushDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    flushMajors,
+	Name:      "Flush",
+	Slug:      "flush",
+	Tag:       'H',
+}
+
+// Descriptor describes Flush and its fields.
+func (*Flush) Descriptor() *MessageDescriptor {
+	return &flushDescriptor
+}

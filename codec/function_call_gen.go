@@ -113,3 +113,43 @@ func (m *FunctionCall) Clone() *FunctionCall {
 	c.Arguments = cloneAll(m.Arguments, bytes.Clone)
 	return &c
 }
+
+var functionCallDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: functionCallMajors,
+			Name:   "Function",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16[C]",
+			Majors: functionCallMajors,
+			Name:   "ArgumentFormatCodes",
+			Wire:   WireGroup,
+		},
+		{
+			Format: "Byten",
+			Majors: functionCallMajors,
+			Name:   "Arguments",
+			Wire:   WireGroup,
+		},
+		{
+			Format: "Int16",
+			Majors: functionCallMajors,
+			Name:   "ResultFormatCode",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: functionCallMajors,
+	Name:   "FunctionCall",
+	Slug:   "function-call",
+	Tag:    'F',
+}
+
+// Descriptor describes FunctionCall and its fields.
+func (*FunctionCall) Descriptor() *MessageDescriptor {
+	return &functionCallDescriptor
+}

@@ -77,3 +77,25 @@ func (m *FunctionCallResponse) Clone() *FunctionCallResponse {
 	c.Result = bytes.Clone(m.Result)
 	return &c
 }
+
+var functionCallResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: functionCallResponseMajors,
+			Name:   "Result",
+			Wire:   WireBytes,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: functionCallResponseMajors,
+	Name:   "FunctionCallResponse",
+	Slug:   "function-call-response",
+	Tag:    'V',
+}
+
+// Descriptor describes FunctionCallResponse and its fields.
+func (*FunctionCallResponse) Descriptor() *MessageDescriptor {
+	return &functionCallResponseDescriptor
+}

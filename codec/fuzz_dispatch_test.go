@@ -68,6 +68,7 @@ func fixpoint(t *testing.T, first, second decoder, src []byte, p codec.Params) {
 	if !same(m, again) {
 		t.Fatalf("decode → encode → decode changed the value:\n%#v\n%#v", m, again)
 	}
+	jsonRoundTrip(t, fmt.Sprintf("% x", src), m, src, p)
 }
 
 // tagged returns src as a tagged message: tag first, and a length that

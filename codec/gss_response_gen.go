@@ -74,3 +74,26 @@ func (m *GSSResponse) Clone() *GSSResponse {
 	c.Data = bytes.Clone(m.Data)
 	return &c
 }
+
+var gssResponseDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: gssResponseMajors,
+			Name:   "Data",
+			Secret: true,
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: gssResponseMajors,
+	Name:   "GSSResponse",
+	Slug:   "gss-response",
+	Tag:    'p',
+}
+
+// Descriptor describes GSSResponse and its fields.
+func (*GSSResponse) Descriptor() *MessageDescriptor {
+	return &gssResponseDescriptor
+}

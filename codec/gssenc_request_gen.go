@@ -58,3 +58,17 @@ func (m *GSSEncRequest) Clone() *GSSEncRequest {
 	c := *m
 	return &c
 }
+
+var gssEncRequestDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    gssEncRequestMajors,
+	Name:      "GSSEncRequest",
+	Slug:      "gssenc-request",
+}
+
+// Descriptor describes GSSEncRequest and its fields.
+func (*GSSEncRequest) Descriptor() *MessageDescriptor {
+	return &gssEncRequestDescriptor
+}

@@ -71,3 +71,24 @@ func (m *GSSEncResponse) Clone() *GSSEncResponse {
 	c := *m
 	return &c
 }
+
+var gssEncResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byte1('G') or Byte1('N')",
+			Majors: gssEncResponseMajors,
+			Name:   "Answer",
+			Wire:   WireChoice,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: gssEncResponseMajors,
+	Name:   "GSSEncResponse",
+	Slug:   "gssenc-response",
+}
+
+// Descriptor describes GSSEncResponse and its fields.
+func (*GSSEncResponse) Descriptor() *MessageDescriptor {
+	return &gssEncResponseDescriptor
+}

@@ -84,3 +84,39 @@ func (m *LogicalBegin) Clone() *LogicalBegin {
 	c := *m
 	return &c
 }
+
+var logicalBeginDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalBeginMajors,
+			Meaning: MeaningLSN,
+			Name:    "FinalLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalBeginMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "CommitTime",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalBeginMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalBeginMajors,
+	Name:   "LogicalBegin",
+	Slug:   "logical-begin",
+	Tag:    'B',
+}
+
+// Descriptor describes LogicalBegin and its fields.
+func (*LogicalBegin) Descriptor() *MessageDescriptor {
+	return &logicalBeginDescriptor
+}

@@ -97,3 +97,53 @@ func (m *LogicalBeginPrepare) Clone() *LogicalBeginPrepare {
 	c := *m
 	return &c
 }
+
+var logicalBeginPrepareDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalBeginPrepareMajors,
+			Meaning: MeaningLSN,
+			Name:    "PrepareLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalBeginPrepareMajors,
+			Meaning: MeaningLSN,
+			Name:    "PrepareEndLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalBeginPrepareMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "PrepareTime",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalBeginPrepareMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalBeginPrepareMajors,
+			Name:   "GID",
+			Wire:   WireString,
+		},
+	},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalBeginPrepareMajors,
+	Name:         "LogicalBeginPrepare",
+	SinceLogical: 3,
+	Slug:         "logical-begin-prepare",
+	Tag:          'b',
+}
+
+// Descriptor describes LogicalBeginPrepare and its fields.
+func (*LogicalBeginPrepare) Descriptor() *MessageDescriptor {
+	return &logicalBeginPrepareDescriptor
+}

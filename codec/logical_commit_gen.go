@@ -90,3 +90,45 @@ func (m *LogicalCommit) Clone() *LogicalCommit {
 	c := *m
 	return &c
 }
+
+var logicalCommitDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8(0)",
+			Majors: logicalCommitMajors,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalCommitMajors,
+			Meaning: MeaningLSN,
+			Name:    "CommitLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalCommitMajors,
+			Meaning: MeaningLSN,
+			Name:    "TransactionEndLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalCommitMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "CommitTime",
+			Wire:    WireInt,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalCommitMajors,
+	Name:   "LogicalCommit",
+	Slug:   "logical-commit",
+	Tag:    'C',
+}
+
+// Descriptor describes LogicalCommit and its fields.
+func (*LogicalCommit) Descriptor() *MessageDescriptor {
+	return &logicalCommitDescriptor
+}

@@ -103,3 +103,59 @@ func (m *LogicalCommitPrepared) Clone() *LogicalCommitPrepared {
 	c := *m
 	return &c
 }
+
+var logicalCommitPreparedDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8(0)",
+			Majors: logicalCommitPreparedMajors,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalCommitPreparedMajors,
+			Meaning: MeaningLSN,
+			Name:    "CommitLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalCommitPreparedMajors,
+			Meaning: MeaningLSN,
+			Name:    "CommitEndLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalCommitPreparedMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "CommitTime",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalCommitPreparedMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalCommitPreparedMajors,
+			Name:   "GID",
+			Wire:   WireString,
+		},
+	},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalCommitPreparedMajors,
+	Name:         "LogicalCommitPrepared",
+	SinceLogical: 3,
+	Slug:         "logical-commit-prepared",
+	Tag:          'K',
+}
+
+// Descriptor describes LogicalCommitPrepared and its fields.
+func (*LogicalCommitPrepared) Descriptor() *MessageDescriptor {
+	return &logicalCommitPreparedDescriptor
+}

@@ -165,3 +165,47 @@ func (m *LogicalDelete) Clone() *LogicalDelete {
 	c.Old = *m.Old.Clone()
 	return &c
 }
+
+var logicalDeleteDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:       "Int32 (TransactionId)",
+			Majors:       GeneratedMajors &^ (1<<14 - 1),
+			Meaning:      MeaningXid,
+			Name:         "Xid",
+			SinceLogical: 2,
+			Streaming:    Streamed,
+			Wire:         WireInt,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  logicalDeleteMajors,
+			Meaning: MeaningOID,
+			Name:    "RelationOID",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Byte1('K') or Byte1('O')",
+			Majors: logicalDeleteMajors,
+			Name:   "OldKind",
+			Wire:   WireChoice,
+		},
+		{
+			Elem:   &tupleDataDescriptor,
+			Format: "TupleData",
+			Majors: logicalDeleteMajors,
+			Name:   "Old",
+			Wire:   WirePart,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalDeleteMajors,
+	Name:   "LogicalDelete",
+	Slug:   "logical-delete",
+	Tag:    'D',
+}
+
+// Descriptor describes LogicalDelete and its fields.
+func (*LogicalDelete) Descriptor() *MessageDescriptor {
+	return &logicalDeleteDescriptor
+}

@@ -152,3 +152,41 @@ func (m *LogicalInsert) Clone() *LogicalInsert {
 	c.New = *m.New.Clone()
 	return &c
 }
+
+var logicalInsertDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:       "Int32 (TransactionId)",
+			Majors:       GeneratedMajors &^ (1<<14 - 1),
+			Meaning:      MeaningXid,
+			Name:         "Xid",
+			SinceLogical: 2,
+			Streaming:    Streamed,
+			Wire:         WireInt,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  logicalInsertMajors,
+			Meaning: MeaningOID,
+			Name:    "RelationOID",
+			Wire:    WireInt,
+		},
+		{
+			Elem:   &tupleDataDescriptor,
+			Format: "TupleData",
+			Majors: logicalInsertMajors,
+			Name:   "New",
+			Wire:   WirePart,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalInsertMajors,
+	Name:   "LogicalInsert",
+	Slug:   "logical-insert",
+	Tag:    'I',
+}
+
+// Descriptor describes LogicalInsert and its fields.
+func (*LogicalInsert) Descriptor() *MessageDescriptor {
+	return &logicalInsertDescriptor
+}

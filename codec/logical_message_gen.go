@@ -114,3 +114,52 @@ func (m *LogicalMessage) Clone() *LogicalMessage {
 	c.Content = bytes.Clone(m.Content)
 	return &c
 }
+
+var logicalMessageDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:       "Int32 (TransactionId)",
+			Majors:       logicalMessageMajors,
+			Meaning:      MeaningXid,
+			Name:         "Xid",
+			SinceLogical: 2,
+			Streaming:    Streamed,
+			Wire:         WireInt,
+		},
+		{
+			Format: "Int8",
+			Majors: logicalMessageMajors,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalMessageMajors,
+			Meaning: MeaningLSN,
+			Name:    "LSN",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalMessageMajors,
+			Name:   "Prefix",
+			Wire:   WireString,
+		},
+		{
+			Format: "Byten",
+			Majors: logicalMessageMajors,
+			Name:   "Content",
+			Wire:   WireBytes,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalMessageMajors,
+	Name:   "LogicalMessage",
+	Slug:   "logical-message",
+	Tag:    'M',
+}
+
+// Descriptor describes LogicalMessage and its fields.
+func (*LogicalMessage) Descriptor() *MessageDescriptor {
+	return &logicalMessageDescriptor
+}

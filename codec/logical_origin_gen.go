@@ -69,3 +69,31 @@ func (m *LogicalOrigin) Clone() *LogicalOrigin {
 	c := *m
 	return &c
 }
+
+var logicalOriginDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalOriginMajors,
+			Meaning: MeaningLSN,
+			Name:    "CommitLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalOriginMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalOriginMajors,
+	Name:   "LogicalOrigin",
+	Slug:   "logical-origin",
+	Tag:    'O',
+}
+
+// Descriptor describes LogicalOrigin and its fields.
+func (*LogicalOrigin) Descriptor() *MessageDescriptor {
+	return &logicalOriginDescriptor
+}

@@ -103,3 +103,59 @@ func (m *LogicalPrepare) Clone() *LogicalPrepare {
 	c := *m
 	return &c
 }
+
+var logicalPrepareDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8(0)",
+			Majors: logicalPrepareMajors,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalPrepareMajors,
+			Meaning: MeaningLSN,
+			Name:    "PrepareLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalPrepareMajors,
+			Meaning: MeaningLSN,
+			Name:    "PrepareEndLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalPrepareMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "PrepareTime",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalPrepareMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalPrepareMajors,
+			Name:   "GID",
+			Wire:   WireString,
+		},
+	},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalPrepareMajors,
+	Name:         "LogicalPrepare",
+	SinceLogical: 3,
+	Slug:         "logical-prepare",
+	Tag:          'P',
+}
+
+// Descriptor describes LogicalPrepare and its fields.
+func (*LogicalPrepare) Descriptor() *MessageDescriptor {
+	return &logicalPrepareDescriptor
+}

@@ -243,3 +243,92 @@ func (m *LogicalRelation) Clone() *LogicalRelation {
 	c.Columns = slices.Clone(m.Columns)
 	return &c
 }
+
+var logicalRelationDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:       "Int32 (TransactionId)",
+			Majors:       GeneratedMajors &^ (1<<14 - 1),
+			Meaning:      MeaningXid,
+			Name:         "Xid",
+			SinceLogical: 2,
+			Streaming:    Streamed,
+			Wire:         WireInt,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  logicalRelationMajors,
+			Meaning: MeaningOID,
+			Name:    "RelationOID",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalRelationMajors,
+			Name:   "Namespace",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: logicalRelationMajors,
+			Name:   "RelationName",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int8",
+			Majors: logicalRelationMajors,
+			Name:   "ReplicaIdentity",
+			Wire:   WireInt,
+		},
+		{
+			Elem:   &relationColumnDescriptor,
+			Majors: logicalRelationMajors,
+			Name:   "Columns",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalRelationMajors,
+	Name:   "LogicalRelation",
+	Slug:   "logical-relation",
+	Tag:    'R',
+}
+
+// Descriptor describes LogicalRelation and its fields.
+func (*LogicalRelation) Descriptor() *MessageDescriptor {
+	return &logicalRelationDescriptor
+}
+
+// relationColumnDescriptor describes RelationColumn, an element of LogicalRelation.Columns.
+var relationColumnDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8",
+			Majors: logicalRelationMajors,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalRelationMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  logicalRelationMajors,
+			Meaning: MeaningOID,
+			Name:    "DataType",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: logicalRelationMajors,
+			Name:   "TypeModifier",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalRelationMajors,
+	Name:   "RelationColumn",
+}

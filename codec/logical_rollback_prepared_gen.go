@@ -111,3 +111,66 @@ func (m *LogicalRollbackPrepared) Clone() *LogicalRollbackPrepared {
 	c := *m
 	return &c
 }
+
+var logicalRollbackPreparedDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8(0)",
+			Majors: logicalRollbackPreparedMajors,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalRollbackPreparedMajors,
+			Meaning: MeaningLSN,
+			Name:    "PrepareEndLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalRollbackPreparedMajors,
+			Meaning: MeaningLSN,
+			Name:    "RollbackEndLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalRollbackPreparedMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "PrepareTime",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalRollbackPreparedMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "RollbackTime",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalRollbackPreparedMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalRollbackPreparedMajors,
+			Name:   "GID",
+			Wire:   WireString,
+		},
+	},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalRollbackPreparedMajors,
+	Name:         "LogicalRollbackPrepared",
+	SinceLogical: 3,
+	Slug:         "logical-rollback-prepared",
+	Tag:          'r',
+}
+
+// Descriptor describes LogicalRollbackPrepared and its fields.
+func (*LogicalRollbackPrepared) Descriptor() *MessageDescriptor {
+	return &logicalRollbackPreparedDescriptor
+}

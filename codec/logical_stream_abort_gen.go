@@ -192,3 +192,51 @@ func (m *LogicalStreamAbort) Clone() *LogicalStreamAbort {
 	c := *m
 	return &c
 }
+
+var logicalStreamAbortDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalStreamAbortMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalStreamAbortMajors,
+			Meaning: MeaningXid,
+			Name:    "SubXid",
+			Wire:    WireInt,
+		},
+		{
+			Format:       "Int64 (XLogRecPtr)",
+			Majors:       GeneratedMajors &^ (1<<16 - 1),
+			Meaning:      MeaningLSN,
+			Name:         "AbortLSN",
+			SinceLogical: 4,
+			Streaming:    ParallelStreaming,
+			Wire:         WireInt,
+		},
+		{
+			Format:       "Int64 (TimestampTz)",
+			Majors:       GeneratedMajors &^ (1<<16 - 1),
+			Meaning:      MeaningTimestamp,
+			Name:         "AbortTime",
+			SinceLogical: 4,
+			Streaming:    ParallelStreaming,
+			Wire:         WireInt,
+		},
+	},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalStreamAbortMajors,
+	Name:         "LogicalStreamAbort",
+	SinceLogical: 2,
+	Slug:         "logical-stream-abort",
+	Tag:          'A',
+}
+
+// Descriptor describes LogicalStreamAbort and its fields.
+func (*LogicalStreamAbort) Descriptor() *MessageDescriptor {
+	return &logicalStreamAbortDescriptor
+}

@@ -98,3 +98,53 @@ func (m *LogicalStreamCommit) Clone() *LogicalStreamCommit {
 	c := *m
 	return &c
 }
+
+var logicalStreamCommitDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalStreamCommitMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Int8(0)",
+			Majors: logicalStreamCommitMajors,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalStreamCommitMajors,
+			Meaning: MeaningLSN,
+			Name:    "CommitLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalStreamCommitMajors,
+			Meaning: MeaningLSN,
+			Name:    "TransactionEndLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalStreamCommitMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "CommitTime",
+			Wire:    WireInt,
+		},
+	},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalStreamCommitMajors,
+	Name:         "LogicalStreamCommit",
+	SinceLogical: 2,
+	Slug:         "logical-stream-commit",
+	Tag:          'c',
+}
+
+// Descriptor describes LogicalStreamCommit and its fields.
+func (*LogicalStreamCommit) Descriptor() *MessageDescriptor {
+	return &logicalStreamCommitDescriptor
+}

@@ -103,3 +103,59 @@ func (m *LogicalStreamPrepare) Clone() *LogicalStreamPrepare {
 	c := *m
 	return &c
 }
+
+var logicalStreamPrepareDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8(0)",
+			Majors: logicalStreamPrepareMajors,
+			Name:   "Flags",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalStreamPrepareMajors,
+			Meaning: MeaningLSN,
+			Name:    "PrepareLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (XLogRecPtr)",
+			Majors:  logicalStreamPrepareMajors,
+			Meaning: MeaningLSN,
+			Name:    "PrepareEndLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64 (TimestampTz)",
+			Majors:  logicalStreamPrepareMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "PrepareTime",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalStreamPrepareMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalStreamPrepareMajors,
+			Name:   "GID",
+			Wire:   WireString,
+		},
+	},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalStreamPrepareMajors,
+	Name:         "LogicalStreamPrepare",
+	SinceLogical: 3,
+	Slug:         "logical-stream-prepare",
+	Tag:          'p',
+}
+
+// Descriptor describes LogicalStreamPrepare and its fields.
+func (*LogicalStreamPrepare) Descriptor() *MessageDescriptor {
+	return &logicalStreamPrepareDescriptor
+}

@@ -80,3 +80,32 @@ func (m *LogicalStreamStart) Clone() *LogicalStreamStart {
 	c := *m
 	return &c
 }
+
+var logicalStreamStartDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  logicalStreamStartMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Int8",
+			Majors: logicalStreamStartMajors,
+			Name:   "FirstSegment",
+			Wire:   WireInt,
+		},
+	},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalStreamStartMajors,
+	Name:         "LogicalStreamStart",
+	SinceLogical: 2,
+	Slug:         "logical-stream-start",
+	Tag:          'S',
+}
+
+// Descriptor describes LogicalStreamStart and its fields.
+func (*LogicalStreamStart) Descriptor() *MessageDescriptor {
+	return &logicalStreamStartDescriptor
+}

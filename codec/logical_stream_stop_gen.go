@@ -59,3 +59,18 @@ func (m *LogicalStreamStop) Clone() *LogicalStreamStop {
 	c := *m
 	return &c
 }
+
+var logicalStreamStopDescriptor = MessageDescriptor{
+	Fields:       []FieldDescriptor{},
+	Layer:        LayerLogicalReplication,
+	Majors:       logicalStreamStopMajors,
+	Name:         "LogicalStreamStop",
+	SinceLogical: 2,
+	Slug:         "logical-stream-stop",
+	Tag:          'E',
+}
+
+// Descriptor describes LogicalStreamStop and its fields.
+func (*LogicalStreamStop) Descriptor() *MessageDescriptor {
+	return &logicalStreamStopDescriptor
+}

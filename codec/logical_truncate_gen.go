@@ -171,3 +171,40 @@ func (m *LogicalTruncate) Clone() *LogicalTruncate {
 	c.RelationOIDs = slices.Clone(m.RelationOIDs)
 	return &c
 }
+
+var logicalTruncateDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:       "Int32 (TransactionId)",
+			Majors:       GeneratedMajors &^ (1<<14 - 1),
+			Meaning:      MeaningXid,
+			Name:         "Xid",
+			SinceLogical: 2,
+			Streaming:    Streamed,
+			Wire:         WireInt,
+		},
+		{
+			Format: "Int8",
+			Majors: logicalTruncateMajors,
+			Name:   "Options",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  logicalTruncateMajors,
+			Meaning: MeaningOID,
+			Name:    "RelationOIDs",
+			Wire:    WireGroup,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalTruncateMajors,
+	Name:   "LogicalTruncate",
+	Slug:   "logical-truncate",
+	Tag:    'T',
+}
+
+// Descriptor describes LogicalTruncate and its fields.
+func (*LogicalTruncate) Descriptor() *MessageDescriptor {
+	return &logicalTruncateDescriptor
+}

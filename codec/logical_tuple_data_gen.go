@@ -201,3 +201,48 @@ func (m TupleDataColumn) clone() TupleDataColumn {
 	c.Data = bytes.Clone(m.Data)
 	return c
 }
+
+var tupleDataDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Elem:   &tupleDataColumnDescriptor,
+			Majors: tupleDataMajors,
+			Name:   "Columns",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: tupleDataMajors,
+	Name:   "TupleData",
+	Slug:   "logical-tuple-data",
+}
+
+// Descriptor describes TupleData and its fields.
+func (*TupleData) Descriptor() *MessageDescriptor {
+	return &tupleDataDescriptor
+}
+
+// tupleDataColumnDescriptor describes TupleDataColumn, an element of TupleData.Columns.
+var tupleDataColumnDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byte1('n') or Byte1('u') or Byte1('t') or Byte1('b')",
+			Majors: tupleDataMajors,
+			Name:   "Kind",
+			Wire:   WireChoice,
+		},
+		{
+			Format: "Byten",
+			Majors: tupleDataMajors,
+			Name:   "Data",
+			When: &Presence{
+				Field: 0,
+				Tags:  "tb",
+			},
+			Wire: WireBytes,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: tupleDataMajors,
+	Name:   "TupleDataColumn",
+}

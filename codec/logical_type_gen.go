@@ -150,3 +150,46 @@ func (m *LogicalType) Clone() *LogicalType {
 	c := *m
 	return &c
 }
+
+var logicalTypeDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:       "Int32 (TransactionId)",
+			Majors:       GeneratedMajors &^ (1<<14 - 1),
+			Meaning:      MeaningXid,
+			Name:         "Xid",
+			SinceLogical: 2,
+			Streaming:    Streamed,
+			Wire:         WireInt,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  logicalTypeMajors,
+			Meaning: MeaningOID,
+			Name:    "DataType",
+			Wire:    WireInt,
+		},
+		{
+			Format: "String",
+			Majors: logicalTypeMajors,
+			Name:   "Namespace",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: logicalTypeMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalTypeMajors,
+	Name:   "LogicalType",
+	Slug:   "logical-type",
+	Tag:    'Y',
+}
+
+// Descriptor describes LogicalType and its fields.
+func (*LogicalType) Descriptor() *MessageDescriptor {
+	return &logicalTypeDescriptor
+}

@@ -206,3 +206,56 @@ func (m *LogicalUpdate) Clone() *LogicalUpdate {
 	c.New = *m.New.Clone()
 	return &c
 }
+
+var logicalUpdateDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:       "Int32 (TransactionId)",
+			Majors:       GeneratedMajors &^ (1<<14 - 1),
+			Meaning:      MeaningXid,
+			Name:         "Xid",
+			SinceLogical: 2,
+			Streaming:    Streamed,
+			Wire:         WireInt,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  logicalUpdateMajors,
+			Meaning: MeaningOID,
+			Name:    "RelationOID",
+			Wire:    WireInt,
+		},
+		{
+			Format:   "Byte1('K') or Byte1('O')",
+			Majors:   logicalUpdateMajors,
+			Name:     "OldKind",
+			Optional: true,
+			Wire:     WireChoice,
+		},
+		{
+			Elem:   &tupleDataDescriptor,
+			Format: "TupleData",
+			Majors: logicalUpdateMajors,
+			Name:   "Old",
+			When:   &Presence{Field: 2},
+			Wire:   WirePart,
+		},
+		{
+			Elem:   &tupleDataDescriptor,
+			Format: "TupleData",
+			Majors: logicalUpdateMajors,
+			Name:   "New",
+			Wire:   WirePart,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: logicalUpdateMajors,
+	Name:   "LogicalUpdate",
+	Slug:   "logical-update",
+	Tag:    'U',
+}
+
+// Descriptor describes LogicalUpdate and its fields.
+func (*LogicalUpdate) Descriptor() *MessageDescriptor {
+	return &logicalUpdateDescriptor
+}

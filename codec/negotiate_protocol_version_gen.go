@@ -91,3 +91,31 @@ func (m *NegotiateProtocolVersion) Clone() *NegotiateProtocolVersion {
 	c.UnrecognizedOptions = slices.Clone(m.UnrecognizedOptions)
 	return &c
 }
+
+var negotiateProtocolVersionDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: negotiateProtocolVersionMajors,
+			Name:   "NewestProtocolVersion",
+			Wire:   WireInt,
+		},
+		{
+			Format: "String",
+			Majors: negotiateProtocolVersionMajors,
+			Name:   "UnrecognizedOptions",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: negotiateProtocolVersionMajors,
+	Name:   "NegotiateProtocolVersion",
+	Slug:   "negotiate-protocol-version",
+	Tag:    'v',
+}
+
+// Descriptor describes NegotiateProtocolVersion and its fields.
+func (*NegotiateProtocolVersion) Descriptor() *MessageDescriptor {
+	return &negotiateProtocolVersionDescriptor
+}

@@ -62,3 +62,18 @@ func (m *NoData) Clone() *NoData {
 	c := *m
 	return &c
 }
+
+var noDataDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    noDataMajors,
+	Name:      "NoData",
+	Slug:      "no-data",
+	Tag:       'n',
+}
+
+// Descriptor describes NoData and its fields.
+func (*NoData) Descriptor() *MessageDescriptor {
+	return &noDataDescriptor
+}

@@ -92,3 +92,25 @@ func (m *NoticeResponse) Clone() *NoticeResponse {
 	c.Fields = slices.Clone(m.Fields)
 	return &c
 }
+
+var noticeResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Elem:   &errorFieldDescriptor,
+			Majors: noticeResponseMajors,
+			Name:   "Fields",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: noticeResponseMajors,
+	Name:   "NoticeResponse",
+	Slug:   "notice-response",
+	Tag:    'N',
+}
+
+// Descriptor describes NoticeResponse and its fields.
+func (*NoticeResponse) Descriptor() *MessageDescriptor {
+	return &noticeResponseDescriptor
+}

@@ -78,3 +78,37 @@ func (m *NotificationResponse) Clone() *NotificationResponse {
 	c := *m
 	return &c
 }
+
+var notificationResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: notificationResponseMajors,
+			Name:   "ProcessID",
+			Wire:   WireInt,
+		},
+		{
+			Format: "String",
+			Majors: notificationResponseMajors,
+			Name:   "Channel",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: notificationResponseMajors,
+			Name:   "Payload",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: notificationResponseMajors,
+	Name:   "NotificationResponse",
+	Slug:   "notification-response",
+	Tag:    'A',
+}
+
+// Descriptor describes NotificationResponse and its fields.
+func (*NotificationResponse) Descriptor() *MessageDescriptor {
+	return &notificationResponseDescriptor
+}

@@ -85,3 +85,25 @@ func (m *ParameterDescription) Clone() *ParameterDescription {
 	c.ParameterOIDs = slices.Clone(m.ParameterOIDs)
 	return &c
 }
+
+var parameterDescriptionDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: parameterDescriptionMajors,
+			Name:   "ParameterOIDs",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: parameterDescriptionMajors,
+	Name:   "ParameterDescription",
+	Slug:   "parameter-description",
+	Tag:    't',
+}
+
+// Descriptor describes ParameterDescription and its fields.
+func (*ParameterDescription) Descriptor() *MessageDescriptor {
+	return &parameterDescriptionDescriptor
+}

@@ -72,3 +72,31 @@ func (m *ParameterStatus) Clone() *ParameterStatus {
 	c := *m
 	return &c
 }
+
+var parameterStatusDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: parameterStatusMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: parameterStatusMajors,
+			Name:   "Value",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: parameterStatusMajors,
+	Name:   "ParameterStatus",
+	Slug:   "parameter-status",
+	Tag:    'S',
+}
+
+// Descriptor describes ParameterStatus and its fields.
+func (*ParameterStatus) Descriptor() *MessageDescriptor {
+	return &parameterStatusDescriptor
+}

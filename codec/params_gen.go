@@ -82,4 +82,6 @@ type Message interface {
 	// Majors is the set of PostgreSQL majors whose manual documents the
 	// message, of those the codec was generated for.
 	Majors() MajorSet
+	// Descriptor describes the message type and its fields.
+	Descriptor() *MessageDescriptor
 }

@@ -62,3 +62,18 @@ func (m *ParseComplete) Clone() *ParseComplete {
 	c := *m
 	return &c
 }
+
+var parseCompleteDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    parseCompleteMajors,
+	Name:      "ParseComplete",
+	Slug:      "parse-complete",
+	Tag:       '1',
+}
+
+// Descriptor describes ParseComplete and its fields.
+func (*ParseComplete) Descriptor() *MessageDescriptor {
+	return &parseCompleteDescriptor
+}

@@ -96,3 +96,37 @@ func (m *Parse) Clone() *Parse {
 	c.ParameterOIDs = slices.Clone(m.ParameterOIDs)
 	return &c
 }
+
+var parseDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: parseMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: parseMajors,
+			Name:   "Query",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int32",
+			Majors: parseMajors,
+			Name:   "ParameterOIDs",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: parseMajors,
+	Name:   "Parse",
+	Slug:   "parse",
+	Tag:    'P',
+}
+
+// Descriptor describes Parse and its fields.
+func (*Parse) Descriptor() *MessageDescriptor {
+	return &parseDescriptor
+}

@@ -68,3 +68,26 @@ func (m *PasswordMessage) Clone() *PasswordMessage {
 	c := *m
 	return &c
 }
+
+var passwordMessageDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: passwordMessageMajors,
+			Name:   "Password",
+			Secret: true,
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: passwordMessageMajors,
+	Name:   "PasswordMessage",
+	Slug:   "password-message",
+	Tag:    'p',
+}
+
+// Descriptor describes PasswordMessage and its fields.
+func (*PasswordMessage) Descriptor() *MessageDescriptor {
+	return &passwordMessageDescriptor
+}

@@ -63,3 +63,18 @@ func (m *PortalSuspended) Clone() *PortalSuspended {
 	c := *m
 	return &c
 }
+
+var portalSuspendedDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    portalSuspendedMajors,
+	Name:      "PortalSuspended",
+	Slug:      "portal-suspended",
+	Tag:       's',
+}
+
+// Descriptor describes PortalSuspended and its fields.
+func (*PortalSuspended) Descriptor() *MessageDescriptor {
+	return &portalSuspendedDescriptor
+}

@@ -67,3 +67,25 @@ func (m *Query) Clone() *Query {
 	c := *m
 	return &c
 }
+
+var queryDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: queryMajors,
+			Name:   "String",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: queryMajors,
+	Name:   "Query",
+	Slug:   "query",
+	Tag:    'Q',
+}
+
+// Descriptor describes Query and its fields.
+func (*Query) Descriptor() *MessageDescriptor {
+	return &queryDescriptor
+}

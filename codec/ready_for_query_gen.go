@@ -70,3 +70,25 @@ func (m *ReadyForQuery) Clone() *ReadyForQuery {
 	c := *m
 	return &c
 }
+
+var readyForQueryDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byte1",
+			Majors: readyForQueryMajors,
+			Name:   "TxStatus",
+			Wire:   WireByte,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: readyForQueryMajors,
+	Name:   "ReadyForQuery",
+	Slug:   "ready-for-query",
+	Tag:    'Z',
+}
+
+// Descriptor describes ReadyForQuery and its fields.
+func (*ReadyForQuery) Descriptor() *MessageDescriptor {
+	return &readyForQueryDescriptor
+}

@@ -69,3 +69,25 @@ func (m *BackupData) Clone() *BackupData {
 	c.Data = bytes.Clone(m.Data)
 	return &c
 }
+
+var backupDataDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: backupDataMajors,
+			Name:   "Data",
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: backupDataMajors,
+	Name:   "BackupData",
+	Slug:   "replication-archive-or-manifest-data",
+	Tag:    'd',
+}
+
+// Descriptor describes BackupData and its fields.
+func (*BackupData) Descriptor() *MessageDescriptor {
+	return &backupDataDescriptor
+}

@@ -102,3 +102,50 @@ func (m *HotStandbyFeedback) Clone() *HotStandbyFeedback {
 	c := *m
 	return &c
 }
+
+var hotStandbyFeedbackDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64",
+			Majors:  hotStandbyFeedbackMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "ClientTime",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: hotStandbyFeedbackMajors,
+			Name:   "Xmin",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: hotStandbyFeedbackMajors,
+			Name:   "XminEpoch",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: hotStandbyFeedbackMajors,
+			Name:   "CatalogXmin",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: hotStandbyFeedbackMajors,
+			Name:   "CatalogXminEpoch",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: hotStandbyFeedbackMajors,
+	Name:   "HotStandbyFeedback",
+	Slug:   "replication-hot-standby-feedback-message",
+	Tag:    'h',
+}
+
+// Descriptor describes HotStandbyFeedback and its fields.
+func (*HotStandbyFeedback) Descriptor() *MessageDescriptor {
+	return &hotStandbyFeedbackDescriptor
+}

@@ -58,3 +58,18 @@ func (m *BackupManifest) Clone() *BackupManifest {
 	c := *m
 	return &c
 }
+
+var backupManifestDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerStreamingReplication,
+	Majors:    backupManifestMajors,
+	Name:      "BackupManifest",
+	Slug:      "replication-manifest",
+	Tag:       'm',
+}
+
+// Descriptor describes BackupManifest and its fields.
+func (*BackupManifest) Descriptor() *MessageDescriptor {
+	return &backupManifestDescriptor
+}

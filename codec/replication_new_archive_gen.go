@@ -72,3 +72,31 @@ func (m *BackupNewArchive) Clone() *BackupNewArchive {
 	c := *m
 	return &c
 }
+
+var backupNewArchiveDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: backupNewArchiveMajors,
+			Name:   "FileName",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: backupNewArchiveMajors,
+			Name:   "Location",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: backupNewArchiveMajors,
+	Name:   "BackupNewArchive",
+	Slug:   "replication-new-archive",
+	Tag:    'n',
+}
+
+// Descriptor describes BackupNewArchive and its fields.
+func (*BackupNewArchive) Descriptor() *MessageDescriptor {
+	return &backupNewArchiveDescriptor
+}

@@ -86,3 +86,39 @@ func (m *PrimaryKeepalive) Clone() *PrimaryKeepalive {
 	c := *m
 	return &c
 }
+
+var primaryKeepaliveDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64",
+			Majors:  primaryKeepaliveMajors,
+			Meaning: MeaningLSN,
+			Name:    "ServerWALEnd",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  primaryKeepaliveMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "ServerTime",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Byte1",
+			Majors: primaryKeepaliveMajors,
+			Name:   "ReplyRequested",
+			Wire:   WireByte,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: primaryKeepaliveMajors,
+	Name:   "PrimaryKeepalive",
+	Slug:   "replication-primary-keepalive-message",
+	Tag:    'k',
+}
+
+// Descriptor describes PrimaryKeepalive and its fields.
+func (*PrimaryKeepalive) Descriptor() *MessageDescriptor {
+	return &primaryKeepaliveDescriptor
+}

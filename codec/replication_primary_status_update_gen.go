@@ -95,3 +95,47 @@ func (m *PrimaryStatusUpdate) Clone() *PrimaryStatusUpdate {
 	c := *m
 	return &c
 }
+
+var primaryStatusUpdateDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64",
+			Majors:  primaryStatusUpdateMajors,
+			Meaning: MeaningLSN,
+			Name:    "InsertLSN",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  primaryStatusUpdateMajors,
+			Meaning: MeaningFullXid,
+			Name:    "OldestCommitFullXid",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  primaryStatusUpdateMajors,
+			Meaning: MeaningFullXid,
+			Name:    "NextFullXid",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  primaryStatusUpdateMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "ServerTime",
+			Wire:    WireInt,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: primaryStatusUpdateMajors,
+	Name:   "PrimaryStatusUpdate",
+	Slug:   "replication-primary-status-update",
+	Tag:    's',
+}
+
+// Descriptor describes PrimaryStatusUpdate and its fields.
+func (*PrimaryStatusUpdate) Descriptor() *MessageDescriptor {
+	return &primaryStatusUpdateDescriptor
+}

@@ -64,3 +64,25 @@ func (m *BackupProgress) Clone() *BackupProgress {
 	c := *m
 	return &c
 }
+
+var backupProgressDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int64",
+			Majors: backupProgressMajors,
+			Name:   "BytesDone",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: backupProgressMajors,
+	Name:   "BackupProgress",
+	Slug:   "replication-progress-report",
+	Tag:    'p',
+}
+
+// Descriptor describes BackupProgress and its fields.
+func (*BackupProgress) Descriptor() *MessageDescriptor {
+	return &backupProgressDescriptor
+}

@@ -64,3 +64,26 @@ func (m *RequestPrimaryStatusUpdate) Clone() *RequestPrimaryStatusUpdate {
 	c := *m
 	return &c
 }
+
+var requestPrimaryStatusUpdateDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64",
+			Majors:  requestPrimaryStatusUpdateMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "ClientTime",
+			Wire:    WireInt,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: requestPrimaryStatusUpdateMajors,
+	Name:   "RequestPrimaryStatusUpdate",
+	Slug:   "replication-request-primary-status-update",
+	Tag:    'p',
+}
+
+// Descriptor describes RequestPrimaryStatusUpdate and its fields.
+func (*RequestPrimaryStatusUpdate) Descriptor() *MessageDescriptor {
+	return &requestPrimaryStatusUpdateDescriptor
+}

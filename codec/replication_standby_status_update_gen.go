@@ -98,3 +98,53 @@ func (m *StandbyStatusUpdate) Clone() *StandbyStatusUpdate {
 	c := *m
 	return &c
 }
+
+var standbyStatusUpdateDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64",
+			Majors:  standbyStatusUpdateMajors,
+			Meaning: MeaningLSN,
+			Name:    "WALWritePosition",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  standbyStatusUpdateMajors,
+			Meaning: MeaningLSN,
+			Name:    "WALFlushPosition",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  standbyStatusUpdateMajors,
+			Meaning: MeaningLSN,
+			Name:    "WALApplyPosition",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  standbyStatusUpdateMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "ClientTime",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Byte1",
+			Majors: standbyStatusUpdateMajors,
+			Name:   "ReplyRequested",
+			Wire:   WireByte,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: standbyStatusUpdateMajors,
+	Name:   "StandbyStatusUpdate",
+	Slug:   "replication-standby-status-update",
+	Tag:    'r',
+}
+
+// Descriptor describes StandbyStatusUpdate and its fields.
+func (*StandbyStatusUpdate) Descriptor() *MessageDescriptor {
+	return &standbyStatusUpdateDescriptor
+}

@@ -101,3 +101,46 @@ func (m *XLogData) Clone() *XLogData {
 	c.WALData = bytes.Clone(m.WALData)
 	return &c
 }
+
+var xLogDataDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64",
+			Majors:  xLogDataMajors,
+			Meaning: MeaningLSN,
+			Name:    "WALStart",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  xLogDataMajors,
+			Meaning: MeaningLSN,
+			Name:    "ServerWALEnd",
+			Wire:    WireInt,
+		},
+		{
+			Format:  "Int64",
+			Majors:  xLogDataMajors,
+			Meaning: MeaningTimestamp,
+			Name:    "ServerTime",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Byten",
+			Majors: xLogDataMajors,
+			Name:   "WALData",
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: xLogDataMajors,
+	Name:   "XLogData",
+	Slug:   "replication-xlog-data",
+	Tag:    'w',
+}
+
+// Descriptor describes XLogData and its fields.
+func (*XLogData) Descriptor() *MessageDescriptor {
+	return &xLogDataDescriptor
+}

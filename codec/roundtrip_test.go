@@ -224,6 +224,7 @@ func TestRoundTrip(t *testing.T) {
 					if err != nil || !bytes.Equal(again, enc) {
 						t.Errorf("%s: decode then encode: %v\n got % x\nwant % x", name, err, again, enc)
 					}
+					jsonRoundTrip(t, name, got, enc, p)
 					runs++
 				}
 			}

@@ -142,3 +142,76 @@ func (m *RowDescription) Clone() *RowDescription {
 	c.Fields = slices.Clone(m.Fields)
 	return &c
 }
+
+var rowDescriptionDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Elem:   &fieldDescriptionDescriptor,
+			Majors: rowDescriptionMajors,
+			Name:   "Fields",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: rowDescriptionMajors,
+	Name:   "RowDescription",
+	Slug:   "row-description",
+	Tag:    'T',
+}
+
+// Descriptor describes RowDescription and its fields.
+func (*RowDescription) Descriptor() *MessageDescriptor {
+	return &rowDescriptionDescriptor
+}
+
+// fieldDescriptionDescriptor describes FieldDescription, an element of RowDescription.Fields.
+var fieldDescriptionDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: rowDescriptionMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int32",
+			Majors: rowDescriptionMajors,
+			Name:   "TableOID",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16",
+			Majors: rowDescriptionMajors,
+			Name:   "TableAttributeNumber",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: rowDescriptionMajors,
+			Name:   "DataTypeOID",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16",
+			Majors: rowDescriptionMajors,
+			Name:   "DataTypeSize",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: rowDescriptionMajors,
+			Name:   "TypeModifier",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Int16",
+			Majors: rowDescriptionMajors,
+			Name:   "Format",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: rowDescriptionMajors,
+	Name:   "FieldDescription",
+}

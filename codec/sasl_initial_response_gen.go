@@ -83,3 +83,32 @@ func (m *SASLInitialResponse) Clone() *SASLInitialResponse {
 	c.Data = bytes.Clone(m.Data)
 	return &c
 }
+
+var saslInitialResponseDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: saslInitialResponseMajors,
+			Name:   "AuthMechanism",
+			Wire:   WireString,
+		},
+		{
+			Format: "Byten",
+			Majors: saslInitialResponseMajors,
+			Name:   "Data",
+			Secret: true,
+			Wire:   WireBytes,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: saslInitialResponseMajors,
+	Name:   "SASLInitialResponse",
+	Slug:   "sasl-initial-response",
+	Tag:    'p',
+}
+
+// Descriptor describes SASLInitialResponse and its fields.
+func (*SASLInitialResponse) Descriptor() *MessageDescriptor {
+	return &saslInitialResponseDescriptor
+}

@@ -58,3 +58,17 @@ func (m *SSLRequest) Clone() *SSLRequest {
 	c := *m
 	return &c
 }
+
+var sslRequestDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    sslRequestMajors,
+	Name:      "SSLRequest",
+	Slug:      "ssl-request",
+}
+
+// Descriptor describes SSLRequest and its fields.
+func (*SSLRequest) Descriptor() *MessageDescriptor {
+	return &sslRequestDescriptor
+}

@@ -71,3 +71,24 @@ func (m *SSLResponse) Clone() *SSLResponse {
 	c := *m
 	return &c
 }
+
+var sslResponseDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byte1('S') or Byte1('N')",
+			Majors: sslResponseMajors,
+			Name:   "Answer",
+			Wire:   WireChoice,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: sslResponseMajors,
+	Name:   "SSLResponse",
+	Slug:   "ssl-response",
+}
+
+// Descriptor describes SSLResponse and its fields.
+func (*SSLResponse) Descriptor() *MessageDescriptor {
+	return &sslResponseDescriptor
+}

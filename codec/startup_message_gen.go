@@ -118,3 +118,51 @@ func (m *StartupMessage) Clone() *StartupMessage {
 	c.Parameters = slices.Clone(m.Parameters)
 	return &c
 }
+
+var startupMessageDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: startupMessageMajors,
+			Name:   "ProtocolVersion",
+			Wire:   WireInt,
+		},
+		{
+			Elem:   &startupParameterDescriptor,
+			Majors: startupMessageMajors,
+			Name:   "Parameters",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: startupMessageMajors,
+	Name:   "StartupMessage",
+	Slug:   "startup-message",
+}
+
+// Descriptor describes StartupMessage and its fields.
+func (*StartupMessage) Descriptor() *MessageDescriptor {
+	return &startupMessageDescriptor
+}
+
+// startupParameterDescriptor describes StartupParameter, an element of StartupMessage.Parameters.
+var startupParameterDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: startupMessageMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: startupMessageMajors,
+			Name:   "Value",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: startupMessageMajors,
+	Name:   "StartupParameter",
+}

@@ -62,3 +62,18 @@ func (m *Sync) Clone() *Sync {
 	c := *m
 	return &c
 }
+
+var syncDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    syncMajors,
+	Name:      "Sync",
+	Slug:      "sync",
+	Tag:       'S',
+}
+
+// Descriptor describes Sync and its fields.
+func (*Sync) Descriptor() *MessageDescriptor {
+	return &syncDescriptor
+}

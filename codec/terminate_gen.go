@@ -62,3 +62,18 @@ func (m *Terminate) Clone() *Terminate {
 	c := *m
 	return &c
 }
+
+var terminateDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    terminateMajors,
+	Name:      "Terminate",
+	Slug:      "terminate",
+	Tag:       'X',
+}
+
+// Descriptor describes Terminate and its fields.
+func (*Terminate) Descriptor() *MessageDescriptor {
+	return &terminateDescriptor
+}

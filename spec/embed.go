@@ -9,7 +9,7 @@ import (
 // reviewed overlay, corrections and wire-change acknowledgements, and the
 // JSON Schema, so that an installed binary needs nothing beside it.
 //
-//go:embed pg*.json overlay.json schema.json corrections.json wirechanges.json layers.json logicalversions.json
+//go:embed pg*.json overlay.json schema.json corrections.json wirechanges.json layers.json logicalversions.json flow.json flow.schema.json
 var files embed.FS
 
 // Embedded returns the spec directory compiled into the program, laid out

@@ -54,7 +54,10 @@ type MessageEntry struct {
 	// State tells messages that share a frontend tag apart ('p'): the
 	// conversation state in which the frontend sends this one.
 	State string `json:"state,omitempty"`
-	// Reason explains Name and State.
+	// Secret names the fields PostgreSQL never logs (passwords, SASL and
+	// GSSAPI data, cancel keys): tools print them only when asked.
+	Secret []string `json:"secret,omitempty"`
+	// Reason explains Name, State and Secret.
 	Reason string `json:"reason,omitempty"`
 	// Fields match the message's rows before the shared Fields do.
 	Fields []*FieldEntry `json:"fields,omitempty"`
@@ -121,6 +124,9 @@ type FieldEntry struct {
 	// ProtocolLengths bounds a Byten that runs to the end of the message,
 	// by protocol minor version: {"0": [4, 4], "2": [4, 256]}.
 	ProtocolLengths map[string][2]int `json:"protocol_lengths,omitempty"`
+	// Kind is what an integer the manual does not annotate means: one of
+	// Kinds ("lsn" for a WAL position it describes in words).
+	Kind string `json:"kind,omitempty"`
 
 	// Correction names the majors ("14-") in which the entry departs from
 	// what the manual prints, because the server does otherwise (the
@@ -159,6 +165,11 @@ const (
 	ChoiceRequired = "required"
 	ChoiceOptional = "optional"
 )
+
+// Kinds are the meanings a FieldEntry's Kind may give an integer: the
+// manual's annotations (XLogRecPtr, TimestampTz, Oid, TransactionId), a
+// 64-bit transaction id with its epoch, or plain (a number, nothing more).
+var Kinds = []string{"lsn", "timestamp", "oid", "xid", "full-xid", "plain"}
 
 // IntTypes are the Go types a FieldEntry's Type may name.
 var IntTypes = []string{"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
@@ -209,7 +220,7 @@ func ParseOverlay(data []byte) (*Overlay, error) {
 		if me.Name != "" && !IsGoName(me.Name) {
 			addf("%s: name %q is not an exported Go identifier", slug, me.Name)
 		}
-		if (me.Name != "" || me.State != "") && me.Reason == "" {
+		if (me.Name != "" || me.State != "" || len(me.Secret) > 0) && me.Reason == "" {
 			addf("%s: no reason", slug)
 		}
 		if me.State != "" && !IsGoName(me.State) {
@@ -288,6 +299,9 @@ func (fe *FieldEntry) check(addf func(string, ...any), where string) {
 	}
 	if fe.Gate != "" && fe.Gate != GateStreamed && fe.Gate != GateParallel {
 		addf("%s: unknown gate %q", where, fe.Gate)
+	}
+	if fe.Kind != "" && !contains(Kinds, fe.Kind) {
+		addf("%s: kind %q is none of %s", where, fe.Kind, strings.Join(Kinds, ", "))
 	}
 	if fe.Tags != "" && fe.When == "" {
 		addf("%s: tags without when", where)

@@ -141,3 +141,33 @@ func TestLoadRejectsUnknownFields(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestFlowValidatesAgainstSchema: flow.json is what flow.schema.json
+// describes.
+func TestFlowValidatesAgainstSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	for _, name := range []string{"flow.schema.json", "flow.json"} {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "flow.json" {
+			sch, err := c.Compile("flow.schema.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sch.Validate(doc); err != nil {
+				t.Error(err)
+			}
+			continue
+		}
+		if err := c.AddResource(name, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

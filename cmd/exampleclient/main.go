@@ -117,28 +117,21 @@ func follow(addr string, cfg session.Config, c *session.Conn, out io.Writer) err
 	if err := repl.StartReplication("START_REPLICATION SLOT " + name + " LOGICAL 0/0 (proto_version '2', publication_names '" + name + "', streaming 'on')"); err != nil {
 		return err
 	}
-	r := session.Replication{P: repl.P, Logical: true}
-	r.P.LogicalVersion = 2
 	relations := map[uint32]*codec.LogicalRelation{}
 	var flushed session.LSN // the end of the last transaction received
 	streamed := 0           // inserts decoded with their xid
 	for commits := 0; commits < 2; {
-		m, err := repl.Receive()
+		s, err := repl.ReceiveStep() // the CopyData's XLogData and the pgoutput message inside
 		if err != nil {
 			return err
 		}
-		data, ok := m.(*codec.CopyData)
-		if !ok {
-			return fmt.Errorf("replication stream: %s", m.Slug())
+		if s.Sub == nil {
+			return fmt.Errorf("replication stream: %s", s.Msg.Slug())
 		}
-		msg, lm, err := r.Decode(data.Data)
-		if err != nil {
-			return err
-		}
-		if k, ok := msg.(*codec.PrimaryKeepalive); ok && k.ReplyRequested == 1 {
+		if k, ok := s.Sub.(*codec.PrimaryKeepalive); ok && k.ReplyRequested == 1 {
 			err = repl.SendCopyData(session.StandbyStatus(flushed, flushed, flushed, time.Now(), false))
 		}
-		switch lm := lm.(type) {
+		switch lm := s.Logical.(type) {
 		case *codec.LogicalRelation:
 			relations[lm.RelationOID] = lm.Clone() // kept beyond the next Decode
 		case *codec.LogicalInsert:

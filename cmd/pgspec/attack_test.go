@@ -31,7 +31,7 @@ var committed = func() []int {
 func workingSpec(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, f := range []string{"overlay.json", "wirechanges.json", "corrections.json", "layers.json", "logicalversions.json"} {
+	for _, f := range []string{"overlay.json", "wirechanges.json", "corrections.json", "layers.json", "logicalversions.json", "flow.json"} {
 		data, err := os.ReadFile(filepath.Join(corpus.Root(), "spec", f))
 		if err != nil {
 			t.Fatal(err)

@@ -62,6 +62,52 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// The README's Changes: the streamed Insert comes with its xid, the one of
+// an ordinary transaction without, and a Stream Commit of a transaction
+// never streamed is a flow violation.
+func TestChanges(t *testing.T) {
+	v2 := Params{Major: 16, LogicalVersion: 2}
+	streamed := v2
+	streamed.Streaming = Streamed
+	payload := func(m Message, p Params) []byte {
+		wal, err := m.Encode(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := (&XLogData{WALData: wal}).Encode(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	row := TupleData{Columns: []TupleDataColumn{{Kind: 't', Data: []byte("1")}}}
+	stream := [][]byte{
+		payload(&LogicalStreamStart{Xid: 9, FirstSegment: 1}, v2),
+		payload(&LogicalRelation{Xid: 9, RelationOID: 16390, Namespace: "public", RelationName: "t"}, streamed),
+		payload(&LogicalInsert{Xid: 9, RelationOID: 16390, New: row}, streamed),
+		payload(&LogicalStreamStop{}, streamed),
+		payload(&LogicalStreamCommit{Xid: 9}, v2),
+		payload(&LogicalBegin{Xid: 10}, v2),
+		payload(&LogicalInsert{RelationOID: 16390, New: row}, v2),
+		payload(&LogicalCommit{}, v2),
+	}
+	const start = "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on', publication_names 'p')"
+	var xids []uint32
+	err := Changes(16, start, stream, func(m Message) {
+		if i, ok := m.(*LogicalInsert); ok {
+			xids = append(xids, i.Xid)
+		}
+	})
+	if err != nil || !reflect.DeepEqual(xids, []uint32{9, 0}) {
+		t.Errorf("inserts with xids %v, %v", xids, err)
+	}
+	err = Changes(16, start, stream[4:5], func(Message) {})
+	var fe *FlowError
+	if !errors.As(err, &fe) || fe.Got != "logical-stream-commit" {
+		t.Errorf("a Stream Commit outside a stream: %v", err)
+	}
+}
+
 // A major outside -majors is a typed error.
 func TestMajorsOutsideTheGeneratedOnes(t *testing.T) {
 	if GeneratedMajors.Majors()[0] != 14 || NewestMajor != 18 {
@@ -164,8 +210,14 @@ func TestConsumerModule(t *testing.T) {
 	if err != nil || len(runtime) == 0 {
 		t.Fatalf("runtime sources: %v, %v", runtime, err)
 	}
-	// ins: Insert, the TupleData it carries, dispatch, constants and the runtime.
-	insFiles := 4 + len(runtime)
+	// ins: Insert, the TupleData it carries, dispatch, constants and the
+	// runtime but its trackers (ins has no whole layer to follow).
+	insFiles := 4
+	for _, f := range runtime {
+		if src, err := os.ReadFile(f); err != nil || !strings.Contains(string(src), "\n//pgspec:machines ") {
+			insFiles++
+		}
+	}
 	out := goCmd("generate", "./...")
 	if !strings.Contains(out, "pgspec gen: package wire in .: ") || !strings.Contains(out, fmt.Sprintf("pgspec gen: package ins in .: 2 messages of PostgreSQL 16, %d files\n", insFiles)) {
 		t.Errorf("go generate said:\n%s", out)
@@ -190,11 +242,15 @@ func TestConsumerModule(t *testing.T) {
 		if !strings.HasPrefix(src, want) {
 			t.Errorf("wire/%s starts\n%.200s", name, src)
 		}
-		for _, decl := range []string{"type Bind struct", "type PrimaryStatusUpdate struct", "type Backend struct", "type Frontend struct"} {
+		for _, decl := range []string{"type Bind struct", "type PrimaryStatusUpdate struct", "type Backend struct", "type Frontend struct", "type Conversation struct"} {
 			if strings.Contains(src, decl) {
 				t.Errorf("wire/%s declares %s", name, decl)
 			}
 		}
+	}
+	// wire carries both replication layers whole: it gets their trackers.
+	if !strings.Contains(wire["replication_gen.go"], "type ReplicationTracker struct") || !strings.Contains(wire["logical_gen.go"], "type LogicalTracker struct") {
+		t.Errorf("wire has no ReplicationTracker and LogicalTracker")
 	}
 	ins := generated(t, filepath.Join(dir, "wire", "ins"))
 	if ins["logical_insert_gen.go"] == "" || ins["logical_tuple_data_gen.go"] == "" || ins["logical_begin_gen.go"] != "" || len(ins) != insFiles {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,8 +22,8 @@ func TestMatrixDiffExportUsageErrorsExit2(t *testing.T) {
 		{[]string{"diff", "14", "15", "logical-update", "more"}, `unexpected argument "more" (want 2 or 3 arguments (A B [MESSAGE]), got 4)`},
 		{[]string{"diff", "x", "15"}, `major "x" is not a number`},
 		{[]string{"diff", "14", "1.5"}, `major "1.5" is not a number`},
-		{[]string{"diff", "9", "15"}, "pgspec diff: major 9 is not in the built-in spec (it has 10 to 19)"},
-		{[]string{"diff", "14", "20"}, "major 20 is not in the built-in spec"},
+		{[]string{"diff", "9", "15"}, fmt.Sprintf("pgspec diff: major 9 is not in the built-in spec (it has %d to %d)", committed[0], committed[len(committed)-1])},
+		{[]string{"diff", "14", strconv.Itoa(committed[len(committed)-1] + 1)}, fmt.Sprintf("major %d is not in the built-in spec", committed[len(committed)-1]+1)},
 		{[]string{"diff", "14", "15", "no-such-message"}, `pgspec diff: unknown message "no-such-message"`},
 		{[]string{"diff", "10", "11", "logical-stream-start"}, "pgspec diff: logical-stream-start is in neither 10 nor 11"},
 		{[]string{"diff", "14", "15", "--lang", "fr"}, `unknown language "fr"`},

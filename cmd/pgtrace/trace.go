@@ -100,7 +100,7 @@ func formatFlags(fs *flag.FlagSet) outputFlags {
 		format:      fs.String("format", "text", "decoded message lines: text or json (one object per message, schema in internal/trace/line.schema.json)"),
 		quiet:       fs.Bool("quiet", false, "print no message lines, only the totals"),
 		showSecrets: fs.Bool("show-secrets", false, "print passwords, SASL and GSSAPI data and cancel keys (otherwise only their length)"),
-		maxValue:    fs.Int("max-value", trace.DefaultMaxValue, "bytes of one value a line shows; longer ones are cut"),
+		maxValue:    fs.Int("max-value", trace.DefaultMaxValue, "bytes of one value a line shows, longer ones are cut, as are repeated fields after 64 elements; 0 cuts nothing"),
 	}
 }
 
@@ -110,9 +110,13 @@ func (o outputFlags) get(stderr io.Writer) (trace.Format, bool) {
 	case *o.format != "text" && *o.format != "json":
 		fmt.Fprintf(stderr, "%s: --format %q: want text or json\n", o.name, *o.format)
 		return trace.Format{}, false
-	case *o.maxValue < 1:
-		fmt.Fprintf(stderr, "%s: --max-value %d: want at least 1\n", o.name, *o.maxValue)
+	case *o.maxValue < 0:
+		fmt.Fprintf(stderr, "%s: --max-value %d: want 0 (cut nothing) or more\n", o.name, *o.maxValue)
 		return trace.Format{}, false
 	}
-	return trace.Format{JSON: *o.format == "json", Quiet: *o.quiet, ShowSecrets: *o.showSecrets, MaxValue: *o.maxValue}, true
+	f := trace.Format{JSON: *o.format == "json", Quiet: *o.quiet, ShowSecrets: *o.showSecrets, MaxValue: *o.maxValue}
+	if f.MaxValue == 0 {
+		f.MaxValue = -1
+	}
+	return f, true
 }

@@ -21,7 +21,7 @@ func TestTraceArguments(t *testing.T) {
 		{[]string{"trace", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-message", "100"}, "--max-message 100: want 65536 to 1073741823"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-conns", "0"}, "--max-conns and --startup-timeout must be positive"},
-		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-value", "0"}, "pgtrace trace: --max-value 0: want at least 1"},
+		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--max-value", "-1"}, "pgtrace trace: --max-value -1: want 0 (cut nothing) or more"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--tls-cert", "server.crt"}, "pgtrace trace: --tls-cert and --tls-key go together"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--upstream-ca", "ca.crt"}, "--upstream-ca and --upstream-server-name need --upstream-tls"},
 		{[]string{"trace", "--listen", ":0", "--upstream", ":5432", "--upstream-tls=maybe"}, `value "maybe" for -upstream-tls: want verify-full, verify-ca or require`},
@@ -90,7 +90,7 @@ func TestTraceSignalSummary(t *testing.T) {
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 	select {
 	case code := <-done:
-		want := "frontend: 0 decoded, 0 re-encoded identically, 0 mismatched, 0 undecodable\nbackend: 0 decoded"
+		want := "frontend: 0 decoded, 0 re-encoded identically, 0 mismatched, 0 undecodable, 0 flow violations\nbackend: 0 decoded"
 		if code != 0 || !strings.Contains(stderr.String(), want) {
 			t.Errorf("exit %d, stderr %q; want 0 and %q", code, stderr.String(), want)
 		}

@@ -39,10 +39,9 @@ type Assembler struct {
 	lg    codec.Logical
 	types *pgtype.Map
 	start LSN
-	rels  map[uint32]*Relation
-	// announced holds the Relation last given to the application per OID.
-	announced map[uint32]*Relation
-	spools    spools
+	// rels is the relation cache by OID.
+	rels   map[uint32]*relEntry
+	spools spools
 	// chunk is the streamed transaction whose segment is arriving.
 	chunk *spool
 	// inTx is set between Begin (or Begin Prepare) and Commit (Prepare);
@@ -73,7 +72,7 @@ type events struct {
 
 // NewAssembler returns an Assembler for a stream started as cfg says.
 func NewAssembler(cfg AssemblerConfig) *Assembler {
-	a := &Assembler{types: cfg.Types, start: cfg.Start, rels: map[uint32]*Relation{}, announced: map[uint32]*Relation{}}
+	a := &Assembler{types: cfg.Types, start: cfg.Start, rels: map[uint32]*relEntry{}}
 	a.p = codec.Params{Major: session.Layout(cfg.Major), LogicalVersion: cfg.LogicalVersion}
 	if cfg.Parallel {
 		a.p.Streaming = codec.ParallelStreaming
@@ -112,6 +111,7 @@ func (a *Assembler) Close() error { return a.spools.close() }
 
 // Feed takes one pgoutput message (an XLogData's WAL data) that started
 // at walStart and calls h with the events it completes. data is not kept.
+// After an error the stream cannot go on: start again from the slot.
 func (a *Assembler) Feed(walStart LSN, data []byte, h Handler) error {
 	m, err := a.lg.Decode(data, a.p)
 	if err != nil {
@@ -390,34 +390,44 @@ func (a *Assembler) change(m codec.Message, h Handler) error {
 // to the cached one keeps the cached Relation.
 func (a *Assembler) relation(m *codec.LogicalRelation) error {
 	r := &Relation{OID: m.RelationOID, Namespace: m.Namespace, Name: m.RelationName, ReplicaIdentity: byte(m.ReplicaIdentity),
-		Columns: make([]Column, len(m.Columns))}
+		Columns: make([]Column, len(m.Columns)), decoders: make([]decoder, len(m.Columns))}
 	for i, c := range m.Columns {
 		if c.Flags&^1 != 0 {
 			return fmt.Errorf("cdc: Relation %s.%s column %q has flags %#x; pgoutput defines only 1 (key)", m.Namespace, m.RelationName, c.Name, c.Flags)
 		}
 		r.Columns[i] = Column{Name: c.Name, TypeOID: c.DataType, TypeModifier: c.TypeModifier, Key: c.Flags&1 != 0}
+		r.decoders[i].types = a.types
 	}
-	if old := a.rels[r.OID]; old == nil || !old.sameAs(r) {
-		a.rels[r.OID] = r
+	e := a.rels[r.OID]
+	if e == nil {
+		e = &relEntry{}
+		a.rels[r.OID] = e
+	}
+	if e.cur == nil || !e.cur.sameAs(r) {
+		e.cur = r
 	}
 	return nil
 }
 
+// relEntry is a relation's current description and the one the
+// application last saw.
+type relEntry struct{ cur, shown *Relation }
+
 // use is the cached Relation oid, announced with a RelationChanged event
 // first when the application has not seen this description of it.
 func (a *Assembler) use(oid uint32, h Handler) (*Relation, error) {
-	r := a.rels[oid]
-	if r == nil {
+	e := a.rels[oid]
+	if e == nil {
 		return nil, protocolErr("a change of relation %d before its Relation message", oid)
 	}
-	if prev := a.announced[oid]; prev != r {
-		a.announced[oid] = r
-		a.ev.relation = RelationChanged{Relation: r, Previous: prev}
+	if e.shown != e.cur {
+		a.ev.relation = RelationChanged{Relation: e.cur, Previous: e.shown}
+		e.shown = e.cur
 		if err := h(&a.ev.relation); err != nil {
 			return nil, err
 		}
 	}
-	return r, nil
+	return e.cur, nil
 }
 
 // empty is the Raw of a zero-length value, which must not read as NULL.
@@ -429,7 +439,7 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 		return dst, fmt.Errorf("cdc: %s of %s.%s has %d columns, its Relation %d", what, rel.Namespace, rel.Name, len(t.Columns), len(rel.Columns))
 	}
 	for i, c := range t.Columns {
-		v := Value{TypeOID: rel.Columns[i].TypeOID, types: a.types}
+		v := Value{TypeOID: rel.Columns[i].TypeOID, dec: &rel.decoders[i]}
 		switch c.Kind {
 		case 'n':
 			v.Null = true

@@ -15,13 +15,13 @@ import (
 // stream builds a pgoutput stream with the codec's encoders, each message
 // at the next WAL position, keeping the streaming state as the server does.
 type stream struct {
-	t    *testing.T
+	t    testing.TB
 	p    codec.Params
 	msgs [][]byte
 	at   []LSN
 }
 
-func newStream(t *testing.T, version int, parallel bool) *stream {
+func newStream(t testing.TB, version int, parallel bool) *stream {
 	s := &stream{t: t, p: codec.Params{Major: 16, LogicalVersion: version}}
 	if parallel {
 		s.p.Streaming = codec.ParallelStreaming
@@ -235,7 +235,7 @@ func TestTransaction(t *testing.T) {
 // with a plain one committed between them: 10 commits (after a
 // subtransaction's abort dropped its rows, and one inserted after it
 // kept), 11 aborts, 12 is dropped whole in parallel mode with its LSN.
-func streamedWorkload(t *testing.T, version int, parallel bool) *stream {
+func streamedWorkload(t testing.TB, version int, parallel bool) *stream {
 	return newStream(t, version, parallel).add(
 		relation(0, 1, "t", 'd', "*id"),
 		&codec.LogicalStreamStart{Xid: 10, FirstSegment: 1},

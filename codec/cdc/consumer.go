@@ -87,7 +87,11 @@ func New(conn *session.Conn, cfg Config) (*Consumer, error) {
 		if !cfg.CreateSlot {
 			return nil, fmt.Errorf("cdc: slot %s does not exist (set CreateSlot to create it)", cfg.Slot)
 		}
-		if err := conn.Exec(createSlotCommand(cfg.Slot, major, c.Options.TwoPhase), nil); err != nil {
+		create, err := createSlotCommand(cfg.Slot, major, c.Options.TwoPhase)
+		if err != nil {
+			return nil, err
+		}
+		if err := conn.Exec(create, nil); err != nil {
 			return nil, fmt.Errorf("cdc: creating slot %s: %w", cfg.Slot, err)
 		}
 	}
@@ -95,7 +99,11 @@ func New(conn *session.Conn, cfg Config) (*Consumer, error) {
 	c.Acks = NewAcks(start)
 	c.asm = NewAssembler(AssemblerConfig{Major: major, LogicalVersion: c.Options.ProtoVersion, Parallel: c.Options.Streaming == "parallel",
 		Types: cfg.Types, Start: start, MemoryLimit: cfg.MemoryLimit, SpillDir: cfg.SpillDir})
-	if err := conn.StartReplication(startCommand(cfg.Slot, start, cfg.Publications, c.Options)); err != nil {
+	startRepl, err := startCommand(cfg.Slot, start, cfg.Publications, c.Options, major)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.StartReplication(startRepl); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -132,7 +140,8 @@ func (c *Consumer) Stats() Stats { return c.asm.Stats() }
 // Run reads the stream and calls h with each event until h or the
 // connection fails; that error is returned (ErrStop from h ends Run with
 // nil). Before it returns it reports the confirmed position once more.
-// Held streamed transactions are dropped: the slot sends them again.
+// Held streamed transactions are dropped: the slot sends them again. A
+// Consumer runs once; after Run, start a new one on a new connection.
 func (c *Consumer) Run(h Handler) error {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

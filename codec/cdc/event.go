@@ -3,6 +3,7 @@ package cdc
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -165,6 +166,20 @@ type Relation struct {
 	// 'f' (full) or 'i' (an index).
 	ReplicaIdentity byte
 	Columns         []Column
+	// decoders are the columns' pgtype types and scan plans, found on
+	// first use.
+	decoders []decoder
+}
+
+// decoder is what decoding a column's values needs from pgtype, kept so
+// that each row does not look it up again: the type, and the scan plan of
+// the last destination type scanned into.
+type decoder struct {
+	types  *pgtype.Map
+	typ    *pgtype.Type
+	target reflect.Type
+	format int16
+	plan   pgtype.ScanPlan
 }
 
 // Column is a column of a Relation.
@@ -209,7 +224,7 @@ type Value struct {
 	Unchanged, Filled bool
 	Binary            bool
 	TypeOID           uint32
-	types             *pgtype.Map
+	dec               *decoder
 }
 
 // ErrUnchanged is returned for the value of an unchanged TOAST column the
@@ -238,17 +253,25 @@ func (v *Value) Decode() (any, error) {
 	if v.Null {
 		return nil, nil
 	}
-	t, ok := v.types.TypeForOID(v.TypeOID)
-	if !ok {
-		return nil, fmt.Errorf("cdc: no pgtype codec for type OID %d: register it in the Types map", v.TypeOID)
+	if v.dec.typ == nil {
+		t, ok := v.dec.types.TypeForOID(v.TypeOID)
+		if !ok {
+			return nil, fmt.Errorf("cdc: no pgtype codec for type OID %d: register it in the Types map", v.TypeOID)
+		}
+		v.dec.typ = t
 	}
-	return t.Codec.DecodeValue(v.types, v.TypeOID, v.Format(), v.Raw)
+	return v.dec.typ.Codec.DecodeValue(v.dec.types, v.TypeOID, v.Format(), v.Raw)
 }
 
-// Scan decodes the value into dst as pgtype's Map.Scan does.
+// Scan decodes the value into dst as pgtype's Map.Scan does, with the
+// plan kept for the column while dst's type stays the same.
 func (v *Value) Scan(dst any) error {
 	if !v.Known() {
 		return ErrUnchanged
 	}
-	return v.types.Scan(v.TypeOID, v.Format(), v.Raw, dst)
+	d, target := v.dec, reflect.TypeOf(dst)
+	if d.plan == nil || d.target != target || d.format != v.Format() {
+		d.plan, d.target, d.format = v.dec.types.PlanScan(v.TypeOID, v.Format(), dst), target, v.Format()
+	}
+	return d.plan.Scan(v.Raw, dst)
 }

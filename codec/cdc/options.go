@@ -2,7 +2,11 @@ package cdc
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/session"
 )
 
 // PluginOptions are pgoutput's START_REPLICATION options.
@@ -89,42 +93,49 @@ func (o PluginOptions) Check(major int) error {
 	return nil
 }
 
-// The replication commands, built in one place: they move to the typed
-// commands of the codec when those land.
-
 // startCommand is START_REPLICATION for slot from lsn with o, sending the
-// publications' changes.
-func startCommand(slot string, lsn LSN, pubs []string, o PluginOptions) string {
+// publications' changes, in the syntax of the server's major.
+func startCommand(slot string, lsn LSN, pubs []string, o PluginOptions, major int) (string, error) {
 	names := make([]string, len(pubs))
 	for i, p := range pubs {
 		names[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
 	}
-	opts := []string{fmt.Sprintf("proto_version '%d'", o.ProtoVersion), "publication_names " + literal(strings.Join(names, ","))}
+	opt := func(name, value string) codec.PluginOption {
+		return codec.PluginOption{Name: name, Value: value, HasValue: true}
+	}
+	opts := []codec.PluginOption{opt("proto_version", strconv.Itoa(o.ProtoVersion)), opt("publication_names", strings.Join(names, ","))}
 	if o.Streaming != "" {
-		opts = append(opts, "streaming '"+o.Streaming+"'")
+		opts = append(opts, opt("streaming", o.Streaming))
 	}
 	for _, b := range []struct {
 		name string
 		on   bool
 	}{{"two_phase", o.TwoPhase}, {"binary", o.Binary}, {"messages", o.Messages}} {
 		if b.on {
-			opts = append(opts, b.name+" 'on'")
+			opts = append(opts, opt(b.name, "on"))
 		}
 	}
-	return fmt.Sprintf("START_REPLICATION SLOT %s LOGICAL %s (%s)", slot, lsn, strings.Join(opts, ", "))
+	return command(&codec.StartReplicationLogical{SlotName: slot, LSN: codec.LSN(lsn), Options: opts}, major)
 }
 
 // createSlotCommand creates slot for pgoutput without exporting a
-// snapshot, two-phase when asked (the option list is PostgreSQL 15's).
-func createSlotCommand(slot string, major int, twoPhase bool) string {
-	if major < 15 {
-		return "CREATE_REPLICATION_SLOT " + slot + " LOGICAL pgoutput NOEXPORT_SNAPSHOT"
+// snapshot, two-phase when asked (an option PostgreSQL 15 brought, with
+// the option list the snapshot choice moved to).
+func createSlotCommand(slot string, major int, twoPhase bool) (string, error) {
+	c := &codec.CreateReplicationSlot{SlotName: slot, OutputPlugin: "pgoutput"}
+	if major >= 15 {
+		c.Snapshot, c.TwoPhase = "nothing", &twoPhase
+	} else {
+		c.NoexportSnapshot = true
 	}
-	return fmt.Sprintf("CREATE_REPLICATION_SLOT %s LOGICAL pgoutput (SNAPSHOT 'nothing', TWO_PHASE %v)", slot, twoPhase)
+	return command(c, major)
 }
 
-// literal quotes s as an SQL string literal.
-func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// command is c in the syntax of the major.
+func command(c codec.Command, major int) (string, error) {
+	b, err := c.Append(nil, codec.Params{Major: session.Layout(major)})
+	return string(b), err
+}
 
 // checkSlotName accepts what PostgreSQL accepts for a slot name: 1 to 63
 // lower-case letters, digits and underscores.
@@ -138,3 +149,6 @@ func checkSlotName(s string) error {
 	}
 	return nil
 }
+
+// literal quotes s as an SQL string literal.
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -49,13 +49,21 @@ func TestOptionsFor(t *testing.T) {
 	}
 }
 
-// TestCommands: the replication commands, as PostgreSQL's grammar takes them.
+// TestCommands: the replication commands, written by the codec's typed
+// commands in the major's syntax (identifiers quoted, as pg_recvlogical
+// writes them too).
 func TestCommands(t *testing.T) {
+	must := func(s string, err error) string {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	for _, tc := range []struct{ got, want string }{
-		{createSlotCommand("s", 14, false), "CREATE_REPLICATION_SLOT s LOGICAL pgoutput NOEXPORT_SNAPSHOT"},
-		{createSlotCommand("s", 15, true), "CREATE_REPLICATION_SLOT s LOGICAL pgoutput (SNAPSHOT 'nothing', TWO_PHASE true)"},
-		{startCommand("s", 0x16_B374D848, []string{"a", "it's"}, PluginOptions{ProtoVersion: 1, Binary: true}),
-			`START_REPLICATION SLOT s LOGICAL 16/B374D848 (proto_version '1', publication_names '"a","it''s"', binary 'on')`},
+		{must(createSlotCommand("s", 14, false)), `CREATE_REPLICATION_SLOT "s" LOGICAL "pgoutput" NOEXPORT_SNAPSHOT`},
+		{must(createSlotCommand("s", 15, true)), `CREATE_REPLICATION_SLOT "s" LOGICAL "pgoutput" (TWO_PHASE, SNAPSHOT 'nothing')`},
+		{must(startCommand("s", 0x16_B374D848, []string{"a", "it's"}, PluginOptions{ProtoVersion: 1, Binary: true}, 14)),
+			`START_REPLICATION SLOT "s" LOGICAL 16/B374D848 ("proto_version" '1', "publication_names" '"a","it''s"', "binary" 'on')`},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got  %s\nwant %s", tc.got, tc.want)

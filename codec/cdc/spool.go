@@ -84,32 +84,40 @@ func (s *spools) add(sp *spool, xid uint32, walStart LSN, msg []byte) error {
 	var h [recordHeader]byte
 	binary.BigEndian.PutUint32(h[:], uint32(len(msg)))
 	binary.BigEndian.PutUint64(h[4:], uint64(walStart))
+	rec := len(h) + len(msg)
+	// Grow sp.mem only within the limit: spill the largest held
+	// transactions until the grown buffer fits, sp itself if need be.
+	for sp.file == nil && len(sp.mem)+rec > cap(sp.mem) {
+		grown := max(2*cap(sp.mem), len(sp.mem)+rec)
+		if s.inMem-int64(cap(sp.mem))+int64(grown) <= s.limit {
+			s.inMem += int64(grown - cap(sp.mem))
+			sp.mem = append(make([]byte, 0, grown), sp.mem...) // cap exactly grown, unlike append's
+			break
+		}
+		if err := s.spill(s.largest(sp)); err != nil {
+			return err
+		}
+	}
 	if sp.file != nil {
 		_, err := sp.w.Write(h[:])
 		if err == nil {
 			_, err = sp.w.Write(msg)
 		}
-		sp.fileSize += int64(len(h) + len(msg))
-		s.spilled += int64(len(h) + len(msg))
+		sp.fileSize += int64(rec)
+		s.spilled += int64(rec)
 		return s.fileErr(sp, err)
 	}
-	before := cap(sp.mem)
 	sp.mem = append(append(sp.mem, h[:]...), msg...)
-	s.inMem += int64(cap(sp.mem) - before)
-	for s.inMem > s.limit {
-		if err := s.spill(s.largest()); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// largest is the transaction holding the most memory.
-func (s *spools) largest() *spool {
-	var big *spool
-	for _, sp := range s.open {
-		if big == nil || cap(sp.mem) > cap(big.mem) {
-			big = sp
+// largest is the transaction in memory holding the most of it, sp when
+// no other holds any.
+func (s *spools) largest(sp *spool) *spool {
+	big := sp
+	for _, o := range s.open {
+		if o.file == nil && cap(o.mem) > cap(big.mem) {
+			big = o
 		}
 	}
 	return big

@@ -73,6 +73,13 @@ type Config struct {
 	// the client sent; Server sets it to find the session and compare keys
 	// in constant time.
 	OnCancel func(processID uint32, key []byte)
+	// MaxConns, when not 0, is how many sessions a Server serves at once
+	// (max_connections). One more gets PostgreSQL's answers up to its
+	// StartupMessage ('N' or TLS to SSLRequest, a CancelRequest handled),
+	// then FATAL 53300.
+	MaxConns int
+
+	full bool // Server: this connection is one too many
 }
 
 // Startup is what a client asked for in its StartupMessage.
@@ -127,6 +134,9 @@ func Accept(nc net.Conn, cfg *Config) (*Conn, error) {
 	}
 	c.Startup = *st
 	c.P.ProtocolMinor = st.Protocol.Minor()
+	if cfg.full {
+		return nil, c.fatal(session.ServerError("FATAL", "53300", "sorry, too many clients already", ""))
+	}
 	if err := c.authenticate(cfg); err != nil {
 		return nil, err
 	}

@@ -1,12 +1,15 @@
 package server_test
 
 import (
+	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -318,4 +321,81 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSlugs(t, c, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+}
+
+// TestDataAfterSSLRequest: a StartupMessage sent in plaintext right after
+// SSLRequest, before the TLS handshake, is never taken for the client's
+// (CVE-2021-23222's server side): the server answers 'S' and reads those
+// bytes as the handshake, which fails.
+func TestDataAfterSSLRequest(t *testing.T) {
+	pair := testcert.New(t)
+	addr, errs := serve(t, server.Config{TLS: pair.Server()})
+	nc := dial(t, addr)
+	send(t, nc, p30, &codec.SSLRequest{}, (session.Config{User: "app"}).StartupMessage())
+	answer, err := io.ReadAll(nc)
+	if len(answer) == 0 || answer[0] != 'S' || bytes.Contains(answer, []byte("R\x00\x00\x00\x08")) || err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("answered %q, %v", answer, err)
+	}
+	if err := <-errs; err == nil || !strings.Contains(err.Error(), "TLS handshake") {
+		t.Errorf("the session ended with %v", err)
+	}
+}
+
+// TestShutdown: when the server's context ends, a session between queries
+// gets PostgreSQL's FATAL 57P01 and one still starting up is closed.
+func TestShutdown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&server.Server{Handler: testHandler{}}).Serve(ctx, l) }()
+	c := login(t, l.Addr().String(), session.Config{})
+	starting := dial(t, l.Addr().String())
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if m, err := c.Receive(); err != nil || m.Slug() != "error-response" || session.NewError(m.(*codec.ErrorResponse).Fields).SQLState() != "57P01" {
+		t.Errorf("an idle session: %v, %v", m, err)
+	}
+	// Closed, or reset when the listener closed before accepting it.
+	if n, err := io.ReadAll(starting); len(n) != 0 || err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("a session in its startup: %q, %v", n, err)
+	}
+}
+
+// TestMaxConns: past MaxConns a client still gets 'N' to its SSLRequest,
+// as from PostgreSQL, then FATAL 53300; a CancelRequest is still handled,
+// and once a session ends another may start.
+func TestMaxConns(t *testing.T) {
+	addr, _ := serve(t, server.Config{MaxConns: 1})
+	first := login(t, addr, session.Config{})
+	if err := first.Send(&codec.Query{String: "sleep"}); err != nil {
+		t.Fatal(err)
+	}
+	nc := dial(t, addr)
+	if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); ok || err != nil {
+		t.Fatalf("SSLRequest past MaxConns: %v, %v", ok, err)
+	}
+	err := session.NewConn(nc).Startup(session.Config{User: "app"})
+	var e *session.Error
+	if !errors.As(err, &e) || e.SQLState() != "53300" || e.Message() != "sorry, too many clients already" {
+		t.Errorf("past MaxConns: %v", err)
+	}
+	send(t, dial(t, addr), codec.Params{Major: 18, ProtocolMinor: 2}, &codec.CancelRequest{ProcessID: first.ProcessID, SecretKey: first.SecretKey})
+	if got := slugs(t, first); !slices.Equal(got, []string{"error-response:57014", "ready-for-query:I"}) {
+		t.Errorf("cancel past MaxConns: %v", got)
+	}
+	first.Terminate()
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		err := session.NewConn(dial(t, addr)).Startup(session.Config{User: "app"})
+		if err == nil {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("after the first session ended: %v", err)
+		}
+	}
 }

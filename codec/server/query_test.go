@@ -1,8 +1,12 @@
 package server_test
 
 import (
+	"errors"
+	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/codec/server"
@@ -169,6 +173,51 @@ func TestProtocolViolation(t *testing.T) {
 	}
 	if err := <-errs; err == nil || !strings.Contains(err.Error(), "invalid frontend message type") {
 		t.Errorf("the session ended with %v", err)
+	}
+	sendAll(t, other, &codec.Query{String: "rows 1"})
+	wantSlugs(t, other, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+}
+
+// TestHostileFrames: a session fed frames of random tags and bodies —
+// malformed Binds, Executes of portals that never were, stray CopyData —
+// never brings the server down: each frame gets an answer or ends that
+// session with an error, and a session beside it still answers.
+func TestHostileFrames(t *testing.T) {
+	addr, _ := serve(t, server.Config{})
+	other := login(t, addr, session.Config{})
+	rng := rand.New(rand.NewPCG(1, 2))
+	tags := []byte("BCDEFHPQSXcdfpz")
+	for range 300 {
+		nc := dial(t, addr)
+		c := session.NewConn(nc)
+		if err := c.Startup(session.Config{User: "app"}); err != nil {
+			t.Fatal(err)
+		}
+		var buf []byte
+		for range 20 {
+			body := make([]byte, rng.IntN(24))
+			for i := range body {
+				body[i] = byte(rng.IntN(4)) // small values: plausible counts and lengths, zero bytes ending strings
+			}
+			buf = append(buf, tags[rng.IntN(len(tags))], 0, 0, 0, byte(4+len(body)))
+			buf = append(buf, body...)
+		}
+		nc.Write(buf)
+		sendAll(t, c, &codec.Sync{})
+		nc.SetDeadline(time.Now().Add(2 * time.Second))
+		for { // until the server has answered the Sync or closed
+			m, err := c.Receive()
+			if err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("no answer to %q", buf)
+				}
+				break
+			}
+			if _, ok := m.(*codec.ReadyForQuery); ok {
+				break
+			}
+		}
+		nc.Close()
 	}
 	sendAll(t, other, &codec.Query{String: "rows 1"})
 	wantSlugs(t, other, "row-description data-row command-complete:SELECT 1 ready-for-query:I")

@@ -112,7 +112,9 @@ func (c *Conn) dispatch(ctx context.Context, h Handler, m codec.Message) error {
 	var err error
 	switch m := m.(type) {
 	case *codec.Query:
-		c.simpleQuery(ctx, h, m.String)
+		if err := c.simpleQuery(ctx, h, m.String); err != nil {
+			return err
+		}
 		c.endImplicit(h)
 		return c.readyForQuery()
 	case *codec.Parse:
@@ -198,35 +200,39 @@ func protocolError(err error) *session.Error {
 	return session.ServerError("ERROR", "08P01", "invalid message format", err.Error())
 }
 
-func (c *Conn) simpleQuery(ctx context.Context, h Handler, sql string) {
+// simpleQuery runs the statements of a Query until one fails; only a
+// FATAL error, which ends the session, is returned.
+func (c *Conn) simpleQuery(ctx context.Context, h Handler, sql string) error {
 	stmts, err := h.Parse(ctx, c, sql, nil)
-	if err != nil {
-		c.fail(err, false)
-		return
-	}
-	if len(stmts) == 0 {
+	if err == nil && len(stmts) == 0 {
 		c.send(&codec.EmptyQueryResponse{})
-		return
 	}
-	for i := range stmts {
+	for i := 0; err == nil && i < len(stmts); i++ {
 		st := &stmts[i]
 		if len(st.Params) > 0 {
-			c.fail(session.ServerError("ERROR", "42P02", "there is no parameter $1", ""), false)
-			return
+			err = session.ServerError("ERROR", "42P02", "there is no parameter $1", "")
+			break
+		}
+		if st.Run == nil {
+			c.send(&codec.EmptyQueryResponse{})
+			continue
 		}
 		q := c.newQuery(st, make([]int16, len(st.Columns)))
 		if st.Columns != nil {
 			c.send(c.rowDescription(st.Columns, q.formats))
 		}
-		err := c.running(ctx, func(ctx context.Context) error {
+		err = c.running(ctx, func(ctx context.Context) error {
 			q.ctx = ctx
 			return q.complete(st.Run(ctx, q))
 		})
-		if err != nil {
-			c.fail(err, false)
-			return
+	}
+	if err != nil {
+		c.fail(err, false)
+		if isFatal(err) {
+			return err
 		}
 	}
+	return nil
 }
 
 func (c *Conn) newQuery(st *Statement, formats []int16) *Query {

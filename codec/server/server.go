@@ -19,6 +19,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[uint32]*Conn
+	conns    int // connections being served, for MaxConns
 }
 
 // Serve accepts connections until l is closed or ctx ends, each session
@@ -49,7 +50,19 @@ func (s *Server) ServeConn(ctx context.Context, nc net.Conn) error {
 	defer nc.Close()
 	cfg := s.Config
 	cfg.OnCancel = s.cancel
+	s.mu.Lock()
+	s.conns++
+	cfg.full = s.MaxConns > 0 && s.conns > s.MaxConns
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.conns--
+		s.mu.Unlock()
+	}()
+	// A shutdown does not wait for a client still in its startup phase.
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(deadlinePassed) })
 	c, err := Accept(nc, &cfg)
+	stop()
 	if err != nil {
 		if errors.Is(err, ErrCancelRequest) {
 			return nil

@@ -55,9 +55,12 @@ func (c Config) StartupMessage() *codec.StartupMessage {
 // sends, encodes what the client sends, and keeps what the server said
 // about the session. It is not safe for concurrent use.
 type Conn struct {
-	// P is the layout messages are encoded and decoded with: Startup sets
-	// Major from server_version and ProtocolMinor from the negotiation.
-	P codec.Params
+	// Conversation follows the session in both directions: its P is the
+	// layout messages are encoded and decoded with (Major from
+	// server_version, ProtocolMinor from the negotiation), its Replication
+	// the stream StartReplication began, and a message the protocol's flow
+	// does not allow is a *codec.FlowError.
+	*codec.Conversation
 	// Server holds the ParameterStatus values the server reported.
 	Server map[string]string
 	// ProcessID and SecretKey come from BackendKeyData, for CancelRequest.
@@ -69,6 +72,10 @@ type Conn struct {
 	UnrecognizedOptions []string
 	// AuthMethod says how the server authenticated the client (Auth.Method).
 	AuthMethod string
+	// Strict makes Receive return a message the protocol's flow does not
+	// allow where it came as a *codec.FlowError; otherwise it is taken as
+	// it came.
+	Strict bool
 	// OnMessage, when set, sees every message Receive decodes (those
 	// Startup and ReadUntilReady read included), after the Conn has taken
 	// note of it: the place for notices (NoticeResponse), notifications
@@ -77,13 +84,12 @@ type Conn struct {
 
 	rw   io.ReadWriter
 	fr   *codec.FrameReader
-	be   codec.Backend
 	wbuf []byte
 }
 
 // NewConn returns a session on rw; call Startup first.
 func NewConn(rw io.ReadWriter) *Conn {
-	return &Conn{rw: rw, fr: codec.NewFrameReader(rw), Server: map[string]string{}}
+	return &Conn{Conversation: codec.NewConversation(codec.Params{}), rw: rw, fr: codec.NewFrameReader(rw), Server: map[string]string{}}
 }
 
 // Startup sends the StartupMessage for cfg, authenticates with cfg's user
@@ -92,7 +98,6 @@ func NewConn(rw io.ReadWriter) *Conn {
 func (c *Conn) Startup(cfg Config) error {
 	startup := cfg.StartupMessage()
 	c.Protocol = ProtocolVersion(startup.ProtocolVersion)
-	c.P.ProtocolMinor = c.Protocol.Minor()
 	if err := c.Send(startup); err != nil {
 		return err
 	}
@@ -117,18 +122,20 @@ func (c *Conn) Startup(cfg Config) error {
 	return err
 }
 
-// Send encodes the messages and writes them in one write.
+// Send encodes the messages and writes them in one write. The
+// conversation takes each but refuses none: what a client sends is the
+// server's to judge (a test may break the protocol on purpose).
 func (c *Conn) Send(msgs ...codec.Message) error {
 	buf := c.wbuf[:0]
 	for _, m := range msgs {
+		start := len(buf)
 		var err error
 		if buf, err = m.Encode(buf, c.P); err != nil {
 			return err
 		}
+		c.Frontend.Next(buf[start:])
 	}
-	c.wbuf = buf
-	_, err := c.rw.Write(buf)
-	return err
+	return c.write(buf)
 }
 
 // SendCopyData sends m, a streaming replication message (a standby status
@@ -138,8 +145,13 @@ func (c *Conn) SendCopyData(m codec.Message) error {
 	if err != nil {
 		return err
 	}
+	c.Frontend.Next(buf)
+	return c.write(buf)
+}
+
+func (c *Conn) write(buf []byte) error {
 	c.wbuf = buf
-	_, err = c.rw.Write(buf)
+	_, err := c.rw.Write(buf)
 	return err
 }
 
@@ -148,23 +160,32 @@ func (c *Conn) SendCopyData(m codec.Message) error {
 // ParameterStatus, BackendKeyData and NegotiateProtocolVersion update the
 // Conn as they pass.
 func (c *Conn) Receive() (codec.Message, error) {
+	s, err := c.ReceiveStep()
+	if err != nil {
+		return nil, err
+	}
+	return s.Msg, nil
+}
+
+// ReceiveStep is Receive with what the conversation found inside the
+// message: in a replication stream, the replication message of a CopyData
+// (Step.Sub) and the pgoutput message of an XLogData (Step.Logical).
+func (c *Conn) ReceiveStep() (*codec.Step, error) {
 	frame, err := c.fr.Next()
 	if err != nil {
 		return nil, err
 	}
-	m, err := c.be.Decode(frame, c.P)
-	if err != nil {
+	s, err := c.Backend.Next(frame)
+	if err != nil && (c.Strict || !errors.Is(err, codec.ErrFlow)) {
 		return nil, err
 	}
-	switch m := m.(type) {
+	switch m := s.Msg.(type) {
 	case *codec.ParameterStatus:
 		c.Server[m.Name] = m.Value
 		if m.Name == "server_version" {
-			major, err := ParseServerVersion(m.Value)
-			if err != nil {
+			if _, err := ParseServerVersion(m.Value); err != nil {
 				return nil, err
 			}
-			c.P.Major = Layout(major)
 		}
 	case *codec.BackendKeyData:
 		c.ProcessID, c.SecretKey = m.ProcessID, bytes.Clone(m.SecretKey)
@@ -174,9 +195,9 @@ func (c *Conn) Receive() (codec.Message, error) {
 		}
 	}
 	if c.OnMessage != nil {
-		c.OnMessage(m)
+		c.OnMessage(s.Msg)
 	}
-	return m, nil
+	return s, nil
 }
 
 // negotiate takes the server's NegotiateProtocolVersion: the session goes
@@ -199,7 +220,6 @@ func (c *Conn) negotiate(m *codec.NegotiateProtocolVersion) error {
 		}
 	}
 	c.Protocol = v
-	c.P.ProtocolMinor = v.Minor()
 	c.UnrecognizedOptions = slices.Clone(m.UnrecognizedOptions)
 	return nil
 }

@@ -142,3 +142,25 @@ func TestStartupProtocol32(t *testing.T) {
 		t.Errorf("sent %+v, %v; want a 3.2 StartupMessage with database and user", m, err)
 	}
 }
+
+// TestStrict: a server that sends a DataRow no RowDescription announced is
+// a *codec.FlowError under Strict, and taken as it came otherwise.
+func TestStrict(t *testing.T) {
+	msgs := []codec.Message{&codec.AuthenticationOk{}, &codec.ReadyForQuery{TxStatus: 'I'},
+		&codec.DataRow{Values: [][]byte{[]byte("1")}}, &codec.CommandComplete{CommandTag: "SELECT 1"}, &codec.ReadyForQuery{TxStatus: 'I'}}
+	for _, strict := range []bool{false, true} {
+		c := session.NewConn(newScript(t, msgs...))
+		c.Strict = strict
+		if err := c.Startup(session.Config{User: "u"}); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Exec("SELECT 1", nil)
+		var fe *codec.FlowError
+		switch {
+		case strict && (!errors.As(err, &fe) || fe.State != "backend query" || fe.Got != "data-row"):
+			t.Errorf("strict: %v, want the DataRow in backend query", err)
+		case !strict && err != nil:
+			t.Errorf("not strict: %v", err)
+		}
+	}
+}

@@ -18,36 +18,41 @@ import (
 func fakeServer(conn net.Conn) {
 	defer conn.Close()
 	fr := codec.NewFrameReader(conn)
+	// The conversation, from the server's side: it takes what the server
+	// receives and sends, and so tells the client's 'p' messages apart.
+	conv := codec.NewConversation(codec.Params{Major: 17})
+	conv.FixMajor = true
 	var out []byte
 	send := func(ms ...codec.Message) {
 		for _, m := range ms {
-			out, _ = m.Encode(out, codec.Params{Major: 17})
+			start := len(out)
+			out, _ = m.Encode(out, conv.P)
+			conv.Backend.Next(out[start:])
 		}
 	}
 	flush := func() { conn.Write(out); out = out[:0] }
-	var fe codec.Frontend
 	recv := func() codec.Message {
-		frame, err := fr.Next()
+		next := fr.Next
+		if conv.Frontend.Untagged() {
+			next = fr.NextUntagged
+		}
+		frame, err := next()
 		if err != nil {
 			return nil
 		}
-		m, _ := fe.Decode(frame, codec.Params{Major: 17})
-		return m
+		s, _ := conv.Frontend.Next(frame)
+		return s.Msg
 	}
-	frame, _ := fr.NextUntagged()
-	var st codec.Startup
-	if m, _ := st.Decode(frame, codec.Params{}); m.(*codec.StartupMessage).ProtocolVersion != uint32(session.Protocol30) {
+	if recv().(*codec.StartupMessage).ProtocolVersion != uint32(session.Protocol30) {
 		send(&codec.NegotiateProtocolVersion{NewestProtocolVersion: int32(session.Protocol30)})
 	}
 	// SCRAM: the server's side of the exchange the client's Auth drives.
 	scram, _ := session.NewSCRAMServer("secret", []byte("pgspec-salt-0123"), 4096)
 	send(&codec.AuthenticationSASL{AuthMechanisms: []string{session.SCRAMSHA256}})
 	flush()
-	fe.Auth = codec.AuthSASLInitial
 	first, _ := scram.ServerFirst(recv().(*codec.SASLInitialResponse).Data)
 	send(&codec.AuthenticationSASLContinue{Data: first})
 	flush()
-	fe.Auth = codec.AuthSASL
 	final, err := scram.ServerFinal(recv().(*codec.SASLResponse).Data)
 	if err != nil {
 		send(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'S', Value: "FATAL"}, {Code: 'C', Value: "28P01"}, {Code: 'M', Value: err.Error()}}})
@@ -180,56 +185,6 @@ func ExampleSCRAM() {
 	// Output:
 	// server accepts the client: true
 	// client accepts the server: true
-}
-
-// Consuming pgoutput (protocol version 2, streaming on): Replication keeps
-// Params.Streaming in step with Stream Start and Stream Stop, so that the
-// streamed Insert decodes with its transaction id, and the plain one after
-// the stream without.
-func ExampleReplication() {
-	p := codec.Params{Major: 17, LogicalVersion: 2}
-	streamed := codec.Params{Major: 17, LogicalVersion: 2, Streaming: codec.Streamed}
-	row := codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 't', Data: []byte("42")}}}
-	var payloads [][]byte
-	for _, step := range []struct {
-		m codec.Message
-		p codec.Params
-	}{
-		{&codec.LogicalRelation{RelationOID: 16384, Namespace: "public", RelationName: "orders",
-			Columns: []codec.RelationColumn{{Flags: 1, Name: "id", DataType: 23, TypeModifier: -1}}}, p},
-		{&codec.LogicalStreamStart{Xid: 731, FirstSegment: 1}, p},
-		{&codec.LogicalInsert{Xid: 731, RelationOID: 16384, New: row}, streamed},
-		{&codec.LogicalStreamStop{}, streamed},
-		{&codec.LogicalStreamCommit{Xid: 731, CommitLSN: 0x16_B374D848, TransactionEndLSN: 0x16_B374D878}, p},
-		{&codec.LogicalInsert{RelationOID: 16384, New: row}, p}, // inside Begin/Commit, not streamed
-	} {
-		wal, _ := step.m.Encode(nil, step.p)
-		x, _ := (&codec.XLogData{WALStart: 0x16_B374D848, WALData: wal}).Encode(nil, p)
-		payloads = append(payloads, x) // what each CopyData carries
-	}
-
-	r := session.Replication{P: p, Logical: true}
-	relations := map[uint32]*codec.LogicalRelation{}
-	for _, payload := range payloads {
-		_, m, err := r.Decode(payload)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		switch m := m.(type) {
-		case *codec.LogicalRelation:
-			relations[m.RelationOID] = m.Clone() // kept: the next Decode reuses m
-		case *codec.LogicalInsert:
-			rel := relations[m.RelationOID]
-			fmt.Printf("insert into %s.%s (xid %d): %s = %s\n", rel.Namespace, rel.RelationName, m.Xid, rel.Columns[0].Name, m.New.Columns[0].Data)
-		case *codec.LogicalStreamCommit:
-			fmt.Println("stream commit of", m.Xid, "at", session.LSN(m.CommitLSN))
-		}
-	}
-	// Output:
-	// insert into public.orders (xid 731): id = 42
-	// stream commit of 731 at 16/B374D848
-	// insert into public.orders (xid 0): id = 42
 }
 
 // Replying to a keepalive that asks for a reply: the standby status update

@@ -120,15 +120,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 			c,
 		}, nil
 	}
-	byTag := map[byte][]*model.Message{}
-	var tags []byte
-	for _, m := range d.members {
-		if byTag[m.Tag] == nil {
-			tags = append(tags, m.Tag)
-		}
-		byTag[m.Tag] = append(byTag[m.Tag], m)
-	}
-	sort.Slice(tags, func(i, j int) bool { return tags[i] < tags[j] })
+	byTag, tags := d.byTag()
 	var cases []jen.Code
 	for _, t := range tags {
 		ms := byTag[t]
@@ -159,6 +151,20 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 		jen.If(jen.Len(jen.Id("src")).Op("==").Lit(0)).Block(d.fail("tag", 0, jen.Id("ErrTruncated"))),
 		jen.Switch(jen.Id("src").Index(jen.Lit(0))).Block(cases...),
 	}, nil
+}
+
+// byTag groups the members by tag; tags are in byte order.
+func (d *dispatcher) byTag() (map[byte][]*model.Message, []byte) {
+	byTag := map[byte][]*model.Message{}
+	var tags []byte
+	for _, m := range d.members {
+		if byTag[m.Tag] == nil {
+			tags = append(tags, m.Tag)
+		}
+		byTag[m.Tag] = append(byTag[m.Tag], m)
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i] < tags[j] })
+	return byTag, tags
 }
 
 // byCode switches on the Int32 fixed value that follows the length at off

@@ -6,6 +6,7 @@ package emit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/format"
 	"io/fs"
@@ -108,7 +109,9 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 	for _, msg := range mod.Messages {
 		f := o.newFile()
 		e := &emitter{mod: mod, msg: msg, f: f}
-		e.message(owners)
+		if err := e.message(owners); err != nil {
+			return nil, err
+		}
 		if err := render(f, fileName(msg), out); err != nil {
 			return nil, err
 		}
@@ -123,6 +126,11 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 	if err := render(constantsFile(mod, o), "constants_gen.go", out); err != nil {
 		return nil, err
 	}
+	if f := flowFile(mod, o); f != nil {
+		if err := render(f, "flowtables_gen.go", out); err != nil {
+			return nil, err
+		}
+	}
 	if len(mod.Commands) > 0 {
 		for _, c := range mod.Commands {
 			if err := render(commandFile(mod, c, o), commandFileName(c), out); err != nil {
@@ -133,7 +141,7 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
-	if err := addRuntime(o, runtimeFeatures(mod), out, len(mod.Commands) > 0); err != nil {
+	if err := addRuntime(o, runtimeFeatures(mod), mod.Flow, out, len(mod.Commands) > 0); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -364,6 +372,16 @@ func Load(specDir fs.FS) (*model.Model, error) {
 	mod, err := model.Build(specs, ov)
 	if err != nil {
 		return nil, err
+	}
+	// A spec directory without flow rules (a test's) gets no trackers.
+	switch flow, err := spec.LoadFlow(specDir); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if mod.Flow, err = model.BuildFlow(flow, mod); err != nil {
+			return nil, err
+		}
 	}
 	acks, err := spec.LoadWireChanges(specDir)
 	if err != nil {

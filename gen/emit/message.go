@@ -17,7 +17,7 @@ type emitter struct {
 	f   *jen.File
 }
 
-func (e *emitter) message(owners map[string]string) {
+func (e *emitter) message(owners map[string]string) error {
 	msg := e.msg
 	docComment(e.f, e.typeDoc())
 	e.f.Type().Id(msg.GoName).Struct(fieldDecls(msg.Fields)...)
@@ -107,6 +107,7 @@ func (e *emitter) message(owners map[string]string) {
 		e.f.Func().Add(recv()).Id("set").Params().Bool().Block(jen.Return(any))
 	}
 	e.clones(owned)
+	return e.descriptors(owned)
 }
 
 // layouts emits name (read or write) and, when the message has several

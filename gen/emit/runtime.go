@@ -32,11 +32,28 @@ const commandsRuntime = "runtime/commands/*.go"
 // copied as is.
 const runtimePrefix = "//go:build ignore\n\npackage codec\n"
 
-// runtimeFile is one runtime source: the name it is written under and its
-// text after the package clause.
+// runtimeFile is one runtime source: the name it is written under, its
+// text after the package clause, and the flow machines it needs (a
+// "//pgspec:machines a,b" line after the package clause; "any": one at
+// least), without which it is left out.
 type runtimeFile struct {
-	name string
-	body []byte
+	name     string
+	body     []byte
+	machines []string
+}
+
+// machinesMark starts the line naming the machines a runtime file needs.
+const machinesMark = "\n//pgspec:machines "
+
+// wanted reports whether the file belongs in a codec whose flow has the
+// named machines.
+func (f runtimeFile) wanted(have func(string) bool, any bool) bool {
+	for _, m := range f.machines {
+		if m == "any" && !any || m != "any" && !have(m) {
+			return false
+		}
+	}
+	return true
 }
 
 // runtimeFiles reads the embedded runtime, in name order, with the
@@ -63,7 +80,12 @@ func runtimeFiles(commands bool) ([]runtimeFile, error) {
 		if !ok {
 			return nil, fmt.Errorf("gen/emit/%s: must start with %q", p, runtimePrefix)
 		}
-		out = append(out, runtimeFile{name: strings.TrimSuffix(path.Base(p), ".go") + "_gen.go", body: body})
+		f := runtimeFile{name: strings.TrimSuffix(path.Base(p), ".go") + "_gen.go", body: body}
+		if rest, ok := bytes.CutPrefix(body, []byte(machinesMark)); ok {
+			line, after, _ := bytes.Cut(rest, []byte("\n"))
+			f.machines, f.body = strings.Split(string(line), ","), after
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }
@@ -127,15 +149,20 @@ func cutFeatures(name string, body []byte, features map[string]bool) ([]byte, er
 	return out, nil
 }
 
-// addRuntime adds the runtime to out (the commands layer's with commands),
-// under the generated header, cut to the selection's features; a generated
-// file of the same name is an error.
-func addRuntime(o Options, features map[string]bool, out map[string][]byte, commands bool) error {
+// addRuntime adds the runtime to out, under the generated header, leaving
+// out the commands layer's when the codec has no commands and the
+// trackers of machines fl lacks; a generated file of the same name is an
+// error.
+func addRuntime(o Options, features map[string]bool, fl *model.Flow, out map[string][]byte, commands bool) error {
 	rt, err := runtimeFiles(commands)
 	if err != nil {
 		return err
 	}
+	have := func(name string) bool { return fl != nil && machine(fl, name) != nil }
 	for _, f := range rt {
+		if !f.wanted(have, fl != nil && len(fl.Machines) > 0) {
+			continue
+		}
 		if _, dup := out[f.name]; dup {
 			return fmt.Errorf("%s: a message's file has the name of the runtime's", f.name)
 		}

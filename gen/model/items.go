@@ -115,6 +115,7 @@ func (b *builder) scalar(n *node, e *spec.FieldEntry, prefixed bool) *Item {
 			break
 		}
 		it.Op, it.Width, it.Type = OpInt, t.Width, intType(t, e)
+		it.Meaning = b.meaning(n.row, e)
 		if it.Type.Bits != 8*t.Width {
 			b.p.addf("%s: %s %q is %d bytes wide, but its Go type is %s", b.where, n.row.Format, short(n.row), t.Width, it.Type)
 		}
@@ -238,6 +239,35 @@ var annotationTypes = map[string]GoType{
 	"TransactionId": Uint(4),
 	"XLogRecPtr":    Uint(8),
 	"TimestampTz":   Int(8),
+}
+
+// annotationMeanings are the meanings of the manual's annotated integers;
+// kindMeanings those an overlay entry's kind gives.
+var (
+	annotationMeanings = map[string]Meaning{
+		"Oid": MeaningOID, "TransactionId": MeaningXid, "XLogRecPtr": MeaningLSN, "TimestampTz": MeaningTimestamp,
+	}
+	kindMeanings = map[string]Meaning{
+		"lsn": MeaningLSN, "timestamp": MeaningTimestamp, "oid": MeaningOID, "xid": MeaningXid,
+		"full-xid": MeaningFullXid, "plain": MeaningPlain,
+	}
+)
+
+// meaning is what an integer row stands for: the manual's annotation, or
+// the entry's kind where the manual has none.
+func (b *builder) meaning(row *spec.Row, e *spec.FieldEntry) Meaning {
+	derived := annotationMeanings[row.Type.Annotation]
+	if e.Kind == "" {
+		return derived
+	}
+	if m := kindMeanings[e.Kind]; derived != MeaningNone {
+		if m == derived {
+			b.p.addf("%s: the entry %q gives the kind %s the manual's annotation (%s) already states; remove it", b.where, e.Match, e.Kind, row.Type.Annotation)
+		} else {
+			b.p.addf("%s: the entry %q gives the kind %s to a row the manual annotates %s", b.where, e.Match, e.Kind, row.Type.Annotation)
+		}
+	}
+	return kindMeanings[e.Kind]
 }
 
 // intType is the Go type of an IntN field: the overlay's, the annotation's,

@@ -34,6 +34,9 @@ type Model struct {
 	// Rules are the reviewed rule tables the model was built with
 	// (spec/layers.json, spec/logicalversions.json).
 	Rules *spec.Rules
+	// Flow is the conversation the trackers follow (spec/flow.json), nil
+	// when the model was built without it.
+	Flow *Flow
 }
 
 // Find returns the message with the slug, nil when there is none.
@@ -118,6 +121,10 @@ type Field struct {
 	// it) followed by what decides its presence.
 	Doc    []string
 	Majors []int
+	// Meaning is what an integer field (or the elements of a slice of
+	// them) stands for; Secret marks a field PostgreSQL never logs.
+	Meaning Meaning
+	Secret  bool
 }
 
 // Struct is the element type of a repeated group.
@@ -174,11 +181,16 @@ type Item struct {
 	CountWidth int
 	// Cond is what puts the item on the wire.
 	Cond Cond
+	// Meaning of an OpInt: the manual's annotation or the overlay's kind.
+	Meaning Meaning
 	// Row is the manual's row the item comes from (the Byten of OpBytes,
 	// the first tag of OpChoice); nil for a group. Lead is the paragraph
 	// that opens a group.
 	Row  *spec.Row
 	Lead string
+	// Latest is the row of the newest major sharing the layout, whose
+	// format may carry an annotation Row's lacks; nil when Row is it.
+	Latest *spec.Row
 	// Entry is the overlay entry that named the item's row, GroupEntry the
 	// one that named its group; nil when the generator derived the item.
 	Entry      *spec.FieldEntry
@@ -258,6 +270,7 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	sort.Slice(mod.Messages, func(i, j int) bool { return mod.Messages[i].Slug < mod.Messages[j].Slug })
 	for _, msg := range mod.Messages {
 		msg.resolve(names, mod.Majors, &p)
+		msg.secrets(ov.Messages[msg.Slug], &p)
 	}
 	for i, fe := range ov.Fields {
 		if used.fields[fe] == 0 {
@@ -495,11 +508,17 @@ func (msg *Message) add(major int, sm *spec.Message, l *Layout, p *problems) {
 
 // mergeTypes gives the items of two majors that share a layout the Go types
 // of both: an Int32 the manual annotated (TransactionId) in one major and
-// not in the other keeps the annotated type.
+// not in the other keeps the annotated type and meaning.
 func mergeTypes(into, from []*Item) {
 	for i, it := range into {
 		if t, ok := reconcile(it.Type, from[i].Type); ok {
 			it.Type = t
+		}
+		if it.Meaning == MeaningNone {
+			it.Meaning = from[i].Meaning
+		}
+		if from[i].Row != nil {
+			it.Latest = from[i].Row
 		}
 		mergeTypes(it.Elem, from[i].Elem)
 	}

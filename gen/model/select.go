@@ -217,6 +217,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 			out.Defaults = append(out.Defaults, d)
 		}
 	}
+	out.Flow = m.Flow.selectFlow(m, out)
 	return out, nil
 }
 

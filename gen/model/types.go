@@ -105,6 +105,22 @@ type When struct {
 	Choice *Item
 }
 
+// Meaning is what an integer field stands for beyond its width, for tools
+// that print or check values: a WAL position, a time, an OID, a transaction
+// id. MeaningPlain is a decision that it is a number only.
+type Meaning uint8
+
+// Meanings of an integer field.
+const (
+	MeaningNone      Meaning = iota
+	MeaningLSN               // XLogRecPtr: a WAL position
+	MeaningTimestamp         // TimestampTz: microseconds since 2000-01-01 UTC
+	MeaningOID               // Oid
+	MeaningXid               // TransactionId
+	MeaningFullXid           // a 64-bit transaction id: epoch and xid
+	MeaningPlain             // a number only (decided where the width asks)
+)
+
 // Kind is the kind of a Go type the generated code declares.
 type Kind uint8
 

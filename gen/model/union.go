@@ -58,6 +58,48 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 			p.addf("%s: field %s is %s in pg%s but %s in pg%s", msg.Slug, f.Name, f.Type, majorList(f.Majors), it.Type, majorList(majors))
 		}
 		f.Majors = mergeMajors(f.Majors, majors)
+		m := it.Meaning
+		if it.Op == OpGroup && it.ElemType == "" && len(it.Elem) > 0 {
+			m = it.Elem[len(it.Elem)-1].Meaning
+		}
+		switch {
+		case m == MeaningNone:
+		case f.Meaning == MeaningNone:
+			f.Meaning = m
+		case f.Meaning != m:
+			p.addf("%s: field %s means %d in some majors and %d in pg%s", msg.Slug, f.Name, f.Meaning, m, majorList(majors))
+		}
+	}
+}
+
+// secrets marks the fields the overlay says PostgreSQL never logs, and
+// asks for a meaning of every 64-bit integer: a number that wide is a WAL
+// position, a time or a full xid more often than a count, and a tool must
+// not guess which.
+func (msg *Message) secrets(me *spec.MessageEntry, p *problems) {
+	if me != nil {
+		for _, name := range me.Secret {
+			if f := findField(msg.Fields, name); f != nil {
+				f.Secret = true
+			} else {
+				p.addf("overlay %s: secret %s is no field of the message", msg.Slug, name)
+			}
+		}
+	}
+	check := func(owner string, fields []*Field) {
+		for _, f := range fields {
+			t := f.Type
+			if t.Kind == KindSlice {
+				t = *t.Elem
+			}
+			if (t.Kind == KindInt || t.Kind == KindUint) && t.Bits == 64 && f.Meaning == MeaningNone {
+				p.addf("%s: 64-bit field %s.%s has no annotation in the manual; give its overlay entry a kind (%s)", msg.Slug, owner, f.Name, strings.Join(spec.Kinds, ", "))
+			}
+		}
+	}
+	check(msg.GoName, msg.Fields)
+	for _, st := range msg.Structs {
+		check(st.Name, st.Fields)
 	}
 }
 

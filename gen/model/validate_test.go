@@ -127,6 +127,23 @@ func TestOverlayProblems(t *testing.T) {
 			fields(ov, "key-data")[0].(map[string]any)["reason"] = "test"
 			entry(ov, "key-data")["fields"] = append(fields(ov, "key-data"), map[string]any{"match": "process ID", "majors": "11", "name": "ProcessID", "type": "int64", "reason": "test"})
 		}, []string{`key-data: field ProcessID is int64 in pg11 but uint32 in pg10`}},
+		{"64-bit integer without a kind", func(ov map[string]any) {
+			delete(fields(ov, "replication-keepalive")[0].(map[string]any), "kind")
+		}, []string{`replication-keepalive: 64-bit field Keepalive.WALEnd has no annotation in the manual; give its overlay entry a kind`}},
+		{"kind the annotation already gives", func(ov map[string]any) {
+			xid := fields(ov, "logical-update")[0].(map[string]any)
+			xid["kind"], xid["reason"] = "xid", "r"
+		}, []string{`the entry "only present for streamed" gives the kind xid the manual's annotation (TransactionId) already states; remove it`}},
+		{"unknown kind", func(ov map[string]any) {
+			fields(ov, "replication-keepalive")[0].(map[string]any)["kind"] = "lsm"
+		}, []string{`kind "lsm" is none of lsn, timestamp, oid, xid, full-xid, plain`}},
+		{"secret that is no field", func(ov map[string]any) {
+			entry(ov, "password")["secret"] = []any{"Passwd"}
+			entry(ov, "password")["reason"] = "r"
+		}, []string{`overlay password: secret Passwd is no field of the message`}},
+		{"secret without a reason", func(ov map[string]any) {
+			entry(ov, "key-data")["secret"] = []any{"SecretKey"}
+		}, []string{`key-data: no reason`}},
 		{"unknown overlay key", func(ov map[string]any) {
 			entry(ov, "bind")["nmae"] = "typo"
 		}, []string{`unknown field "nmae"`}},

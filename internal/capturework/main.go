@@ -250,7 +250,7 @@ func physical(cfg pgclient.Config) error {
 		return err
 	}
 	for next := uint64(start); next < pos; {
-		rm, err := c.ReceiveReplication(false)
+		rm, err := c.ReceiveReplication()
 		if err != nil {
 			return err
 		}
@@ -292,7 +292,7 @@ func physical(cfg pgclient.Config) error {
 // awaitReplication reads the replication stream until done accepts a message.
 func awaitReplication(c *pgclient.Conn, done func(codec.Message) bool) error {
 	for {
-		rm, err := c.ReceiveReplication(false)
+		rm, err := c.ReceiveReplication()
 		if err != nil {
 			return err
 		}

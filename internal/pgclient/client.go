@@ -49,8 +49,6 @@ type Conn struct {
 	// Decoded counts the messages decoded per slug, backend and replication
 	// layers alike, for the suite's report.
 	Decoded map[string]int
-
-	repl session.Replication
 }
 
 // Connect opens a session: optional GSSENCRequest and SSLRequest,
@@ -66,6 +64,7 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		nc.SetDeadline(deadline)
 	}
 	c := &Conn{nc: nc, Conn: session.NewConn(nc), Decoded: map[string]int{}}
+	c.Strict = true // the suite's server is PostgreSQL: any flow violation is a finding
 	c.OnMessage = c.observe
 	if err := c.startup(cfg); err != nil {
 		nc.Close()

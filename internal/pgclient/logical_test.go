@@ -145,13 +145,12 @@ func testLogical(t *testing.T, v variant) {
 	if v.twoPhase {
 		opts += ", two_phase 'on'"
 	}
-	repl.P.LogicalVersion = v.proto
 	if err := repl.StartReplication(fmt.Sprintf("START_REPLICATION SLOT %s LOGICAL 0/0 (%s)", slot, opts)); err != nil {
 		t.Fatal(err)
 	}
 	lg := newLogicalLog(t, v.binary)
 	for !lg.sawEnd() {
-		rm, err := repl.ReceiveReplication(true)
+		rm, err := repl.ReceiveReplication()
 		if err != nil {
 			t.Fatalf("after %q: %v", lg.lines, err)
 		}
@@ -185,7 +184,7 @@ func confirmFlush(t *testing.T, repl, su *Conn, slot string, pos uint64) {
 	}
 	// The server answers a requested reply with a keepalive.
 	for {
-		rm, err := repl.ReceiveReplication(true)
+		rm, err := repl.ReceiveReplication()
 		if err != nil {
 			t.Fatal(err)
 		}

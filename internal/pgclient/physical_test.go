@@ -38,7 +38,7 @@ func TestPhysicalReplication(t *testing.T) {
 	next := start // where the next XLogData must start
 	var wal []byte
 	for !bytes.Contains(wal, []byte(marker)) {
-		rm, err := repl.ReceiveReplication(false)
+		rm, err := repl.ReceiveReplication()
 		if err != nil {
 			t.Fatalf("after %d WAL bytes: %v", len(wal), err)
 		}
@@ -67,7 +67,7 @@ func TestPhysicalReplication(t *testing.T) {
 		t.Fatal(err)
 	}
 	for { // the requested reply is a keepalive reporting the server's WAL end
-		rm, err := repl.ReceiveReplication(false)
+		rm, err := repl.ReceiveReplication()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,31 +14,21 @@ type ReplicationMessage struct {
 	Logical codec.Message
 }
 
-// ReceiveReplication reads the next message of a replication stream and
-// decodes it with a session.Replication, which follows Stream Start and
-// Stream Stop. For a logical stream, first set P.LogicalVersion to the
-// command's proto_version and, for streaming 'parallel', add
-// codec.ParallelStreaming to P.Streaming. Values are valid until the next call.
-func (c *Conn) ReceiveReplication(logical bool) (ReplicationMessage, error) {
-	m, err := c.Receive()
+// ReceiveReplication reads the next message of a replication stream: the
+// session's conversation decodes what a CopyData carries with what the
+// START_REPLICATION said (proto_version, streaming) and follows Stream
+// Start and Stream Stop. Values are valid until the next call.
+func (c *Conn) ReceiveReplication() (ReplicationMessage, error) {
+	s, err := c.ReceiveStep()
 	if err != nil {
 		return ReplicationMessage{}, err
 	}
-	cd, ok := m.(*codec.CopyData)
-	if !ok {
-		return ReplicationMessage{Msg: m}, nil
+	if s.Sub == nil {
+		return ReplicationMessage{Msg: s.Msg}, nil
 	}
-	r := &c.repl
-	r.Logical = logical
-	r.P.Major, r.P.LogicalVersion = c.P.Major, c.P.LogicalVersion
-	r.P.Streaming = r.P.Streaming&codec.Streamed | c.P.Streaming&codec.ParallelStreaming
-	sub, lm, err := r.Decode(cd.Data)
-	if err != nil {
-		return ReplicationMessage{}, err
+	c.Decoded[s.Sub.Slug()]++
+	if s.Logical != nil {
+		c.Decoded[s.Logical.Slug()]++
 	}
-	c.Decoded[sub.Slug()]++
-	if lm != nil {
-		c.Decoded[lm.Slug()]++
-	}
-	return ReplicationMessage{Msg: sub, Logical: lm}, nil
+	return ReplicationMessage{Msg: s.Sub, Logical: s.Logical}, nil
 }

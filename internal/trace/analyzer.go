@@ -26,7 +26,9 @@ type Format struct {
 	// ShowSecrets prints passwords, SASL and GSSAPI data and cancel keys,
 	// which are otherwise replaced by their length.
 	ShowSecrets bool
-	// MaxValue bounds the bytes of one value a line shows; 0 means DefaultMaxValue.
+	// MaxValue bounds the bytes of one value a line shows, and a repeated
+	// field is cut at 64 elements; 0 means DefaultMaxValue, a negative
+	// value cuts nothing, so that every JSON line reads back (ReadLine).
 	MaxValue int
 }
 
@@ -65,6 +67,9 @@ type Counts struct {
 	Mismatched int64
 	// Undecodable: a layer failed to decode (or the bytes could not be framed).
 	Undecodable int64
+	// Violations: decoded, but the protocol's flow does not allow the
+	// message where it came (a *codec.FlowError).
+	Violations int64
 	// Layers counts decoded messages per layer, including those inside CopyData.
 	Layers map[string]int64
 	// Messages counts decoded messages per slug.
@@ -81,12 +86,12 @@ type analyzer struct {
 }
 
 type counters struct {
-	decoded, identical, mismatched, undecodable atomic.Int64
-	layers, messages                            sync.Map // name → *atomic.Int64
+	decoded, identical, mismatched, undecodable, violations atomic.Int64
+	layers, messages                                        sync.Map // name → *atomic.Int64
 }
 
 func (a *analyzer) init(f Format, log io.Writer) {
-	if f.MaxValue <= 0 {
+	if f.MaxValue == 0 {
 		f.MaxValue = DefaultMaxValue
 	}
 	if log == nil {
@@ -103,7 +108,7 @@ func (a *analyzer) newFormatter() formatter {
 func (a *analyzer) Stats(d Direction) Counts {
 	c := &a.stats[d]
 	return Counts{Decoded: c.decoded.Load(), Identical: c.identical.Load(), Mismatched: c.mismatched.Load(),
-		Undecodable: c.undecodable.Load(), Layers: snapshot(&c.layers), Messages: snapshot(&c.messages)}
+		Undecodable: c.undecodable.Load(), Violations: c.violations.Load(), Layers: snapshot(&c.layers), Messages: snapshot(&c.messages)}
 }
 
 func snapshot(m *sync.Map) map[string]int64 {
@@ -127,18 +132,19 @@ func add(m *sync.Map, key string) {
 func (a *analyzer) Summary(w io.Writer) {
 	for _, d := range []Direction{Frontend, Backend} {
 		c := a.Stats(d)
-		fmt.Fprintf(w, "%s: %d decoded, %d re-encoded identically, %d mismatched, %d undecodable\n",
-			d.name(), c.Decoded, c.Identical, c.Mismatched, c.Undecodable)
+		fmt.Fprintf(w, "%s: %d decoded, %d re-encoded identically, %d mismatched, %d undecodable, %d flow violations\n",
+			d.name(), c.Decoded, c.Identical, c.Mismatched, c.Undecodable, c.Violations)
 		for _, l := range slices.Sorted(maps.Keys(c.Layers)) {
 			fmt.Fprintf(w, "  %-22s %d\n", l, c.Layers[l])
 		}
 	}
 }
 
-// Clean reports whether every message so far was decoded and re-encoded identically.
+// Clean reports whether every message so far was decoded, re-encoded
+// identically and allowed by the protocol's flow where it came.
 func (a *analyzer) Clean() bool {
 	for d := range a.stats {
-		if a.stats[d].mismatched.Load() != 0 || a.stats[d].undecodable.Load() != 0 {
+		if a.stats[d].mismatched.Load() != 0 || a.stats[d].undecodable.Load() != 0 || a.stats[d].violations.Load() != 0 {
 			return false
 		}
 	}
@@ -168,13 +174,18 @@ func newExaminer(a *analyzer, d *decoder) examiner {
 
 // examine decodes frame, appends its line (at, the time it was seen) to
 // lines and re-encodes it. decoded is false when it could not be decoded;
-// problem is empty when it re-encoded to exactly frame, and otherwise says
-// what went wrong, naming the message.
+// problem is empty when it re-encoded to exactly frame and the flow allows
+// it, and otherwise says what went wrong, naming the message.
 func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, decoded bool, problem string) {
 	defer x.trim(len(frame))
 	off := x.d.offset
 	st := &x.a.stats[x.d.dir]
 	chain, err := x.decode(frame)
+	var fe *codec.FlowError
+	if errors.As(err, &fe) && chain[len(chain)-1].Msg != nil { // a 'p' the flow has no place for is not decoded
+		st.violations.Add(1)
+		problem, err = fmt.Sprintf("%s breaks the protocol flow: %v", chainName(chain), err), nil
+	}
 	if err != nil {
 		st.undecodable.Add(1)
 		name := chainName(chain)
@@ -204,17 +215,25 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 	switch {
 	case err != nil:
 		st.mismatched.Add(1)
-		return lines, true, fmt.Sprintf("%s does not re-encode: %v", chainName(chain), err)
+		return lines, true, join(problem, fmt.Sprintf("%s does not re-encode: %v", chainName(chain), err))
 	case !bytes.Equal(out, frame):
 		st.mismatched.Add(1)
-		problem = fmt.Sprintf("%s re-encodes differently from byte %d", chainName(chain), firstDiff(out, frame))
+		p := fmt.Sprintf("%s re-encodes differently from byte %d", chainName(chain), firstDiff(out, frame))
 		if x.f.showSecrets || !hasSecret(chain) {
-			problem += fmt.Sprintf(": got %x, received %x", clip(out), clip(frame))
+			p += fmt.Sprintf(": got %x, received %x", clip(out), clip(frame))
 		}
-		return lines, true, problem
+		return lines, true, join(problem, p)
 	}
 	st.identical.Add(1)
-	return lines, true, ""
+	return lines, true, problem
+}
+
+// join puts two problems of one message in one line.
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // reencode encodes the chain innermost first, putting each layer's bytes
@@ -276,15 +295,6 @@ var freeing atomic.Bool
 
 // keptBuffer is the largest re-encoding buffer kept between messages.
 const keptBuffer = 1 << 20
-
-func hasSecret(chain []Layer) bool {
-	for _, l := range chain {
-		if secretField(l.Msg) != "" {
-			return true
-		}
-	}
-	return false
-}
 
 // typeName is the Go type of a decoded message, "?" for one whose tag no
 // dispatcher knows.

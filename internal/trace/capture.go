@@ -37,6 +37,10 @@ type CaptureOptions struct {
 	// Major decodes every connection as this PostgreSQL major instead of
 	// learning it from server_version; 0 learns it.
 	Major int
+	// onFrame, when set (by tests), sees each whole frame in the order
+	// decoded: the connection, the direction and the frame (valid during
+	// the call).
+	onFrame func(conn int64, d Direction, frame []byte)
 	// Progress, when not nil, receives a line every few seconds saying how
 	// far the decoder has read; Size (the capture's length in bytes, 0 if
 	// unknown) turns it into a percentage.
@@ -384,8 +388,7 @@ func (f *streamFactory) New(_, tcpFlow gopacket.Flow, first *layers.TCP, _ reass
 		s.identify()
 	}
 	if f.c.opts.Major != 0 {
-		s.conn.major.Store(int32(f.c.opts.Major))
-		s.conn.majorFixed = true
+		s.conn.fixMajor(f.c.opts.Major)
 	}
 	for d := range s.dirs {
 		h := &s.dirs[d]
@@ -400,6 +403,14 @@ func (s *captureStream) identify() {
 	s.c.conns++
 	s.conn.id = s.c.conns
 }
+
+// The request codes CancelRequest, SSLRequest and GSSENCRequest carry in
+// place of a protocol version.
+const (
+	cancelRequestCode = 80877102
+	sslRequestCode    = 80877103
+	gssEncRequestCode = 80877104
+)
 
 // looksLikeStartup reports whether b opens with a client's first packet:
 // a plausible length, then a 3.x protocol version or a request code.
@@ -495,8 +506,7 @@ func (s *captureStream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.
 		h.started = true
 		if !h.synSeen {
 			s.c.logf("session #%d: the capture begins after the %s side of the connection did; decoding from its first bytes as a message start", s.conn.id, d.name())
-			s.conn.started.Store(true)
-			s.conn.authenticated.Store(true)
+			s.conn.resume()
 		}
 	}
 	if skip > 0 {
@@ -522,6 +532,9 @@ func (s *captureStream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.
 			h.a.stats[d].undecodable.Add(1)
 			s.c.logf("session #%d: %s byte offset %d: %v; not decoding the %s side further", s.conn.id, d.name(), h.d.offset, err, d.name())
 			return
+		}
+		if s.c.opts.onFrame != nil {
+			s.c.opts.onFrame(s.conn.id, Direction(d), frame)
 		}
 		var problem string
 		s.c.lines, _, problem = h.examine(frame, at, s.c.lines)

@@ -323,8 +323,9 @@ func TestDecodeCaptureLogical(t *testing.T) {
 		&codec.ReadyForQuery{TxStatus: 'I'}), 1460)...)
 	frames = append(frames, c.send(true, wire(t, codec.Params{}, &codec.Query{String: `START_REPLICATION SLOT "s" LOGICAL 0/0 ("proto_version" '2', "streaming" 'on')`}), 1460)...)
 	frames = append(frames, c.send(false, wire(t, codec.Params{}, &codec.CopyBothResponse{},
-		wal(&codec.LogicalStreamStart{Xid: 7, FirstSegment: 1}, v2), wal(insert(7), streamed), wal(&codec.LogicalStreamStop{}, v2),
-		wal(insert(0), v2)), 1460)...)
+		wal(&codec.LogicalStreamStart{Xid: 7, FirstSegment: 1}, v2), wal(&codec.LogicalRelation{Xid: 7, RelationOID: 16390, Namespace: "public", RelationName: "t"}, streamed),
+		wal(insert(7), streamed), wal(&codec.LogicalStreamStop{}, v2),
+		wal(&codec.LogicalBegin{Xid: 8}, v2), wal(insert(0), v2), wal(&codec.LogicalCommit{}, v2)), 1460)...)
 	var pkts []packet
 	for i, f := range frames {
 		pkts = append(pkts, packet{time.Unix(int64(i), 0), f})

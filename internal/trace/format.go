@@ -2,12 +2,8 @@ package trace
 
 import (
 	"encoding/hex"
-	"errors"
-	"math"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -31,11 +27,10 @@ type style struct {
 // goroutine only, so its cache needs no lock.
 type formatter struct {
 	style
-	shapes  map[shapeKey]*shape      // by message type and params
-	bodies  map[string]*body         // rendered messages of small frames (appendLine)
-	structs map[reflect.Type][]field // the fields of nested structs
-	second  int64                    // the Unix second seconds holds
-	seconds []byte                   // "2006-01-02T15:04:05" of second
+	names   map[nameKey]string // message names by type and major
+	bodies  map[string]*body   // rendered messages of small frames (appendLine)
+	second  int64              // the Unix second seconds holds
+	seconds []byte             // "2006-01-02T15:04:05" of second
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -142,47 +137,83 @@ func (f *formatter) appendEnd(b []byte) []byte {
 	return append(b, '\n')
 }
 
-// appendMessages renders the chain's messages, outermost first.
+// appendMessages renders the chain's messages, outermost first, from their
+// descriptors: only the fields on the wire, secrets redacted. A JSON
+// message is the codec's JSON (codec.AppendJSON) after pgtrace's name, slug
+// and params.
 func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 	for i, l := range chain {
-		v := reflect.ValueOf(l.Msg).Elem()
-		sh := f.shapeOf(l.Msg, l.Params)
-		if f.json {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"name":`...)
-			b = appendJSONString(b, sh.name)
-			b = append(b, `,"slug":`...)
-			b = appendJSONString(b, l.Msg.Slug())
-		} else {
+		payload := ""
+		if i < len(chain)-1 {
+			payload = payloadField(l.Msg)
+		}
+		if !f.json {
 			if i > 0 {
 				b = append(b, " >"...)
 			}
 			b = append(b, ' ')
-			b = append(b, sh.name...)
+			b = append(b, f.nameOf(l.Msg, l.Params.Major)...)
+			b = f.appendFields(b, reflect.ValueOf(l.Msg).Elem(), l.Msg.Descriptor(), l.Params, payload)
+			continue
 		}
-		secret := ""
-		if !f.showSecrets {
-			secret = secretField(l.Msg)
+		if i > 0 {
+			b = append(b, ',')
 		}
-		var hide []string
-		if sh.valueDependent {
-			hide = hiddenFields(v)
+		b = append(b, `{"name":"`...) // names and slugs need no escaping
+		b = append(b, f.nameOf(l.Msg, l.Params.Major)...)
+		b = append(b, `","slug":"`...)
+		b = append(b, l.Msg.Slug()...)
+		b = append(b, `","params":`...)
+		b = appendParams(b, l.Params)
+		mark := len(b)
+		o := codec.JSONOptions{Redact: !f.showSecrets, Omit: payload}
+		if f.maxValue > 0 {
+			o.MaxValue, o.MaxElements = f.maxValue, maxElements
 		}
-		for _, fl := range sh.fields {
-			if fl.payload && i < len(chain)-1 || hide != nil && slices.Contains(hide, fl.name) {
-				continue
-			}
-			b = f.appendName(b, fl.name)
-			if fl.name == secret {
-				b = f.appendRedacted(b, v.Field(fl.index))
-			} else {
-				b = f.appendValue(b, fl.name, v.Field(fl.index))
-			}
+		b = codec.AppendJSON(b, l.Msg, l.Params, o)
+		if len(b) == mark+2 { // {}
+			b = b[:mark]
+		} else {
+			b[mark] = ','
+			b = b[:len(b)-1]
 		}
-		if f.json {
-			b = append(b, '}')
+		b = append(b, '}')
+	}
+	return b
+}
+
+// appendParams writes a message's Params as a line's "params" object: the
+// major always, the rest when set.
+func appendParams(b []byte, p codec.Params) []byte {
+	b = append(b, `{"major":`...)
+	b = strconv.AppendInt(b, int64(p.Major), 10)
+	for _, kv := range [...]struct {
+		key string
+		v   int
+	}{{"protocol_minor", p.ProtocolMinor}, {"logical_version", p.LogicalVersion}, {"streaming", int(p.Streaming)}} {
+		if kv.v != 0 {
+			b = append(b, `,"`...)
+			b = append(b, kv.key...)
+			b = append(b, `":`...)
+			b = strconv.AppendInt(b, int64(kv.v), 10)
+		}
+	}
+	return append(b, '}')
+}
+
+// appendFields writes the fields of v, described by d, that are on the wire
+// with p, each after a separator; the field named skip is left out.
+func (f *formatter) appendFields(b []byte, v reflect.Value, d *codec.MessageDescriptor, p codec.Params, skip string) []byte {
+	for i := range d.Fields {
+		fd := &d.Fields[i]
+		if !d.OnWire(v, i, p) || fd.Name == skip {
+			continue
+		}
+		b = f.appendName(b, fd.Name)
+		if fd.Secret && !f.showSecrets {
+			b = f.appendRedacted(b, v.Field(i))
+		} else {
+			b = f.appendValue(b, fd, p, v.Field(i))
 		}
 	}
 	return b
@@ -212,164 +243,36 @@ func payloadField(m codec.Message) string {
 	return ""
 }
 
-// secretField names the field of m that PostgreSQL never logs: passwords
-// (cleartext or MD5), SASL and GSSAPI/SSPI exchange data, cancel keys. A
-// SCRAM client-first message is only a user name and a nonce and is shown;
-// other SASL mechanisms' initial responses (OAUTHBEARER's carries a bearer
-// token) are not.
-func secretField(m codec.Message) string {
-	switch m := m.(type) {
-	case *codec.PasswordMessage:
-		return "Password"
-	case *codec.SASLInitialResponse:
-		if !strings.HasPrefix(m.AuthMechanism, "SCRAM-") {
-			return "Data"
-		}
-	case *codec.SASLResponse, *codec.GSSResponse, *codec.AuthenticationSASLContinue,
-		*codec.AuthenticationSASLFinal, *codec.AuthenticationGSSContinue:
-		return "Data"
-	case *codec.BackendKeyData, *codec.CancelRequest:
-		return "SecretKey"
-	}
-	return ""
-}
-
-// hiddenFields names the fields of v whose presence on the wire depends on
-// another field's value: an Update's old tuple (and its kind byte) when it
-// has none, a TupleData column's bytes when it is NULL or unchanged TOAST.
-func hiddenFields(v reflect.Value) []string {
-	switch m := v.Addr().Interface().(type) {
-	case *codec.LogicalUpdate:
-		if m.OldKind == 0 {
-			return noOldTuple
-		}
-	case *codec.TupleDataColumn:
-		if m.Kind != 't' && m.Kind != 'b' {
-			return noColumnData
-		}
-	}
-	return nil
-}
-
-var noOldTuple, noColumnData = []string{"OldKind", "Old"}, []string{"Data"}
-
-// shapeKey is what decides a message's shape.
-type shapeKey struct {
-	t reflect.Type
-	p codec.Params
-}
-
-// shape is how a message type prints with given params: its name in the
-// major, and its exported fields that are on the wire.
-type shape struct {
-	name           string
-	fields         []field
-	valueDependent bool // some fields' presence depends on another's value (hiddenFields)
-}
-
-// field is one printed field.
-type field struct {
-	index   int
-	name    string
-	payload bool // holds the next layer's bytes: printed only in the last layer
-}
-
-// shapeOf returns m's shape with p, built once per type and params.
-func (f *formatter) shapeOf(m codec.Message, p codec.Params) *shape {
-	key := shapeKey{reflect.TypeOf(m), p}
-	if sh, ok := f.shapes[key]; ok {
-		return sh
-	}
-	absent := absentFields(m, p)
-	sh := &shape{name: messageName(m, p.Major), valueDependent: hiddenFields(reflect.ValueOf(m).Elem()) != nil}
-	t := key.t.Elem()
-	for j := range t.NumField() {
-		if fl := t.Field(j); fl.IsExported() && absent&(1<<j) == 0 {
-			sh.fields = append(sh.fields, field{index: j, name: fl.Name, payload: fl.Name == payloadField(m)})
-		}
-	}
-	if f.shapes == nil {
-		f.shapes = map[shapeKey]*shape{}
-	}
-	f.shapes[key] = sh
-	return sh
-}
-
-// structFields returns the exported fields of a nested struct type.
-func (f *formatter) structFields(t reflect.Type) []field {
-	if fields, ok := f.structs[t]; ok {
-		return fields
-	}
-	var fields []field
-	for j := range t.NumField() {
-		if fl := t.Field(j); fl.IsExported() {
-			fields = append(fields, field{index: j, name: fl.Name})
-		}
-	}
-	if f.structs == nil {
-		f.structs = map[reflect.Type][]field{}
-	}
-	f.structs[t] = fields
-	return fields
-}
-
-// absentFields returns a bit per field of m (by index) that is not on the
-// wire with p: a field of another major's layout, an xid outside a streamed
-// transaction, Stream Abort's LSN and time without parallel streaming. It
-// finds them as the codec does, by encoding: a scalar field the codec
-// refuses as not on the wire (ErrNotOnWire), or whose value does not
-// change the bytes, is not written.
-func absentFields(m codec.Message, p codec.Params) uint64 {
-	t := reflect.TypeOf(m).Elem()
-	var mask uint64
-	zero := reflect.New(t)
-	if base, err := zero.Interface().(codec.Message).Encode(nil, p); err == nil {
-		for j := range min(t.NumField(), 64) {
-			probe := reflect.New(t)
-			fv := probe.Elem().Field(j)
-			if !t.Field(j).IsExported() || !setAllOnes(fv) {
-				continue
-			}
-			out, err := probe.Interface().(codec.Message).Encode(nil, p)
-			if errors.Is(err, codec.ErrNotOnWire) || err == nil && string(out) == string(base) {
-				mask |= 1 << j
+// hasSecret reports whether a message of the chain may carry a secret.
+func hasSecret(chain []Layer) bool {
+	for _, l := range chain {
+		d := l.Msg.Descriptor()
+		for i := range d.Fields {
+			if d.Fields[i].Secret {
+				return true
 			}
 		}
 	}
-	return mask
+	return false
 }
 
-// setAllOnes sets an integer field to its largest value, which no layout
-// writes as zeros; other kinds are left alone (false).
-func setAllOnes(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(math.MaxUint64 >> (64 - v.Type().Bits()))
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v.SetInt(math.MaxInt64 >> (64 - v.Type().Bits()))
-	default:
-		return false
+// nameOf is what the major calls m, found once per type and major.
+func (f *formatter) nameOf(m codec.Message, major int) string {
+	key := nameKey{m.Descriptor(), major}
+	n, ok := f.names[key]
+	if !ok {
+		n = messageName(m, major)
+		if f.names == nil {
+			f.names = map[nameKey]string{}
+		}
+		f.names[key] = n
 	}
-	return true
+	return n
 }
 
-// valueKind is how an integer field reads best.
-type valueKind int
-
-const (
-	plain     valueKind = iota
-	lsn                 // a WAL position: X/X
-	timestamp           // microseconds since 2000-01-01 UTC: RFC 3339
-)
-
-// kinds are the codec's 64-bit fields that are WAL positions or times,
-// reviewed by name (TestEveryWideFieldHasAKind lists the others).
-var kinds = map[string]valueKind{
-	"AbortLSN": lsn, "CommitEndLSN": lsn, "CommitLSN": lsn, "FinalLSN": lsn, "InsertLSN": lsn, "LSN": lsn,
-	"PrepareEndLSN": lsn, "PrepareLSN": lsn, "RollbackEndLSN": lsn, "TransactionEndLSN": lsn,
-	"WALApplyPosition": lsn, "WALFlushPosition": lsn, "WALStart": lsn, "WALWritePosition": lsn, "ServerWALEnd": lsn,
-	"AbortTime": timestamp, "ClientTime": timestamp, "CommitTime": timestamp, "PrepareTime": timestamp,
-	"RollbackTime": timestamp, "ServerTime": timestamp,
+type nameKey struct {
+	d     *codec.MessageDescriptor
+	major int
 }
 
 // maxElements bounds the elements of one repeated field a line shows (a
@@ -377,43 +280,33 @@ var kinds = map[string]valueKind{
 // bytes of one value.
 const maxElements = 64
 
-func (f *formatter) appendSeparator(b []byte) []byte {
-	if f.json {
-		return append(b, ',')
-	}
-	return append(b, ' ')
-}
-
-// appendName writes a separator and a field's name.
+// appendName writes a separator and a field's name (text lines).
 func (f *formatter) appendName(b []byte, name string) []byte {
-	if f.json {
-		b = append(b, ',')
-		b = appendJSONString(b, name)
-		return append(b, ':')
-	}
 	b = append(b, ' ')
 	b = append(b, name...)
 	return append(b, '=')
 }
 
-func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
+// appendValue writes v, the value of field fd (or one of its elements), for
+// a text line.
+func (f *formatter) appendValue(b []byte, fd *codec.FieldDescriptor, p codec.Params, v reflect.Value) []byte {
 	switch v.Kind() {
 	case reflect.String:
 		s := v.String()
 		return f.appendBytes(b, unsafe.Slice(unsafe.StringData(s), len(s)), true) // read only
 	case reflect.Uint8:
-		if c := v.Uint(); !f.json && c >= 0x20 && c < 0x7f { // tags and kinds read better as characters
+		if c := v.Uint(); c >= 0x20 && c < 0x7f { // tags and kinds read better as characters
 			return strconv.AppendQuoteRune(b, rune(c))
 		}
 		return strconv.AppendUint(b, v.Uint(), 10)
 	case reflect.Uint64:
-		if kinds[name] == lsn {
-			return f.quoted(b, session.LSN(v.Uint()).String())
+		if fd.Meaning == codec.MeaningLSN {
+			return append(b, session.LSN(v.Uint()).String()...)
 		}
 		return strconv.AppendUint(b, v.Uint(), 10)
 	case reflect.Int64:
-		if kinds[name] == timestamp {
-			return f.quoted(b, formatMicros(v.Int()))
+		if fd.Meaning == codec.MeaningTimestamp {
+			return append(b, formatMicros(v.Int())...)
 		}
 		return strconv.AppendInt(b, v.Int(), 10)
 	case reflect.Uint16, reflect.Uint32:
@@ -427,51 +320,35 @@ func (f *formatter) appendValue(b []byte, name string, v reflect.Value) []byte {
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			if v.IsNil() {
-				if f.json {
-					return append(b, "null"...)
-				}
 				return append(b, "NULL"...)
 			}
 			return f.appendBytes(b, v.Bytes(), false)
 		}
 		b = append(b, '[')
-		shown := min(v.Len(), maxElements)
+		shown := v.Len()
+		if f.maxValue > 0 {
+			shown = min(shown, maxElements)
+		}
 		for i := range shown {
 			if i > 0 {
-				b = f.appendSeparator(b)
+				b = append(b, ' ')
 			}
-			b = f.appendValue(b, name, v.Index(i))
+			b = f.appendValue(b, fd, p, v.Index(i))
 		}
-		if rest := v.Len() - shown; rest > 0 { // text: …(N more); JSON: {"more":N}
-			b = f.appendSeparator(b)
-			if f.json {
-				b = append(b, `{"more":`...)
-				b = strconv.AppendInt(b, int64(rest), 10)
-				b = append(b, '}')
-			} else {
-				b = append(b, "…("...)
-				b = strconv.AppendInt(b, int64(rest), 10)
-				b = append(b, " more)"...)
-			}
+		if rest := v.Len() - shown; rest > 0 {
+			b = append(b, " …("...)
+			b = strconv.AppendInt(b, int64(rest), 10)
+			b = append(b, " more)"...)
 		}
 		return append(b, ']')
 	case reflect.Struct:
 		b = append(b, '{')
 		mark := len(b)
-		hide := hiddenFields(v)
-		for _, fl := range f.structFields(v.Type()) {
-			if hide == nil || !slices.Contains(hide, fl.name) {
-				b = f.appendName(b, fl.name)
-				b = f.appendValue(b, fl.name, v.Field(fl.index))
-			}
-		}
+		b = f.appendFields(b, v, fd.Elem, p, "")
 		if len(b) > mark { // appendName put a separator before the first field too: drop it
 			b = append(b[:mark], b[mark+1:]...)
 		}
 		return append(b, '}')
-	}
-	if f.json {
-		return append(b, "null"...)
 	}
 	return append(b, '?')
 }
@@ -487,61 +364,26 @@ func formatMicros(us int64) string {
 	return session.TimeFromMicros(us).Format(time.RFC3339Nano)
 }
 
-// quoted writes s, which needs no escaping, as text (bare) or a JSON string.
-func (f *formatter) quoted(b []byte, s string) []byte {
-	if f.json {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	return append(b, s...)
-}
-
 // appendRedacted stands in for a secret: its length, never its bytes.
 func (f *formatter) appendRedacted(b []byte, v reflect.Value) []byte {
-	n := int64(v.Len())
-	if f.json {
-		b = append(b, `{"bytes":`...)
-		b = strconv.AppendInt(b, n, 10)
-		return append(b, `,"redacted":true}`...)
-	}
 	b = append(b, "<redacted "...)
-	b = strconv.AppendInt(b, n, 10)
+	b = strconv.AppendInt(b, int64(v.Len()), 10)
 	return append(b, " bytes>"...)
 }
 
-// appendBytes writes a string or byte value, cut at maxValue bytes. Text:
-// quoted with Go escapes when it reads as text (isString: always), else
-// 0x and hex; a cut value ends in …(N bytes). JSON: a string when the whole
-// value is text, else {"bytes":N,"text":…} or {"bytes":N,"hex":…} holding
-// the value or, when cut, its first maxValue bytes.
+// appendBytes writes a string or byte value, cut at maxValue bytes (when
+// positive): quoted with Go escapes when it reads as text (isString:
+// always), else 0x and hex; a cut value ends in …(N bytes).
 func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 	shown := data
-	if len(data) > f.maxValue {
+	if f.maxValue > 0 && len(data) > f.maxValue {
 		cut := f.maxValue
 		for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(data[cut]); back++ {
 			cut-- // do not cut a character in two
 		}
 		shown = data[:cut]
 	}
-	text := isString || readsAsText(shown)
-	if f.json {
-		if len(shown) == len(data) && text && utf8.Valid(data) {
-			return appendJSONString(b, string(data))
-		}
-		b = append(b, `{"bytes":`...)
-		b = strconv.AppendInt(b, int64(len(data)), 10)
-		if text && utf8.Valid(shown) {
-			b = append(b, `,"text":`...)
-			b = appendJSONString(b, string(shown))
-		} else {
-			b = append(b, `,"hex":"`...)
-			b = hex.AppendEncode(b, shown)
-			b = append(b, '"')
-		}
-		return append(b, '}')
-	}
-	if text {
+	if isString || readsAsText(shown) {
 		b = strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(shown), len(shown))) // read only
 	} else {
 		b = append(b, "0x"...)
@@ -567,27 +409,4 @@ func readsAsText(data []byte) bool {
 		i += n
 	}
 	return 4*good >= 3*len(data)
-}
-
-// appendJSONString writes s, valid UTF-8, as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c < 0x20 || c == 0x7f:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }

@@ -123,7 +123,25 @@ func TestHugeMessageBeforeAuthentication(t *testing.T) {
 // and hold 2.2 GB.
 func TestLargeMessageBoundedLine(t *testing.T) {
 	out := &maxLine{}
-	tr := startTrace(t, Options{Upstream: fakeServer(t, true), Out: out, Format: Format{JSON: true}})
+	// The server accepts the client and answers its COPY FROM STDIN.
+	var hello, copyIn []byte
+	for _, m := range []codec.Message{&codec.AuthenticationOk{}, &codec.ReadyForQuery{TxStatus: 'I'}} {
+		hello, _ = m.Encode(hello, codec.Params{})
+	}
+	copyIn, _ = (&codec.CopyInResponse{}).Encode(nil, codec.Params{})
+	server := serveAt(t, "127.0.0.1:0", func(c net.Conn) {
+		fr := codec.NewFrameReader(c)
+		if _, err := fr.NextUntagged(); err != nil {
+			return
+		}
+		c.Write(hello)
+		if _, err := fr.Next(); err != nil {
+			return
+		}
+		c.Write(copyIn)
+		io.Copy(io.Discard, c)
+	})
+	tr := startTrace(t, Options{Upstream: server, Out: out, Format: Format{JSON: true}})
 	const size = 50 << 20
 	msg, err := (&codec.CopyData{Data: bytes.Repeat([]byte("row\n"), size/4)}).Encode(nil, codec.Params{})
 	if err != nil {
@@ -137,6 +155,14 @@ func TestLargeMessageBoundedLine(t *testing.T) {
 		if _, err := fr.Next(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	query, err := (&codec.Query{String: "COPY t FROM STDIN"}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write(query)
+	if m, err := fr.Next(); err != nil || m[0] != 'G' {
+		t.Fatalf("CopyInResponse: %q, %v", m, err)
 	}
 	n := allocated(func() {
 		if _, err := c.Write(msg); err != nil {

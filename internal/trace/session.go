@@ -135,9 +135,9 @@ func (s *proxySession) startup(fp, bp *pump) bool {
 			s.p.logf("session #%d: relaying the rest of the session undecoded", s.c.id)
 			s.relayRaw(fp, bp)
 			return false
-		case s.c.started.Load():
+		case s.c.started():
 			return true
-		case s.c.answerPending.Load() != 0:
+		case s.c.answerPending():
 			if !s.encryptionAnswer(fp, bp) {
 				return false
 			}
@@ -161,7 +161,7 @@ func (s *proxySession) encryptionAnswer(fp, bp *pump) bool {
 	if _, err := bp.relay(b[:]); err != nil {
 		return false
 	}
-	if err := bp.flush(); err != nil || !s.c.encrypted.Load() {
+	if err := bp.flush(); err != nil || !s.c.encrypted() {
 		return err == nil
 	}
 	if s.p.opts.Strict {
@@ -324,7 +324,7 @@ func (p *pump) relay(frame []byte) (decoded bool, err error) {
 		p.sink.put(p.lines, p.readAt)
 		p.lines = p.lines[:0]
 	}
-	if !p.deadlineCleared && p.d.c.authenticated.Load() {
+	if !p.deadlineCleared && p.d.c.authenticated() {
 		p.deadlineCleared = true
 		p.s.client.SetReadDeadline(time.Time{})
 	}

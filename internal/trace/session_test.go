@@ -7,30 +7,57 @@ import (
 	"github.com/pgspec/pgspec/codec"
 )
 
+// streaming takes c through a startup and cmd up to the server's
+// CopyBothResponse, each message through the connection's decoders.
+func streaming(t *testing.T, c *conn, cmd string) {
+	t.Helper()
+	for _, m := range []struct {
+		dir Direction
+		msg codec.Message
+	}{
+		{Frontend, &codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}, {Name: "replication", Value: "database"}}}},
+		{Backend, &codec.AuthenticationOk{}},
+		{Backend, &codec.ReadyForQuery{TxStatus: 'I'}},
+		{Frontend, &codec.Query{String: cmd}},
+		{Backend, &codec.CopyBothResponse{}},
+	} {
+		frame, err := m.msg.Encode(nil, codec.Params{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.dirs[m.dir].decode(frame); err != nil {
+			t.Fatalf("%T: %v", m.msg, err)
+		}
+	}
+}
+
 // TestNewStreamStartsUnstreamed: a stream that ends inside a streamed
 // transaction (the client stopped between Stream Start and Stream Stop)
 // leaves nothing behind: the next START_REPLICATION's Insert carries no xid
 // and is decoded as such.
 func TestNewStreamStartsUnstreamed(t *testing.T) {
 	c := newConn(1)
-	bp := &c.dirs[Backend]
 	const start = "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on')"
 	v2 := codec.Params{LogicalVersion: 2}
+	rel := &codec.LogicalRelation{RelationOID: 16390, Namespace: "public", RelationName: "t"}
 	insert := &codec.LogicalInsert{RelationOID: 16390, New: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 't', Data: []byte("1")}}}}
+	streaming(t, c, start)
 	for i, step := range []struct {
-		frontend codec.Message // sent before the backend message, if not nil
-		backend  codec.Message
-		logical  codec.Message // inside the backend's CopyData > XLogData, if not nil
+		dir     Direction
+		msg     codec.Message
+		logical codec.Message // inside the backend's CopyData > XLogData, if not nil
 	}{
-		{frontend: &codec.Query{String: start}, backend: &codec.CopyBothResponse{}},
-		{backend: &codec.CopyData{}, logical: &codec.LogicalStreamStart{Xid: 7, FirstSegment: 1}},
-		{backend: &codec.CommandComplete{CommandTag: "START_STREAMING"}},
-		{frontend: &codec.Query{String: start}, backend: &codec.CopyBothResponse{}},
-		{backend: &codec.CopyData{}, logical: insert},
+		{dir: Backend, logical: &codec.LogicalStreamStart{Xid: 7, FirstSegment: 1}},
+		{dir: Backend, msg: &codec.CopyDone{}},
+		{dir: Frontend, msg: &codec.CopyDone{}},
+		{dir: Backend, msg: &codec.CommandComplete{CommandTag: "START_STREAMING"}},
+		{dir: Backend, msg: &codec.ReadyForQuery{TxStatus: 'I'}},
+		{dir: Frontend, msg: &codec.Query{String: start}},
+		{dir: Backend, msg: &codec.CopyBothResponse{}},
+		{dir: Backend, logical: &codec.LogicalBegin{Xid: 8}},
+		{dir: Backend, logical: rel},
+		{dir: Backend, logical: insert},
 	} {
-		if step.frontend != nil {
-			c.dirs[Frontend].frontendSent(step.frontend)
-		}
 		if step.logical != nil {
 			wal, err := step.logical.Encode(nil, v2)
 			if err != nil {
@@ -40,13 +67,13 @@ func TestNewStreamStartsUnstreamed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			step.backend = &codec.CopyData{Data: data}
+			step.msg = &codec.CopyData{Data: data}
 		}
-		frame, err := step.backend.Encode(nil, codec.Params{})
+		frame, err := step.msg.Encode(nil, codec.Params{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		chain, err := bp.decode(frame)
+		chain, err := c.dirs[step.dir].decode(frame)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}

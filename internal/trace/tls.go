@@ -59,7 +59,7 @@ func (s *proxySession) negotiate(fp, bp *pump) bool {
 			return false
 		}
 		bp.lines, _, _ = bp.examine([]byte{answer}, time.Now(), bp.lines)
-		s.c.encrypted.Store(false) // the proxy is the TLS end: what comes through it can be read
+		s.c.decrypted() // the proxy is the TLS end: what comes through it can be read
 		if answer == 'S' {
 			return s.acceptTLS(fp, bp, s.client, false)
 		}

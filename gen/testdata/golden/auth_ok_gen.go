@@ -63,3 +63,18 @@ func (m *AuthOk) Clone() *AuthOk {
 	c := *m
 	return &c
 }
+
+var authOkDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields:    []FieldDescriptor{},
+	Layer:     LayerFrontendBackend,
+	Majors:    authOkMajors,
+	Name:      "AuthOk",
+	Slug:      "auth-ok",
+	Tag:       'R',
+}
+
+// Descriptor describes AuthOk and its fields.
+func (*AuthOk) Descriptor() *MessageDescriptor {
+	return &authOkDescriptor
+}

@@ -92,3 +92,25 @@ func (m *AuthenticationSASL) Clone() *AuthenticationSASL {
 	c.Mechanisms = slices.Clone(m.Mechanisms)
 	return &c
 }
+
+var authenticationSASLDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: authenticationSASLMajors,
+			Name:   "Mechanisms",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: authenticationSASLMajors,
+	Name:   "AuthenticationSASL",
+	Slug:   "auth-sasl",
+	Tag:    'R',
+}
+
+// Descriptor describes AuthenticationSASL and its fields.
+func (*AuthenticationSASL) Descriptor() *MessageDescriptor {
+	return &authenticationSASLDescriptor
+}

@@ -111,3 +111,43 @@ func (m *Bind) Clone() *Bind {
 	c.Params = cloneAll(m.Params, bytes.Clone)
 	return &c
 }
+
+var bindDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: bindMajors,
+			Name:   "Portal",
+			Wire:   WireString,
+		},
+		{
+			Format: "Int16[C]",
+			Majors: bindMajors,
+			Name:   "FormatCodes",
+			Wire:   WireGroup,
+		},
+		{
+			Format: "Byten",
+			Majors: bindMajors,
+			Name:   "Params",
+			Wire:   WireGroup,
+		},
+		{
+			Format: "Int16",
+			Majors: bindMajors,
+			Name:   "ResultFormat",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: bindMajors,
+	Name:   "Bind",
+	Slug:   "bind",
+	Tag:    'B',
+}
+
+// Descriptor describes Bind and its fields.
+func (*Bind) Descriptor() *MessageDescriptor {
+	return &bindDescriptor
+}

@@ -62,3 +62,24 @@ func (m *Cancel) Clone() *Cancel {
 	c := *m
 	return &c
 }
+
+var cancelDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: cancelMajors,
+			Name:   "ProcessID",
+			Wire:   WireInt,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: cancelMajors,
+	Name:   "Cancel",
+	Slug:   "cancel",
+}
+
+// Descriptor describes Cancel and its fields.
+func (*Cancel) Descriptor() *MessageDescriptor {
+	return &cancelDescriptor
+}

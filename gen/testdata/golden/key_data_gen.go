@@ -144,3 +144,31 @@ func (m *KeyData) Clone() *KeyData {
 	c.SecretKey = bytes.Clone(m.SecretKey)
 	return &c
 }
+
+var keyDataDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: keyDataMajors,
+			Name:   "ProcessID",
+			Wire:   WireInt,
+		},
+		{
+			Format: "Byten",
+			Majors: keyDataMajors,
+			Name:   "SecretKey",
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: keyDataMajors,
+	Name:   "KeyData",
+	Slug:   "key-data",
+	Tag:    'K',
+}
+
+// Descriptor describes KeyData and its fields.
+func (*KeyData) Descriptor() *MessageDescriptor {
+	return &keyDataDescriptor
+}

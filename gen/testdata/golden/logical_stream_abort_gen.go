@@ -80,3 +80,34 @@ func (m *StreamAbort) Clone() *StreamAbort {
 	c := *m
 	return &c
 }
+
+var streamAbortDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int32 (TransactionId)",
+			Majors:  streamAbortMajors,
+			Meaning: MeaningXid,
+			Name:    "Xid",
+			Wire:    WireInt,
+		},
+		{
+			Format:       "Int64 (XLogRecPtr)",
+			Majors:       streamAbortMajors,
+			Meaning:      MeaningLSN,
+			Name:         "AbortLSN",
+			SinceLogical: 4,
+			Streaming:    ParallelStreaming,
+			Wire:         WireInt,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: streamAbortMajors,
+	Name:   "StreamAbort",
+	Slug:   "logical-stream-abort",
+	Tag:    'A',
+}
+
+// Descriptor describes StreamAbort and its fields.
+func (*StreamAbort) Descriptor() *MessageDescriptor {
+	return &streamAbortDescriptor
+}

@@ -81,3 +81,31 @@ func (m *Truncate) Clone() *Truncate {
 	c.Relations = slices.Clone(m.Relations)
 	return &c
 }
+
+var truncateDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int8",
+			Majors: truncateMajors,
+			Name:   "Options",
+			Wire:   WireInt,
+		},
+		{
+			Format:  "Int32 (Oid)",
+			Majors:  truncateMajors,
+			Meaning: MeaningOID,
+			Name:    "Relations",
+			Wire:    WireGroup,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: truncateMajors,
+	Name:   "Truncate",
+	Slug:   "logical-truncate",
+	Tag:    'T',
+}
+
+// Descriptor describes Truncate and its fields.
+func (*Truncate) Descriptor() *MessageDescriptor {
+	return &truncateDescriptor
+}

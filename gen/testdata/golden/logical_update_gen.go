@@ -201,3 +201,54 @@ func (m *Update) Clone() *Update {
 	c.New = *m.New.Clone()
 	return &c
 }
+
+var updateDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format:    "Int32 (TransactionId)",
+			Majors:    GeneratedMajors &^ (1<<11 - 1),
+			Meaning:   MeaningXid,
+			Name:      "Xid",
+			Streaming: Streamed,
+			Wire:      WireInt,
+		},
+		{
+			Format: "Int32",
+			Majors: updateMajors,
+			Name:   "Relation",
+			Wire:   WireInt,
+		},
+		{
+			Format:   "Byte1('K') or Byte1('O')",
+			Majors:   updateMajors,
+			Name:     "OldKind",
+			Optional: true,
+			Wire:     WireChoice,
+		},
+		{
+			Elem:   &tupleDataDescriptor,
+			Format: "TupleData",
+			Majors: updateMajors,
+			Name:   "Old",
+			When:   &Presence{Field: 2},
+			Wire:   WirePart,
+		},
+		{
+			Elem:   &tupleDataDescriptor,
+			Format: "TupleData",
+			Majors: updateMajors,
+			Name:   "New",
+			Wire:   WirePart,
+		},
+	},
+	Layer:  LayerLogicalReplication,
+	Majors: updateMajors,
+	Name:   "Update",
+	Slug:   "logical-update",
+	Tag:    'U',
+}
+
+// Descriptor describes Update and its fields.
+func (*Update) Descriptor() *MessageDescriptor {
+	return &updateDescriptor
+}

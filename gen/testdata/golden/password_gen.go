@@ -66,3 +66,25 @@ func (m *Password) Clone() *Password {
 	c := *m
 	return &c
 }
+
+var passwordDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: passwordMajors,
+			Name:   "Password",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: passwordMajors,
+	Name:   "Password",
+	Slug:   "password",
+	Tag:    'p',
+}
+
+// Descriptor describes Password and its fields.
+func (*Password) Descriptor() *MessageDescriptor {
+	return &passwordDescriptor
+}

@@ -76,3 +76,32 @@ func (m *Keepalive) Clone() *Keepalive {
 	c := *m
 	return &c
 }
+
+var keepaliveDescriptor = MessageDescriptor{
+	Direction: FromBackend,
+	Fields: []FieldDescriptor{
+		{
+			Format:  "Int64",
+			Majors:  keepaliveMajors,
+			Meaning: MeaningLSN,
+			Name:    "WALEnd",
+			Wire:    WireInt,
+		},
+		{
+			Format: "Byte1",
+			Majors: keepaliveMajors,
+			Name:   "Reply",
+			Wire:   WireByte,
+		},
+	},
+	Layer:  LayerStreamingReplication,
+	Majors: keepaliveMajors,
+	Name:   "Keepalive",
+	Slug:   "replication-keepalive",
+	Tag:    'k',
+}
+
+// Descriptor describes Keepalive and its fields.
+func (*Keepalive) Descriptor() *MessageDescriptor {
+	return &keepaliveDescriptor
+}

@@ -72,3 +72,25 @@ func (m *SASLResponse) Clone() *SASLResponse {
 	c.Data = bytes.Clone(m.Data)
 	return &c
 }
+
+var saslResponseDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Byten",
+			Majors: saslResponseMajors,
+			Name:   "Data",
+			Wire:   WireRest,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: saslResponseMajors,
+	Name:   "SASLResponse",
+	Slug:   "sasl-response",
+	Tag:    'p',
+}
+
+// Descriptor describes SASLResponse and its fields.
+func (*SASLResponse) Descriptor() *MessageDescriptor {
+	return &saslResponseDescriptor
+}

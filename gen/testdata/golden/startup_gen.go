@@ -101,3 +101,51 @@ func (m *StartupMessage) Clone() *StartupMessage {
 	c.Params = slices.Clone(m.Params)
 	return &c
 }
+
+var startupMessageDescriptor = MessageDescriptor{
+	Direction: FromFrontend,
+	Fields: []FieldDescriptor{
+		{
+			Format: "Int32",
+			Majors: startupMessageMajors,
+			Name:   "Version",
+			Wire:   WireInt,
+		},
+		{
+			Elem:   &paramDescriptor,
+			Majors: startupMessageMajors,
+			Name:   "Params",
+			Wire:   WireGroup,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: startupMessageMajors,
+	Name:   "StartupMessage",
+	Slug:   "startup",
+}
+
+// Descriptor describes StartupMessage and its fields.
+func (*StartupMessage) Descriptor() *MessageDescriptor {
+	return &startupMessageDescriptor
+}
+
+// paramDescriptor describes Param, an element of StartupMessage.Params.
+var paramDescriptor = MessageDescriptor{
+	Fields: []FieldDescriptor{
+		{
+			Format: "String",
+			Majors: startupMessageMajors,
+			Name:   "Name",
+			Wire:   WireString,
+		},
+		{
+			Format: "String",
+			Majors: startupMessageMajors,
+			Name:   "Value",
+			Wire:   WireString,
+		},
+	},
+	Layer:  LayerFrontendBackend,
+	Majors: startupMessageMajors,
+	Name:   "Param",
+}

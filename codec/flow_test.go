@@ -1,0 +1,235 @@
+package codec_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pgspec/pgspec/codec"
+)
+
+// turn is one message of a conversation: who sent it and its bytes (a
+// frontend/backend message whole, or a one-byte answer).
+type turn struct {
+	backend bool
+	wire    []byte
+}
+
+func fe(m codec.Message, p codec.Params) turn { return turn{false, mustEncodeP(m, p)} }
+func be(m codec.Message, p codec.Params) turn { return turn{true, mustEncodeP(m, p)} }
+
+func mustEncodeP(m codec.Message, p codec.Params) []byte {
+	b, err := m.Encode(nil, p)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// play feeds the turns to a new conversation and returns the first error
+// (with the turn it came at), or nil and the conversation.
+func play(turns []turn) (*codec.Conversation, int, error) {
+	c := codec.NewConversation(codec.Params{})
+	for i, t := range turns {
+		var err error
+		if t.backend {
+			_, err = c.Backend.Next(t.wire)
+		} else {
+			_, err = c.Frontend.Next(t.wire)
+		}
+		if err != nil {
+			return c, i, err
+		}
+	}
+	return c, -1, nil
+}
+
+// session is a whole conversation of a 3.2 client with a PostgreSQL 17
+// server: SSL refused, SCRAM, NegotiateProtocolVersion down to 3.0, a
+// simple query, a pipelined extended query, COPY FROM STDIN, a notice.
+func session() []turn {
+	p30 := codec.Params{Major: 17}
+	rows := &codec.RowDescription{Fields: []codec.FieldDescription{{Name: "x", DataTypeOID: 23, DataTypeSize: 4, TypeModifier: -1}}}
+	return []turn{
+		fe(&codec.SSLRequest{}, p30),
+		{true, []byte{'N'}},
+		fe(&codec.StartupMessage{ProtocolVersion: 3<<16 | 2, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}, p30),
+		be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 3 << 16}, p30),
+		be(&codec.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}}, p30),
+		fe(&codec.SASLInitialResponse{AuthMechanism: "SCRAM-SHA-256", Data: []byte("n,,n=,r=abc")}, p30),
+		be(&codec.AuthenticationSASLContinue{Data: []byte("r=abcdef,s=c2FsdA==,i=4096")}, p30),
+		fe(&codec.SASLResponse{Data: []byte("c=biws,r=abcdef,p=cHJvb2Y=")}, p30),
+		be(&codec.AuthenticationSASLFinal{Data: []byte("v=c2lnbmF0dXJl")}, p30),
+		be(&codec.AuthenticationOk{}, p30),
+		be(&codec.ParameterStatus{Name: "server_version", Value: "17.6 (Debian 17.6-1)"}, p30),
+		be(&codec.BackendKeyData{ProcessID: 7, SecretKey: []byte{1, 2, 3, 4}}, p30),
+		be(&codec.ReadyForQuery{TxStatus: 'I'}, p30),
+		fe(&codec.Query{String: "SELECT 1"}, p30),
+		be(rows, p30),
+		be(&codec.DataRow{Values: [][]byte{[]byte("1")}}, p30),
+		be(&codec.CommandComplete{CommandTag: "SELECT 1"}, p30),
+		be(&codec.ReadyForQuery{TxStatus: 'I'}, p30),
+		fe(&codec.Parse{Query: "SELECT $1"}, p30),
+		fe(&codec.Bind{}, p30),
+		fe(&codec.Describe{ObjectType: 'P'}, p30),
+		fe(&codec.Execute{}, p30),
+		fe(&codec.Sync{}, p30),
+		be(&codec.ParseComplete{}, p30),
+		be(&codec.BindComplete{}, p30),
+		be(rows, p30),
+		be(&codec.NoticeResponse{Fields: []codec.ErrorField{{Code: 'M', Value: "note"}}}, p30),
+		be(&codec.DataRow{Values: [][]byte{[]byte("2")}}, p30),
+		be(&codec.CommandComplete{CommandTag: "SELECT 1"}, p30),
+		be(&codec.ReadyForQuery{TxStatus: 'I'}, p30),
+		fe(&codec.Query{String: "COPY t FROM STDIN"}, p30),
+		be(&codec.CopyInResponse{}, p30),
+		fe(&codec.CopyData{Data: []byte("1\n")}, p30),
+		fe(&codec.CopyDone{}, p30),
+		be(&codec.CommandComplete{CommandTag: "COPY 1"}, p30),
+		be(&codec.ReadyForQuery{TxStatus: 'I'}, p30),
+		fe(&codec.Terminate{}, p30),
+	}
+}
+
+// TestConversationFollowsASession: a whole session passes without a
+// violation, and the conversation learned the major and the protocol.
+func TestConversationFollowsASession(t *testing.T) {
+	c, at, err := play(session())
+	if err != nil {
+		t.Fatalf("turn %d: %v", at, err)
+	}
+	if c.P.Major != 17 || c.P.ProtocolMinor != 0 {
+		t.Errorf("learned %+v, want Major 17, ProtocolMinor 0", c.P)
+	}
+}
+
+// TestConversationViolations: each mutation of the session is reported
+// where it happens, with the state and what the state allows.
+func TestConversationViolations(t *testing.T) {
+	p := codec.Params{Major: 17}
+	base := session()
+	idx := func(want string) int {
+		for i, t := range base {
+			if strings.Contains(string(t.wire), want) {
+				return i
+			}
+		}
+		panic(want)
+	}
+	rowDesc := idx("x\x00")               // the simple query's RowDescription
+	firstSync := idx("S\x00\x00\x00\x04") // the pipeline's Sync
+	bindComplete := firstSync + 2
+	for _, c := range []struct {
+		name   string
+		turns  []turn
+		at     int
+		state  string
+		got    string
+		expect []string
+	}{
+		{"DataRow without RowDescription", slices.Delete(slices.Clone(base), rowDesc, rowDesc+1), rowDesc,
+			"backend query", "data-row", []string{"command-complete", "copy-both-response", "copy-in-response", "copy-out-response", "empty-query-response", "error-response", "notice-response", "notification-response", "parameter-status", "ready-for-query", "row-description"}},
+		{"AuthenticationOk dropped", slices.Delete(slices.Clone(base), 9, 10), 9,
+			"backend authentication", "parameter-status", []string{"authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-sspi", "error-response", "negotiate-protocol-version", "notice-response"}},
+		{"ReadyForQuery duplicated", slices.Insert(slices.Clone(base), 13, base[12]), 13,
+			"backend idle", "ready-for-query", []string{"error-response", "notice-response", "notification-response", "parameter-status"}},
+		{"BindComplete before ParseComplete", swap(base, bindComplete-1, bindComplete), bindComplete - 1,
+			"backend parse", "bind-complete", []string{"error-response", "notice-response", "notification-response", "parameter-status", "parse-complete"}},
+		{"Bind answered after an error before Sync", slices.Replace(slices.Clone(base), bindComplete-1, bindComplete, be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "42601"}}}, p)), bindComplete,
+			"backend sync", "bind-complete", []string{"error-response", "notice-response", "notification-response", "parameter-status", "ready-for-query"}},
+		{"a SASLResponse before the server's challenge", swap(base, 6, 7), 6,
+			"frontend authenticating", "'p' (a password, SASL or GSSAPI response)", []string{"terminate"}},
+		{"CopyData before CopyInResponse", swap(base, idx("COPY t")+1, idx("COPY t")+2), idx("COPY t") + 1,
+			"frontend session", "copy-data", []string{"bind", "close", "describe", "execute", "flush", "function-call", "parse", "query", "sync", "terminate"}},
+	} {
+		_, at, err := play(c.turns)
+		var fe *codec.FlowError
+		if !errors.As(err, &fe) || !errors.Is(err, codec.ErrFlow) {
+			t.Errorf("%s: got %v at %d, want a FlowError", c.name, err, at)
+			continue
+		}
+		if at != c.at || fe.State != c.state || fe.Got != c.got || !slices.Equal(fe.Expected, c.expect) {
+			t.Errorf("%s: at turn %d: %v (%+v)\nwant at %d: %s, %s, expected %v", c.name, at, err, fe, c.at, c.state, c.got, c.expect)
+		}
+	}
+}
+
+func swap(ts []turn, i, j int) []turn {
+	out := slices.Clone(ts)
+	out[i], out[j] = out[j], out[i]
+	return out
+}
+
+// xlog wraps a pgoutput message in the XLogData a CopyData carries.
+func xlog(t *testing.T, m codec.Message, p codec.Params) []byte {
+	t.Helper()
+	wal, err := m.Encode(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := (&codec.XLogData{WALData: wal}).Encode(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// TestReplicationStreamingState: Start learns proto_version 2 from the
+// command; Stream Start sets Streamed and Stream Stop clears it, so
+// streamed messages decode with their xid; a physical stream leaves XLogData
+// alone.
+func TestReplicationStreamingState(t *testing.T) {
+	p := codec.Params{LogicalVersion: 2}
+	streamed := p
+	streamed.Streaming = codec.Streamed
+	var r codec.ReplicationTracker
+	if !r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on')") || r.Logical.P.LogicalVersion != 2 {
+		t.Fatalf("Start: %+v", r.Logical.P)
+	}
+	rel := &codec.LogicalRelation{RelationOID: 1, Namespace: "public", RelationName: "t"}
+	steps := []struct {
+		payload []byte
+		xid     uint32
+	}{
+		{xlog(t, &codec.LogicalStreamStart{Xid: 9, FirstSegment: 1}, p), 0},
+		{xlog(t, &codec.LogicalRelation{Xid: 9, RelationOID: 1, Namespace: "public", RelationName: "t"}, streamed), 0},
+		{xlog(t, &codec.LogicalDelete{Xid: 9, RelationOID: 1, OldKind: 'K', Old: codec.TupleData{}}, streamed), 9},
+		{xlog(t, &codec.LogicalStreamStop{}, streamed), 0},
+		{xlog(t, &codec.LogicalBegin{Xid: 10}, p), 0},
+		{xlog(t, rel, p), 0},
+		{xlog(t, &codec.LogicalDelete{RelationOID: 1, OldKind: 'K', Old: codec.TupleData{}}, p), 0},
+	}
+	for i, s := range steps {
+		_, lm, err := r.Backend(s.payload)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if d, ok := lm.(*codec.LogicalDelete); ok && d.Xid != s.xid {
+			t.Errorf("step %d: xid %d, want %d", i, d.Xid, s.xid)
+		}
+	}
+	var phys codec.ReplicationTracker
+	if !phys.Start("START_REPLICATION 0/0 TIMELINE 1") {
+		t.Fatal("a physical START_REPLICATION is not recognised")
+	}
+	if m, lm, err := phys.Backend(steps[0].payload); err != nil || lm != nil || m.Slug() != (&codec.XLogData{}).Slug() {
+		t.Errorf("physical: %v, %v, %v", m, lm, err)
+	}
+}
+
+// TestReplicationLogicalError: when only the pgoutput message inside an
+// XLogData fails to decode, the XLogData still comes back with the error.
+func TestReplicationLogicalError(t *testing.T) {
+	payload, err := (&codec.XLogData{WALStart: 7, WALData: []byte{'!'}}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r codec.ReplicationTracker
+	r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '1')")
+	m, lm, err := r.Backend(payload)
+	x, ok := m.(*codec.XLogData)
+	if err == nil || lm != nil || !ok || x.WALStart != 7 {
+		t.Errorf("got %v, %v, %v; want the XLogData at 7, no pgoutput message and an error", m, lm, err)
+	}
+}

@@ -1,0 +1,309 @@
+package emit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/pgspec/pgspec/gen/model"
+)
+
+// flowFile renders the tables the trackers (runtime/flow.go and the
+// runtime files of each machine) follow: one number per state and per
+// message kind, the rules of every state as a table indexed by both, how a
+// frame's first bytes name its kind, and the stand-ins for trackers of
+// layers the codec was not generated with. Nil when the model has no flow.
+func flowFile(mod *model.Model, o Options) *jen.File {
+	fl := mod.Flow
+	if fl == nil || len(fl.Machines) == 0 {
+		return nil
+	}
+	f := o.newFile()
+	states := fl.States()
+	kinds := flowKinds(mod)
+	kindOf := map[*model.Message]int{}
+	for i, m := range kinds {
+		kindOf[m] = i + 1
+	}
+	bytes := flowBytes(fl)
+	byteKind := map[byte]int{}
+	for i, b := range bytes {
+		byteKind[b] = len(kinds) + 1 + i
+	}
+
+	f.Comment("The states of the conversation (spec/flow.json), all machines numbered together.")
+	var sc []jen.Code
+	for _, st := range states {
+		sc = append(sc, jen.Comment(fmt.Sprintf("%s: %s", st.ID(), st.Doc)))
+		sc = append(sc, jen.Id(stateConst(st)).Id("flowState").Op("=").Lit(st.Index))
+	}
+	f.Const().Defs(sc...)
+	f.Line()
+	f.Comment("The kinds of message the flow tells apart: 0 is none the codec knows.")
+	kc := []jen.Code{jen.Id("kindNone").Id("flowKind").Op("=").Lit(0)}
+	for i, m := range kinds {
+		kc = append(kc, jen.Id("kind"+m.GoName).Id("flowKind").Op("=").Lit(i+1))
+	}
+	for _, b := range bytes {
+		kc = append(kc, jen.Comment(fmt.Sprintf("kindByte%c is the one-byte answer %q to SSLRequest or GSSENCRequest.", b, b)))
+		kc = append(kc, jen.Id(fmt.Sprintf("kindByte%c", b)).Id("flowKind").Op("=").Lit(byteKind[b]))
+	}
+	kc = append(kc, jen.Id("flowKinds").Op("=").Lit(len(kinds)+len(bytes)+1))
+	f.Const().Defs(kc...)
+	f.Line()
+
+	// The rules, and the table naming the rule of each state and kind.
+	var rules []jen.Code
+	table := make([][]int, len(states))
+	for _, st := range states {
+		table[st.Index] = make([]int, len(kinds)+len(bytes)+1)
+		for _, r := range st.Rules {
+			k := byteKind[r.Byte]
+			if r.Msg != nil {
+				k = kindOf[r.Msg]
+			}
+			rules = append(rules, flowRuleLit(st, r))
+			table[st.Index][k] = len(rules)
+		}
+	}
+	f.Comment("flowRules are the rules of spec/flow.json, state by state.")
+	f.Var().Id("flowRules").Op("=").Index(jen.Op("...")).Id("flowRule").Values(rules...)
+	f.Line()
+	f.Comment("flowTable names the rule (1-based; 0: not allowed) of each state and kind.")
+	var rows []jen.Code
+	for _, st := range states {
+		var cells []jen.Code
+		for k, r := range table[st.Index] {
+			if r != 0 {
+				cells = append(cells, jen.Lit(k).Op(":").Lit(r))
+			}
+		}
+		rows = append(rows, jen.Id(stateConst(st)).Op(":").Values(cells...))
+	}
+	f.Var().Id("flowTable").Op("=").Index(jen.Lit(len(states))).Index(jen.Id("flowKinds")).Uint8().Values(rows...)
+	f.Line()
+	var names, slugs, streamed []jen.Code
+	for _, st := range states {
+		names = append(names, jen.Lit(st.ID()))
+		if st.Streamed {
+			streamed = append(streamed, jen.Id(stateConst(st)).Op(":").True())
+		}
+	}
+	slugs = append(slugs, jen.Lit(""))
+	for _, m := range kinds {
+		slugs = append(slugs, jen.Lit(m.Slug))
+	}
+	for _, b := range bytes {
+		slugs = append(slugs, jen.Lit(fmt.Sprintf("'%c'", b)))
+	}
+	f.Comment("flowStateNames name each state as \"machine state\".")
+	f.Var().Id("flowStateNames").Op("=").Index(jen.Op("...")).String().Values(names...)
+	f.Comment("flowKindNames are each kind's slug; a one-byte answer is the byte quoted.")
+	f.Var().Id("flowKindNames").Op("=").Index(jen.Op("...")).String().Values(slugs...)
+	f.Comment("flowStreamed marks the states whose pgoutput messages carry the xid.")
+	f.Var().Id("flowStreamed").Op("=").Index(jen.Lit(len(states))).Bool().Values(streamed...)
+
+	for _, d := range dispatchers(mod) {
+		if len(d.members) > 0 {
+			kindLookup(f, d, kindOf)
+		}
+	}
+	if fm := machine(fl, "frontend"); fm != nil {
+		authByState(f, fl, fm, kindOf)
+	}
+	stubs(f, fl)
+	return f
+}
+
+// flowKinds are the messages the machines follow, by slug.
+func flowKinds(mod *model.Model) []*model.Message {
+	layers := map[string]bool{}
+	for _, m := range mod.Flow.Machines {
+		layers[m.Layer] = true
+	}
+	var out []*model.Message
+	for _, m := range mod.Messages {
+		if layers[m.Layer] && !m.Part {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// flowBytes are the one-byte answers the rules name, in byte order.
+func flowBytes(fl *model.Flow) []byte {
+	seen := map[byte]bool{}
+	var out []byte
+	for _, st := range fl.States() {
+		for _, r := range st.Rules {
+			if r.Msg == nil && !seen[r.Byte] {
+				seen[r.Byte] = true
+				out = append(out, r.Byte)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func machine(fl *model.Flow, name string) *model.FlowMachine {
+	for _, m := range fl.Machines {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// stateConst is a state's constant: stBackendQueryRows.
+func stateConst(st *model.FlowState) string {
+	return "st" + camel(st.Machine.Name) + camel(st.Name)
+}
+
+func camel(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(s, "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+// flowRuleLit is one rule as a flowRule value, its reason in a comment.
+func flowRuleLit(st *model.FlowState, r *model.FlowRule) jen.Code {
+	var fields []jen.Code
+	target := func(name string, s *model.FlowState) {
+		if s != nil {
+			fields = append(fields, jen.Id(name).Op(":").Id(stateConst(s)).Op("+").Lit(1))
+		}
+	}
+	target("next", r.Next)
+	target("peer", r.Peer)
+	target("push", r.Push)
+	if r.End {
+		fields = append(fields, jen.Id("end").Op(":").True())
+	}
+	if r.Discard {
+		fields = append(fields, jen.Id("discard").Op(":").True())
+	}
+	if r.Next != nil || r.Peer != nil || r.End || r.Discard {
+		fields = append(fields, jen.Id("moves").Op(":").True())
+	}
+	if r.Streamed != "" {
+		fields = append(fields, jen.Id("streamed").Op(":").Id("stream"+camel(r.Streamed)))
+	}
+	if r.Requires != "" {
+		fields = append(fields, jen.Id("requires").Op(":").Id("requires"+camel(r.Requires)))
+	}
+	fields = append(fields, jen.Id("majors").Op(":").Op(fmt.Sprintf("%#x", majorSet(r.Majors))))
+	what := fmt.Sprintf("%q", r.Byte)
+	if r.Msg != nil {
+		what = r.Msg.GoName
+	}
+	return jen.Comment(fmt.Sprintf("%s, %s: %s (%s)", st.ID(), what, r.Reason, r.Source)).Line().Values(fields...)
+}
+
+// kindLookup renders the table naming the kind of a dispatcher's message by
+// its tag (or, untagged, a function by its request code); 'R' is resolved
+// by subtype in authKinds.
+func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
+	name := "kinds" + d.Name
+	if !d.Tagged {
+		var cases []jen.Code
+		var dflt jen.Code = jen.Return(jen.Id("kindNone"))
+		for _, m := range d.members {
+			code, ok, _ := fixedAfterLength(m)
+			if !ok {
+				dflt = jen.Return(jen.Lit(kindOf[m]))
+				continue
+			}
+			cases = append(cases, jen.Case(jen.Lit(int(code))).Return(jen.Lit(kindOf[m])))
+		}
+		cases = append(cases, jen.Default().Add(dflt))
+		f.Comment(name + " is the kind of a " + d.What + " by its request code.")
+		f.Func().Id(name).Params(jen.Id("code").Uint32()).Id("flowKind").Block(jen.Switch(jen.Id("code")).Block(cases...))
+		return
+	}
+	var cells, sub []jen.Code
+	byTag, tags := d.byTag()
+	for _, t := range tags {
+		ms := byTag[t]
+		if len(ms) == 1 && ms[0].State == "" {
+			cells = append(cells, jen.LitRune(rune(t)).Op(":").Lit(kindOf[ms[0]]))
+			continue
+		}
+		if allStates(ms) {
+			continue // 'p': told apart by the state (authByState)
+		}
+		for _, m := range ms {
+			if code, ok, _ := fixedAfterLength(m); ok {
+				sub = append(sub, jen.Lit(int(code)).Op(":").Lit(kindOf[m]))
+			}
+		}
+	}
+	f.Comment(name + " names the kind of a " + d.What + " by its tag.")
+	f.Var().Id(name).Op("=").Index(jen.Lit(256)).Id("flowKind").Values(cells...)
+	if len(sub) > 0 {
+		f.Comment("authKinds names the kind of an authentication message ('R') by its subtype.")
+		f.Var().Id("authKinds").Op("=").Index(jen.Lit(16)).Id("flowKind").Values(sub...)
+	}
+}
+
+// authByState renders, for each frontend state, the 'p' message it allows
+// (its kind and the AuthState that decodes it).
+func authByState(f *jen.File, fl *model.Flow, fm *model.FlowMachine, kindOf map[*model.Message]int) {
+	var kinds, auths []jen.Code
+	for _, st := range fm.States {
+		for _, r := range st.Rules {
+			if r.Msg != nil && r.Msg.State != "" {
+				kinds = append(kinds, jen.Id(stateConst(st)).Op(":").Lit(kindOf[r.Msg]))
+				auths = append(auths, jen.Id(stateConst(st)).Op(":").Id("Auth"+r.Msg.State))
+			}
+		}
+	}
+	n := len(fl.States())
+	f.Comment("passwordKinds is the kind of a frontend 'p' in each state: the one message of the four the state allows.")
+	f.Var().Id("passwordKinds").Op("=").Index(jen.Lit(n)).Id("flowKind").Values(kinds...)
+	f.Comment("authStates is the Frontend.Auth that decodes that 'p'.")
+	f.Var().Id("authStates").Op("=").Index(jen.Lit(n)).Id("AuthState").Values(auths...)
+}
+
+// stubs stand in for the trackers of layers the codec lacks, so that the
+// runtime of the others compiles: logicalPart and replicationPart are the
+// real trackers when their machines were generated, else types that
+// decode nothing.
+func stubs(f *jen.File, fl *model.Flow) {
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if machine(fl, n) == nil {
+				return false
+			}
+		}
+		return true
+	}
+	if has("replication-backend", "replication-frontend") {
+		f.Comment("replicationPart follows the replication messages inside CopyData.")
+		f.Type().Id("replicationPart").Op("=").Id("ReplicationTracker")
+	} else if has("frontend", "backend") {
+		f.Comment("replicationPart stands in for the replication tracker the codec was generated without: CopyData stay opaque.")
+		f.Type().Id("replicationPart").Struct(jen.Id("P").Id("Params"))
+		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("start").Params(jen.String()).Id("copyKind").Block(jen.Return(jen.Id("copyNone")))
+		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("open").Params(jen.Id("copyKind")).Block()
+		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("next").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("dir").Id("flowSide"), jen.Id("payload").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
+		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("release").Params(jen.Id("flowSide")).Block()
+		f.Func().Params(jen.Id("r").Op("*").Id("replicationPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("r").Dot("P").Op("=").Id("p"))
+	}
+	if has("logical") {
+		f.Comment("logicalPart follows pgoutput inside XLogData.")
+		f.Type().Id("logicalPart").Op("=").Id("LogicalTracker")
+	} else if has("replication-backend", "replication-frontend") {
+		f.Comment("logicalPart stands in for the pgoutput tracker the codec was generated without: WAL data stay opaque.")
+		f.Type().Id("logicalPart").Struct(jen.Id("P").Id("Params"))
+		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("next").Params(jen.Id("src").Index().Byte()).Params(jen.Id("Message"), jen.Error()).Block(jen.Return(jen.Nil(), jen.Nil()))
+		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("release").Params().Block()
+		f.Func().Params(jen.Id("l").Op("*").Id("logicalPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("l").Dot("P").Op("=").Id("p"))
+	}
+}

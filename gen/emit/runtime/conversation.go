@@ -1,0 +1,417 @@
+//go:build ignore
+
+package codec
+
+//pgspec:machines frontend,backend
+
+import "encoding/binary"
+
+// Conversation follows one connection in both directions, as the manual's
+// message flow describes it (spec/flow.json): Frontend takes each message
+// the client sends, Backend each one the server sends, in the order they
+// were sent. Between them they decode every message with the right Params
+// (resolving the frontend's 'p' by the authentication exchange, 'R' by its
+// subtype, the one-byte answers to SSLRequest and GSSENCRequest, the
+// replication and pgoutput messages inside CopyData), learn the session's
+// layout as it goes, and report a message the flow does not allow where it
+// came as a *FlowError, decoded all the same.
+//
+// A client feeds Backend what it reads and Frontend what it writes; a
+// server the other way round; a proxy both. It is not safe for concurrent
+// use: a proxy relaying the two directions in two goroutines holds a lock
+// around each call (a message is taken before it is forwarded, so the
+// order is the one the peers saw).
+type Conversation struct {
+	Frontend FrontendTracker
+	Backend  BackendTracker
+	// P is the layout the next message decodes with: ProtocolMinor from
+	// the StartupMessage and NegotiateProtocolVersion, Major from
+	// server_version (unless FixMajor).
+	P Params
+	// FixMajor keeps P.Major as set: server_version does not change it.
+	FixMajor bool
+	// Replication follows the replication stream a START_REPLICATION or
+	// BASE_BACKUP began (its Logical the pgoutput inside).
+	Replication replicationPart
+
+	fe, be     flowState
+	queue      []flowState // backend states of the requests waiting behind the one answered now
+	head       int         // queue[head:] wait
+	discarding bool        // an extended-query error: requests until the next Sync get no answer
+	pending    copyKind    // the stream the last replication command asked for
+	feCopy     bool        // the frontend's CopyData carry replication messages
+}
+
+// maxPending bounds the requests waiting for an answer: a client that
+// pipelines more without reading is refused rather than followed.
+const maxPending = 1 << 16
+
+// NewConversation starts a conversation at the connection's first byte;
+// p's Major (0: the newest) is the layout until server_version says.
+func NewConversation(p Params) *Conversation {
+	c := &Conversation{}
+	c.Reset(p)
+	return c
+}
+
+// Reset starts the conversation over at a new connection's first byte,
+// keeping the decoders and queue it grew (a pool of connections reuses it).
+func (c *Conversation) Reset(p Params) {
+	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
+	c.queue, c.head, c.discarding, c.pending, c.feCopy = c.queue[:0], 0, false, copyNone, false
+	c.Frontend.tracker = tracker{c: c}
+	c.Backend.tracker = tracker{c: c}
+	c.Replication.reset(p)
+}
+
+// Encrypted reports whether the server accepted encryption: what follows
+// is a TLS or GSSAPI handshake, which no tracker decodes.
+func (c *Conversation) Encrypted() bool { return c.be == stBackendEncrypted }
+
+// Authenticated reports whether the server sent AuthenticationOk.
+func (c *Conversation) Authenticated() bool {
+	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption && c.be != stBackendAuthentication && c.be != stBackendWaiting && c.be != stBackendClosed
+}
+
+// Started reports whether the frontend sent its StartupMessage: its
+// messages are tagged from then on.
+func (c *Conversation) Started() bool {
+	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption
+}
+
+// tracker is what both sides' trackers keep.
+type tracker struct {
+	c *Conversation
+	// Offset is the byte offset of the next message in the side's stream;
+	// Index counts the messages taken.
+	Offset, Index int64
+
+	step Step
+
+	last      *flowRule // the rule the last message took, in lastState for lastKind under lastMajor
+	lastState flowState
+	lastKind  flowKind
+	lastMajor int
+}
+
+// begin starts the Step of frame, decoded with the Params reached, and
+// returns it with the frame's offset.
+func (t *tracker) begin(frame []byte) (*Step, int64) {
+	s := &t.step
+	s.Msg, s.P, s.Sub, s.Logical, s.Answer = nil, t.c.P, nil, nil, 0
+	off := t.Offset
+	t.Offset += int64(len(frame))
+	t.Index++
+	return &t.step, off
+}
+
+// rule is the rule allowing kind k in st, else the violation; a decoding
+// error is returned as it is.
+func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRule, error) {
+	if err != nil {
+		return nil, err
+	}
+	// A run of one message in one state (DataRow after DataRow, CopyData
+	// after CopyData) takes the rule found last, under the same major.
+	if st == t.lastState && k == t.lastKind && t.c.P.Major == t.lastMajor && t.last != nil {
+		return t.last, nil
+	}
+	if r := flowLookup(st, k, t.c.P.Major); r != nil {
+		t.last, t.lastState, t.lastKind, t.lastMajor = r, st, k, t.c.P.Major
+		return r, nil
+	}
+	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
+}
+
+// FrontendTracker takes the messages the frontend sends.
+type FrontendTracker struct {
+	tracker
+	st Startup
+	fe Frontend
+}
+
+// Untagged reports whether the frontend's next message is a startup-phase
+// packet, without a tag (read it with FrameReader.NextUntagged).
+func (t *FrontendTracker) Untagged() bool { return t.c.fe == stFrontendStartup }
+
+// Next decodes one whole message the frontend sent and takes it into the
+// conversation. On a *DecodeError the Step holds nothing decoded; on a
+// *FlowError it holds the message.
+func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
+	c := t.c
+	s, off := t.begin(frame)
+	st := c.fe
+	var k flowKind
+	var err error
+	switch {
+	case st == stFrontendStartup:
+		if len(frame) >= 8 {
+			k = kindsStartup(binary.BigEndian.Uint32(frame[4:]))
+			// A CancelRequest comes on a connection of its own: only its
+			// length tells a 3.2 key from a 3.0 one (4 bytes read the same).
+			if k == kindCancelRequest && len(frame) != 16 {
+				s.P.ProtocolMinor = 2
+			}
+		}
+		s.Msg, err = t.st.Decode(frame, s.P)
+	case len(frame) > 0 && frame[0] == 'p':
+		if k = passwordKinds[st]; k == kindNone {
+			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+			e.Got = "'p' (a password, SASL or GSSAPI response)"
+			return s, e
+		}
+		t.fe.Auth = authStates[st]
+		s.Msg, err = t.fe.Decode(frame, s.P)
+	default:
+		if len(frame) > 0 {
+			k = kindsFrontend[frame[0]]
+		}
+		s.Msg, err = t.fe.Decode(frame, s.P)
+	}
+	r, err := t.rule(st, k, off, err)
+	if err != nil {
+		return s, err
+	}
+	// What the message tells, by its kind: an integer switch costs less
+	// per message than one on its type.
+	switch k {
+	case kindStartupMessage:
+		c.P.ProtocolMinor = int(s.Msg.(*StartupMessage).ProtocolVersion & 0xffff)
+	case kindQuery:
+		c.pending = c.Replication.start(s.Msg.(*Query).String)
+	case kindCopyData:
+		if st == stFrontendCopyBoth && c.feCopy {
+			err = c.Replication.next(s, sideFrontend, s.Msg.(*CopyData).Data)
+		}
+	}
+	if r.push != 0 && !c.push(r.push-1) {
+		e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+		e.Detail = "more requests wait for an answer than a tracker follows (65536)"
+		return s, e
+	}
+	if r.moves {
+		c.move(sideFrontend, r)
+	}
+	if c.fe != stFrontendCopyBoth {
+		c.feCopy = false
+	}
+	return s, offsetted(err, off)
+}
+
+// Release lets go of the decoded messages the tracker keeps for reuse:
+// their strings are copies, which after a large message would pin its size
+// until the next message of the same type.
+func (t *FrontendTracker) Release() {
+	t.st, t.fe, t.step = Startup{}, Frontend{}, Step{}
+	t.c.Replication.release(sideFrontend)
+}
+
+// BackendTracker takes the messages the backend sends.
+type BackendTracker struct {
+	tracker
+	be Backend
+}
+
+// OneByte reports whether the backend's next message is the one-byte
+// answer to an SSLRequest or GSSENCRequest (read exactly one byte).
+func (t *BackendTracker) OneByte() bool {
+	return t.c.be == stBackendSslAnswer || t.c.be == stBackendGssAnswer
+}
+
+// Next decodes one whole message the backend sent (a one-byte answer when
+// OneByte) and takes it into the conversation. On a *DecodeError the Step
+// holds nothing decoded; on a *FlowError it holds the message.
+func (t *BackendTracker) Next(frame []byte) (*Step, error) {
+	c := t.c
+	s, off := t.begin(frame)
+	st := c.be
+	var k flowKind
+	var err error
+	switch {
+	case t.OneByte() && len(frame) == 1:
+		s.Answer = frame[0]
+		k = answerKind(frame[0])
+	case len(frame) >= 9 && frame[0] == 'R':
+		if sub := binary.BigEndian.Uint32(frame[5:]); sub < uint32(len(authKinds)) {
+			k = authKinds[sub]
+		}
+		s.Msg, err = t.be.Decode(frame, s.P)
+	default:
+		if len(frame) > 0 {
+			k = kindsBackend[frame[0]]
+		}
+		s.Msg, err = t.be.Decode(frame, s.P)
+		if err != nil && s.P.ProtocolMinor < 2 {
+			// A layout of protocol 3.2 (a cancel key longer than 4 bytes)
+			// on a 3.0 session: decoded as 3.2, reported as a violation.
+			p := s.P
+			p.ProtocolMinor = 2
+			if m, err2 := t.be.Decode(frame, p); err2 == nil {
+				s.Msg, s.P = m, p
+				e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+				e.Detail = s.Msg.Slug() + " has the layout of protocol 3.2; the session speaks 3.0"
+				return s, e
+			}
+		}
+	}
+	r, err := t.rule(st, k, off, err)
+	if err != nil {
+		return s, err
+	}
+	switch k {
+	case kindParameterStatus:
+		if m := s.Msg.(*ParameterStatus); m.Name == "server_version" && !c.FixMajor {
+			c.P.Major = ServerMajor(m.Value)
+			c.Replication.P.Major = c.P.Major
+		}
+	case kindNegotiateProtocolVersion:
+		if minor := int(s.Msg.(*NegotiateProtocolVersion).NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
+			c.P.ProtocolMinor = minor
+		}
+	case kindCopyBothResponse:
+		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
+		c.Replication.open(c.pending)
+		c.feCopy = c.pending == copyPhysical || c.pending == copyLogical
+	case kindCopyOutResponse:
+		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
+		if c.pending == copyBackup {
+			c.Replication.open(copyBackup)
+		} else {
+			c.Replication.open(copyNone)
+		}
+	case kindCopyData:
+		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyBothDone || st == stBackendQueryCopyOut {
+			err = c.Replication.next(s, sideBackend, s.Msg.(*CopyData).Data)
+		}
+	case kindCommandComplete, kindErrorResponse:
+		c.Replication.open(copyNone)
+	case kindReadyForQuery:
+		c.pending = copyNone
+	}
+	if r.moves {
+		c.move(sideBackend, r)
+	}
+	return s, offsetted(err, off)
+}
+
+// Release lets go of the decoded messages the tracker keeps for reuse.
+func (t *BackendTracker) Release() {
+	t.be, t.step = Backend{}, Step{}
+	t.c.Replication.release(sideBackend)
+}
+
+// answerKind is the kind of a one-byte answer.
+func answerKind(b byte) flowKind {
+	switch b {
+	case 'S':
+		return kindByteS
+	case 'G':
+		return kindByteG
+	case 'N':
+		return kindByteN
+	}
+	return kindNone
+}
+
+// offsetted puts off, the enclosing message's offset, into a FlowError from
+// a message inside it.
+func offsetted(err error, off int64) error {
+	if e, ok := err.(*FlowError); ok {
+		e.Offset = off
+	}
+	return err
+}
+
+// move takes the rule's states: the side's next, the other side's, and
+// for the backend the requests it completed or discarded. A backend with
+// nothing left to answer takes the oldest waiting request.
+func (c *Conversation) move(side flowSide, r *flowRule) {
+	own, other := &c.fe, &c.be
+	if side == sideBackend {
+		own, other = other, own
+	}
+	if r.next != 0 {
+		*own = r.next - 1
+	}
+	if r.peer != 0 {
+		*other = r.peer - 1
+	}
+	switch {
+	case r.end:
+		c.be = stBackendIdle
+	case r.discard:
+		c.discard()
+	}
+	if c.be == stBackendIdle && c.head < len(c.queue) {
+		c.be = c.queue[c.head]
+		c.head++
+	}
+	if c.head == len(c.queue) {
+		c.queue, c.head = c.queue[:0], 0
+	}
+}
+
+// push queues the backend state a request's answer starts in; false when
+// too many wait. While an error is being discarded only a Sync is answered.
+func (c *Conversation) push(s flowState) bool {
+	if c.discarding {
+		if s != stBackendSync {
+			return true
+		}
+		c.discarding = false
+	}
+	if len(c.queue)-c.head >= maxPending {
+		return false
+	}
+	if c.be == stBackendIdle {
+		c.be = s
+		return true
+	}
+	c.queue = append(c.queue, s)
+	return true
+}
+
+// discard drops the requests before the next Sync, as the server does
+// after an extended-query error; with no Sync sent yet, those still to
+// come until it.
+func (c *Conversation) discard() {
+	for c.head < len(c.queue) {
+		s := c.queue[c.head]
+		c.head++
+		if s == stBackendSync {
+			c.be = s
+			return
+		}
+	}
+	c.be, c.discarding = stBackendIdle, true
+}
+
+// ServerMajor is the Params.Major to decode a server's messages with, from
+// its server_version parameter ("15.18 (Debian 15.18-1.pgdg120+1)" → 15,
+// "19rc1" → 19): the major when the codec was generated for it, else 0 (the
+// newest layout, the best guess for a newer server or an unreadable
+// version).
+func ServerMajor(v string) int {
+	major := 0
+	for i := 0; i < len(v) && v[i] >= '0' && v[i] <= '9' && major < 1000; i++ {
+		major = major*10 + int(v[i]-'0')
+	}
+	if !GeneratedMajors.Has(major) || major == 0 {
+		return 0
+	}
+	return major
+}
+
+// Resume takes up a connection whose start was not seen (a capture that
+// began late): the client is taken as authenticated and the server as
+// idle. Answers to requests sent before are then reported as violations.
+func (c *Conversation) Resume() {
+	c.fe, c.be = stFrontendSession, stBackendIdle
+}
+
+// Decrypted goes on after the server accepted encryption when the caller
+// holds the TLS or GSSAPI end itself (a proxy terminating TLS): what comes
+// through it is the protocol again, from a startup packet.
+func (c *Conversation) Decrypted() {
+	c.fe, c.be = stFrontendStartup, stBackendWaiting
+}

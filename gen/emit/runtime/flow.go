@@ -1,0 +1,148 @@
+//go:build ignore
+
+package codec
+
+//pgspec:machines any
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// ErrFlow is the cause of every FlowError: test for it with errors.Is.
+var ErrFlow = errors.New("protocol flow violation")
+
+// FlowError is a message the protocol's flow (spec/flow.json) does not allow
+// where it came. The message was decoded all the same: the tracker's Step
+// holds it, and the conversation goes on from the state it was in.
+type FlowError struct {
+	// State is where the conversation was: "backend query-rows".
+	State string
+	// Got is the slug of the message that came ("data-row"), or the
+	// one-byte answer quoted.
+	Got string
+	// Expected lists the slugs the state allows, in kind order; empty when
+	// the state allows nothing (the side must wait for the other).
+	Expected []string
+	// Offset is the message's byte offset in its direction's stream (for
+	// a message inside CopyData, the CopyData's); Index counts the
+	// messages before it in the tracker that found it.
+	Offset int64
+	Index  int64
+	// Detail, when set, says what the message needed that had not come
+	// ("relation 16390 has no Relation message before it").
+	Detail string
+}
+
+func (e *FlowError) Error() string {
+	s := "codec: " + e.State + " at byte " + strconv.FormatInt(e.Offset, 10) + ": " + e.Got
+	switch {
+	case e.Detail != "":
+		return s + ": " + e.Detail
+	case len(e.Expected) == 0:
+		return s + " where the side sends nothing"
+	}
+	return s + " where the flow allows " + strings.Join(e.Expected, ", ")
+}
+
+// Unwrap makes errors.Is(err, ErrFlow) hold.
+func (e *FlowError) Unwrap() error { return ErrFlow }
+
+// flowState numbers a state of spec/flow.json; flowKind a message the flow
+// tells apart (the constants are generated).
+type (
+	flowState uint8
+	flowKind  uint8
+)
+
+// flowSide is who sent a message.
+type flowSide uint8
+
+const (
+	sideFrontend flowSide = iota
+	sideBackend
+)
+
+// flowRule is one rule of spec/flow.json: the states it leads to (+1; 0:
+// none) and what else it does.
+type flowRule struct {
+	next, peer, push flowState
+	end, discard     bool
+	// moves: the rule changes a state (next, peer, end or discard).
+	moves    bool
+	streamed uint8
+	requires uint8
+	majors   MajorSet
+}
+
+// The values of flowRule.streamed and flowRule.requires.
+const (
+	streamOpen = 1 + iota
+	streamClose
+	streamAbort
+)
+
+const (
+	requiresRelation = 1 + iota
+	requiresTypes
+	requiresNoChangeYet
+)
+
+// flowLookup is the rule allowing kind in st under major, nil if none.
+func flowLookup(st flowState, k flowKind, major int) *flowRule {
+	i := flowTable[st][k]
+	if i == 0 {
+		return nil
+	}
+	r := &flowRules[i-1]
+	if !r.majors.Has(major) {
+		return nil
+	}
+	return r
+}
+
+// flowViolation is the FlowError for kind arriving in st.
+func flowViolation(st flowState, k flowKind, major int, off, index int64) *FlowError {
+	e := &FlowError{State: flowStateNames[st], Got: flowKindNames[k], Offset: off, Index: index}
+	if k == kindNone {
+		e.Got = "a message the codec does not know"
+	}
+	for k2 := flowKind(1); k2 < flowKinds; k2++ {
+		if flowLookup(st, k2, major) != nil {
+			e.Expected = append(e.Expected, flowKindNames[k2])
+		}
+	}
+	return e
+}
+
+// Step is one message a tracker took: the message, the layout it was
+// decoded with, and the messages inside it. It is valid until the
+// tracker's next message.
+type Step struct {
+	// Msg is the message fed (nil when even its type is unknown).
+	Msg Message
+	// P is what Msg and Sub were decoded with.
+	P Params
+	// Sub is the streaming replication message inside a CopyData of a
+	// replication stream (XLogData, PrimaryKeepalive, BackupData …), else nil.
+	Sub Message
+	// Logical is the pgoutput message inside an XLogData of a logical
+	// stream, decoded with LogicalP, else nil.
+	Logical  Message
+	LogicalP Params
+	// Answer is the server's one-byte answer to SSLRequest or
+	// GSSENCRequest ('S', 'G' or 'N'), which is no message of the
+	// manual's tables: Msg is then nil.
+	Answer byte
+}
+
+// copyKind is what the CopyData of a copy stream carry.
+type copyKind uint8
+
+const (
+	copyNone     copyKind = iota // COPY data: bytes only the query knows
+	copyPhysical                 // START_REPLICATION … PHYSICAL: WAL data
+	copyLogical                  // START_REPLICATION SLOT … LOGICAL: pgoutput in each XLogData
+	copyBackup                   // BASE_BACKUP (15 on): archives, manifest and progress
+)

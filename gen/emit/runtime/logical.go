@@ -1,0 +1,173 @@
+//go:build ignore
+
+package codec
+
+//pgspec:machines logical
+
+import "strconv"
+
+// LogicalTracker decodes a logical stream's pgoutput messages (the WAL data
+// of each XLogData) in order, following their flow (spec/flow.json):
+// Begin…Commit, Begin Prepare…Prepare, Stream Start…Stop, the relations and
+// types described before they are used. It keeps P.Streaming's Streamed in
+// step with Stream Start and Stream Stop, so that streamed messages decode
+// with their xid, and reports what the flow does not allow as a
+// *FlowError, the message decoded all the same.
+//
+// Messages are valid until the next Next. The zero value is ready once P
+// is set.
+type LogicalTracker struct {
+	// P is the layout the next message decodes with: set Major,
+	// LogicalVersion (START_REPLICATION's proto_version) and
+	// ParallelStreaming (streaming 'parallel') before the first message;
+	// the tracker sets and clears Streamed.
+	P Params
+	// Index counts the messages decoded.
+	Index int64
+
+	st           flowState
+	changed      bool                // a change of the current transaction came
+	relations    map[uint32]struct{} // described by a Relation
+	lastRelation uint32              // of the last change, described
+	types        map[uint32]struct{} // described by a Type
+	streams      []uint32            // the xids Stream Start opened and nothing ended
+	lg           Logical
+}
+
+// firstUserOID is FirstNormalObjectId: a column type below it is built in
+// and needs no Type message before its Relation.
+const firstUserOID = 16384
+
+// Next decodes one pgoutput message with P and takes it into the flow.
+func (t *LogicalTracker) Next(src []byte) (Message, error) { return t.next(src) }
+
+func (t *LogicalTracker) next(src []byte) (Message, error) {
+	m, err := t.lg.Decode(src, t.P)
+	if err != nil {
+		return nil, err
+	}
+	t.Index++
+	if t.st == 0 { // the zero value: between transactions
+		t.st = stLogicalBetween
+	}
+	k := kindsLogical[src[0]]
+	r := flowLookup(t.st, k, t.P.Major)
+	if r == nil {
+		return m, flowViolation(t.st, k, t.P.Major, 0, t.Index-1)
+	}
+	if detail := t.check(r, m); detail != "" {
+		e := flowViolation(t.st, k, t.P.Major, 0, t.Index-1)
+		e.Detail = detail
+		return m, e
+	}
+	if r.next != 0 {
+		t.st = r.next - 1
+		t.changed = false
+		if flowStreamed[t.st] {
+			t.P.Streaming |= Streamed
+		} else {
+			t.P.Streaming &^= Streamed
+		}
+	}
+	return m, nil
+}
+
+// check applies what the rule requires of what came before, and notes what
+// the message describes or opens. It returns what was missing.
+func (t *LogicalTracker) check(r *flowRule, m Message) string {
+	switch m := m.(type) {
+	case *LogicalRelation:
+		if t.relations == nil {
+			t.relations = map[uint32]struct{}{}
+		}
+		t.relations[m.RelationOID] = struct{}{}
+		if r.requires == requiresTypes {
+			for _, c := range m.Columns {
+				if _, ok := t.types[c.DataType]; c.DataType >= firstUserOID && !ok {
+					return "column " + strconv.Quote(c.Name) + " has type " + strconv.FormatUint(uint64(c.DataType), 10) + ", not built in, and no Type message before it"
+				}
+			}
+		}
+	case *LogicalType:
+		if t.types == nil {
+			t.types = map[uint32]struct{}{}
+		}
+		t.types[m.DataType] = struct{}{}
+	case *LogicalInsert:
+		return t.described(m.RelationOID)
+	case *LogicalUpdate:
+		return t.described(m.RelationOID)
+	case *LogicalDelete:
+		return t.described(m.RelationOID)
+	case *LogicalTruncate:
+		for _, oid := range m.RelationOIDs {
+			if d := t.described(oid); d != "" {
+				return d
+			}
+		}
+	case *LogicalOrigin:
+		if r.requires == requiresNoChangeYet && t.changed {
+			return "the Origin message comes after a change of the transaction; it is always sent before any DML messages"
+		}
+	case *LogicalStreamStart:
+		if r.streamed == streamOpen && !t.streaming(m.Xid) {
+			t.streams = append(t.streams, m.Xid)
+		}
+	case *LogicalStreamCommit:
+		return t.endStream(m.Xid, true)
+	case *LogicalStreamPrepare:
+		return t.endStream(m.Xid, true)
+	case *LogicalStreamAbort:
+		return t.endStream(m.Xid, m.SubXid == m.Xid) // a subtransaction's abort leaves the transaction open
+	}
+	return ""
+}
+
+// release lets go of the decoded messages kept for reuse.
+func (t *LogicalTracker) release() { t.lg = Logical{} }
+
+// reset starts a new stream decoded with p, keeping what the tracker grew.
+func (t *LogicalTracker) reset(p Params) {
+	clear(t.relations)
+	clear(t.types)
+	t.lastRelation = 0
+	t.P, t.Index, t.st, t.changed, t.streams = p, 0, 0, false, t.streams[:0]
+}
+
+// described notes a change of relation oid; what is missing is its Relation.
+// The relation of the last change is looked up without the map: a stream's
+// changes mostly come in runs of one table.
+func (t *LogicalTracker) described(oid uint32) string {
+	t.changed = true
+	if oid == t.lastRelation && oid != 0 {
+		return ""
+	}
+	if _, ok := t.relations[oid]; !ok {
+		return "relation " + strconv.FormatUint(uint64(oid), 10) + " has no Relation message before it"
+	}
+	t.lastRelation = oid
+	return ""
+}
+
+func (t *LogicalTracker) streaming(xid uint32) bool {
+	for _, x := range t.streams {
+		if x == xid {
+			return true
+		}
+	}
+	return false
+}
+
+// endStream ends (when closing) the streamed transaction xid; it must
+// have been opened by a Stream Start.
+func (t *LogicalTracker) endStream(xid uint32, closing bool) string {
+	for i, x := range t.streams {
+		if x == xid {
+			if closing {
+				t.streams = append(t.streams[:i], t.streams[i+1:]...)
+			}
+			return ""
+		}
+	}
+	return "transaction " + strconv.FormatUint(uint64(xid), 10) + " was never streamed: no Stream Start opened it"
+}

@@ -1,0 +1,236 @@
+//go:build ignore
+
+package codec
+
+//pgspec:machines replication-backend,replication-frontend
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ReplicationTracker decodes the CopyData payloads of a replication
+// stream in both directions and follows their flow: the streaming
+// replication messages (XLogData, keepalives, standby status, BASE_BACKUP's
+// archives) and, in a logical stream, the pgoutput message inside each
+// XLogData, through Logical. Start tells it the command that began the
+// stream. Messages are valid until the next call.
+type ReplicationTracker struct {
+	// P is the layout: set Major (and ProtocolMinor) before the first
+	// message.
+	P Params
+	// Logical follows pgoutput inside the XLogData of a logical stream;
+	// Start sets its LogicalVersion and ParallelStreaming from the
+	// command's options.
+	Logical logicalPart
+
+	kind   copyKind
+	be, fe flowState
+	rb     ReplicationBackend
+	rf     ReplicationFrontend
+}
+
+// Start takes the replication command that begins a stream:
+// START_REPLICATION (physical, or logical with pgoutput's proto_version and
+// streaming options) or BASE_BACKUP. It reports whether cmd is one of them;
+// the tracker then decodes that stream.
+func (r *ReplicationTracker) Start(cmd string) bool {
+	k := r.start(cmd)
+	r.open(k)
+	return k != copyNone
+}
+
+// start recognises a command that begins a replication stream:
+//
+//	START_REPLICATION [SLOT name] [PHYSICAL] X/X [TIMELINE n]
+//	START_REPLICATION SLOT name LOGICAL X/X [(option ['value'] [, ...])]
+//	BASE_BACKUP [(option ['value'] [, ...])]
+//
+// For pgoutput it sets Logical's LogicalVersion (proto_version) and
+// ParallelStreaming (streaming 'parallel', PG 16 on: Stream Abort then
+// carries the abort LSN and time); binary, messages and two_phase change
+// which messages come, not how they are laid out. A logical stream of
+// another plugin (test_decoding …) has no proto_version and its XLogData
+// stay opaque. Anything else is copyNone.
+func (r *ReplicationTracker) start(cmd string) copyKind {
+	cmd = strings.TrimLeft(cmd, " \t\r\n")
+	switch {
+	case hasWord(cmd, "BASE_BACKUP"):
+		return copyBackup
+	case !hasWord(cmd, "START_REPLICATION"):
+		return copyNone
+	}
+	toks := replTokens(cmd)
+	logical := false
+	i := 1
+	for ; i < len(toks) && toks[i] != "("; i++ {
+		logical = logical || strings.EqualFold(toks[i], "LOGICAL")
+	}
+	if !logical {
+		return copyPhysical
+	}
+	p := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
+	// Options: name [value] separated by commas inside parentheses.
+	for i++; i < len(toks) && toks[i] != ")"; i++ {
+		if toks[i] == "," {
+			continue
+		}
+		name, value := strings.ToLower(unquote(toks[i])), "true"
+		if i+1 < len(toks) && toks[i+1] != "," && toks[i+1] != ")" {
+			i++
+			value = unquote(toks[i])
+		}
+		switch name {
+		case "proto_version":
+			p.LogicalVersion, _ = strconv.Atoi(value)
+		case "streaming":
+			if strings.EqualFold(value, "parallel") {
+				p.Streaming = ParallelStreaming
+			}
+		}
+	}
+	if p.LogicalVersion == 0 {
+		return copyPhysical // not pgoutput: the WAL data stay opaque
+	}
+	r.Logical.reset(p)
+	return copyLogical
+}
+
+// hasWord reports whether s starts with word (any case) followed by the
+// end or a separator.
+func hasWord(s, word string) bool {
+	return len(s) >= len(word) && strings.EqualFold(s[:len(word)], word) &&
+		(len(s) == len(word) || strings.IndexByte(" \t\r\n;(", s[len(word)]) >= 0)
+}
+
+// open begins a stream of kind k.
+func (r *ReplicationTracker) open(k copyKind) {
+	if k == copyBackup && !(&BackupData{}).Majors().Has(r.P.Major) {
+		k = copyNone // before 15 a base backup's CopyData are raw tar and manifest bytes
+	}
+	r.kind, r.be, r.fe = k, stReplicationBackendStreaming, stReplicationFrontendStreaming
+	if k == copyBackup {
+		r.be = stReplicationBackendBackup
+	}
+}
+
+// reset starts over with p, keeping what the tracker grew.
+func (r *ReplicationTracker) reset(p Params) {
+	r.P, r.kind = p, copyNone
+	r.Logical.reset(Params{})
+}
+
+// release lets go of the decoded messages of one side kept for reuse.
+func (r *ReplicationTracker) release(dir flowSide) {
+	if dir == sideFrontend {
+		r.rf = ReplicationFrontend{}
+		return
+	}
+	r.rb = ReplicationBackend{}
+	r.Logical.release()
+}
+
+// Backend decodes one CopyData payload the server sent. logical is the
+// pgoutput message inside an XLogData of a logical stream, else nil. When
+// only that pgoutput message fails to decode, msg is still the XLogData
+// (its LSNs say where).
+func (r *ReplicationTracker) Backend(payload []byte) (msg, logical Message, err error) {
+	var s Step
+	err = r.next(&s, sideBackend, payload)
+	return s.Sub, s.Logical, err
+}
+
+// Frontend decodes one CopyData payload the client sent.
+func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
+	var s Step
+	err := r.next(&s, sideFrontend, payload)
+	return s.Sub, err
+}
+
+// next decodes payload into s.Sub (and s.Logical), checking the flow.
+func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
+	if r.kind == copyNone {
+		return nil
+	}
+	var m Message
+	var err error
+	st := &r.be
+	if dir == sideFrontend {
+		st = &r.fe
+		m, err = r.rf.Decode(payload, r.P)
+	} else {
+		m, err = r.rb.Decode(payload, r.P)
+	}
+	s.Sub = m
+	if err != nil {
+		return err
+	}
+	k := kindsReplicationFrontend[payload[0]]
+	if dir == sideBackend {
+		k = kindsReplicationBackend[payload[0]]
+	}
+	rule := flowLookup(*st, k, r.P.Major)
+	if rule == nil {
+		return flowViolation(*st, k, r.P.Major, 0, 0)
+	}
+	if rule.next != 0 {
+		*st = rule.next - 1
+	}
+	x, ok := m.(*XLogData)
+	if !ok || r.kind != copyLogical {
+		return nil
+	}
+	s.LogicalP = r.Logical.P
+	s.Logical, err = r.Logical.next(x.WALData)
+	return err
+}
+
+// replTokens splits a replication command into words, 'literals',
+// "identifiers" and the punctuation ( ) , — enough of the walsender grammar
+// to find the options.
+func replTokens(cmd string) []string {
+	var toks []string
+	for i := 0; i < len(cmd); {
+		c := cmd[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';':
+			i++
+		case c == '(' || c == ')' || c == ',':
+			toks = append(toks, cmd[i:i+1])
+			i++
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(cmd) {
+				if cmd[j] == c {
+					if j+1 < len(cmd) && cmd[j+1] == c { // doubled quote
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			end := min(j+1, len(cmd))
+			toks = append(toks, cmd[i:end])
+			i = end
+		default:
+			j := i
+			for j < len(cmd) && !strings.ContainsRune(" \t\n\r;(),'\"", rune(cmd[j])) {
+				j++
+			}
+			toks = append(toks, cmd[i:j])
+			i = j
+		}
+	}
+	return toks
+}
+
+// unquote strips a 'literal' or "identifier" token of its quotes and
+// undoubles the quotes inside; other tokens are returned as they are.
+func unquote(t string) string {
+	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] {
+		q := t[:1]
+		return strings.ReplaceAll(t[1:len(t)-1], q+q, q)
+	}
+	return t
+}

@@ -1,0 +1,212 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// Flow is spec/flow.json resolved against the messages: the state machines
+// the generated conversation trackers follow.
+type Flow struct {
+	Machines []*FlowMachine
+}
+
+// FlowMachine is what one side sends in one layer.
+type FlowMachine struct {
+	Name, Layer, Doc string
+	Direction        Direction
+	// States; the first is the initial one.
+	States []*FlowState
+	// Peer is the other side of the same layer, nil if none.
+	Peer *FlowMachine
+}
+
+// FlowState is one state and the messages allowed in it.
+type FlowState struct {
+	Machine   *FlowMachine
+	Name, Doc string
+	Source    string
+	Streamed  bool
+	Rules     []*FlowRule
+	// Index is the state's number among all states of the flow.
+	Index int
+}
+
+// FlowRule allows one message (or one-byte answer) in a state.
+type FlowRule struct {
+	// Msg is the message allowed; nil for a one-byte answer, Byte.
+	Msg              *Message
+	Byte             byte
+	Next, Peer, Push *FlowState
+	End, Discard     bool
+	Streamed         string
+	Requires         string
+	// Majors the rule holds in (of the message's, when it has one).
+	Majors         []int
+	Reason, Source string
+}
+
+// ID names the state across machines: "backend query-rows".
+func (s *FlowState) ID() string { return s.Machine.Name + " " + s.Name }
+
+// BuildFlow resolves f against mod's messages: every slug names a message
+// of the machine's layer that its side sends, every rule holds in some
+// major. All problems are reported at once.
+func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
+	bySlug := map[string]*Message{}
+	for _, m := range mod.Messages {
+		bySlug[m.Slug] = m
+	}
+	var p []string
+	out := &Flow{}
+	machines := map[*spec.FlowMachine]*FlowMachine{}
+	states := map[*spec.FlowState]*FlowState{}
+	n := 0
+	for _, sm := range f.Machines {
+		fm := &FlowMachine{Name: sm.Name, Layer: sm.Layer, Doc: sm.Doc, Direction: FromFrontend}
+		if sm.Direction == "B" {
+			fm.Direction = FromBackend
+		}
+		for _, ss := range sm.States {
+			st := &FlowState{Machine: fm, Name: ss.Name, Doc: ss.Doc, Source: ss.Source, Streamed: ss.Streamed, Index: n}
+			n++
+			fm.States = append(fm.States, st)
+			states[ss] = st
+		}
+		machines[sm] = fm
+		out.Machines = append(out.Machines, fm)
+	}
+	for _, sm := range f.Machines {
+		fm := machines[sm]
+		peer := f.Peer(sm)
+		if peer != nil {
+			fm.Peer = machines[peer]
+		}
+		for _, ss := range sm.States {
+			st := states[ss]
+			for _, r := range f.Rules(ss) {
+				fr := &FlowRule{End: r.End, Discard: r.Discard, Streamed: r.Streamed, Requires: r.Requires, Reason: r.Reason, Source: r.Source}
+				lo, hi := r.MajorRange()
+				majors := mod.Majors
+				where := st.ID() + " " + r.Message + r.Byte
+				if r.Byte != "" {
+					fr.Byte = r.Byte[0]
+				} else {
+					msg := bySlug[r.Message]
+					switch {
+					case msg == nil:
+						p = append(p, where+": no such message")
+						continue
+					case msg.Layer != sm.Layer || msg.Direction != 0 && msg.Direction&fm.Direction == 0:
+						p = append(p, fmt.Sprintf("%s: a %s message of direction %s, not one the %s machine's side sends", where, msg.Layer, msg.Direction, fm.Name))
+						continue
+					}
+					fr.Msg, majors = msg, msg.Majors
+				}
+				fr.Majors = filter(majors, func(m int) bool { return m >= lo && m <= hi })
+				if len(fr.Majors) == 0 {
+					p = append(p, where+": holds in no major of the spec")
+				}
+				if r.Next != "" {
+					fr.Next = states[f.State(sm, r.Next)]
+				}
+				if r.Peer != "" {
+					fr.Peer = states[f.State(peer, r.Peer)]
+				}
+				if r.Push != "" {
+					fr.Push = states[f.State(peer, r.Push)]
+				}
+				st.Rules = append(st.Rules, fr)
+			}
+		}
+	}
+	if len(p) > 0 {
+		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", spec.FlowFile, len(p), strings.Join(p, "\n  "))
+	}
+	return out, nil
+}
+
+// States lists every state of the flow, by Index.
+func (f *Flow) States() []*FlowState {
+	var out []*FlowState
+	for _, m := range f.Machines {
+		out = append(out, m.States...)
+	}
+	return out
+}
+
+// selectFlow keeps the machines of the layers sel keeps whole (every
+// message of the layer in the selected majors is generated: the trackers
+// use them all), their rules narrowed to the selected majors.
+func (f *Flow) selectFlow(full, out *Model) *Flow {
+	if f == nil {
+		return nil
+	}
+	kept := map[string]bool{}
+	for _, m := range out.Messages {
+		kept[m.Slug] = true
+	}
+	whole := func(layer string) bool {
+		n := 0
+		for _, m := range full.Messages {
+			if m.Layer == layer && slices.ContainsFunc(m.Majors, func(mj int) bool { return slices.Contains(out.Majors, mj) }) {
+				if !kept[m.Slug] {
+					return false
+				}
+				n++
+			}
+		}
+		return n > 0
+	}
+	bySlug := map[string]*Message{}
+	for _, m := range out.Messages {
+		bySlug[m.Slug] = m
+	}
+	in := func(mj int) bool { return slices.Contains(out.Majors, mj) }
+	res := &Flow{}
+	machines := map[*FlowMachine]*FlowMachine{}
+	states := map[*FlowState]*FlowState{}
+	n := 0
+	for _, fm := range f.Machines {
+		if !whole(fm.Layer) {
+			continue
+		}
+		c := &FlowMachine{Name: fm.Name, Layer: fm.Layer, Doc: fm.Doc, Direction: fm.Direction}
+		for _, st := range fm.States {
+			cs := *st
+			cs.Machine, cs.Index, cs.Rules = c, n, nil
+			n++
+			c.States = append(c.States, &cs)
+			states[st] = &cs
+		}
+		machines[fm] = c
+		res.Machines = append(res.Machines, c)
+	}
+	for _, fm := range f.Machines {
+		c := machines[fm]
+		if c == nil {
+			continue
+		}
+		c.Peer = machines[fm.Peer]
+		for _, st := range fm.States {
+			for _, r := range st.Rules {
+				cr := *r
+				if cr.Majors = filter(r.Majors, in); len(cr.Majors) == 0 {
+					continue
+				}
+				if r.Msg != nil {
+					cr.Msg = bySlug[r.Msg.Slug]
+				}
+				cr.Next, cr.Peer, cr.Push = states[r.Next], states[r.Peer], states[r.Push]
+				if r.Peer != nil && cr.Peer == nil || r.Push != nil && cr.Push == nil {
+					continue // the other side's layer is not generated
+				}
+				states[st].Rules = append(states[st].Rules, &cr)
+			}
+		}
+	}
+	return res
+}

@@ -1,0 +1,54 @@
+package spec
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestFlowLoads: the committed flow rules pass every check.
+func TestFlowLoads(t *testing.T) {
+	f, err := LoadFlow(os.DirFS("."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Machines) != 5 {
+		t.Errorf("%d machines", len(f.Machines))
+	}
+}
+
+// TestFlowProblems: each kind of mistake is reported, all at once, naming
+// the state and the message.
+func TestFlowProblems(t *testing.T) {
+	src := `{"machines": [
+	  {"name": "frontend", "layer": "frontend-backend", "direction": "F", "doc": "d", "states": [
+	    {"name": "a", "doc": "d", "rules": [
+	      {"message": "query", "push": "nowhere", "reason": "r"},
+	      {"message": "sync"},
+	      {"message": "bind", "next": "b", "reason": "r"},
+	      {"message": "bind", "reason": "r"},
+	      {"include": "missing"},
+	      {"message": "parse", "end": true, "reason": "r"}
+	    ]}]},
+	  {"name": "backend", "layer": "frontend-backend", "direction": "B", "doc": "d", "states": [
+	    {"name": "a", "doc": "d", "rules": [{"byte": "SN", "reason": "r", "streamed": "maybe"}]}]}
+	], "rulesets": []}`
+	_, err := ParseFlow([]byte(src))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`frontend a query: push "nowhere"`,
+		`frontend a sync: no reason`,
+		`frontend a bind: next state "b" is not a state of frontend`,
+		`frontend a: bind allowed twice`,
+		`frontend a: includes unknown ruleset "missing"`,
+		`frontend a parse: end and discard complete frontend requests: backend rules only`,
+		`backend a SN: byte "SN" is not one byte`,
+		`backend a SN: streamed "maybe"`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in\n%v", want, err)
+		}
+	}
+}
