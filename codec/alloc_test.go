@@ -39,8 +39,9 @@ func msg(tag byte, body ...any) []byte {
 }
 
 // errorSize bounds what a failed decode may allocate: its *DecodeError
-// (six words of strings, an int and an error: 96 bytes).
-const errorSize = 96
+// (six words of strings, an int and an error: 96 bytes) and the field path
+// it names when the failure is inside a part or group (New.Columns[0].Kind).
+const errorSize = 96 + 32
 
 // TestHostileCountsReserveNothing: a count that claims more elements than
 // the input can hold (2^31-1, 2^16-1, 2^15-1 over at most 20 bytes) fails

@@ -56,6 +56,10 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 			m.AuthMechanisms = room(m.AuthMechanisms, r.terminated(0, 1))
 		}
 		m.AuthMechanisms[i], r = r.str("AuthMechanisms", m.AuthMechanisms[i])
+		if r.err != nil {
+			r = r.at("AuthMechanisms", i)
+			break
+		}
 	}
 	m.AuthMechanisms = m.AuthMechanisms[:i]
 	r = r.terminate("AuthMechanisms")

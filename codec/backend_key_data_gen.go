@@ -128,7 +128,7 @@ func (m *BackendKeyData) write(w writer, p Params) writer {
 func (m *BackendKeyData) write10(w writer, p Params) writer {
 	w, start := w.header('K')
 	w = w.u32(m.ProcessID)
-	w = w.raw("SecretKey", m.SecretKey, 4, 4)
+	w = w.raw("SecretKey", m.SecretKey, 4, 4, "")
 	w = w.finish(start)
 	return w
 }
@@ -138,9 +138,9 @@ func (m *BackendKeyData) write18(w writer, p Params) writer {
 	w, start := w.header('K')
 	w = w.u32(m.ProcessID)
 	if p.ProtocolMinor >= 2 {
-		w = w.raw("SecretKey", m.SecretKey, 4, 256)
+		w = w.raw("SecretKey", m.SecretKey, 4, 256, "")
 	} else {
-		w = w.raw("SecretKey", m.SecretKey, 4, 4)
+		w = w.raw("SecretKey", m.SecretKey, 4, 4, "Params.ProtocolMinor 2 (protocol 3.2) allows 4 to 256 bytes")
 	}
 	w = w.finish(start)
 	return w

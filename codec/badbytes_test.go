@@ -33,10 +33,10 @@ var badCases = []badCase{
 	// fields read as one run when all there, one by one to name the first missing
 	{"run cut in its second field", &codec.PrimaryKeepalive{}, codec.Params{}, cat('k', be64(1), be32(0)), codec.ErrTruncated, "ServerTime", 9},
 	{"run cut before its last byte", &codec.PrimaryKeepalive{}, codec.Params{}, cat('k', be64(1), be64(2)), codec.ErrTruncated, "ReplyRequested", 17},
-	{"column run cut", &codec.RowDescription{}, codec.Params{}, cat('T', be32(4+2+2+17), be16(1), cstr("a"), make([]byte, 17)), codec.ErrTruncated, "Fields.Format", 25},
-	{"value shorter than its length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4+1), be16(1), be32(5), "x"), codec.ErrTruncated, "Values", 11},
+	{"column run cut", &codec.RowDescription{}, codec.Params{}, cat('T', be32(4+2+2+17), be16(1), cstr("a"), make([]byte, 17)), codec.ErrTruncated, "Fields[0].Format", 25},
+	{"value shorter than its length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4+1), be16(1), be32(5), "x"), codec.ErrTruncated, "Values[0]", 11},
 	{"empty input", &codec.Sync{}, codec.Params{}, nil, codec.ErrTruncated, "tag", 0},
-	{"tuple cut after kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 't', be16(0)), codec.ErrTruncated, "Columns.Data", 9},
+	{"tuple cut after kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 't', be16(0)), codec.ErrTruncated, "New.Columns[0].Data", 9},
 	// overlong
 	{"body longer than its fields", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(6), 'I', 'x'), codec.ErrTrailingBytes, "TxStatus", 6},
 	{"input longer than the length", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(5), 'I', 'x'), codec.ErrTrailingBytes, "length", 6},
@@ -44,7 +44,7 @@ var badCases = []badCase{
 	{"secret key too long for 3.0", &codec.BackendKeyData{}, codec.Params{Major: 18}, cat('K', be32(16), be32(1), be64(2)), codec.ErrBadLength, "SecretKey", 9},
 	{"secret key too long for 3.2", &codec.BackendKeyData{}, codec.Params{Major: 18, ProtocolMinor: 2}, cat('K', be32(8+257), be32(1), make([]byte, 257)), codec.ErrBadLength, "SecretKey", 9},
 	// negative lengths
-	{"negative value length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4), be16(1), be32(0xFFFFFFFE)), codec.ErrNegativeLength, "Values", 7},
+	{"negative value length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4), be16(1), be32(0xFFFFFFFE)), codec.ErrNegativeLength, "Values[0]", 7},
 	{"-1 where NULL is not allowed", &codec.LogicalMessage{}, codec.Params{Major: 16}, cat('M', byte(0), be64(1), cstr("p"), neg1), codec.ErrNegativeLength, "Content", 12},
 	{"negative message length", &codec.Query{}, codec.Params{}, cat('Q', neg1, byte(0)), codec.ErrBadLength, "length", 1},
 	{"length below 4", &codec.Sync{}, codec.Params{}, cat('S', be32(3)), codec.ErrBadLength, "length", 1},
@@ -54,8 +54,8 @@ var badCases = []badCase{
 	{"negative Int32 count", &codec.NegotiateProtocolVersion{}, codec.Params{}, cat('v', be32(12), be32(0), neg1), codec.ErrNegativeCount, "UnrecognizedOptions", 9},
 	{"columns beyond input", &codec.RowDescription{}, codec.Params{}, cat('T', be32(4+2+2+18), be16(2), cstr("a"), make([]byte, 18)), codec.ErrCountTooLarge, "Fields", 5},
 	// unknown tags
-	{"unknown column kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 'x'), codec.ErrUnknownTag, "Columns.Kind", 8},
-	{"binary column before 14", &codec.LogicalInsert{}, codec.Params{Major: 13}, cat('I', be32(1), 'N', be16(1), 'b', be32(0)), codec.ErrUnknownTag, "Columns.Kind", 8},
+	{"unknown column kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 'x'), codec.ErrUnknownTag, "New.Columns[0].Kind", 8},
+	{"binary column before 14", &codec.LogicalInsert{}, codec.Params{Major: 13}, cat('I', be32(1), 'N', be16(1), 'b', be32(0)), codec.ErrUnknownTag, "New.Columns[0].Kind", 8},
 	{"delete without K or O", &codec.LogicalDelete{}, codec.Params{Major: 16}, cat('D', be32(1), 'N', be16(0)), codec.ErrUnknownTag, "OldKind", 5},
 	// wrong fixed values
 	{"wrong tag", &codec.Sync{}, codec.Params{}, cat('X', be32(4)), codec.ErrBadFixedValue, "tag", 0},
@@ -81,7 +81,7 @@ func TestBadBytes(t *testing.T) {
 
 func TestDecodeErrorReadsInOneLine(t *testing.T) {
 	err := (&codec.DataRow{}).Decode(cat('D', be32(4+2+4), be16(1), be32(0xFFFFFFFE)), codec.Params{})
-	const want = "codec: decode DataRow.Values (Byten) at byte 7: negative length"
+	const want = "codec: decode DataRow.Values[0] (Byten) at byte 7: negative length"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %q, want %q", err, want)
 	}
@@ -127,7 +127,9 @@ func TestEncodeErrors(t *testing.T) {
 	}{
 		{"zero byte in a string", &codec.Query{String: "a\x00b"}, codec.Params{}, codec.ErrZeroByte, "String"},
 		{"3-byte key under 3.0", &codec.BackendKeyData{SecretKey: []byte{1, 2, 3}}, codec.Params{Major: 18}, codec.ErrBadLength, "SecretKey"},
-		{"8-byte key under 3.0", &codec.CancelRequest{SecretKey: make([]byte, 8)}, codec.Params{Major: 18}, codec.ErrBadLength, "SecretKey"},
+		{"8-byte key under 3.0", &codec.BackendKeyData{SecretKey: make([]byte, 8)}, codec.Params{Major: 18}, codec.ErrBadLength, "SecretKey"},
+		{"257-byte cancel key", &codec.CancelRequest{SecretKey: make([]byte, 257)}, codec.Params{Major: 18, ProtocolMinor: 2}, codec.ErrBadLength, "SecretKey"},
+		{"empty cancel key", &codec.CancelRequest{}, codec.Params{Major: 19}, codec.ErrBadLength, "SecretKey"},
 		{"257-byte key under 3.2", &codec.BackendKeyData{SecretKey: make([]byte, 257)}, codec.Params{Major: 18, ProtocolMinor: 2}, codec.ErrBadLength, "SecretKey"},
 		{"8-byte key before 18", &codec.BackendKeyData{SecretKey: make([]byte, 8)}, codec.Params{Major: 17, ProtocolMinor: 2}, codec.ErrBadLength, "SecretKey"},
 		{"unknown old kind", &codec.LogicalUpdate{OldKind: 'X'}, codec.Params{Major: 16}, codec.ErrUnknownTag, "OldKind"},
@@ -136,6 +138,14 @@ func TestEncodeErrors(t *testing.T) {
 		{"error field code 0", &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 0, Value: "x"}}}, codec.Params{}, codec.ErrZeroByte, "Fields.Code"},
 		{"empty startup parameter name", &codec.StartupMessage{Parameters: []codec.StartupParameter{{Value: "x"}}}, codec.Params{}, codec.ErrZeroByte, "Parameters.Name"},
 		{"more than 65535 values", &codec.DataRow{Values: make([][]byte, 70000)}, codec.Params{}, codec.ErrTooLarge, "Values"},
+		// a field set that the Params (or another field, or the major) leave off the wire
+		{"abort LSN without parallel streaming", &codec.LogicalStreamAbort{Xid: 1, SubXid: 2, AbortLSN: 5}, codec.Params{Major: 16, LogicalVersion: 4, Streaming: codec.Streamed}, codec.ErrNotOnWire, "AbortLSN"},
+		{"abort time before 16", &codec.LogicalStreamAbort{Xid: 1, SubXid: 2, AbortTime: 5}, codec.Params{Major: 15, LogicalVersion: 4, Streaming: codec.ParallelStreaming}, codec.ErrNotOnWire, "AbortTime"},
+		{"xid outside a streamed transaction", &codec.LogicalInsert{Xid: 7, RelationOID: 1}, codec.Params{Major: 16, LogicalVersion: 2}, codec.ErrNotOnWire, "Xid"},
+		{"xid under protocol version 1", &codec.LogicalInsert{Xid: 7, RelationOID: 1}, codec.Params{Major: 16, LogicalVersion: 1, Streaming: codec.Streamed}, codec.ErrNotOnWire, "Xid"},
+		{"xid before 14", &codec.LogicalInsert{Xid: 7, RelationOID: 1}, codec.Params{Major: 13, LogicalVersion: 2, Streaming: codec.Streamed}, codec.ErrNotOnWire, "Xid"},
+		{"old tuple without its kind", &codec.LogicalUpdate{Old: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 'n'}}}}, codec.Params{Major: 16}, codec.ErrNotOnWire, "Old"},
+		{"data of a NULL column", &codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 'n', Data: []byte("x")}}}, codec.Params{}, codec.ErrNotOnWire, "Columns.Data"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dst := []byte("keep")

@@ -74,6 +74,10 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	m.ParameterFormatCodes = grow(m.ParameterFormatCodes, nParameterFormatCodes)[:nParameterFormatCodes]
 	for i := range m.ParameterFormatCodes {
 		m.ParameterFormatCodes[i], r = signed[int16](r.u16("ParameterFormatCodes"))
+		if r.err != nil {
+			r = r.at("ParameterFormatCodes", i)
+			break
+		}
 	}
 	var nParameters int
 	nParameters, r = r.count16("Parameters", 4)
@@ -84,6 +88,10 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	m.ResultFormatCodes = grow(m.ResultFormatCodes, nResultFormatCodes)[:nResultFormatCodes]
 	for i := range m.ResultFormatCodes {
 		m.ResultFormatCodes[i], r = signed[int16](r.u16("ResultFormatCodes"))
+		if r.err != nil {
+			r = r.at("ResultFormatCodes", i)
+			break
+		}
 	}
 	r = r.end("ResultFormatCodes")
 	return r.done("Bind", len(src), p)

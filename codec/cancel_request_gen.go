@@ -22,8 +22,7 @@ type CancelRequest struct {
 	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
 	// it after src is reused.
 	//
-	// Its length depends on Params.ProtocolMinor: 4 bytes from protocol 3.0, 4 to 256 bytes from
-	// protocol 3.2.
+	// Its length is 1 to 256 bytes, whatever Params.ProtocolMinor says.
 	SecretKey []byte
 }
 
@@ -91,11 +90,7 @@ func (m *CancelRequest) read18(r reader, p Params) reader {
 	r = r.length()
 	r = r.fixed("Int32(80877102)", 4, 80877102)
 	m.ProcessID, r = r.u32("ProcessID")
-	if p.ProtocolMinor >= 2 {
-		m.SecretKey, r = r.remaining("SecretKey", 4, 256)
-	} else {
-		m.SecretKey, r = r.remaining("SecretKey", 4, 4)
-	}
+	m.SecretKey, r = r.remaining("SecretKey", 1, 256)
 	r = r.end("SecretKey")
 	return r
 }
@@ -114,7 +109,7 @@ func (m *CancelRequest) write10(w writer, p Params) writer {
 	w, start := w.begin()
 	w = w.u32(80877102)
 	w = w.u32(m.ProcessID)
-	w = w.raw("SecretKey", m.SecretKey, 4, 4)
+	w = w.raw("SecretKey", m.SecretKey, 4, 4, "")
 	w = w.finish(start)
 	return w
 }
@@ -124,11 +119,7 @@ func (m *CancelRequest) write18(w writer, p Params) writer {
 	w, start := w.begin()
 	w = w.u32(80877102)
 	w = w.u32(m.ProcessID)
-	if p.ProtocolMinor >= 2 {
-		w = w.raw("SecretKey", m.SecretKey, 4, 256)
-	} else {
-		w = w.raw("SecretKey", m.SecretKey, 4, 4)
-	}
+	w = w.raw("SecretKey", m.SecretKey, 1, 256, "")
 	w = w.finish(start)
 	return w
 }

@@ -10,23 +10,6 @@ import (
 	"strings"
 )
 
-// LSN is a WAL location. It prints the way the server and the manual write
-// it, "16/B374D848" (XXX/XXX).
-type LSN uint64
-
-func (l LSN) String() string { return fmt.Sprintf("%X/%X", uint64(l)>>32, uint32(l)) }
-
-// ParseLSN reads "16/B374D848"; each half is 1 to 8 hexadecimal digits.
-func ParseLSN(s string) (LSN, error) {
-	hi, lo, ok := strings.Cut(s, "/")
-	h, err1 := strconv.ParseUint(hi, 16, 32)
-	l, err2 := strconv.ParseUint(lo, 16, 32)
-	if !ok || err1 != nil || err2 != nil || len(hi) == 0 || len(hi) > 8 || len(lo) == 0 || len(lo) > 8 {
-		return 0, fmt.Errorf("LSN %q: want XXX/XXX, two 1–8 digit hexadecimal numbers", s)
-	}
-	return LSN(h<<32 | l), nil
-}
-
 // Command is what every generated replication command implements: a
 // string sent in a Query on a replication connection.
 type Command interface {

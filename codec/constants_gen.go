@@ -5,10 +5,17 @@ package codec
 
 // The PostgreSQL majors the codec was generated for.
 const (
-	OldestMajor              = 10
-	NewestMajor              = 19
+	OldestMajor = 10
+	NewestMajor = 19
+	// DefaultMajor is what Params.Major 0 means: the newest released major generated
+	// (a release candidate's only when no released one is).
+	DefaultMajor             = 18
 	GeneratedMajors MajorSet = 0xffc00 // PostgreSQL 10–19
 )
+
+// errorPrefix begins every error the package returns: its name, as Go's own
+// packages do ("strconv: …").
+const errorPrefix = "codec: "
 
 // Codes of the fields of ErrorResponse and NoticeResponse (the manual's
 // "Error and Notice Message Fields"), for ErrorField.Code.
@@ -104,7 +111,7 @@ const (
 
 // NewMessages returns a new value of every message type, in slug order.
 func NewMessages() []Message {
-	return []Message{&AuthenticationCleartextPassword{}, &AuthenticationGSS{}, &AuthenticationGSSContinue{}, &AuthenticationKerberosV5{}, &AuthenticationMD5Password{}, &AuthenticationOk{}, &AuthenticationSASL{}, &AuthenticationSASLContinue{}, &AuthenticationSASLFinal{}, &AuthenticationSCMCredential{}, &AuthenticationSSPI{}, &BackendKeyData{}, &Bind{}, &BindComplete{}, &CancelRequest{}, &Close{}, &CloseComplete{}, &CommandComplete{}, &CopyBothResponse{}, &CopyData{}, &CopyDone{}, &CopyFail{}, &CopyInResponse{}, &CopyOutResponse{}, &DataRow{}, &Describe{}, &EmptyQueryResponse{}, &ErrorResponse{}, &Execute{}, &Flush{}, &FunctionCall{}, &FunctionCallResponse{}, &GSSResponse{}, &GSSEncRequest{}, &LogicalBegin{}, &LogicalBeginPrepare{}, &LogicalCommit{}, &LogicalCommitPrepared{}, &LogicalDelete{}, &LogicalInsert{}, &LogicalMessage{}, &LogicalOrigin{}, &LogicalPrepare{}, &LogicalRelation{}, &LogicalRollbackPrepared{}, &LogicalStreamAbort{}, &LogicalStreamCommit{}, &LogicalStreamPrepare{}, &LogicalStreamStart{}, &LogicalStreamStop{}, &LogicalTruncate{}, &TupleData{}, &LogicalType{}, &LogicalUpdate{}, &NegotiateProtocolVersion{}, &NoData{}, &NoticeResponse{}, &NotificationResponse{}, &ParameterDescription{}, &ParameterStatus{}, &Parse{}, &ParseComplete{}, &PasswordMessage{}, &PortalSuspended{}, &Query{}, &ReadyForQuery{}, &BackupData{}, &HotStandbyFeedback{}, &BackupManifest{}, &BackupNewArchive{}, &PrimaryKeepalive{}, &PrimaryStatusUpdate{}, &BackupProgress{}, &RequestPrimaryStatusUpdate{}, &StandbyStatusUpdate{}, &XLogData{}, &RowDescription{}, &SASLInitialResponse{}, &SASLResponse{}, &SSLRequest{}, &StartupMessage{}, &Sync{}, &Terminate{}}
+	return []Message{&AuthenticationCleartextPassword{}, &AuthenticationGSS{}, &AuthenticationGSSContinue{}, &AuthenticationKerberosV5{}, &AuthenticationMD5Password{}, &AuthenticationOk{}, &AuthenticationSASL{}, &AuthenticationSASLContinue{}, &AuthenticationSASLFinal{}, &AuthenticationSCMCredential{}, &AuthenticationSSPI{}, &BackendKeyData{}, &Bind{}, &BindComplete{}, &CancelRequest{}, &Close{}, &CloseComplete{}, &CommandComplete{}, &CopyBothResponse{}, &CopyData{}, &CopyDone{}, &CopyFail{}, &CopyInResponse{}, &CopyOutResponse{}, &DataRow{}, &Describe{}, &EmptyQueryResponse{}, &ErrorResponse{}, &Execute{}, &Flush{}, &FunctionCall{}, &FunctionCallResponse{}, &GSSResponse{}, &GSSEncRequest{}, &GSSEncResponse{}, &LogicalBegin{}, &LogicalBeginPrepare{}, &LogicalCommit{}, &LogicalCommitPrepared{}, &LogicalDelete{}, &LogicalInsert{}, &LogicalMessage{}, &LogicalOrigin{}, &LogicalPrepare{}, &LogicalRelation{}, &LogicalRollbackPrepared{}, &LogicalStreamAbort{}, &LogicalStreamCommit{}, &LogicalStreamPrepare{}, &LogicalStreamStart{}, &LogicalStreamStop{}, &LogicalTruncate{}, &TupleData{}, &LogicalType{}, &LogicalUpdate{}, &NegotiateProtocolVersion{}, &NoData{}, &NoticeResponse{}, &NotificationResponse{}, &ParameterDescription{}, &ParameterStatus{}, &Parse{}, &ParseComplete{}, &PasswordMessage{}, &PortalSuspended{}, &Query{}, &ReadyForQuery{}, &BackupData{}, &HotStandbyFeedback{}, &BackupManifest{}, &BackupNewArchive{}, &PrimaryKeepalive{}, &PrimaryStatusUpdate{}, &BackupProgress{}, &RequestPrimaryStatusUpdate{}, &StandbyStatusUpdate{}, &XLogData{}, &RowDescription{}, &SASLInitialResponse{}, &SASLResponse{}, &SSLRequest{}, &SSLResponse{}, &StartupMessage{}, &Sync{}, &Terminate{}}
 }
 
 // fieldFormats is the manual's format of each field, for DecodeError.
@@ -159,6 +166,7 @@ var fieldFormats = map[fieldKey]string{
 	{"FunctionCall", "Function", false}:                          "Int32",
 	{"FunctionCall", "ResultFormatCode", false}:                  "Int16",
 	{"FunctionCallResponse", "Result", false}:                    "Byten",
+	{"GSSEncResponse", "Answer", false}:                          "Byte1",
 	{"GSSResponse", "Data", false}:                               "Byten",
 	{"HotStandbyFeedback", "CatalogXmin", false}:                 "Int32",
 	{"HotStandbyFeedback", "CatalogXminEpoch", false}:            "Int32",
@@ -183,17 +191,17 @@ var fieldFormats = map[fieldKey]string{
 	{"LogicalCommitPrepared", "Flags", false}:                    "Int8(0)",
 	{"LogicalCommitPrepared", "GID", false}:                      "String",
 	{"LogicalCommitPrepared", "Xid", false}:                      "Int32 (TransactionId)",
-	{"LogicalDelete", "Columns", true}:                           "Int16",
-	{"LogicalDelete", "Columns.Data", false}:                     "Byten",
-	{"LogicalDelete", "Columns.Kind", false}:                     "Byte1",
 	{"LogicalDelete", "Old", false}:                              "TupleData",
+	{"LogicalDelete", "Old.Columns", true}:                       "Int16",
+	{"LogicalDelete", "Old.Columns.Data", false}:                 "Byten",
+	{"LogicalDelete", "Old.Columns.Kind", false}:                 "Byte1",
 	{"LogicalDelete", "OldKind", false}:                          "Byte1",
 	{"LogicalDelete", "RelationOID", false}:                      "Int32",
 	{"LogicalDelete", "Xid", false}:                              "Int32",
-	{"LogicalInsert", "Columns", true}:                           "Int16",
-	{"LogicalInsert", "Columns.Data", false}:                     "Byten",
-	{"LogicalInsert", "Columns.Kind", false}:                     "Byte1",
 	{"LogicalInsert", "New", false}:                              "TupleData",
+	{"LogicalInsert", "New.Columns", true}:                       "Int16",
+	{"LogicalInsert", "New.Columns.Data", false}:                 "Byten",
+	{"LogicalInsert", "New.Columns.Kind", false}:                 "Byte1",
 	{"LogicalInsert", "RelationOID", false}:                      "Int32",
 	{"LogicalInsert", "Xid", false}:                              "Int32",
 	{"LogicalMessage", "Content", false}:                         "Byten",
@@ -251,11 +259,14 @@ var fieldFormats = map[fieldKey]string{
 	{"LogicalType", "Name", false}:                               "String",
 	{"LogicalType", "Namespace", false}:                          "String",
 	{"LogicalType", "Xid", false}:                                "Int32",
-	{"LogicalUpdate", "Columns", true}:                           "Int16",
-	{"LogicalUpdate", "Columns.Data", false}:                     "Byten",
-	{"LogicalUpdate", "Columns.Kind", false}:                     "Byte1",
 	{"LogicalUpdate", "New", false}:                              "TupleData",
+	{"LogicalUpdate", "New.Columns", true}:                       "Int16",
+	{"LogicalUpdate", "New.Columns.Data", false}:                 "Byten",
+	{"LogicalUpdate", "New.Columns.Kind", false}:                 "Byte1",
 	{"LogicalUpdate", "Old", false}:                              "TupleData",
+	{"LogicalUpdate", "Old.Columns", true}:                       "Int16",
+	{"LogicalUpdate", "Old.Columns.Data", false}:                 "Byten",
+	{"LogicalUpdate", "Old.Columns.Kind", false}:                 "Byte1",
 	{"LogicalUpdate", "OldKind", false}:                          "Byte1",
 	{"LogicalUpdate", "RelationOID", false}:                      "Int32",
 	{"LogicalUpdate", "Xid", false}:                              "Int32",
@@ -297,6 +308,7 @@ var fieldFormats = map[fieldKey]string{
 	{"SASLInitialResponse", "AuthMechanism", false}:              "String",
 	{"SASLInitialResponse", "Data", false}:                       "Byten",
 	{"SASLResponse", "Data", false}:                              "Byten",
+	{"SSLResponse", "Answer", false}:                             "Byte1",
 	{"StandbyStatusUpdate", "ClientTime", false}:                 "Int64",
 	{"StandbyStatusUpdate", "ReplyRequested", false}:             "Byte1",
 	{"StandbyStatusUpdate", "WALApplyPosition", false}:           "Int64",
@@ -315,28 +327,28 @@ var fieldFormats = map[fieldKey]string{
 }
 
 // paramsUses says which Params decide a message's layout, for DecodeError's hint.
-var paramsUses = map[string]paramsUse{"BackendKeyData": {protocol: true}, "CancelRequest": {protocol: true}, "LogicalDelete": {
+var paramsUses = map[string]paramsUse{"BackendKeyData": {protocol: GeneratedMajors &^ (1<<18 - 1)}, "LogicalDelete": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalInsert": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalMessage": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalRelation": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalStreamAbort": {
-	parallel:     true,
+	parallel:     GeneratedMajors &^ (1<<16 - 1),
 	sinceLogical: 4,
 }, "LogicalTruncate": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalType": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }, "LogicalUpdate": {
 	sinceLogical: 2,
-	streamed:     true,
+	streamed:     GeneratedMajors &^ (1<<14 - 1),
 }}

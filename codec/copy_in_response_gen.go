@@ -56,6 +56,10 @@ func (m *CopyInResponse) Decode(src []byte, p Params) error {
 	m.ColumnFormatCodes = grow(m.ColumnFormatCodes, nColumnFormatCodes)[:nColumnFormatCodes]
 	for i := range m.ColumnFormatCodes {
 		m.ColumnFormatCodes[i], r = signed[int16](r.u16("ColumnFormatCodes"))
+		if r.err != nil {
+			r = r.at("ColumnFormatCodes", i)
+			break
+		}
 	}
 	r = r.end("ColumnFormatCodes")
 	return r.done("CopyInResponse", len(src), p)

@@ -120,7 +120,7 @@ func (d *Backend) Decode(src []byte, p Params) (Message, error) {
 		case 9:
 			return decoded(&d.authenticationSSPI, d.authenticationSSPI.Decode(src, p))
 		default:
-			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:])))
+			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:]), "0, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12"))
 		}
 	case 'S':
 		return decoded(&d.parameterStatus, d.parameterStatus.Decode(src, p))
@@ -145,7 +145,7 @@ func (d *Backend) Decode(src []byte, p Params) (Message, error) {
 	case 'v':
 		return decoded(&d.negotiateProtocolVersion, d.negotiateProtocolVersion.Decode(src, p))
 	default:
-		return nil, dispatchError("backend message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("backend message", "tag", 0, unknownTag(src[0], "123ACDEGHIKNRSTVWZcdnstv"))
 	}
 }
 
@@ -224,7 +224,7 @@ func (d *Frontend) Decode(src []byte, p Params) (Message, error) {
 			return nil, dispatchError("frontend message", "Auth", 0, errNoAuthState)
 		}
 	default:
-		return nil, dispatchError("frontend message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("frontend message", "tag", 0, unknownTag(src[0], "BCDEFHPQSXcdfp"))
 	}
 }
 
@@ -329,7 +329,7 @@ func (d *Logical) Decode(src []byte, p Params) (Message, error) {
 	case 'r':
 		return decoded(&d.logicalRollbackPrepared, d.logicalRollbackPrepared.Decode(src, p))
 	default:
-		return nil, dispatchError("logical replication message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("logical replication message", "tag", 0, unknownTag(src[0], "ABCDEIKMOPRSTUYbcpr"))
 	}
 }
 
@@ -370,7 +370,7 @@ func (d *ReplicationBackend) Decode(src []byte, p Params) (Message, error) {
 	case 'w':
 		return decoded(&d.xLogData, d.xLogData.Decode(src, p))
 	default:
-		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("replication message", "tag", 0, unknownTag(src[0], "dkmnpsw"))
 	}
 }
 
@@ -398,6 +398,6 @@ func (d *ReplicationFrontend) Decode(src []byte, p Params) (Message, error) {
 	case 'r':
 		return decoded(&d.standbyStatusUpdate, d.standbyStatusUpdate.Decode(src, p))
 	default:
-		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("replication message", "tag", 0, unknownTag(src[0], "hpr"))
 	}
 }

@@ -67,7 +67,7 @@ func Example_badBytes() {
 	err := m.Decode([]byte{'D', 0, 0, 0, 10, 0, 1, 0, 0, 0, 100}, codec.Params{})
 	fmt.Println(err)
 	// Output:
-	// codec: decode DataRow.Values (Byten) at byte 11: truncated
+	// codec: decode DataRow.Values[0] (Byten) at byte 11: truncated
 }
 
 // Consuming pgoutput: the ReplicationTracker learns proto_version 2 and

@@ -136,61 +136,63 @@ const (
 	kindFunctionCallResponse            flowKind = 32
 	kindGSSResponse                     flowKind = 33
 	kindGSSEncRequest                   flowKind = 34
-	kindLogicalBegin                    flowKind = 35
-	kindLogicalBeginPrepare             flowKind = 36
-	kindLogicalCommit                   flowKind = 37
-	kindLogicalCommitPrepared           flowKind = 38
-	kindLogicalDelete                   flowKind = 39
-	kindLogicalInsert                   flowKind = 40
-	kindLogicalMessage                  flowKind = 41
-	kindLogicalOrigin                   flowKind = 42
-	kindLogicalPrepare                  flowKind = 43
-	kindLogicalRelation                 flowKind = 44
-	kindLogicalRollbackPrepared         flowKind = 45
-	kindLogicalStreamAbort              flowKind = 46
-	kindLogicalStreamCommit             flowKind = 47
-	kindLogicalStreamPrepare            flowKind = 48
-	kindLogicalStreamStart              flowKind = 49
-	kindLogicalStreamStop               flowKind = 50
-	kindLogicalTruncate                 flowKind = 51
-	kindLogicalType                     flowKind = 52
-	kindLogicalUpdate                   flowKind = 53
-	kindNegotiateProtocolVersion        flowKind = 54
-	kindNoData                          flowKind = 55
-	kindNoticeResponse                  flowKind = 56
-	kindNotificationResponse            flowKind = 57
-	kindParameterDescription            flowKind = 58
-	kindParameterStatus                 flowKind = 59
-	kindParse                           flowKind = 60
-	kindParseComplete                   flowKind = 61
-	kindPasswordMessage                 flowKind = 62
-	kindPortalSuspended                 flowKind = 63
-	kindQuery                           flowKind = 64
-	kindReadyForQuery                   flowKind = 65
-	kindBackupData                      flowKind = 66
-	kindHotStandbyFeedback              flowKind = 67
-	kindBackupManifest                  flowKind = 68
-	kindBackupNewArchive                flowKind = 69
-	kindPrimaryKeepalive                flowKind = 70
-	kindPrimaryStatusUpdate             flowKind = 71
-	kindBackupProgress                  flowKind = 72
-	kindRequestPrimaryStatusUpdate      flowKind = 73
-	kindStandbyStatusUpdate             flowKind = 74
-	kindXLogData                        flowKind = 75
-	kindRowDescription                  flowKind = 76
-	kindSASLInitialResponse             flowKind = 77
-	kindSASLResponse                    flowKind = 78
-	kindSSLRequest                      flowKind = 79
-	kindStartupMessage                  flowKind = 80
-	kindSync                            flowKind = 81
-	kindTerminate                       flowKind = 82
+	kindGSSEncResponse                  flowKind = 35
+	kindLogicalBegin                    flowKind = 36
+	kindLogicalBeginPrepare             flowKind = 37
+	kindLogicalCommit                   flowKind = 38
+	kindLogicalCommitPrepared           flowKind = 39
+	kindLogicalDelete                   flowKind = 40
+	kindLogicalInsert                   flowKind = 41
+	kindLogicalMessage                  flowKind = 42
+	kindLogicalOrigin                   flowKind = 43
+	kindLogicalPrepare                  flowKind = 44
+	kindLogicalRelation                 flowKind = 45
+	kindLogicalRollbackPrepared         flowKind = 46
+	kindLogicalStreamAbort              flowKind = 47
+	kindLogicalStreamCommit             flowKind = 48
+	kindLogicalStreamPrepare            flowKind = 49
+	kindLogicalStreamStart              flowKind = 50
+	kindLogicalStreamStop               flowKind = 51
+	kindLogicalTruncate                 flowKind = 52
+	kindLogicalType                     flowKind = 53
+	kindLogicalUpdate                   flowKind = 54
+	kindNegotiateProtocolVersion        flowKind = 55
+	kindNoData                          flowKind = 56
+	kindNoticeResponse                  flowKind = 57
+	kindNotificationResponse            flowKind = 58
+	kindParameterDescription            flowKind = 59
+	kindParameterStatus                 flowKind = 60
+	kindParse                           flowKind = 61
+	kindParseComplete                   flowKind = 62
+	kindPasswordMessage                 flowKind = 63
+	kindPortalSuspended                 flowKind = 64
+	kindQuery                           flowKind = 65
+	kindReadyForQuery                   flowKind = 66
+	kindBackupData                      flowKind = 67
+	kindHotStandbyFeedback              flowKind = 68
+	kindBackupManifest                  flowKind = 69
+	kindBackupNewArchive                flowKind = 70
+	kindPrimaryKeepalive                flowKind = 71
+	kindPrimaryStatusUpdate             flowKind = 72
+	kindBackupProgress                  flowKind = 73
+	kindRequestPrimaryStatusUpdate      flowKind = 74
+	kindStandbyStatusUpdate             flowKind = 75
+	kindXLogData                        flowKind = 76
+	kindRowDescription                  flowKind = 77
+	kindSASLInitialResponse             flowKind = 78
+	kindSASLResponse                    flowKind = 79
+	kindSSLRequest                      flowKind = 80
+	kindSSLResponse                     flowKind = 81
+	kindStartupMessage                  flowKind = 82
+	kindSync                            flowKind = 83
+	kindTerminate                       flowKind = 84
 	// kindByteG is the one-byte answer 'G' to SSLRequest or GSSENCRequest.
-	kindByteG flowKind = 83
+	kindByteG flowKind = 85
 	// kindByteN is the one-byte answer 'N' to SSLRequest or GSSENCRequest.
-	kindByteN flowKind = 84
+	kindByteN flowKind = 86
 	// kindByteS is the one-byte answer 'S' to SSLRequest or GSSENCRequest.
-	kindByteS flowKind = 85
-	flowKinds          = 86
+	kindByteS flowKind = 87
+	flowKinds          = 88
 )
 
 // flowRules are the rules of spec/flow.json, state by state.
@@ -415,25 +417,25 @@ var flowRules = [...]flowRule{ // frontend startup, SSLRequest: "the frontend sh
 	{next: stLogicalBetween + 1, moves: true, majors: 0xfc000}}
 
 // flowTable names the rule (1-based; 0: not allowed) of each state and kind.
-var flowTable = [46][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 79: 1, 80: 3}, stFrontendEncryption: {}, stFrontendAuthenticating: {82: 5}, stFrontendPassword: {62: 6, 82: 7}, stFrontendSaslInitial: {77: 8, 82: 9}, stFrontendSasl: {78: 10, 82: 11}, stFrontendGss: {33: 12, 82: 13}, stFrontendSession: {13: 16, 16: 19, 26: 17, 29: 18, 30: 21, 31: 22, 60: 15, 64: 14, 81: 20, 82: 23}, stFrontendCopyIn: {20: 24, 21: 25, 22: 26, 30: 27, 81: 28, 82: 29}, stFrontendCopyBoth: {20: 30, 21: 31, 82: 32}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 35, 84: 34, 85: 33}, stBackendGssAnswer: {28: 38, 83: 36, 84: 37}, stBackendAuthentication: {1: 41, 2: 46, 3: 48, 4: 49, 5: 42, 6: 40, 7: 43, 8: 44, 9: 45, 10: 50, 11: 47, 28: 52, 54: 39, 56: 51}, stBackendParameters: {12: 54, 28: 58, 54: 56, 56: 55, 59: 53, 65: 57}, stBackendIdle: {28: 62, 56: 59, 57: 60, 59: 61}, stBackendQuery: {18: 64, 19: 68, 23: 66, 24: 67, 27: 65, 28: 69, 56: 71, 57: 72, 59: 73, 65: 70, 76: 63}, stBackendQueryFailed: {56: 75, 57: 76, 59: 77, 65: 74}, stBackendQueryRows: {18: 79, 25: 78, 28: 80, 56: 81, 57: 82, 59: 83}, stBackendQueryCopyOut: {20: 84, 21: 85, 28: 86, 56: 87, 57: 88, 59: 89}, stBackendQueryCopyIn: {18: 90, 28: 91, 56: 92, 57: 93, 59: 94}, stBackendQueryCopyBoth: {20: 95, 21: 96, 28: 97, 56: 98, 57: 99, 59: 100}, stBackendQueryCopyBothDone: {18: 103, 20: 101, 28: 104, 56: 105, 57: 106, 59: 107, 76: 102}, stBackendParse: {28: 109, 56: 110, 57: 111, 59: 112, 61: 108}, stBackendBind: {14: 113, 28: 114, 56: 115, 57: 116, 59: 117}, stBackendDescribe: {28: 121, 55: 120, 56: 122, 57: 123, 58: 118, 59: 124, 76: 119}, stBackendDescribeRows: {28: 127, 55: 126, 56: 128, 57: 129, 59: 130, 76: 125}, stBackendExecute: {18: 132, 23: 135, 24: 136, 25: 131, 27: 133, 28: 137, 56: 138, 57: 139, 59: 140, 63: 134}, stBackendExecuteCopyOut: {20: 141, 21: 142, 28: 143, 56: 144, 57: 145, 59: 146}, stBackendExecuteCopyIn: {18: 147, 28: 148, 56: 149, 57: 150, 59: 151}, stBackendClose: {17: 152, 28: 153, 56: 154, 57: 155, 59: 156}, stBackendSync: {28: 158, 56: 159, 57: 160, 59: 161, 65: 157}, stBackendFunctionCall: {28: 163, 32: 162, 56: 164, 57: 165, 59: 166}, stBackendFunctionCallDone: {56: 168, 57: 169, 59: 170, 65: 167}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {70: 172, 71: 173, 75: 171}, stReplicationBackendBackup: {69: 174, 72: 175}, stReplicationBackendBackupArchive: {66: 176, 68: 178, 69: 177, 72: 179}, stReplicationFrontendStreaming: {67: 181, 73: 182, 74: 180}, stLogicalBetween: {35: 183, 36: 184, 38: 189, 41: 191, 45: 190, 46: 187, 47: 186, 48: 188, 49: 185}, stLogicalTransaction: {37: 200, 39: 196, 40: 194, 41: 198, 42: 199, 44: 192, 51: 197, 52: 193, 53: 195}, stLogicalPreparedTransaction: {39: 205, 40: 203, 41: 207, 42: 208, 43: 209, 44: 201, 51: 206, 52: 202, 53: 204}, stLogicalStream: {39: 214, 40: 212, 41: 216, 42: 217, 44: 210, 50: 218, 51: 215, 52: 211, 53: 213}}
+var flowTable = [46][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 5}, stFrontendPassword: {63: 6, 84: 7}, stFrontendSaslInitial: {78: 8, 84: 9}, stFrontendSasl: {79: 10, 84: 11}, stFrontendGss: {33: 12, 84: 13}, stFrontendSession: {13: 16, 16: 19, 26: 17, 29: 18, 30: 21, 31: 22, 61: 15, 65: 14, 83: 20, 84: 23}, stFrontendCopyIn: {20: 24, 21: 25, 22: 26, 30: 27, 83: 28, 84: 29}, stFrontendCopyBoth: {20: 30, 21: 31, 84: 32}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 35, 86: 34, 87: 33}, stBackendGssAnswer: {28: 38, 85: 36, 86: 37}, stBackendAuthentication: {1: 41, 2: 46, 3: 48, 4: 49, 5: 42, 6: 40, 7: 43, 8: 44, 9: 45, 10: 50, 11: 47, 28: 52, 55: 39, 57: 51}, stBackendParameters: {12: 54, 28: 58, 55: 56, 57: 55, 60: 53, 66: 57}, stBackendIdle: {28: 62, 57: 59, 58: 60, 60: 61}, stBackendQuery: {18: 64, 19: 68, 23: 66, 24: 67, 27: 65, 28: 69, 57: 71, 58: 72, 60: 73, 66: 70, 77: 63}, stBackendQueryFailed: {57: 75, 58: 76, 60: 77, 66: 74}, stBackendQueryRows: {18: 79, 25: 78, 28: 80, 57: 81, 58: 82, 60: 83}, stBackendQueryCopyOut: {20: 84, 21: 85, 28: 86, 57: 87, 58: 88, 60: 89}, stBackendQueryCopyIn: {18: 90, 28: 91, 57: 92, 58: 93, 60: 94}, stBackendQueryCopyBoth: {20: 95, 21: 96, 28: 97, 57: 98, 58: 99, 60: 100}, stBackendQueryCopyBothDone: {18: 103, 20: 101, 28: 104, 57: 105, 58: 106, 60: 107, 77: 102}, stBackendParse: {28: 109, 57: 110, 58: 111, 60: 112, 62: 108}, stBackendBind: {14: 113, 28: 114, 57: 115, 58: 116, 60: 117}, stBackendDescribe: {28: 121, 56: 120, 57: 122, 58: 123, 59: 118, 60: 124, 77: 119}, stBackendDescribeRows: {28: 127, 56: 126, 57: 128, 58: 129, 60: 130, 77: 125}, stBackendExecute: {18: 132, 23: 135, 24: 136, 25: 131, 27: 133, 28: 137, 57: 138, 58: 139, 60: 140, 64: 134}, stBackendExecuteCopyOut: {20: 141, 21: 142, 28: 143, 57: 144, 58: 145, 60: 146}, stBackendExecuteCopyIn: {18: 147, 28: 148, 57: 149, 58: 150, 60: 151}, stBackendClose: {17: 152, 28: 153, 57: 154, 58: 155, 60: 156}, stBackendSync: {28: 158, 57: 159, 58: 160, 60: 161, 66: 157}, stBackendFunctionCall: {28: 163, 32: 162, 57: 164, 58: 165, 60: 166}, stBackendFunctionCallDone: {57: 168, 58: 169, 60: 170, 66: 167}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 172, 72: 173, 76: 171}, stReplicationBackendBackup: {70: 174, 73: 175}, stReplicationBackendBackupArchive: {67: 176, 69: 178, 70: 177, 73: 179}, stReplicationFrontendStreaming: {68: 181, 74: 182, 75: 180}, stLogicalBetween: {36: 183, 37: 184, 39: 189, 42: 191, 46: 190, 47: 187, 48: 186, 49: 188, 50: 185}, stLogicalTransaction: {38: 200, 40: 196, 41: 194, 42: 198, 43: 199, 45: 192, 52: 197, 53: 193, 54: 195}, stLogicalPreparedTransaction: {40: 205, 41: 203, 42: 207, 43: 208, 44: 209, 45: 201, 52: 206, 53: 202, 54: 204}, stLogicalStream: {40: 214, 41: 212, 42: 216, 43: 217, 45: 210, 51: 218, 52: 215, 53: 211, 54: 213}}
 
 // flowStateNames name each state as "machine state".
 var flowStateNames = [...]string{"frontend startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend authentication", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
 
 // flowKindNames are each kind's slug; a one-byte answer is the byte quoted.
-var flowKindNames = [...]string{"", "authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-scm-credential", "authentication-sspi", "backend-key-data", "bind", "bind-complete", "cancel-request", "close", "close-complete", "command-complete", "copy-both-response", "copy-data", "copy-done", "copy-fail", "copy-in-response", "copy-out-response", "data-row", "describe", "empty-query-response", "error-response", "execute", "flush", "function-call", "function-call-response", "gss-response", "gssenc-request", "logical-begin", "logical-begin-prepare", "logical-commit", "logical-commit-prepared", "logical-delete", "logical-insert", "logical-message", "logical-origin", "logical-prepare", "logical-relation", "logical-rollback-prepared", "logical-stream-abort", "logical-stream-commit", "logical-stream-prepare", "logical-stream-start", "logical-stream-stop", "logical-truncate", "logical-type", "logical-update", "negotiate-protocol-version", "no-data", "notice-response", "notification-response", "parameter-description", "parameter-status", "parse", "parse-complete", "password-message", "portal-suspended", "query", "ready-for-query", "replication-archive-or-manifest-data", "replication-hot-standby-feedback-message", "replication-manifest", "replication-new-archive", "replication-primary-keepalive-message", "replication-primary-status-update", "replication-progress-report", "replication-request-primary-status-update", "replication-standby-status-update", "replication-xlog-data", "row-description", "sasl-initial-response", "sasl-response", "ssl-request", "startup-message", "sync", "terminate", "'G'", "'N'", "'S'"}
+var flowKindNames = [...]string{"", "authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-scm-credential", "authentication-sspi", "backend-key-data", "bind", "bind-complete", "cancel-request", "close", "close-complete", "command-complete", "copy-both-response", "copy-data", "copy-done", "copy-fail", "copy-in-response", "copy-out-response", "data-row", "describe", "empty-query-response", "error-response", "execute", "flush", "function-call", "function-call-response", "gss-response", "gssenc-request", "gssenc-response", "logical-begin", "logical-begin-prepare", "logical-commit", "logical-commit-prepared", "logical-delete", "logical-insert", "logical-message", "logical-origin", "logical-prepare", "logical-relation", "logical-rollback-prepared", "logical-stream-abort", "logical-stream-commit", "logical-stream-prepare", "logical-stream-start", "logical-stream-stop", "logical-truncate", "logical-type", "logical-update", "negotiate-protocol-version", "no-data", "notice-response", "notification-response", "parameter-description", "parameter-status", "parse", "parse-complete", "password-message", "portal-suspended", "query", "ready-for-query", "replication-archive-or-manifest-data", "replication-hot-standby-feedback-message", "replication-manifest", "replication-new-archive", "replication-primary-keepalive-message", "replication-primary-status-update", "replication-progress-report", "replication-request-primary-status-update", "replication-standby-status-update", "replication-xlog-data", "row-description", "sasl-initial-response", "sasl-response", "ssl-request", "ssl-response", "startup-message", "sync", "terminate", "'G'", "'N'", "'S'"}
 
 // flowStreamed marks the states whose pgoutput messages carry the xid.
 var flowStreamed = [46]bool{stLogicalStream: true}
 
 // kindsBackend names the kind of a backend message by its tag.
-var kindsBackend = [256]flowKind{'1': 61, '2': 14, '3': 17, 'A': 57, 'C': 18, 'D': 25, 'E': 28, 'G': 23, 'H': 24, 'I': 27, 'K': 12, 'N': 56, 'S': 59, 'T': 76, 'V': 32, 'W': 19, 'Z': 65, 'c': 21, 'd': 20, 'n': 55, 's': 63, 't': 58, 'v': 54}
+var kindsBackend = [256]flowKind{'1': 62, '2': 14, '3': 17, 'A': 58, 'C': 18, 'D': 25, 'E': 28, 'G': 23, 'H': 24, 'I': 27, 'K': 12, 'N': 57, 'S': 60, 'T': 77, 'V': 32, 'W': 19, 'Z': 66, 'c': 21, 'd': 20, 'n': 56, 's': 64, 't': 59, 'v': 55}
 
 // authKinds names the kind of an authentication message ('R') by its subtype.
 var authKinds = [16]flowKind{3: 1, 7: 2, 8: 3, 2: 4, 5: 5, 0: 6, 10: 7, 11: 8, 12: 9, 6: 10, 9: 11}
 
 // kindsFrontend names the kind of a frontend message by its tag.
-var kindsFrontend = [256]flowKind{'B': 13, 'C': 16, 'D': 26, 'E': 29, 'F': 31, 'H': 30, 'P': 60, 'Q': 64, 'S': 81, 'X': 82, 'c': 21, 'd': 20, 'f': 22}
+var kindsFrontend = [256]flowKind{'B': 13, 'C': 16, 'D': 26, 'E': 29, 'F': 31, 'H': 30, 'P': 61, 'Q': 65, 'S': 83, 'X': 84, 'c': 21, 'd': 20, 'f': 22}
 
 // kindsStartup is the kind of a startup message by its request code.
 func kindsStartup(code uint32) flowKind {
@@ -443,23 +445,23 @@ func kindsStartup(code uint32) flowKind {
 	case 80877104:
 		return 34
 	case 80877103:
-		return 79
-	default:
 		return 80
+	default:
+		return 82
 	}
 }
 
 // kindsLogical names the kind of a logical replication message by its tag.
-var kindsLogical = [256]flowKind{'A': 46, 'B': 35, 'C': 37, 'D': 39, 'E': 50, 'I': 40, 'K': 38, 'M': 41, 'O': 42, 'P': 43, 'R': 44, 'S': 49, 'T': 51, 'U': 53, 'Y': 52, 'b': 36, 'c': 47, 'p': 48, 'r': 45}
+var kindsLogical = [256]flowKind{'A': 47, 'B': 36, 'C': 38, 'D': 40, 'E': 51, 'I': 41, 'K': 39, 'M': 42, 'O': 43, 'P': 44, 'R': 45, 'S': 50, 'T': 52, 'U': 54, 'Y': 53, 'b': 37, 'c': 48, 'p': 49, 'r': 46}
 
 // kindsReplicationBackend names the kind of a replication message by its tag.
-var kindsReplicationBackend = [256]flowKind{'d': 66, 'k': 70, 'm': 68, 'n': 69, 'p': 72, 's': 71, 'w': 75}
+var kindsReplicationBackend = [256]flowKind{'d': 67, 'k': 71, 'm': 69, 'n': 70, 'p': 73, 's': 72, 'w': 76}
 
 // kindsReplicationFrontend names the kind of a replication message by its tag.
-var kindsReplicationFrontend = [256]flowKind{'h': 67, 'p': 73, 'r': 74}
+var kindsReplicationFrontend = [256]flowKind{'h': 68, 'p': 74, 'r': 75}
 
 // passwordKinds is the kind of a frontend 'p' in each state: the one message of the four the state allows.
-var passwordKinds = [46]flowKind{stFrontendPassword: 62, stFrontendSaslInitial: 77, stFrontendSasl: 78, stFrontendGss: 33}
+var passwordKinds = [46]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
 
 // authStates is the Frontend.Auth that decodes that 'p'.
 var authStates = [46]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}

@@ -69,6 +69,10 @@ func (m *FunctionCall) Decode(src []byte, p Params) error {
 	m.ArgumentFormatCodes = grow(m.ArgumentFormatCodes, nArgumentFormatCodes)[:nArgumentFormatCodes]
 	for i := range m.ArgumentFormatCodes {
 		m.ArgumentFormatCodes[i], r = signed[int16](r.u16("ArgumentFormatCodes"))
+		if r.err != nil {
+			r = r.at("ArgumentFormatCodes", i)
+			break
+		}
 	}
 	var nArguments int
 	nArguments, r = r.count16("Arguments", 4)

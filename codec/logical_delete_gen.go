@@ -18,8 +18,8 @@ type LogicalDelete struct {
 	// since protocol version 2.
 	//
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
-	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 14 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -97,7 +97,9 @@ func (m *LogicalDelete) read10(r reader, p Params) reader {
 	r = r.tag('D')
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", false)
-	r = m.Old.read(r, p)
+	if r.err == nil {
+		r = m.Old.read(r, p).in("Old")
+	}
 	r = r.end("Old")
 	return r
 }
@@ -112,7 +114,9 @@ func (m *LogicalDelete) read14(r reader, p Params) reader {
 	}
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", false)
-	r = m.Old.read(r, p)
+	if r.err == nil {
+		r = m.Old.read(r, p).in("Old")
+	}
 	r = r.end("Old")
 	return r
 }
@@ -128,6 +132,9 @@ func (m *LogicalDelete) write(w writer, p Params) writer {
 
 // write10 is the layout of PostgreSQL 10–13.
 func (m *LogicalDelete) write10(w writer, p Params) writer {
+	if m.Xid != 0 {
+		w = w.absent("Xid", "in PostgreSQL 14 and later")
+	}
 	w = w.u8('D')
 	w = w.u32(m.RelationOID)
 	w = w.choice("OldKind", m.OldKind, "KO", false)
@@ -140,6 +147,10 @@ func (m *LogicalDelete) write14(w writer, p Params) writer {
 	w = w.u8('D')
 	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
+	} else {
+		if m.Xid != 0 {
+			w = w.absent("Xid", "when Params.Streaming has Streamed and Params.LogicalVersion >= 2")
+		}
 	}
 	w = w.u32(m.RelationOID)
 	w = w.choice("OldKind", m.OldKind, "KO", false)

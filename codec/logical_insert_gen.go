@@ -15,8 +15,8 @@ type LogicalInsert struct {
 	// since protocol version 2.
 	//
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
-	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 14 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -84,7 +84,9 @@ func (m *LogicalInsert) read10(r reader, p Params) reader {
 	r = r.tag('I')
 	m.RelationOID, r = r.u32("RelationOID")
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -99,7 +101,9 @@ func (m *LogicalInsert) read14(r reader, p Params) reader {
 	}
 	m.RelationOID, r = r.u32("RelationOID")
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -115,6 +119,9 @@ func (m *LogicalInsert) write(w writer, p Params) writer {
 
 // write10 is the layout of PostgreSQL 10–13.
 func (m *LogicalInsert) write10(w writer, p Params) writer {
+	if m.Xid != 0 {
+		w = w.absent("Xid", "in PostgreSQL 14 and later")
+	}
 	w = w.u8('I')
 	w = w.u32(m.RelationOID)
 	w = w.u8('N')
@@ -127,6 +134,10 @@ func (m *LogicalInsert) write14(w writer, p Params) writer {
 	w = w.u8('I')
 	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
+	} else {
+		if m.Xid != 0 {
+			w = w.absent("Xid", "when Params.Streaming has Streamed and Params.LogicalVersion >= 2")
+		}
 	}
 	w = w.u32(m.RelationOID)
 	w = w.u8('N')

@@ -18,8 +18,8 @@ type LogicalMessage struct {
 	// since protocol version 2.
 	//
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
-	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	Xid uint32
 
 	// Flags; Either 0 for no flags or 1 if the logical decoding message is transactional.
@@ -93,6 +93,10 @@ func (m *LogicalMessage) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u8('M')
 	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
+	} else {
+		if m.Xid != 0 {
+			w = w.absent("Xid", "when Params.Streaming has Streamed and Params.LogicalVersion >= 2")
+		}
 	}
 	var run []byte
 	w, run = w.extend(9)

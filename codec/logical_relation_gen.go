@@ -20,8 +20,8 @@ type LogicalRelation struct {
 	// since protocol version 2.
 	//
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
-	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 14 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -132,6 +132,10 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 			e.DataType, r = r.u32("Columns.DataType")
 			e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
 		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
+		}
 	}
 	r = r.end("Columns")
 	return r
@@ -164,6 +168,10 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 			e.DataType, r = r.u32("Columns.DataType")
 			e.TypeModifier, r = signed[int32](r.u32("Columns.TypeModifier"))
 		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
+		}
 	}
 	r = r.end("Columns")
 	return r
@@ -180,6 +188,9 @@ func (m *LogicalRelation) write(w writer, p Params) writer {
 
 // write10 is the layout of PostgreSQL 10–13.
 func (m *LogicalRelation) write10(w writer, p Params) writer {
+	if m.Xid != 0 {
+		w = w.absent("Xid", "in PostgreSQL 14 and later")
+	}
 	w = w.u8('R')
 	w = w.u32(m.RelationOID)
 	w = w.str("Namespace", m.Namespace)
@@ -203,6 +214,10 @@ func (m *LogicalRelation) write14(w writer, p Params) writer {
 	w = w.u8('R')
 	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
+	} else {
+		if m.Xid != 0 {
+			w = w.absent("Xid", "when Params.Streaming has Streamed and Params.LogicalVersion >= 2")
+		}
 	}
 	w = w.u32(m.RelationOID)
 	w = w.str("Namespace", m.Namespace)

@@ -25,8 +25,8 @@ type LogicalStreamAbort struct {
 	// The LSN of the abort. This field is available since protocol version 4.
 	//
 	// Present only with parallel streaming: when Params.Streaming has ParallelStreaming and
-	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 16 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -36,8 +36,8 @@ type LogicalStreamAbort struct {
 	// PostgreSQL epoch (2000-01-01). This field is available since protocol version 4.
 	//
 	// Present only with parallel streaming: when Params.Streaming has ParallelStreaming and
-	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 16 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -149,6 +149,12 @@ func (m *LogicalStreamAbort) write(w writer, p Params) writer {
 
 // write14 is the layout of PostgreSQL 14–15.
 func (m *LogicalStreamAbort) write14(w writer, p Params) writer {
+	if m.AbortLSN != 0 {
+		w = w.absent("AbortLSN", "in PostgreSQL 16 and later")
+	}
+	if m.AbortTime != 0 {
+		w = w.absent("AbortTime", "in PostgreSQL 16 and later")
+	}
 	w = w.u8('A')
 	var run []byte
 	w, run = w.extend(8)
@@ -169,6 +175,13 @@ func (m *LogicalStreamAbort) write16(w writer, p Params) writer {
 		w, run = w.extend(16)
 		binary.BigEndian.PutUint64(run[0:], m.AbortLSN)
 		binary.BigEndian.PutUint64(run[8:], uint64(m.AbortTime))
+	} else {
+		if m.AbortLSN != 0 {
+			w = w.absent("AbortLSN", "when Params.Streaming has ParallelStreaming and Params.LogicalVersion >= 4")
+		}
+		if m.AbortTime != 0 {
+			w = w.absent("AbortTime", "when Params.Streaming has ParallelStreaming and Params.LogicalVersion >= 4")
+		}
 	}
 	return w
 }

@@ -17,8 +17,8 @@ type LogicalTruncate struct {
 	// since protocol version 2.
 	//
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
-	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 14 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -91,6 +91,10 @@ func (m *LogicalTruncate) read11(r reader, p Params) reader {
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)[:nRelationOIDs]
 	for i := range m.RelationOIDs {
 		m.RelationOIDs[i], r = r.u32("RelationOIDs")
+		if r.err != nil {
+			r = r.at("RelationOIDs", i)
+			break
+		}
 	}
 	r = r.end("RelationOIDs")
 	return r
@@ -110,6 +114,10 @@ func (m *LogicalTruncate) read14(r reader, p Params) reader {
 	m.RelationOIDs = grow(m.RelationOIDs, nRelationOIDs)[:nRelationOIDs]
 	for i := range m.RelationOIDs {
 		m.RelationOIDs[i], r = r.u32("RelationOIDs")
+		if r.err != nil {
+			r = r.at("RelationOIDs", i)
+			break
+		}
 	}
 	r = r.end("RelationOIDs")
 	return r
@@ -126,6 +134,9 @@ func (m *LogicalTruncate) write(w writer, p Params) writer {
 
 // write11 is the layout of PostgreSQL 11–13.
 func (m *LogicalTruncate) write11(w writer, p Params) writer {
+	if m.Xid != 0 {
+		w = w.absent("Xid", "in PostgreSQL 14 and later")
+	}
 	w = w.u8('T')
 	w = w.count32("RelationOIDs", len(m.RelationOIDs))
 	w = w.u8(uint8(m.Options))
@@ -140,6 +151,10 @@ func (m *LogicalTruncate) write14(w writer, p Params) writer {
 	w = w.u8('T')
 	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
+	} else {
+		if m.Xid != 0 {
+			w = w.absent("Xid", "when Params.Streaming has Streamed and Params.LogicalVersion >= 2")
+		}
 	}
 	w = w.count32("RelationOIDs", len(m.RelationOIDs))
 	w = w.u8(uint8(m.Options))

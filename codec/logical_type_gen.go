@@ -15,8 +15,8 @@ type LogicalType struct {
 	// since protocol version 2.
 	//
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
-	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 14 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -118,6 +118,9 @@ func (m *LogicalType) write(w writer, p Params) writer {
 
 // write10 is the layout of PostgreSQL 10–13.
 func (m *LogicalType) write10(w writer, p Params) writer {
+	if m.Xid != 0 {
+		w = w.absent("Xid", "in PostgreSQL 14 and later")
+	}
 	w = w.u8('Y')
 	w = w.u32(m.DataType)
 	w = w.str("Namespace", m.Namespace)
@@ -130,6 +133,10 @@ func (m *LogicalType) write14(w writer, p Params) writer {
 	w = w.u8('Y')
 	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
+	} else {
+		if m.Xid != 0 {
+			w = w.absent("Xid", "when Params.Streaming has Streamed and Params.LogicalVersion >= 2")
+		}
 	}
 	w = w.u32(m.DataType)
 	w = w.str("Namespace", m.Namespace)

@@ -18,8 +18,8 @@ type LogicalUpdate struct {
 	// since protocol version 2.
 	//
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed and
-	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 2. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 14 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -42,8 +42,8 @@ type LogicalUpdate struct {
 	// TupleData message part representing the contents of the old tuple or primary key. Only
 	// present if the previous 'O' or 'K' part is present.
 	//
-	// Present only when OldKind != 0. Otherwise Decode sets it to empty and Encode writes
-	// nothing for it.
+	// Present only when OldKind != 0. Otherwise Decode sets it to empty, and Encode refuses it
+	// set (ErrNotOnWire) rather than drop it.
 	Old TupleData
 
 	// TupleData message part representing the contents of a new tuple.
@@ -106,12 +106,16 @@ func (m *LogicalUpdate) read10(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		r = m.Old.read(r, p)
+		if r.err == nil {
+			r = m.Old.read(r, p).in("Old")
+		}
 	} else {
 		m.Old.reset()
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -127,12 +131,16 @@ func (m *LogicalUpdate) read14(r reader, p Params) reader {
 	m.RelationOID, r = r.u32("RelationOID")
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		r = m.Old.read(r, p)
+		if r.err == nil {
+			r = m.Old.read(r, p).in("Old")
+		}
 	} else {
 		m.Old.reset()
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -148,11 +156,18 @@ func (m *LogicalUpdate) write(w writer, p Params) writer {
 
 // write10 is the layout of PostgreSQL 10–13.
 func (m *LogicalUpdate) write10(w writer, p Params) writer {
+	if m.Xid != 0 {
+		w = w.absent("Xid", "in PostgreSQL 14 and later")
+	}
 	w = w.u8('U')
 	w = w.u32(m.RelationOID)
 	w = w.choice("OldKind", m.OldKind, "KO", true)
 	if m.OldKind != 0 {
 		w = m.Old.write(w, p)
+	} else {
+		if m.Old.set() {
+			w = w.absent("Old", "when OldKind != 0")
+		}
 	}
 	w = w.u8('N')
 	w = m.New.write(w, p)
@@ -164,11 +179,19 @@ func (m *LogicalUpdate) write14(w writer, p Params) writer {
 	w = w.u8('U')
 	if p.Streaming&Streamed != 0 && p.LogicalVersion >= 2 {
 		w = w.u32(m.Xid)
+	} else {
+		if m.Xid != 0 {
+			w = w.absent("Xid", "when Params.Streaming has Streamed and Params.LogicalVersion >= 2")
+		}
 	}
 	w = w.u32(m.RelationOID)
 	w = w.choice("OldKind", m.OldKind, "KO", true)
 	if m.OldKind != 0 {
 		w = m.Old.write(w, p)
+	} else {
+		if m.Old.set() {
+			w = w.absent("Old", "when OldKind != 0")
+		}
 	}
 	w = w.u8('N')
 	w = m.New.write(w, p)

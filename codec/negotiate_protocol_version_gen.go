@@ -56,6 +56,10 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)[:nUnrecognizedOptions]
 	for i := range m.UnrecognizedOptions {
 		m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions", m.UnrecognizedOptions[i])
+		if r.err != nil {
+			r = r.at("UnrecognizedOptions", i)
+			break
+		}
 	}
 	r = r.end("UnrecognizedOptions")
 	return r.done("NegotiateProtocolVersion", len(src), p)

@@ -53,6 +53,10 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 		e := &m.Fields[i]
 		e.Code, r = r.u8("Fields.Code")
 		e.Value, r = r.str("Fields.Value", e.Value)
+		if r.err != nil {
+			r = r.at("Fields", i)
+			break
+		}
 	}
 	m.Fields = m.Fields[:i]
 	r = r.terminate("Fields")

@@ -51,6 +51,10 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)[:nParameterOIDs]
 	for i := range m.ParameterOIDs {
 		m.ParameterOIDs[i], r = r.u32("ParameterOIDs")
+		if r.err != nil {
+			r = r.at("ParameterOIDs", i)
+			break
+		}
 	}
 	r = r.end("ParameterOIDs")
 	return r.done("ParameterDescription", len(src), p)

@@ -60,6 +60,10 @@ func (m *Parse) Decode(src []byte, p Params) error {
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)[:nParameterOIDs]
 	for i := range m.ParameterOIDs {
 		m.ParameterOIDs[i], r = r.u32("ParameterOIDs")
+		if r.err != nil {
+			r = r.at("ParameterOIDs", i)
+			break
+		}
 	}
 	r = r.end("ParameterOIDs")
 	return r.done("Parse", len(src), p)

@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // reader is the bounds-checked cursor generated decoders read through:
@@ -111,7 +113,7 @@ func (r reader) fixed(field string, width int, want int64) reader {
 	got, r := r.uint(field, width)
 	mask := ^uint64(0) >> (64 - 8*width)
 	if r.err == nil && got != uint64(want)&mask {
-		return r.failAt(field, left, ErrBadFixedValue)
+		return r.failAt(field, left, &fixedError{got, uint64(want) & mask, width})
 	}
 	return r
 }
@@ -124,7 +126,7 @@ func (r reader) tag(want byte) reader {
 	}
 	cause := ErrTruncated
 	if len(r.rest) > 0 {
-		cause = ErrBadFixedValue
+		cause = &fixedError{uint64(r.rest[0]), uint64(want), 1}
 	}
 	return r.failAt("tag", len(r.rest), cause)
 }
@@ -183,7 +185,7 @@ func (r reader) str(field string, old string) (string, reader) {
 // remaining returns the bytes up to the end of the message.
 func (r reader) remaining(field string, minLen, maxLen int) ([]byte, reader) {
 	if n := len(r.rest); n < minLen || n > maxLen {
-		return nil, r.fail(field, ErrBadLength)
+		return nil, r.fail(field, &lengthError{n, minLen, maxLen, ""})
 	}
 	return r.rest[:len(r.rest):len(r.rest)], reader{nil, r.err}
 }
@@ -226,7 +228,9 @@ func (r reader) bytes32s(field string, dst [][]byte, nullable bool) reader {
 		}
 		r.rest = rest[off:]
 		for ; i < len(dst); i++ {
-			dst[i], r = r.bytes32(field, nullable)
+			if dst[i], r = r.bytes32(field, nullable); r.err != nil {
+				return r.at(field, i)
+			}
 		}
 		return r
 	}
@@ -335,6 +339,26 @@ func (r reader) terminated(fixed, strs int) int {
 	return n
 }
 
+// at names element i of group in the error, when it failed inside the
+// group: Columns.Data becomes Columns[2].Data, Values Values[2], and an
+// enclosing group adds its index in turn (Outer[1].Inner[2].X).
+func (r reader) at(group string, i int) reader {
+	if f := r.err.Field; strings.HasPrefix(f, group) && (len(f) == len(group) || f[len(group)] == '.') {
+		r.err.Field = group + "[" + strconv.Itoa(i) + "]" + f[len(group):]
+	}
+	return r
+}
+
+// in names the part field of the message that failed inside it
+// (Old.Columns[2].Data); the caller reads the part only while there is no
+// error yet.
+func (r reader) in(part string) reader {
+	if r.err != nil {
+		r.err.Field = part + "." + r.err.Field
+	}
+	return r
+}
+
 // end fails with ErrTrailingBytes when input is left after last, the
 // message's last field.
 func (r reader) end(last string) reader {
@@ -357,9 +381,25 @@ func (r reader) done(msg string, total int, p Params) error {
 func (e *DecodeError) finish(msg string, total int, p Params) error {
 	e.Message = msg
 	e.Offset = total - e.Offset
-	e.Format = fieldFormats[fieldKey{msg, e.Field, e.Err == ErrNegativeCount || e.Err == ErrCountTooLarge}]
-	e.Hint = paramsHint(msg, e.Err, p)
+	e.Format = fieldFormats[fieldKey{msg, withoutIndexes(e.Field), e.Err == ErrNegativeCount || e.Err == ErrCountTooLarge}]
+	e.Hint = paramsHint(msg, e.Field, e.Err, p)
 	return e
+}
+
+// withoutIndexes is a field path without its elements' indexes, as
+// fieldFormats knows it: Old.Columns[2].Data is Old.Columns.Data.
+func withoutIndexes(path string) string {
+	for {
+		i := strings.IndexByte(path, '[')
+		if i < 0 {
+			return path
+		}
+		j := strings.IndexByte(path[i:], ']')
+		if j < 0 {
+			return path
+		}
+		path = path[:i] + path[i+j+1:]
+	}
 }
 
 // room extends the full slice s by n elements in one allocation.

@@ -99,6 +99,10 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 			e.TypeModifier, r = signed[int32](r.u32("Fields.TypeModifier"))
 			e.Format, r = signed[int16](r.u16("Fields.Format"))
 		}
+		if r.err != nil {
+			r = r.at("Fields", i)
+			break
+		}
 	}
 	r = r.end("Fields")
 	return r.done("RowDescription", len(src), p)

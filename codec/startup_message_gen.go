@@ -78,6 +78,10 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 		e := &m.Parameters[i]
 		e.Name, r = r.str("Parameters.Name", e.Name)
 		e.Value, r = r.str("Parameters.Value", e.Value)
+		if r.err != nil {
+			r = r.at("Parameters", i)
+			break
+		}
 	}
 	m.Parameters = m.Parameters[:i]
 	r = r.terminate("Parameters")

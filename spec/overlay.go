@@ -63,6 +63,32 @@ type MessageEntry struct {
 	Fields []*FieldEntry `json:"fields,omitempty"`
 	// Groups name the repeated groups opened by a lead paragraph.
 	Groups []*GroupEntry `json:"groups,omitempty"`
+	// Answer is the server's one-byte answer to this untagged request,
+	// which the manual describes only in prose.
+	Answer *AnswerEntry `json:"answer,omitempty"`
+}
+
+// AnswerEntry makes the one-byte answer to a request a message of the
+// codec: SSLRequest's 'S' or 'N', GSSENCRequest's 'G' or 'N'. The manual
+// prints no table for it, so the entry is the table: one row per byte.
+type AnswerEntry struct {
+	// Name is the Go type; the slug is the request's with "-request"
+	// replaced by "-response".
+	Name string `json:"name"`
+	// Field is the Go field holding the byte.
+	Field string `json:"field"`
+	// Doc says what the message is.
+	Doc string `json:"doc"`
+	// Bytes are the bytes it may be, each with what it means.
+	Bytes []AnswerByte `json:"bytes"`
+	// Reason gives the evidence (the manual's prose, the server's source).
+	Reason string `json:"reason"`
+}
+
+// AnswerByte is one byte an answer may be.
+type AnswerByte struct {
+	Byte string `json:"byte"`
+	Doc  string `json:"doc"`
 }
 
 // FieldEntry matches rows by their English description (case-insensitive
@@ -102,10 +128,17 @@ type FieldEntry struct {
 	// Kinds ("lsn" for a WAL position it describes in words).
 	Kind string `json:"kind,omitempty"`
 
+	// Correction names the majors ("14-") in which the entry departs from
+	// what the manual prints, because the server does otherwise (the
+	// reason gives the evidence); pgspec show notes it under the table.
+	Correction string `json:"correction,omitempty"`
+
 	Reason string `json:"reason,omitempty"`
 
 	re, formatRE *regexp.Regexp
 	lo, hi       int
+	corrLo       int
+	corrHi       int
 }
 
 // GroupEntry names the repeated group a lead paragraph opens.
@@ -196,6 +229,16 @@ func ParseOverlay(data []byte) (*Overlay, error) {
 		for i, fe := range me.Fields {
 			fe.check(addf, fmt.Sprintf("%s: field %d (%q)", slug, i, fe.Match))
 		}
+		if a := me.Answer; a != nil {
+			if !IsGoName(a.Name) || !IsGoName(a.Field) || a.Doc == "" || a.Reason == "" || len(a.Bytes) == 0 {
+				addf("%s: answer needs a Go name, a Go field, a doc, a reason and its bytes", slug)
+			}
+			for _, b := range a.Bytes {
+				if len(b.Byte) != 1 || b.Doc == "" {
+					addf("%s: answer byte %q: want one byte and what it means", slug, b.Byte)
+				}
+			}
+		}
 		for i, ge := range me.Groups {
 			w := fmt.Sprintf("%s: group %d (%q)", slug, i, ge.Lead)
 			re, err := regexp.Compile("(?i)" + ge.Lead)
@@ -239,6 +282,12 @@ func (fe *FieldEntry) check(addf func(string, ...any), where string) {
 	if fe.lo, fe.hi, err = parseMajorRange(fe.Majors); err != nil {
 		addf("%s: majors: %v", where, err)
 	}
+	fe.corrLo, fe.corrHi = 1, 0 // corrects nothing
+	if fe.Correction != "" {
+		if fe.corrLo, fe.corrHi, err = parseMajorRange(fe.Correction); err != nil {
+			addf("%s: correction: %v", where, err)
+		}
+	}
 	if !IsGoName(fe.Name) {
 		addf("%s: field without a name (or %q is not an exported Go identifier)", where, fe.Name)
 	}
@@ -263,7 +312,7 @@ func (fe *FieldEntry) check(addf func(string, ...any), where string) {
 		}
 	}
 	decides := fe.AsBytes || fe.Choice != "" || fe.When != "" || fe.Gate != "" ||
-		fe.Null != nil || fe.Prefixed != nil || fe.ProtocolLengths != nil || fe.Majors != ""
+		fe.Null != nil || fe.Prefixed != nil || fe.ProtocolLengths != nil || fe.Majors != "" || fe.Correction != ""
 	if decides && fe.Reason == "" {
 		addf("%s: decides structure but has no reason", where)
 	}
@@ -273,6 +322,31 @@ func (fe *FieldEntry) check(addf func(string, ...any), where string) {
 func (fe *FieldEntry) Matches(major int, r *Row) bool {
 	return major >= fe.lo && major <= fe.hi && fe.re.MatchString(r.Description.En) &&
 		(fe.formatRE == nil || fe.formatRE.MatchString(r.Format))
+}
+
+// Corrects reports whether the entry, matching a row of major, departs from
+// what the manual prints there.
+func (fe *FieldEntry) Corrects(major int, r *Row) bool {
+	return major >= fe.corrLo && major <= fe.corrHi && fe.Matches(major, r)
+}
+
+// Corrections returns the entries that correct a row of message slug in
+// major, its own entries first, each once.
+func (ov *Overlay) Corrections(major int, slug string, rows []Row) []*FieldEntry {
+	entries := ov.Fields
+	if me := ov.Messages[slug]; me != nil {
+		entries = append(append([]*FieldEntry(nil), me.Fields...), entries...)
+	}
+	var out []*FieldEntry
+	for _, fe := range entries {
+		for i := range rows {
+			if fe.Corrects(major, &rows[i]) {
+				out = append(out, fe)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Matches reports whether the entry names the group lead opens.

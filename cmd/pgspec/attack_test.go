@@ -177,7 +177,7 @@ func TestFailedRunLeavesOutputIntact(t *testing.T) {
 	corpus.WriteFile(t, filepath.Join(codec, "bind_gen.go"), []byte("package codec // old"))
 	corpus.WriteFile(t, filepath.Join(codec, "stale_gen.go"), []byte("package codec // stale"))
 	before = snapshot(codec)
-	if code, _, stderr := pgspec(t, "gen", "--spec", specDir, "--out", codec); code != 1 || !strings.Contains(stderr, "31 wire changes are not acknowledged") {
+	if code, _, stderr := pgspec(t, "gen", "--spec", specDir, "--out", codec); code != 1 || !strings.Contains(stderr, "32 wire changes are not acknowledged") {
 		t.Errorf("gen: exit %d, %q", code, stderr)
 	}
 	same(t, "gen", before, snapshot(codec))

@@ -85,6 +85,25 @@ func TestDefaultVersionIsNewestRelease(t *testing.T) {
 	}
 }
 
+// show notes under the table where the codec follows a correction of the
+// manual (TupleData's text columns carry a length and value from 14 on,
+// which the manual prints for 'b' only), and only in the majors it corrects.
+func TestShowNotesCorrections(t *testing.T) {
+	const note = "The codec corrects the manual here (spec/overlay.json, Data): From 14 on the manual prints the Int32 length and Byten after Byte1('b') only"
+	for _, c := range []struct {
+		version string
+		want    bool
+	}{{"14", true}, {"18", true}, {"13", false}} {
+		_, out, _ := pgspec(t, "show", "--version", c.version, "logical-tuple-data")
+		if strings.Contains(out, note) != c.want {
+			t.Errorf("show --version %s logical-tuple-data: note %v, want %v:\n%s", c.version, !c.want, c.want, out)
+		}
+	}
+	if _, out, _ := pgspec(t, "show", "bind"); strings.Contains(out, "corrects the manual") {
+		t.Errorf("show bind notes a correction:\n%s", out)
+	}
+}
+
 // export's category and labels are in the language asked for.
 func TestExportLabelsInLanguage(t *testing.T) {
 	for lang, want := range map[string][3]string{

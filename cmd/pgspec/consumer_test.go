@@ -147,9 +147,11 @@ func TestInsertAlone(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, in) {
 		t.Errorf("dispatched %+v, %v", got, err)
 	}
-	// The dispatcher routes only what was generated: Begin ('B') is unknown.
-	if _, err := d.Decode([]byte{'B', 0}, p); !errors.Is(err, ErrUnknownTag) {
-		t.Errorf("Begin: %v", err)
+	// The dispatcher routes only what was generated: Begin ('B') is unknown,
+	// and the error, like every error of the package, starts with its name.
+	_, err = d.Decode([]byte{'B', 0}, p)
+	if want := "ins: decode logical replication message.tag at byte 0: unknown tag 'B' (want 'I')"; !errors.Is(err, ErrUnknownTag) || err.Error() != want {
+		t.Errorf("Begin: %v, want %s", err, want)
 	}
 }
 `,

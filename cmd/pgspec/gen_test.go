@@ -78,7 +78,7 @@ func TestGenCommand(t *testing.T) {
 	for _, p := range got {
 		names = append(names, filepath.Base(p))
 	}
-	want := "bind_gen.go clone_gen.go constants_gen.go descriptor_gen.go dispatch_gen.go errors_gen.go frame_gen.go intern_gen.go json_gen.go logical_stream_abort_gen.go logical_truncate_gen.go logical_tuple_data_gen.go logical_update_gen.go params_gen.go reader_gen.go writer_gen.go"
+	want := "bind_gen.go clone_gen.go constants_gen.go copydata_gen.go descriptor_gen.go dispatch_gen.go errors_gen.go frame_gen.go intern_gen.go json_gen.go logical_stream_abort_gen.go logical_truncate_gen.go logical_tuple_data_gen.go logical_update_gen.go lsn_gen.go params_gen.go reader_gen.go time_gen.go writer_gen.go"
 	if strings.Join(names, " ") != want {
 		t.Errorf("generated %s\nwant %s", strings.Join(names, " "), want)
 	}

@@ -147,6 +147,13 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		return showResolved(c, src, specs, s, slug)
 	}
 	spec.WriteTable(stdout, s, m, string(*lang))
+	ov, err := src.overlay()
+	if err != nil {
+		return c.fail(1, "%v", err)
+	}
+	for _, fe := range ov.Corrections(s.Major, slug, m.Rows()) {
+		fmt.Fprintf(stdout, "\n    The codec corrects the manual here (spec/overlay.json, %s): %s\n", fe.Name, fe.Reason)
+	}
 	return 0
 }
 

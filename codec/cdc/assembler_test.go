@@ -34,6 +34,11 @@ func (s *stream) add(ms ...codec.Message) *stream {
 		if _, ok := m.(*codec.LogicalStreamStop); ok {
 			s.p.Streaming &^= codec.Streamed
 		}
+		if a, ok := m.(*codec.LogicalStreamAbort); ok && s.p.Streaming&codec.ParallelStreaming == 0 {
+			c := *a // the abort LSN and time are on the wire only with parallel streaming (Encode refuses them set)
+			c.AbortLSN, c.AbortTime = 0, 0
+			m = &c
+		}
 		b, err := m.Encode(nil, s.p)
 		if err != nil {
 			s.t.Fatalf("encode %s: %v", m.Slug(), err)

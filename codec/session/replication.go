@@ -1,25 +1,10 @@
 package session
 
 import (
-	"encoding/binary"
 	"time"
 
 	"github.com/pgspec/pgspec/codec"
 )
-
-// AppendCopyData appends m (a streaming replication message such as a
-// StandbyStatusUpdate) wrapped in a CopyData to dst: the CopyData header,
-// then m encoded straight after it, the length back-patched, so that no
-// intermediate buffer is needed. On error dst is returned unchanged.
-func AppendCopyData(dst []byte, m codec.Message, p codec.Params) ([]byte, error) {
-	start := len(dst)
-	out, err := m.Encode(append(dst, 'd', 0, 0, 0, 0), p)
-	if err != nil {
-		return dst, err
-	}
-	binary.BigEndian.PutUint32(out[start+1:], uint32(len(out)-start-1))
-	return out, nil
-}
 
 // StandbyStatus is the standby status update reporting the positions the
 // client has written, flushed (made durable) and applied, at now. A logical

@@ -226,11 +226,14 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 	case model.OpBytesN:
 		return []jen.Code{rcall(nil, "fill", jen.Lit(name), sc.target(it).Index(jen.Empty(), jen.Empty()))}
 	case model.OpRest:
-		return e.byProtocol(it, func(lo, hi jen.Code) []jen.Code {
+		return e.byProtocol(it, func(lo, hi jen.Code, _ string) []jen.Code {
 			return []jen.Code{rcall([]jen.Code{sc.target(it)}, "remaining", jen.Lit(name), lo, hi)}
 		})
 	case model.OpPart:
-		return []jen.Code{jen.Id("r").Op("=").Add(sc.target(it)).Dot("read").Call(jen.Id("r"), jen.Id("p"))}
+		// Read only while nothing failed, so that in names the part of an
+		// error inside it, and no earlier one.
+		return []jen.Code{jen.If(jen.Id("r").Dot("err").Op("==").Nil()).Block(
+			jen.Id("r").Op("=").Add(sc.target(it)).Dot("read").Call(jen.Id("r"), jen.Id("p")).Dot("in").Call(jen.Lit(name)))}
 	case model.OpGroup:
 		return e.readGroup(it, sc)
 	}
@@ -323,6 +326,9 @@ func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Stateme
 		body = append(body, jen.Id("e").Op(":=").Op("&").Add(target()).Index(jen.Id("i")))
 		body = append(body, e.readItems(it.Elem, inner)...)
 	}
+	// An element that failed is named by its index in the error.
+	body = append(body, jen.If(jen.Id("r").Dot("err").Op("!=").Nil()).Block(
+		jen.Id("r").Op("=").Id("r").Dot("at").Call(jen.Lit(name), jen.Id("i")), jen.Break()))
 	return []jen.Code{loop.Block(body...)}
 }
 
@@ -350,23 +356,43 @@ func terminatedShape(g *model.Item) (fixed, strs int) {
 	return fixed, strs
 }
 
-// byProtocol chooses an item's length bounds by Params.ProtocolMinor.
-func (e *emitter) byProtocol(it *model.Item, body func(lo, hi jen.Code) []jen.Code) []jen.Code {
+// byProtocol chooses an item's length bounds by Params.ProtocolMinor; body
+// also gets what a later protocol allows beyond them ("" for the last), for
+// an error to name.
+func (e *emitter) byProtocol(it *model.Item, body func(lo, hi jen.Code, later string) []jen.Code) []jen.Code {
 	if len(it.Lengths) == 0 {
-		return body(jen.Lit(0), jen.Id("anyLength"))
+		return body(jen.Lit(0), jen.Id("anyLength"), "")
+	}
+	later := func(i int) string {
+		if i+1 == len(it.Lengths) {
+			return ""
+		}
+		pl := it.Lengths[i+1]
+		return fmt.Sprintf("Params.ProtocolMinor %d (protocol 3.%d) allows %d to %d bytes", pl.Minor, pl.Minor, pl.Min, pl.Max)
 	}
 	last := it.Lengths[0]
-	stmt := body(jen.Lit(last.Min), jen.Lit(last.Max))
-	for _, pl := range it.Lengths[1:] {
+	stmt := body(jen.Lit(last.Min), jen.Lit(last.Max), later(0))
+	for i, pl := range it.Lengths[1:] {
 		stmt = []jen.Code{jen.If(jen.Id("p").Dot("ProtocolMinor").Op(">=").Lit(pl.Minor)).
-			Block(body(jen.Lit(pl.Min), jen.Lit(pl.Max))...).Else().Block(stmt...)}
+			Block(body(jen.Lit(pl.Min), jen.Lit(pl.Max), later(i+1))...).Else().Block(stmt...)}
 	}
 	return stmt
 }
 
-// writeLayout is the body of a layout's write.
+// writeLayout is the body of a layout's write: the message's fields the
+// layout lacks must not be set, then every item in order.
 func (e *emitter) writeLayout(l *model.Layout) []jen.Code {
+	present := map[string]bool{}
+	for _, it := range l.Items {
+		present[it.Field] = true
+	}
 	var out []jen.Code
+	for _, f := range e.msg.Fields {
+		if !present[f.Name] {
+			out = append(out, jen.If(isSet(jen.Id("m").Dot(f.Name), f.Type)).Block(
+				wcall("absent", jen.Lit(f.Name), jen.Lit("in PostgreSQL "+model.Span(f.Majors, e.mod.Majors)))))
+		}
+	}
 	items := l.Items
 	if tag, ok := framedBy(items); ok {
 		out = append(out, jen.List(jen.Id("w"), jen.Id("start")).Op(":=").Id("w").Dot("header").Call(tag))
@@ -386,7 +412,16 @@ func (e *emitter) writeItems(items []*model.Item, sc scope) []jen.Code {
 	declared := false // the run variable, once per Go block
 	for i := 0; i < len(items); i++ {
 		if run := condRun(items[i:]); len(run) > 0 {
-			out = append(out, jen.If(condition(run[0], sc)).Block(e.writeItems(unconditional(run), sc)...))
+			// A field the condition leaves off the wire must not be set:
+			// writing nothing for it would drop it silently.
+			var absent []jen.Code
+			for _, it := range run {
+				if it.Field != "" {
+					absent = append(absent, jen.If(isSet(sc.target(it), it.Type)).Block(
+						wcall("absent", jen.Lit(sc.name(it)), jen.Lit("when "+it.Cond.Words()))))
+				}
+			}
+			out = append(out, jen.If(condition(run[0], sc)).Block(e.writeItems(unconditional(run), sc)...).Else().Block(absent...))
 			i += len(run) - 1
 			continue
 		}
@@ -434,13 +469,13 @@ func (e *emitter) writeItem(it *model.Item, sc scope) []jen.Code {
 	case model.OpBytesN:
 		return []jen.Code{wcall("bytes", v().Index(jen.Empty(), jen.Empty()))}
 	case model.OpRaw:
-		return []jen.Code{wcall("raw", name, v(), jen.Lit(it.Width), jen.Lit(it.Width))}
+		return []jen.Code{wcall("raw", name, v(), jen.Lit(it.Width), jen.Lit(it.Width), jen.Lit(""))}
 	case model.OpRest:
 		if len(it.Lengths) == 0 { // any length: nothing to check
 			return []jen.Code{wcall("bytes", v())}
 		}
-		return e.byProtocol(it, func(lo, hi jen.Code) []jen.Code {
-			return []jen.Code{wcall("raw", name, v(), lo, hi)}
+		return e.byProtocol(it, func(lo, hi jen.Code, later string) []jen.Code {
+			return []jen.Code{wcall("raw", name, v(), lo, hi, jen.Lit(later))}
 		})
 	case model.OpBytes:
 		return []jen.Code{wcall("bytes32", name, v(), jen.Lit(it.Nullable))}

@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -20,7 +21,7 @@ type dispatcher struct {
 }
 
 // dispatchers groups the model's messages by the stream they travel in:
-// those of the dispatcher's layer, not parts, tagged or not as it is, from
+// those of the dispatcher's layer, not parts nor one-byte answers, tagged or not as it is, from
 // its direction when it has one.
 func dispatchers(mod *model.Model) []*dispatcher {
 	var ds []*dispatcher
@@ -29,7 +30,7 @@ func dispatchers(mod *model.Model) []*dispatcher {
 			d := &dispatcher{DispatcherRule: r}
 			for _, m := range mod.Messages {
 				from := r.From == "" || strings.Contains(m.Direction.String(), r.From)
-				if m.Layer == l.Layer && !m.Part && (m.Tag != 0) == r.Tagged && from {
+				if m.Layer == l.Layer && !m.Part && m.AnswerTo == "" && (m.Tag != 0) == r.Tagged && from {
 					d.members = append(d.members, m)
 				}
 			}
@@ -145,8 +146,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 		}
 		cases = append(cases, jen.Case(jen.LitRune(rune(t))).Block(stmt...))
 	}
-	// The tag itself is not repeated: callers (pgspec trace) print it beside the error.
-	cases = append(cases, jen.Default().Add(d.fail("tag", 0, jen.Id("ErrUnknownTag"))))
+	cases = append(cases, jen.Default().Add(d.fail("tag", 0, jen.Id("unknownTag").Call(jen.Id("src").Index(jen.Lit(0)), jen.Lit(string(tags))))))
 	return []jen.Code{
 		jen.If(jen.Len(jen.Id("src")).Op("==").Lit(0)).Block(d.fail("tag", 0, jen.Id("ErrTruncated"))),
 		jen.Switch(jen.Id("src").Index(jen.Lit(0))).Block(cases...),
@@ -172,6 +172,7 @@ func (d *dispatcher) byTag() (map[byte][]*model.Message, []byte) {
 // one is the default.
 func (d *dispatcher) byCode(ms []*model.Message, off int, decode func(*model.Message) jen.Code) (jen.Code, error) {
 	var cases []jen.Code
+	var codes []int
 	var dflt *model.Message
 	for _, m := range ms {
 		code, ok, err := fixedAfterLength(m)
@@ -186,11 +187,17 @@ func (d *dispatcher) byCode(ms []*model.Message, off int, decode func(*model.Mes
 			continue
 		}
 		cases = append(cases, jen.Case(jen.Lit(int(code))).Add(decode(m)))
+		codes = append(codes, int(code))
 	}
 	if dflt != nil {
 		cases = append(cases, jen.Default().Add(decode(dflt)))
 	} else {
-		cases = append(cases, jen.Default().Add(d.fail("subtype", off, jen.Id("unknownSubtype").Call(jen.Qual("encoding/binary", "BigEndian").Dot("Uint32").Call(jen.Id("src").Index(jen.Lit(off), jen.Empty()))))))
+		sort.Ints(codes)
+		want := make([]string, len(codes))
+		for i, c := range codes {
+			want[i] = strconv.Itoa(c)
+		}
+		cases = append(cases, jen.Default().Add(d.fail("subtype", off, jen.Id("unknownSubtype").Call(jen.Qual("encoding/binary", "BigEndian").Dot("Uint32").Call(jen.Id("src").Index(jen.Lit(off), jen.Empty())), jen.Lit(strings.Join(want, ", "))))))
 	}
 	return jen.Switch(jen.Qual("encoding/binary", "BigEndian").Dot("Uint32").Call(jen.Id("src").Index(jen.Lit(off), jen.Empty()))).Block(cases...), nil
 }
@@ -232,11 +239,15 @@ func constantsFile(mod *model.Model, o Options) *jen.File {
 	f.Const().Defs(
 		jen.Id("OldestMajor").Op("=").Lit(mod.Majors[0]),
 		jen.Id("NewestMajor").Op("=").Lit(mod.Newest()),
+		jen.Comment("DefaultMajor is what Params.Major 0 means: the newest released major generated"),
+		jen.Comment("(a release candidate's only when no released one is)."),
+		jen.Id("DefaultMajor").Op("=").Lit(mod.Default()),
 		jen.Id("GeneratedMajors").Id("MajorSet").Op("=").Op(fmt.Sprintf("%#x", majorSet(mod.Majors))).Comment("PostgreSQL "+model.MajorList(mod.Majors)),
 	)
 	f.Line()
-	f.Comment("Codes of the fields of ErrorResponse and NoticeResponse (the manual's")
-	f.Comment("\"Error and Notice Message Fields\"), for ErrorField.Code.")
+	f.Comment("errorPrefix begins every error the package returns: its name, as Go's own")
+	f.Comment("packages do (\"strconv: …\").")
+	f.Const().Id("errorPrefix").Op("=").Lit(o.pkg() + ": ")
 	var defs []jen.Code
 	for i, ef := range mod.ErrorFields {
 		if i > 0 {
@@ -249,7 +260,12 @@ func constantsFile(mod *model.Model, o Options) *jen.File {
 		defs = append(defs, comment([]string{fmt.Sprintf("ErrorField%s is the code %q. %s", ef.GoName, rune(ef.Code), doc)})...)
 		defs = append(defs, jen.Id("ErrorField"+ef.GoName).Byte().Op("=").LitRune(rune(ef.Code)))
 	}
-	f.Const().Defs(defs...)
+	if len(defs) > 0 { // a package without ErrorResponse has no codes
+		f.Line()
+		f.Comment("Codes of the fields of ErrorResponse and NoticeResponse (the manual's")
+		f.Comment("\"Error and Notice Message Fields\"), for ErrorField.Code.")
+		f.Const().Defs(defs...)
+	}
 	f.Line()
 	f.Comment("NewMessages returns a new value of every message type, in slug order.")
 	var vals []jen.Code

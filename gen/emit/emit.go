@@ -61,7 +61,7 @@ func (o Options) header(constants bool) []string {
 // checkNames rejects generated names that collide: message and element
 // types against the runtime, the dispatchers and the constants emitted here.
 func checkNames(mod *model.Model) error {
-	taken := map[string]string{"AuthState": "the dispatchers", "OldestMajor": "the constants", "NewestMajor": "the constants", "GeneratedMajors": "the constants", "NewMessages": "the constants"}
+	taken := map[string]string{"AuthState": "the dispatchers", "OldestMajor": "the constants", "NewestMajor": "the constants", "DefaultMajor": "the constants", "GeneratedMajors": "the constants", "NewMessages": "the constants", "errorPrefix": "the constants"}
 	rt, err := runtimeNames()
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
-	if err := addRuntime(o, mod.Flow, out, len(mod.Commands) > 0); err != nil {
+	if err := addRuntime(o, runtimeFeatures(mod), mod.Flow, out, len(mod.Commands) > 0); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -27,16 +27,18 @@ func decodeInfo(f *jen.File, mod *model.Model) {
 	for _, m := range mod.Messages {
 		var u paramsUse
 		for _, l := range m.Layouts {
-			walkFields(l.Items, "", bySlug, &u, func(name string, count bool, format string) {
+			var lu layoutUse
+			walkFields(l.Items, "", bySlug, &lu, func(name string, count bool, format string) {
 				k := key{m.GoName, name, count}
 				if formats[k] == nil {
 					formats[k] = map[string]bool{}
 				}
 				formats[k][format] = true
 			})
+			u.add(lu, l.Majors)
 		}
-		if u != (paramsUse{}) {
-			uses = append(uses, jen.Lit(m.GoName).Op(":").Values(u.dict()))
+		if u.used() {
+			uses = append(uses, jen.Lit(m.GoName).Op(":").Values(u.dict(mod.Majors)))
 		}
 	}
 	var keys []key
@@ -67,22 +69,45 @@ func decodeInfo(f *jen.File, mod *model.Model) {
 	f.Var().Id("paramsUses").Op("=").Map(jen.String()).Id("paramsUse").Values(uses...)
 }
 
-// paramsUse mirrors the runtime's paramsUse.
-type paramsUse struct {
+// layoutUse is what decides the presence of one layout's fields.
+type layoutUse struct {
 	streamed, parallel, protocol bool
 	sinceLogical                 int
 }
 
-func (u paramsUse) dict() jen.Dict {
+// paramsUse mirrors the runtime's paramsUse: the majors whose layout each
+// Params setting changes, so that a hint names a setting only where it
+// would make a difference.
+type paramsUse struct {
+	streamed, parallel, protocol []int
+	sinceLogical                 int
+}
+
+func (u *paramsUse) add(lu layoutUse, majors []int) {
+	for _, c := range []struct {
+		on  bool
+		set *[]int
+	}{{lu.streamed, &u.streamed}, {lu.parallel, &u.parallel}, {lu.protocol, &u.protocol}} {
+		if c.on {
+			*c.set = append(*c.set, majors...)
+		}
+	}
+	if v := lu.sinceLogical; v > 0 && (u.sinceLogical == 0 || v < u.sinceLogical) {
+		u.sinceLogical = v
+	}
+}
+
+func (u paramsUse) used() bool {
+	return len(u.streamed)+len(u.parallel)+len(u.protocol) > 0 || u.sinceLogical > 0
+}
+
+func (u paramsUse) dict(all []int) jen.Dict {
 	d := jen.Dict{}
-	if u.streamed {
-		d[jen.Id("streamed")] = jen.True()
-	}
-	if u.parallel {
-		d[jen.Id("parallel")] = jen.True()
-	}
-	if u.protocol {
-		d[jen.Id("protocol")] = jen.True()
+	for name, majors := range map[string][]int{"streamed": u.streamed, "parallel": u.parallel, "protocol": u.protocol} {
+		if len(majors) > 0 {
+			sort.Ints(majors)
+			d[jen.Id(name)] = majorSetCode(majors, all)
+		}
 	}
 	if u.sinceLogical > 0 {
 		d[jen.Id("sinceLogical")] = jen.Lit(u.sinceLogical)
@@ -93,7 +118,7 @@ func (u paramsUse) dict() jen.Dict {
 // walkFields calls add with the name decoders give each item of items (as
 // scope.name does) and its manual format, parts' items included under their
 // own names, and notes in u what decides their presence.
-func walkFields(items []*model.Item, prefix string, parts map[string]*model.Message, u *paramsUse, add func(name string, count bool, format string)) {
+func walkFields(items []*model.Item, prefix string, parts map[string]*model.Message, u *layoutUse, add func(name string, count bool, format string)) {
 	for _, it := range items {
 		switch it.Cond.Gate {
 		case model.GateStreamed:
@@ -104,8 +129,8 @@ func walkFields(items []*model.Item, prefix string, parts map[string]*model.Mess
 		if v := it.Cond.SinceLogical; v > 0 && (u.sinceLogical == 0 || v < u.sinceLogical) {
 			u.sinceLogical = v
 		}
-		if len(it.Lengths) > 0 {
-			u.protocol = true
+		if len(it.Lengths) > 1 {
+			u.protocol = true // the length depends on Params.ProtocolMinor
 		}
 		// A count is read under its group's name, as the group's values
 		// are: its format is kept apart for the errors only a count has.
@@ -131,7 +156,7 @@ func walkFields(items []*model.Item, prefix string, parts map[string]*model.Mess
 		case it.Op == model.OpPart:
 			if p := parts[it.Part]; p != nil {
 				for _, l := range p.Layouts {
-					walkFields(l.Items, "", parts, u, add)
+					walkFields(l.Items, prefix+it.Field+".", parts, u, add)
 				}
 			}
 		}

@@ -93,6 +93,18 @@ func (e *emitter) message(owners map[string]string) error {
 			body = append(body, zero(jen.Id("m").Dot(f.Name), f.Type)...)
 		}
 		e.f.Func().Add(recv()).Id("reset").Params().Block(body...)
+		e.f.Line()
+		e.f.Comment("set reports whether any field of m is set: Encode refuses a part that is set where")
+		e.f.Comment("the layout leaves it out.")
+		var any *jen.Statement
+		for _, f := range msg.Fields {
+			if any == nil {
+				any = isSet(jen.Id("m").Dot(f.Name), f.Type)
+			} else {
+				any = any.Op("||").Add(isSet(jen.Id("m").Dot(f.Name), f.Type))
+			}
+		}
+		e.f.Func().Add(recv()).Id("set").Params().Bool().Block(jen.Return(any))
 	}
 	e.clones(owned)
 	return e.descriptors(owned)
@@ -153,8 +165,14 @@ func (e *emitter) typeDoc() []string {
 	if msg.Direction != 0 {
 		first += " (" + msg.Direction.String() + ")"
 	}
+	if msg.AnswerTo != "" {
+		first = fmt.Sprintf("%s is a message of the frontend/backend protocol (B) the manual describes only in prose, with no table", msg.GoName)
+	}
 	doc := []string{first + "."}
 	doc = append(doc, msg.Doc...)
+	if msg.AnswerTo != "" {
+		doc = append(doc, "It has neither tag nor length: after sending the request, read it with FrameReader.NextByte and decode it with this type; no dispatcher decodes it.")
+	}
 	if v := msg.SinceLogical; v > 0 {
 		doc = append(doc, fmt.Sprintf("pgoutput sends it only with protocol version %d and later (Params.LogicalVersion >= %d).", v, v))
 	}
@@ -168,7 +186,11 @@ func (e *emitter) typeDoc() []string {
 	}
 	doc = append(doc, where)
 	if len(msg.Changes) > 0 {
-		doc = append(doc, "Layout changes: "+strings.Join(msg.Changes, " "))
+		var cs []string
+		for _, c := range msg.Changes {
+			cs = append(cs, c.String())
+		}
+		doc = append(doc, "Layout changes: "+strings.Join(cs, " "))
 	}
 	return doc
 }
@@ -199,6 +221,22 @@ func fieldDecls(fields []*model.Field) []jen.Code {
 		out = append(out, jen.Id(f.Name).Add(typeCode(f.Type)))
 	}
 	return out
+}
+
+// isSet is whether a field holds anything but its zero value (nil and
+// empty slices alike).
+func isSet(target *jen.Statement, t model.GoType) *jen.Statement {
+	switch t.Kind {
+	case model.KindPart:
+		return target.Clone().Dot("set").Call()
+	case model.KindBytes, model.KindSlice:
+		return jen.Len(target.Clone()).Op("!=").Lit(0)
+	case model.KindArray:
+		return target.Clone().Op("!=").Add(typeCode(t)).Values()
+	case model.KindString:
+		return target.Clone().Op("!=").Lit("")
+	}
+	return target.Clone().Op("!=").Lit(0)
 }
 
 // zero sets a field to its zero value, keeping slices' backing arrays.

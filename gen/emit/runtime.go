@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // runtimeSrc is the codec's hand-written runtime (reader, writer, framing,
@@ -89,11 +90,70 @@ func runtimeFiles(commands bool) ([]runtimeFile, error) {
 	return out, nil
 }
 
+// Features of a selection that runtime lines may depend on: a line
+// "// pgspec:if FEATURE" starts lines that are written only when the
+// selection has FEATURE, up to "// pgspec:end", so that the runtime's
+// documentation speaks only of what the package holds.
+const (
+	// featureFrontend: the frontend/backend layer (startup messages,
+	// tagged messages, the Backend and Frontend dispatchers).
+	featureFrontend = "frontend-backend"
+	// featureProtocol32: a layout that depends on Params.ProtocolMinor;
+	// "no-protocol-3.2" is its absence.
+	featureProtocol32 = "protocol-3.2"
+)
+
+// runtimeFeatures are the features the model has.
+func runtimeFeatures(mod *model.Model) map[string]bool {
+	f := map[string]bool{}
+	for _, m := range mod.Messages {
+		f[featureFrontend] = f[featureFrontend] || m.Layer == spec.LayerFrontendBackend
+		for _, l := range m.Layouts {
+			for _, it := range l.Items {
+				f[featureProtocol32] = f[featureProtocol32] || len(it.Lengths) > 1
+			}
+		}
+	}
+	f["no-"+featureProtocol32] = !f[featureProtocol32]
+	return f
+}
+
+// cutFeatures drops the lines between "// pgspec:if FEATURE" and
+// "// pgspec:end" when the selection lacks FEATURE, and the marker lines.
+func cutFeatures(name string, body []byte, features map[string]bool) ([]byte, error) {
+	var out []byte
+	keep, in := true, false
+	for _, line := range bytes.SplitAfter(body, []byte("\n")) {
+		t := strings.TrimSpace(string(line))
+		switch {
+		case strings.HasPrefix(t, "// pgspec:if "):
+			if in {
+				return nil, fmt.Errorf("gen/emit/runtime/%s: // pgspec:if inside another", name)
+			}
+			in, keep = true, features[strings.TrimPrefix(t, "// pgspec:if ")]
+			continue
+		case t == "// pgspec:end":
+			if !in {
+				return nil, fmt.Errorf("gen/emit/runtime/%s: // pgspec:end without // pgspec:if", name)
+			}
+			in, keep = false, true
+			continue
+		}
+		if keep {
+			out = append(out, line...)
+		}
+	}
+	if in {
+		return nil, fmt.Errorf("gen/emit/runtime/%s: // pgspec:if without // pgspec:end", name)
+	}
+	return out, nil
+}
+
 // addRuntime adds the runtime to out, under the generated header, leaving
 // out the commands layer's when the codec has no commands and the
 // trackers of machines fl lacks; a generated file of the same name is an
 // error.
-func addRuntime(o Options, fl *model.Flow, out map[string][]byte, commands bool) error {
+func addRuntime(o Options, features map[string]bool, fl *model.Flow, out map[string][]byte, commands bool) error {
 	rt, err := runtimeFiles(commands)
 	if err != nil {
 		return err
@@ -106,7 +166,11 @@ func addRuntime(o Options, fl *model.Flow, out map[string][]byte, commands bool)
 		if _, dup := out[f.name]; dup {
 			return fmt.Errorf("%s: a message's file has the name of the runtime's", f.name)
 		}
-		src := append([]byte("// "+strings.Join(o.header(false), "\n// ")+"\n\npackage "+o.pkg()+"\n"), f.body...)
+		body, err := cutFeatures(f.name, f.body, features)
+		if err != nil {
+			return err
+		}
+		src := append([]byte("// "+strings.Join(o.header(false), "\n// ")+"\n\npackage "+o.pkg()+"\n"), body...)
 		if out[f.name], err = format.Source(src); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}

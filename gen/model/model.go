@@ -19,7 +19,10 @@ import (
 // Model is every message of every major, resolved.
 type Model struct {
 	// Majors lists the majors of the spec, increasing.
-	Majors   []int
+	Majors []int
+	// Released lists those whose manual is of a release (18.6), not of a
+	// release candidate or beta (19rc1).
+	Released []int
 	Messages []*Message
 	// ErrorFields are the ErrorResponse/NoticeResponse field codes.
 	ErrorFields []*ErrorField
@@ -38,6 +41,25 @@ type Model struct {
 	// Flow is the conversation the trackers follow (spec/flow.json), nil
 	// when the model was built without it.
 	Flow *Flow
+}
+
+// Find returns the message with the slug, nil when there is none.
+func (m *Model) Find(slug string) *Message {
+	for _, msg := range m.Messages {
+		if msg.Slug == slug {
+			return msg
+		}
+	}
+	return nil
+}
+
+// Default is the major Params.Major 0 stands for: the newest released one,
+// as pgspec's own --version defaults to (the newest of all when none is).
+func (m *Model) Default() int {
+	if n := len(m.Released); n > 0 {
+		return m.Released[n-1]
+	}
+	return m.Newest()
 }
 
 // Newest is the newest major of the model.
@@ -73,8 +95,21 @@ type Message struct {
 	// protocol version N"), 0 when it came with version 1.
 	SinceLogical int
 	// Changes says, per major, how the layout differs from the previous one.
-	Changes []string
+	Changes []Change
+	// AnswerTo is the slug of the request whose one-byte answer this
+	// message is (SSLRequest's 'S' or 'N'), "" for the manual's messages.
+	AnswerTo string
 }
+
+// Change is how a message's layout in Major differs from the previous
+// major's, in words ("adds Xid").
+type Change struct {
+	Major int
+	Text  string
+}
+
+// String is the change as the documentation reads it.
+func (c Change) String() string { return fmt.Sprintf("PostgreSQL %d: %s.", c.Major, c.Text) }
 
 // NameRange is a name the manual printed for a message and the majors it did.
 type NameRange struct {
@@ -180,6 +215,9 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
 		mod.Majors = append(mod.Majors, s.Major)
+		if s.Released() {
+			mod.Released = append(mod.Released, s.Major)
+		}
 		for i := range s.Messages {
 			m := &s.Messages[i]
 			if bySlug[m.Slug] == nil {
@@ -226,6 +264,14 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 		names[slug] = msg.GoName
 		mod.Messages = append(mod.Messages, msg)
 	}
+	for _, msg := range mod.Messages {
+		if me := ov.Messages[msg.Slug]; me != nil && me.Answer != nil {
+			a := answer(msg, me.Answer)
+			names[a.Slug] = a.GoName
+			mod.Messages = append(mod.Messages, a)
+		}
+	}
+	sort.Slice(mod.Messages, func(i, j int) bool { return mod.Messages[i].Slug < mod.Messages[j].Slug })
 	for _, msg := range mod.Messages {
 		msg.resolve(names, mod.Majors, &p)
 		msg.secrets(ov.Messages[msg.Slug], &p)
@@ -462,7 +508,7 @@ func (msg *Message) add(major int, sm *spec.Message, l *Layout, p *problems) {
 			mergeTypes(prev.Items, l.Items)
 			return
 		}
-		msg.Changes = append(msg.Changes, fmt.Sprintf("PostgreSQL %d: %s.", major, diffLayouts(prev, l)))
+		msg.Changes = append(msg.Changes, Change{major, diffLayouts(prev, l)})
 	}
 	msg.Layouts = append(msg.Layouts, l)
 }

@@ -144,7 +144,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	cmdEligible := func(c *Command) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, spec.LayerCommands)) && slices.ContainsFunc(c.Majors, in)
 	}
-	out := &Model{Majors: majors, Rules: m.Rules}
+	out := &Model{Majors: majors, Released: filter(m.Released, in), Rules: m.Rules}
 
 	wanted := map[string]bool{}
 	for _, pat := range sel.Messages {
@@ -210,7 +210,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		}
 	}
 	for _, msg := range m.Messages {
-		if keep(msg) || msg.Part && parts[msg.Slug] {
+		if keep(msg) || msg.Part && parts[msg.Slug] || msg.AnswerTo != "" && keep(m.Find(msg.AnswerTo)) {
 			out.Messages = append(out.Messages, msg.only(in))
 		}
 	}
@@ -281,6 +281,13 @@ func (msg *Message) only(in func(int) bool) *Message {
 		}
 	}
 	c.Fields = onlyFields(msg.Fields, in)
+	// A change is the selection's when it comes after its first major.
+	c.Changes = nil
+	for _, ch := range msg.Changes {
+		if in(ch.Major) && len(c.Majors) > 0 && ch.Major > c.Majors[0] {
+			c.Changes = append(c.Changes, ch)
+		}
+	}
 	elems := map[string]bool{}
 	for _, l := range c.Layouts {
 		elemTypes(l.Items, elems)

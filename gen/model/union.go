@@ -203,7 +203,11 @@ func itemDoc(it *Item) []string {
 			}
 			from = append(from, fmt.Sprintf("%s from protocol 3.%d", n, pl.Minor))
 		}
-		doc = append(doc, "Its length depends on Params.ProtocolMinor: "+strings.Join(from, ", ")+".")
+		if len(from) == 1 && it.Lengths[0].Minor == 0 {
+			doc = append(doc, "Its length is "+strings.TrimSuffix(from[0], " from protocol 3.0")+", whatever Params.ProtocolMinor says.")
+		} else {
+			doc = append(doc, "Its length depends on Params.ProtocolMinor: "+strings.Join(from, ", ")+".")
+		}
 	}
 	if s := presence(it); s != "" {
 		doc = append(doc, s)
@@ -213,34 +217,42 @@ func itemDoc(it *Item) []string {
 
 // presence says in Go terms when a conditional item is on the wire.
 func presence(it *Item) string {
-	var when []string
 	what := ""
 	switch it.Cond.Gate {
 	case GateStreamed:
-		what = " inside a streamed transaction"
+		what = " inside a streamed transaction:"
+	case GateParallel:
+		what = " with parallel streaming:"
+	}
+	when := it.Cond.Words()
+	if when == "" {
+		return ""
+	}
+	return fmt.Sprintf("Present only%s when %s. Otherwise Decode sets it to %s, and Encode refuses it set (ErrNotOnWire) rather than drop it.",
+		what, when, zeroWord(it.Type))
+}
+
+// Words says what puts an item with the condition on the wire, "" when
+// it always is: "Params.Streaming has Streamed and Params.LogicalVersion >= 2".
+func (c Cond) Words() string {
+	var when []string
+	switch c.Gate {
+	case GateStreamed:
 		when = append(when, "Params.Streaming has Streamed")
 	case GateParallel:
-		what = " with parallel streaming"
 		when = append(when, "Params.Streaming has ParallelStreaming")
 	}
-	if v := it.Cond.SinceLogical; v > 0 {
+	if v := c.SinceLogical; v > 0 {
 		when = append(when, fmt.Sprintf("Params.LogicalVersion >= %d", v))
 	}
-	if w := it.Cond.When; w != nil {
+	if w := c.When; w != nil {
 		if len(w.Tags) == 0 {
 			when = append(when, w.Field+" != 0")
 		} else {
 			when = append(when, w.Field+" is "+quoteTags(w.Tags))
 		}
 	}
-	if len(when) == 0 {
-		return ""
-	}
-	if what != "" {
-		what += ":"
-	}
-	return fmt.Sprintf("Present only%s when %s. Otherwise Decode sets it to %s and Encode writes nothing for it.",
-		what, strings.Join(when, " and "), zeroWord(it.Type))
+	return strings.Join(when, " and ")
 }
 
 // zeroWord names the zero value of t for a doc comment.

@@ -88,6 +88,8 @@ var notCaptured = map[string]string{
 	"authentication-kerberos-v5":    "no server since 9.4 sends it",
 	"authentication-scm-credential": "no server since 9.1 sends it",
 	"gssenc-request":                "a server built with GSSAPI answers 'G', and nothing after it can be decoded",
+	"gssenc-response":               "comes only after a gssenc-request",
+	"ssl-response":                  "pgtrace prints the answer as its own EncryptionResponse (encryption-answer)",
 	"logical-tuple-data":            "a part of Insert, Update and Delete, never a message of its own",
 }
 

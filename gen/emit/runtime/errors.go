@@ -17,12 +17,19 @@ var (
 	ErrBadLength      = errors.New("bad length")
 	ErrNegativeLength = errors.New("negative length")
 	ErrNegativeCount  = errors.New("negative count")
-	ErrCountTooLarge  = errors.New("count larger than the remaining bytes")
 	ErrUnknownTag     = errors.New("unknown tag")
-	ErrUnterminated   = errors.New("missing zero terminator")
-	ErrZeroByte       = errors.New("zero byte inside a zero-terminated value")
-	ErrTooLarge       = errors.New("value too large for its wire field")
-	ErrTooLong        = errors.New("message longer than the maximum size")
+	// ErrCountTooLarge and ErrUnterminated are input that ran out, as
+	// ErrTruncated is: errors.Is(err, ErrTruncated) holds for them too.
+	ErrCountTooLarge error = &truncation{"count larger than the remaining bytes"}
+	ErrUnterminated  error = &truncation{"missing zero terminator"}
+	ErrZeroByte            = errors.New("zero byte inside a zero-terminated value")
+	ErrTooLarge            = errors.New("value too large for its wire field")
+	ErrTooLong             = errors.New("message longer than the maximum size")
+	// ErrNotOnWire is a field set that the layout Encode writes leaves out
+	// (an Xid outside a streamed transaction, Stream Abort's LSN without
+	// parallel streaming, a field of another major): writing nothing for
+	// it would drop it silently.
+	ErrNotOnWire = errors.New("set, but not on the wire")
 	// ErrMajorNotGenerated is the cause of a VersionError whose major is not
 	// in GeneratedMajors (pgspec gen -majors left it out).
 	ErrMajorNotGenerated = errors.New("major not generated")
@@ -49,7 +56,7 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	s := "codec: decode " + e.Message
+	s := errorPrefix + "decode " + e.Message
 	field := ""
 	if e.Field != "" {
 		field = e.Field
@@ -74,8 +81,37 @@ func (e *DecodeError) Error() string {
 // misread reports a failure of bytes read as the wrong field: a tag or a
 // fixed value that is not what the layout has there.
 func misread(cause error) bool {
-	return cause == ErrBadFixedValue || errors.Is(cause, ErrUnknownTag)
+	return errors.Is(cause, ErrBadFixedValue) || errors.Is(cause, ErrUnknownTag)
 }
+
+// truncation is a way input runs out before the message does.
+type truncation struct{ text string }
+
+func (e *truncation) Error() string { return e.text }
+
+func (e *truncation) Is(target error) bool { return target == ErrTruncated }
+
+// fixedError is ErrBadFixedValue saying what was read and what the manual
+// fixes there; errors.Is(err, ErrBadFixedValue) holds.
+type fixedError struct {
+	got, want uint64
+	width     int
+}
+
+func (e *fixedError) Error() string {
+	return ErrBadFixedValue.Error() + ": got " + e.quote(e.got) + " (want " + e.quote(e.want) + ")"
+}
+
+// quote shows a value as the manual writes it: a byte as a character
+// (Byte1('N'), a tag), a wider value as a number.
+func (e *fixedError) quote(v uint64) string {
+	if e.width == 1 {
+		return strconv.QuoteRuneToASCII(rune(v))
+	}
+	return strconv.FormatUint(v, 10)
+}
+
+func (e *fixedError) Is(target error) bool { return target == ErrBadFixedValue }
 
 // fieldKey finds a field's format: the message's Go name, the field's as
 // DecodeError names it, and whether the count of a group is meant.
@@ -84,35 +120,49 @@ type fieldKey struct {
 	count      bool
 }
 
-// paramsUse says which Params decide a message's layout.
+// paramsUse says which Params decide a message's layout, and in which
+// majors: a hint names a setting only where it changes the layout.
 type paramsUse struct {
-	streamed, parallel, protocol bool
+	streamed, parallel, protocol MajorSet
 	// sinceLogical is the lowest pgoutput protocol version that adds a field.
 	sinceLogical int
 }
 
 // paramsHint says which of p's settings a failure to decode msg typically
 // comes from: the bytes shift when a field is expected that is not there,
-// or the other way round, so any error may be the symptom.
-func paramsHint(msg string, cause error, p Params) string {
+// or the other way round, so any error may be the symptom. It says nothing
+// where no setting would change the layout of p's major, and blames no
+// setting for a wrong tag byte (it comes before any field a setting adds)
+// or a wrong value inside a part or group (a field that is there or not
+// shifts the bytes of the message's own fields first).
+func paramsHint(msg, field string, cause error, p Params) string {
 	u, ok := paramsUses[msg]
+	misread := misread(cause) && field != "tag" && !strings.ContainsAny(field, ".[")
+	lv := strconv.Itoa(max(p.LogicalVersion, 1))
+	streamed := u.streamed.Has(p.Major)
 	switch {
 	case !ok:
-	case u.protocol && p.ProtocolMinor < 2 && (cause == ErrBadLength || cause == ErrTrailingBytes):
+	// pgspec:if protocol-3.2
+	case u.protocol.Has(p.Major) && p.ProtocolMinor < 2 && (errors.Is(cause, ErrBadLength) || cause == ErrTrailingBytes):
 		return "decoded under protocol 3.0 (Params.ProtocolMinor 0), where the key is 4 bytes; protocol 3.2 keys are longer"
-	case u.sinceLogical > max(p.LogicalVersion, 1) && p.Streaming != 0:
-		return "decoded with Params.Streaming set but Params.LogicalVersion " + strconv.Itoa(max(p.LogicalVersion, 1)) +
+	// pgspec:end
+	case streamed && u.sinceLogical > max(p.LogicalVersion, 1) && p.Streaming != 0:
+		return "decoded with Params.Streaming set but Params.LogicalVersion " + lv +
 			"; streamed fields need pgoutput protocol version " + strconv.Itoa(u.sinceLogical)
-	case u.parallel && p.Streaming&ParallelStreaming == 0 && cause == ErrTrailingBytes:
+	case u.parallel.Has(p.Major) && p.Streaming&ParallelStreaming == 0 && cause == ErrTrailingBytes:
 		return "decoded without Params.Streaming ParallelStreaming; with streaming = parallel it carries the abort LSN and time"
-	case u.parallel && p.Streaming&ParallelStreaming != 0 && cause == ErrTruncated:
+	case u.parallel.Has(p.Major) && p.Streaming&ParallelStreaming != 0 && cause == ErrTruncated:
 		return "decoded with Params.Streaming ParallelStreaming; without streaming = parallel it ends after the subtransaction's xid"
-	case u.streamed && p.Streaming&Streamed == 0 && (cause == ErrTrailingBytes || misread(cause)):
+	case streamed && p.Streaming&Streamed == 0 && (cause == ErrTrailingBytes || misread):
+		if u.sinceLogical > max(p.LogicalVersion, 1) {
+			return "decoded with Params.LogicalVersion " + lv + " and without Params.Streaming Streamed; in a streamed transaction (pgoutput protocol version " +
+				strconv.Itoa(u.sinceLogical) + " and later) it starts with the transaction's xid"
+		}
 		return "decoded without Params.Streaming Streamed; between Stream Start and Stream Stop it starts with the transaction's xid"
-	case u.streamed && p.Streaming&Streamed != 0 && (cause == ErrTruncated || misread(cause)):
+	case streamed && p.Streaming&Streamed != 0 && (cause == ErrTruncated || misread):
 		return "decoded with Params.Streaming Streamed; outside Stream Start and Stream Stop it has no xid"
-	case u.sinceLogical > max(p.LogicalVersion, 1) && cause == ErrTrailingBytes:
-		return "decoded with Params.LogicalVersion " + strconv.Itoa(max(p.LogicalVersion, 1)) + "; pgoutput protocol version " + strconv.Itoa(u.sinceLogical) + " adds fields"
+	case streamed && u.sinceLogical > max(p.LogicalVersion, 1) && cause == ErrTrailingBytes:
+		return "decoded with Params.LogicalVersion " + lv + "; pgoutput protocol version " + strconv.Itoa(u.sinceLogical) + " adds fields"
 	}
 	return ""
 }
@@ -127,7 +177,7 @@ type EncodeError struct {
 }
 
 func (e *EncodeError) Error() string {
-	s := "codec: encode " + e.Message
+	s := errorPrefix + "encode " + e.Message
 	if e.Field != "" {
 		s += "." + e.Field
 	}
@@ -150,10 +200,10 @@ func (e *VersionError) Error() string {
 		for _, m := range GeneratedMajors.Majors() {
 			majors = append(majors, strconv.Itoa(m))
 		}
-		return "codec: " + e.Message + ": PostgreSQL " + strconv.Itoa(e.Major) +
+		return errorPrefix + e.Message + ": PostgreSQL " + strconv.Itoa(e.Major) +
 			" is not one of the majors the codec was generated for (" + strings.Join(majors, ", ") + ")"
 	}
-	return "codec: " + e.Message + " does not exist in PostgreSQL " + strconv.Itoa(e.Major)
+	return errorPrefix + e.Message + " does not exist in PostgreSQL " + strconv.Itoa(e.Major)
 }
 
 func (e *VersionError) Unwrap() error {
@@ -173,7 +223,7 @@ type FrameError struct {
 }
 
 func (e *FrameError) Error() string {
-	s, max := "codec: frame", e.Max
+	s, max := errorPrefix+"frame", e.Max
 	if e.Tag != 0 {
 		// The length field does not count the tag: compare like with like.
 		s, max = s+" '"+string(rune(e.Tag))+"'", max-1
@@ -182,6 +232,36 @@ func (e *FrameError) Error() string {
 }
 
 func (e *FrameError) Unwrap() error { return e.Err }
+
+// lengthError is ErrBadLength saying how long the value is, how long the
+// layout allows, and what a later protocol would allow.
+type lengthError struct {
+	got, min, max int
+	later         string
+}
+
+func (e *lengthError) Error() string {
+	want := strconv.Itoa(e.min)
+	if e.max != e.min {
+		want += " to " + strconv.Itoa(e.max)
+	}
+	s := ErrBadLength.Error() + ": " + strconv.Itoa(e.got) + " bytes (want " + want + ")"
+	if e.later != "" {
+		s += "; " + e.later
+	}
+	return s
+}
+
+func (e *lengthError) Is(target error) bool { return target == ErrBadLength }
+
+// absentError is ErrNotOnWire saying what would carry the field.
+type absentError struct{ where string }
+
+func (e *absentError) Error() string {
+	return "set, but it is on the wire only " + e.where
+}
+
+func (e *absentError) Is(target error) bool { return target == ErrNotOnWire }
 
 // tagError is ErrUnknownTag saying what was read (and what the layout
 // allows), so that the one-line error names the byte; errors.Is(err,
@@ -202,11 +282,15 @@ func unknownTag(got byte, want string) error {
 }
 
 // unknownSubtype reports an Int32 code (an authentication subtype) no
-// message has.
-func unknownSubtype(got uint32) error {
-	return &tagError{"unknown subtype " + strconv.FormatUint(uint64(got), 10)}
+// message has, and the codes that have one.
+func unknownSubtype(got uint32, want string) error {
+	return &tagError{"unknown subtype " + strconv.FormatUint(uint64(got), 10) + " (want " + want + ")"}
 }
+
+// pgspec:if frontend-backend
 
 // errNoAuthState is a frontend 'p' decoded without Frontend.Auth, which
 // alone tells its four messages apart.
 var errNoAuthState error = &tagError{"Frontend.Auth is not set, and only it tells which message a 'p' is"}
+
+// pgspec:end

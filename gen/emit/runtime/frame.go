@@ -22,8 +22,12 @@ const minRead = 8 << 10
 const maxEmptyReads = 100
 
 // FrameReader reads whole messages from a stream: tagged messages (tag byte,
-// Int32 length, body) and the untagged startup-phase ones (StartupMessage,
-// SSLRequest, GSSENCRequest, CancelRequest: Int32 length, body).
+// Int32 length, body), such as the CopyData that carry replication.
+// pgspec:if frontend-backend
+// It also reads the untagged startup-phase ones (StartupMessage,
+// SSLRequest, GSSENCRequest, CancelRequest: Int32 length, body) and the
+// one-byte answers to SSLRequest and GSSENCRequest.
+// pgspec:end
 //
 // The length is checked against MaxSize before any of the body is read, and
 // memory grows only as bytes arrive, so a hostile length costs nothing.
@@ -51,16 +55,18 @@ func NewFrameReader(src io.Reader) *FrameReader {
 	return &FrameReader{src: src}
 }
 
-// Next reads one tagged message and returns all of its bytes, ready for a
-// Backend or Frontend decoder. The slice is valid until the next call. At a
-// clean end of stream it returns io.EOF; in the middle of a message
-// io.ErrUnexpectedEOF.
+// Next reads one tagged message and returns all of its bytes (tag and
+// length included), the slice valid until the next call.
+// pgspec:if frontend-backend
+// It is ready for a Backend or Frontend decoder.
+// pgspec:end
+// CopyDataPayload takes the payload out of a CopyData. At a clean end of
+// stream Next returns io.EOF; in the middle of a message io.ErrUnexpectedEOF.
 func (f *FrameReader) Next() ([]byte, error) {
 	if f.large != nil {
-		if f.want != 0 {
-			return f.readLarge()
+		if msg, done, err := f.resumeLarge(); done {
+			return msg, err
 		}
-		f.release()
 	}
 	// Most messages are already buffered whole: return them without the
 	// calls of the general path below, which makes the same checks.
@@ -79,14 +85,14 @@ func (f *FrameReader) Next() ([]byte, error) {
 	return f.frame(tag, 1, n, 4)
 }
 
+// pgspec:if frontend-backend
 // NextUntagged reads one startup-phase message (length first), ready for a
 // Startup decoder.
 func (f *FrameReader) NextUntagged() ([]byte, error) {
 	if f.large != nil {
-		if f.want != 0 {
-			return f.readLarge()
+		if msg, done, err := f.resumeLarge(); done {
+			return msg, err
 		}
-		f.release()
 	}
 	if err := f.fill(4); err != nil {
 		return nil, err
@@ -94,6 +100,30 @@ func (f *FrameReader) NextUntagged() ([]byte, error) {
 	n := int(int32(binary.BigEndian.Uint32(f.buf[f.r:])))
 	return f.frame(0, 0, n, 8)
 }
+
+// NextByte reads the server's one-byte answer to SSLRequest or
+// GSSENCRequest, ready for SSLResponse or GSSEncResponse. The slice is
+// valid until the next call. At a clean end of stream it returns io.EOF.
+func (f *FrameReader) NextByte() ([]byte, error) {
+	if f.large != nil {
+		if msg, done, err := f.resumeLarge(); done {
+			return msg, err
+		}
+	}
+	if err := f.fill(1); err != nil {
+		return nil, err
+	}
+	f.r++
+	return f.buf[f.r-1 : f.r : f.r], nil
+}
+
+// Buffered is how many bytes were read from the source and not yet
+// returned. A client that starts TLS or GSSAPI after an 'S' or 'G' answer
+// must find 0 here: bytes that arrived before its handshake did not come
+// through the encrypted channel (CVE-2021-23222).
+func (f *FrameReader) Buffered() int { return f.w - f.r }
+
+// pgspec:end
 
 // frame checks the length n read after a header of hdr bytes and returns the
 // whole message once it has arrived.
@@ -206,6 +236,17 @@ func (f *FrameReader) read(p []byte) (int, error) {
 		}
 	}
 	return 0, io.ErrNoProgress
+}
+
+// resumeLarge goes on reading the large message a failed call left half
+// read (done); else it hands the last large message's buffer back.
+func (f *FrameReader) resumeLarge() (msg []byte, done bool, err error) {
+	if f.want != 0 {
+		msg, err = f.readLarge()
+		return msg, true, err
+	}
+	f.release()
+	return nil, false, nil
 }
 
 // release hands the last large message's buffer back to the pool.

@@ -4,10 +4,17 @@ package codec
 
 // Params selects the wire layout a message is encoded and decoded with.
 type Params struct {
-	// Major is the PostgreSQL major version, OldestMajor..NewestMajor; 0 means NewestMajor.
+	// Major is the PostgreSQL major version, OldestMajor..NewestMajor; 0 means
+	// DefaultMajor, the newest released one.
 	Major int
 	// ProtocolMinor is the frontend/backend protocol's minor version: 0 for
-	// 3.0, 2 for 3.2. It decides the cancel key length (4 bytes under 3.0).
+	// pgspec:if protocol-3.2
+	// 3.0, 2 for 3.2. It decides BackendKeyData's cancel key length (4 bytes
+	// under 3.0).
+	// pgspec:end
+	// pgspec:if no-protocol-3.2
+	// 3.0. No layout of the majors generated depends on it.
+	// pgspec:end
 	ProtocolMinor int
 	// LogicalVersion is pgoutput's proto_version (spec/logicalversions.json
 	// lists them); 0 means 1. Fields the manual says are "available since
@@ -36,7 +43,7 @@ const (
 // major is the major the layout is chosen by.
 func (p Params) major() int {
 	if p.Major == 0 {
-		return NewestMajor
+		return DefaultMajor
 	}
 	return p.Major
 }
@@ -44,10 +51,10 @@ func (p Params) major() int {
 // MajorSet is a set of PostgreSQL majors, one bit per major.
 type MajorSet uint64
 
-// Has reports whether major is in the set; 0 means NewestMajor.
+// Has reports whether major is in the set; 0 means DefaultMajor.
 func (s MajorSet) Has(major int) bool {
 	if major == 0 {
-		major = NewestMajor
+		major = DefaultMajor
 	}
 	return s>>uint(major)&1 != 0 // a negative major shifts by more than 63: false
 }

@@ -127,13 +127,22 @@ func appendLongStr(buf []byte, err *EncodeError, field, s string) ([]byte, *Enco
 }
 
 // raw appends bytes whose length the message's length field or the layout
-// implies, within the lengths the layout allows.
-func (w writer) raw(field string, b []byte, minLen, maxLen int) writer {
+// implies, within the lengths the layout allows; a value too long for them
+// is refused naming what a later protocol allows (later), if anything.
+func (w writer) raw(field string, b []byte, minLen, maxLen int, later string) writer {
 	if len(b) < minLen || len(b) > maxLen {
-		w = w.fail(field, ErrBadLength)
+		w = w.badLength(field, len(b), minLen, maxLen, later)
 	}
 	w.buf = append(w.buf, b...)
 	return w
+}
+
+// badLength is raw's failure, kept out of it so that raw inlines.
+func (w writer) badLength(field string, n, minLen, maxLen int, later string) writer {
+	if n < minLen {
+		later = "" // no later protocol allows less
+	}
+	return w.fail(field, &lengthError{n, minLen, maxLen, later})
 }
 
 // bytes32 appends an Int32 length and b; nil is -1 when the manual says -1
@@ -218,6 +227,12 @@ func (w writer) choice(field string, v byte, tags string, optional bool) writer 
 		return w.fail(field, unknownTag(v, tags))
 	}
 	return w.u8(v)
+}
+
+// absent fails for a field that is set where the layout leaves it off the
+// wire; where is what would put it there (Params, another field, a major).
+func (w writer) absent(field, where string) writer {
+	return w.fail(field, &absentError{where})
 }
 
 // nonzero fails when the first value of an element of a zero-terminated list

@@ -54,6 +54,10 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 			m.Mechanisms = room(m.Mechanisms, r.terminated(0, 1))
 		}
 		m.Mechanisms[i], r = r.str("Mechanisms", m.Mechanisms[i])
+		if r.err != nil {
+			r = r.at("Mechanisms", i)
+			break
+		}
 	}
 	m.Mechanisms = m.Mechanisms[:i]
 	r = r.terminate("Mechanisms")

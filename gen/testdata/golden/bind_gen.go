@@ -67,6 +67,10 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)[:nFormatCodes]
 	for i := range m.FormatCodes {
 		m.FormatCodes[i], r = signed[int16](r.u16("FormatCodes"))
+		if r.err != nil {
+			r = r.at("FormatCodes", i)
+			break
+		}
 	}
 	var nParams int
 	nParams, r = r.count16("Params", 4)

@@ -4,10 +4,17 @@ package codec
 
 // The PostgreSQL majors the codec was generated for.
 const (
-	OldestMajor              = 10
-	NewestMajor              = 11
+	OldestMajor = 10
+	NewestMajor = 11
+	// DefaultMajor is what Params.Major 0 means: the newest released major generated
+	// (a release candidate's only when no released one is).
+	DefaultMajor             = 11
 	GeneratedMajors MajorSet = 0xc00 // PostgreSQL 10–11
 )
+
+// errorPrefix begins every error the package returns: its name, as Go's own
+// packages do ("strconv: …").
+const errorPrefix = "codec: "
 
 // Codes of the fields of ErrorResponse and NoticeResponse (the manual's
 // "Error and Notice Message Fields"), for ErrorField.Code.
@@ -51,18 +58,21 @@ var fieldFormats = map[fieldKey]string{
 	{"TupleData", "Columns", true}:              "Int16",
 	{"TupleData", "Columns.Data", false}:        "Byten",
 	{"TupleData", "Columns.Kind", false}:        "Byte1",
-	{"Update", "Columns", true}:                 "Int16",
-	{"Update", "Columns.Data", false}:           "Byten",
-	{"Update", "Columns.Kind", false}:           "Byte1",
 	{"Update", "New", false}:                    "TupleData",
+	{"Update", "New.Columns", true}:             "Int16",
+	{"Update", "New.Columns.Data", false}:       "Byten",
+	{"Update", "New.Columns.Kind", false}:       "Byte1",
 	{"Update", "Old", false}:                    "TupleData",
+	{"Update", "Old.Columns", true}:             "Int16",
+	{"Update", "Old.Columns.Data", false}:       "Byten",
+	{"Update", "Old.Columns.Kind", false}:       "Byte1",
 	{"Update", "OldKind", false}:                "Byte1",
 	{"Update", "Relation", false}:               "Int32",
 	{"Update", "Xid", false}:                    "Int32 (TransactionId)",
 }
 
 // paramsUses says which Params decide a message's layout, for DecodeError's hint.
-var paramsUses = map[string]paramsUse{"KeyData": {protocol: true}, "StreamAbort": {
-	parallel:     true,
+var paramsUses = map[string]paramsUse{"KeyData": {protocol: GeneratedMajors &^ (1<<11 - 1)}, "StreamAbort": {
+	parallel:     GeneratedMajors &^ (1<<11 - 1),
 	sinceLogical: 4,
-}, "Update": {streamed: true}}
+}, "Update": {streamed: GeneratedMajors &^ (1<<11 - 1)}}

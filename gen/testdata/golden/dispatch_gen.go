@@ -44,10 +44,10 @@ func (d *Backend) Decode(src []byte, p Params) (Message, error) {
 		case 10:
 			return decoded(&d.authenticationSASL, d.authenticationSASL.Decode(src, p))
 		default:
-			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:])))
+			return nil, dispatchError("backend message", "subtype", 5, unknownSubtype(binary.BigEndian.Uint32(src[5:]), "0, 10"))
 		}
 	default:
-		return nil, dispatchError("backend message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("backend message", "tag", 0, unknownTag(src[0], "KR"))
 	}
 }
 
@@ -84,7 +84,7 @@ func (d *Frontend) Decode(src []byte, p Params) (Message, error) {
 			return nil, dispatchError("frontend message", "Auth", 0, errNoAuthState)
 		}
 	default:
-		return nil, dispatchError("frontend message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("frontend message", "tag", 0, unknownTag(src[0], "Bp"))
 	}
 }
 
@@ -135,7 +135,7 @@ func (d *Logical) Decode(src []byte, p Params) (Message, error) {
 	case 'U':
 		return decoded(&d.update, d.update.Decode(src, p))
 	default:
-		return nil, dispatchError("logical replication message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("logical replication message", "tag", 0, unknownTag(src[0], "ATU"))
 	}
 }
 
@@ -158,6 +158,6 @@ func (d *ReplicationBackend) Decode(src []byte, p Params) (Message, error) {
 	case 'k':
 		return decoded(&d.keepalive, d.keepalive.Decode(src, p))
 	default:
-		return nil, dispatchError("replication message", "tag", 0, ErrUnknownTag)
+		return nil, dispatchError("replication message", "tag", 0, unknownTag(src[0], "k"))
 	}
 }

@@ -14,8 +14,8 @@ type StreamAbort struct {
 	// The LSN of the abort operation, present only when streaming is set to parallel.
 	//
 	// Present only with parallel streaming: when Params.Streaming has ParallelStreaming and
-	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0 and Encode writes nothing for
-	// it.
+	// Params.LogicalVersion >= 4. Otherwise Decode sets it to 0, and Encode refuses it set
+	// (ErrNotOnWire) rather than drop it.
 	AbortLSN uint64
 }
 
@@ -66,6 +66,10 @@ func (m *StreamAbort) Encode(dst []byte, p Params) ([]byte, error) {
 	w = w.u32(m.Xid)
 	if p.Streaming&ParallelStreaming != 0 && p.LogicalVersion >= 4 {
 		w = w.u64(m.AbortLSN)
+	} else {
+		if m.AbortLSN != 0 {
+			w = w.absent("AbortLSN", "when Params.Streaming has ParallelStreaming and Params.LogicalVersion >= 4")
+		}
 	}
 	return w.result("StreamAbort", len(dst))
 }

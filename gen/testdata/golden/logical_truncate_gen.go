@@ -47,6 +47,10 @@ func (m *Truncate) Decode(src []byte, p Params) error {
 	m.Relations = grow(m.Relations, nRelations)[:nRelations]
 	for i := range m.Relations {
 		m.Relations[i], r = r.u32("Relations")
+		if r.err != nil {
+			r = r.at("Relations", i)
+			break
+		}
 	}
 	r = r.end("Relations")
 	return r.done("Truncate", len(src), p)

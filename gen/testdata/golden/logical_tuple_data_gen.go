@@ -32,8 +32,8 @@ type Column struct {
 	// Decode points it into src without copying: bytes.Clone it (or Clone the message) to keep
 	// it after src is reused.
 	//
-	// Present only when Kind is 't' or 'b'. Otherwise Decode sets it to nil and Encode writes
-	// nothing for it.
+	// Present only when Kind is 't' or 'b'. Otherwise Decode sets it to nil, and Encode refuses
+	// it set (ErrNotOnWire) rather than drop it.
 	Data []byte
 }
 
@@ -99,6 +99,10 @@ func (m *TupleData) read10(r reader, p Params) reader {
 		} else {
 			e.Data = nil
 		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
+		}
 	}
 	return r
 }
@@ -115,6 +119,10 @@ func (m *TupleData) read11(r reader, p Params) reader {
 			e.Data, r = r.bytes32("Columns.Data", false)
 		} else {
 			e.Data = nil
+		}
+		if r.err != nil {
+			r = r.at("Columns", i)
+			break
 		}
 	}
 	return r
@@ -137,6 +145,10 @@ func (m *TupleData) write10(w writer, p Params) writer {
 		w = w.choice("Columns.Kind", e.Kind, "nt", false)
 		if e.Kind == 't' || e.Kind == 'b' {
 			w = w.bytes32("Columns.Data", e.Data, false)
+		} else {
+			if len(e.Data) != 0 {
+				w = w.absent("Columns.Data", "when Kind is 't' or 'b'")
+			}
 		}
 	}
 	return w
@@ -150,6 +162,10 @@ func (m *TupleData) write11(w writer, p Params) writer {
 		w = w.choice("Columns.Kind", e.Kind, "ntb", false)
 		if e.Kind == 't' || e.Kind == 'b' {
 			w = w.bytes32("Columns.Data", e.Data, false)
+		} else {
+			if len(e.Data) != 0 {
+				w = w.absent("Columns.Data", "when Kind is 't' or 'b'")
+			}
 		}
 	}
 	return w
@@ -158,6 +174,12 @@ func (m *TupleData) write11(w writer, p Params) writer {
 // reset empties m when the part is absent, keeping its slices for reuse.
 func (m *TupleData) reset() {
 	m.Columns = m.Columns[:0]
+}
+
+// set reports whether any field of m is set: Encode refuses a part that is set where
+// the layout leaves it out.
+func (m *TupleData) set() bool {
+	return len(m.Columns) != 0
 }
 
 // Clone returns a deep copy of m: it shares no memory with m, nor with the

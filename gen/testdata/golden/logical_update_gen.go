@@ -16,7 +16,7 @@ type Update struct {
 	// Xid of the transaction (only present for streamed transactions).
 	//
 	// Present only inside a streamed transaction: when Params.Streaming has Streamed. Otherwise
-	// Decode sets it to 0 and Encode writes nothing for it.
+	// Decode sets it to 0, and Encode refuses it set (ErrNotOnWire) rather than drop it.
 	//
 	// Only in PostgreSQL 11 and later; with another Params.Major, Decode sets it to 0 and Encode
 	// writes nothing for it.
@@ -37,8 +37,8 @@ type Update struct {
 	// TupleData message part representing the contents of the old tuple or primary key. Only
 	// present if the previous 'O' or 'K' part is present.
 	//
-	// Present only when OldKind != 0. Otherwise Decode sets it to empty and Encode writes
-	// nothing for it.
+	// Present only when OldKind != 0. Otherwise Decode sets it to empty, and Encode refuses it
+	// set (ErrNotOnWire) rather than drop it.
 	Old TupleData
 
 	// TupleData message part representing the contents of a new tuple.
@@ -101,12 +101,16 @@ func (m *Update) read10(r reader, p Params) reader {
 	m.Relation, r = signed[int32](r.u32("Relation"))
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		r = m.Old.read(r, p)
+		if r.err == nil {
+			r = m.Old.read(r, p).in("Old")
+		}
 	} else {
 		m.Old.reset()
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -122,12 +126,16 @@ func (m *Update) read11(r reader, p Params) reader {
 	m.Relation, r = signed[int32](r.u32("Relation"))
 	m.OldKind, r = r.choice("OldKind", "KO", true)
 	if m.OldKind != 0 {
-		r = m.Old.read(r, p)
+		if r.err == nil {
+			r = m.Old.read(r, p).in("Old")
+		}
 	} else {
 		m.Old.reset()
 	}
 	r = r.fixed("Byte1('N')", 1, 'N')
-	r = m.New.read(r, p)
+	if r.err == nil {
+		r = m.New.read(r, p).in("New")
+	}
 	r = r.end("New")
 	return r
 }
@@ -143,11 +151,18 @@ func (m *Update) write(w writer, p Params) writer {
 
 // write10 is the layout of PostgreSQL 10.
 func (m *Update) write10(w writer, p Params) writer {
+	if m.Xid != 0 {
+		w = w.absent("Xid", "in PostgreSQL 11 and later")
+	}
 	w = w.u8('U')
 	w = w.u32(uint32(m.Relation))
 	w = w.choice("OldKind", m.OldKind, "KO", true)
 	if m.OldKind != 0 {
 		w = m.Old.write(w, p)
+	} else {
+		if m.Old.set() {
+			w = w.absent("Old", "when OldKind != 0")
+		}
 	}
 	w = w.u8('N')
 	w = m.New.write(w, p)
@@ -159,11 +174,19 @@ func (m *Update) write11(w writer, p Params) writer {
 	w = w.u8('U')
 	if p.Streaming&Streamed != 0 {
 		w = w.u32(m.Xid)
+	} else {
+		if m.Xid != 0 {
+			w = w.absent("Xid", "when Params.Streaming has Streamed")
+		}
 	}
 	w = w.u32(uint32(m.Relation))
 	w = w.choice("OldKind", m.OldKind, "KO", true)
 	if m.OldKind != 0 {
 		w = m.Old.write(w, p)
+	} else {
+		if m.Old.set() {
+			w = w.absent("Old", "when OldKind != 0")
+		}
 	}
 	w = w.u8('N')
 	w = m.New.write(w, p)

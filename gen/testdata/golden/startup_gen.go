@@ -61,6 +61,10 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 		e := &m.Params[i]
 		e.Name, r = r.str("Params.Name", e.Name)
 		e.Value, r = r.str("Params.Value", e.Value)
+		if r.err != nil {
+			r = r.at("Params", i)
+			break
+		}
 	}
 	m.Params = m.Params[:i]
 	r = r.terminate("Params")

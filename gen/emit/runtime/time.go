@@ -1,8 +1,9 @@
-package session
+//go:build ignore
+
+package codec
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"time"
 )
@@ -71,7 +72,16 @@ func MicrosFromTime(t time.Time) (int64, error) {
 	// Seconds first: t.Sub would saturate at 292 years.
 	sec := t.Unix() - pgEpochUnix
 	if sec < minTimestamp/1_000_000 || sec >= endTimestamp/1_000_000 {
-		return 0, fmt.Errorf("session: time %s: %w", t.Format(time.RFC3339Nano), ErrTimestampRange)
+		return 0, &timeError{t}
 	}
 	return sec*1_000_000 + int64(t.Nanosecond()/1000), nil
 }
+
+// timeError is ErrTimestampRange naming the time.
+type timeError struct{ t time.Time }
+
+func (e *timeError) Error() string {
+	return errorPrefix + "time " + e.t.Format(time.RFC3339Nano) + ": " + ErrTimestampRange.Error()
+}
+
+func (e *timeError) Unwrap() error { return ErrTimestampRange }
