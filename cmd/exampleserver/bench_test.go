@@ -48,9 +48,9 @@ func BenchmarkServers(b *testing.B) {
 		spent, done := map[string]time.Duration{}, map[string]float64{}
 		for range rounds {
 			for _, s := range servers {
-				before := cpuTime(b, s.cmd.Process.Pid)
+				before := benchproc.MustCPU(b, s.cmd.Process.Pid)
 				r := pgbenchTPS(b, s.addr, "-n", "-M", mode, "-c", "4", "-j", "4", "-T", strconv.Itoa(seconds), "-f", script)
-				spent[s.name] += cpuTime(b, s.cmd.Process.Pid) - before
+				spent[s.name] += benchproc.MustCPU(b, s.cmd.Process.Pid) - before
 				tps[s.name] = append(tps[s.name], r)
 				done[s.name] += r * float64(seconds)
 			}
@@ -61,9 +61,9 @@ func BenchmarkServers(b *testing.B) {
 		b.ReportMetric(ours/theirs, "x-psql-wire-"+mode)
 	}
 	for _, s := range servers {
-		before := rssOf(b, s.cmd.Process.Pid)
+		before := benchproc.MustRSS(b, s.cmd.Process.Pid)
 		conns := idleSessions(b, s.addr, 500)
-		after := rssOf(b, s.cmd.Process.Pid)
+		after := benchproc.MustRSS(b, s.cmd.Process.Pid)
 		fmt.Printf("%-10s RSS %6d KiB idle, %6d KiB with 500 idle sessions: %5.1f KiB per session\n", s.name, before>>10, after>>10, float64(after-before)/500/1024)
 		b.ReportMetric(float64(after-before)/500/1024, "KiB-per-idle-session-"+s.name)
 		for _, c := range conns {
@@ -191,35 +191,15 @@ func psqlWireHandler(d *db) wire.ParseFn {
 	}
 }
 
-var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
-
 func pgbenchTPS(b *testing.B, addr string, args ...string) float64 {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, pgtest.Bin("pgbench"), args...)
 	cmd.Env = pgtest.Env(addr, pgtest.User{Name: "app"})
 	out, err := cmd.CombinedOutput()
-	m := tpsLine.FindSubmatch(out)
-	if err != nil || m == nil || !bytes.Contains(out, []byte("number of failed transactions: 0 ")) {
-		b.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
+	tps, tpsErr := benchproc.TPS(out)
+	if err != nil || tpsErr != nil || !bytes.Contains(out, []byte("number of failed transactions: 0 ")) {
+		b.Fatalf("pgbench %s: %v %v\n%s", strings.Join(args, " "), err, tpsErr, out)
 	}
-	tps, _ := strconv.ParseFloat(string(m[1]), 64)
 	return tps
-}
-
-// cpuTime and rssOf measure a server process, failing the benchmark when they cannot.
-func cpuTime(b *testing.B, pid int) time.Duration {
-	d, err := benchproc.CPU(pid)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return d
-}
-
-func rssOf(b *testing.B, pid int) int64 {
-	n, err := benchproc.RSS(pid)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return n
 }

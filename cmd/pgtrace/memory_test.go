@@ -105,16 +105,6 @@ func startPgtrace(t *testing.T, bin, upstream string, stdout *os.File, args ...s
 	return cmd, addr, log, read
 }
 
-// rss is a process's resident memory in bytes.
-func rss(t *testing.T, pid int) int64 {
-	t.Helper()
-	n, err := benchproc.RSS(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // session logs in through addr and sends each query, reading its answer.
 func session(t *testing.T, addr string, queries ...string) {
 	t.Helper()
@@ -159,11 +149,11 @@ func TestLargeMessageMemory(t *testing.T) {
 	defer devnull.Close()
 	cmd, addr, _, _ := startPgtrace(t, bin, trustingUpstream(t), devnull)
 	session(t, addr, "select 1")
-	idle := rss(t, cmd.Process.Pid)
+	idle := benchproc.MustRSS(t, cmd.Process.Pid)
 	session(t, addr, "select '"+strings.Repeat("x", 100<<20)+"'")
 	var now int64
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(250 * time.Millisecond) {
-		now = rss(t, cmd.Process.Pid)
+		now = benchproc.MustRSS(t, cmd.Process.Pid)
 		t.Logf("%4.1fs: RSS %d MiB (idle %d MiB)", time.Since(start).Seconds(), now>>20, idle>>20)
 		if now < idle+32<<20 {
 			return

@@ -1,15 +1,17 @@
 // Package benchproc measures other processes for the benchmarks that run
 // servers and proxies as processes of their own: CPU time and resident
-// memory from /proc, and the median of repeated samples.
+// memory from /proc, pgbench's tps, and the median of repeated samples.
 package benchproc
 
 import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -62,4 +64,35 @@ func EnvInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// MustCPU and MustRSS are CPU and RSS for a benchmark or test, which fails
+// when the process cannot be read.
+func MustCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	d, err := CPU(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+func MustRSS(tb testing.TB, pid int) int64 {
+	tb.Helper()
+	n, err := RSS(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+// TPS is the transactions per second pgbench printed in out.
+func TPS(out []byte) (float64, error) {
+	m := tpsLine.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("benchproc: pgbench printed no tps")
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
 }

@@ -27,6 +27,12 @@ func TestSelf(t *testing.T) {
 	if m := Median([]float64{3, 1, 2}); m != 2 {
 		t.Errorf("Median: %v", m)
 	}
+	if tps, err := TPS([]byte("latency average = 0.2 ms\ntps = 19933.5 (without initial connection time)\n")); err != nil || tps != 19933.5 {
+		t.Errorf("TPS: %v, %v", tps, err)
+	}
+	if _, err := TPS([]byte("pgbench: error: connection failed")); err == nil {
+		t.Error("TPS of output without tps")
+	}
 	t.Setenv("BENCHPROC_N", "x")
 	if n := EnvInt("BENCHPROC_N", 7); n != 7 {
 		t.Errorf("EnvInt of x: %d", n)

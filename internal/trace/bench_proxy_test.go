@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +41,7 @@ func BenchmarkProxyPgbench(b *testing.B) {
 	fmt.Printf("%-22s %10s %10s %10s %12s %12s %18s\n", "workload", "direct", "io.Copy", "pgtrace", "pgtrace/copy", "copy/direct", "CPU µs/tx copy|trace")
 	// CPU per transaction is steadier than tps on a busy machine; both
 	// proxies are processes of their own, scheduled alike.
-	cpu := map[string]func() time.Duration{"forwarder": processCPU(b, forwarder.cmd.Process.Pid), "pgtrace": processCPU(b, analyzer.cmd.Process.Pid)}
+	cpu := map[string]func() time.Duration{"forwarder": func() time.Duration { return benchproc.MustCPU(b, forwarder.cmd.Process.Pid) }, "pgtrace": func() time.Duration { return benchproc.MustCPU(b, analyzer.cmd.Process.Pid) }}
 	targets := []struct{ name, addr string }{{"direct", s.Addr()}, {"forwarder", forwarder.addr}, {"pgtrace", analyzer.addr}}
 	for _, mode := range []string{"simple", "prepared"} {
 		tps := map[string][]float64{}
@@ -72,7 +71,7 @@ func BenchmarkProxyPgbench(b *testing.B) {
 
 	idle := startProcess(b, bin, "trace", "--upstream", fakeServer(b, true), "--max-conns", "1000", "--listen")
 	idle.start(b)
-	before := rss(b, idle.cmd.Process.Pid)
+	before := benchproc.MustRSS(b, idle.cmd.Process.Pid)
 	var conns []net.Conn
 	for range 500 {
 		c, err := net.Dial("tcp", idle.addr)
@@ -88,7 +87,7 @@ func BenchmarkProxyPgbench(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	after := rss(b, idle.cmd.Process.Pid)
+	after := benchproc.MustRSS(b, idle.cmd.Process.Pid)
 	fmt.Printf("pgtrace RSS: %d KiB idle, %d KiB with 500 authenticated idle sessions (%.1f KiB per session)\n",
 		before>>10, after>>10, float64(after-before)/500/1024)
 	b.ReportMetric(float64(after)/(1<<20), "MiB-RSS-500-idle")
@@ -235,15 +234,12 @@ func TestHelperForwarder(t *testing.T) {
 	select {} // until the benchmark kills it
 }
 
-var tpsRE = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
-
 func pgbenchTPS(b *testing.B, addr string, args ...string) float64 {
 	out := pgbench(b, addr, args...)
-	m := tpsRE.FindStringSubmatch(out)
-	if m == nil {
-		b.Fatalf("pgbench %s printed no tps:\n%s", strings.Join(args, " "), out)
+	tps, err := benchproc.TPS([]byte(out))
+	if err != nil {
+		b.Fatalf("pgbench %s: %v:\n%s", strings.Join(args, " "), err, out)
 	}
-	tps, _ := strconv.ParseFloat(m[1], 64)
 	return tps
 }
 
@@ -257,24 +253,4 @@ func pgbench(b *testing.B, addr string, args ...string) string {
 		b.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
-}
-
-// processCPU is a clock of another process's CPU time.
-func processCPU(b *testing.B, pid int) func() time.Duration {
-	return func() time.Duration {
-		d, err := benchproc.CPU(pid)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return d
-	}
-}
-
-// rss is a process's resident set size in bytes.
-func rss(b *testing.B, pid int) int64 {
-	n, err := benchproc.RSS(pid)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return n
 }
