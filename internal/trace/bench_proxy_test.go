@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/internal/benchproc"
 	"github.com/pgspec/pgspec/internal/pgtest"
 	"github.com/pgspec/pgspec/internal/testcert"
@@ -221,7 +222,8 @@ func TestHelperForwarder(t *testing.T) {
 			return
 		}
 		if upstreamTLS {
-			u.Write([]byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}) // SSLRequest
+			req, _ := (&codec.SSLRequest{}).Encode(nil, codec.Params{})
+			u.Write(req)
 			if _, err := io.ReadFull(u, make([]byte, 1)); err != nil {
 				return
 			}

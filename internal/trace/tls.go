@@ -2,11 +2,12 @@ package trace
 
 import (
 	"crypto/tls"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
 	"time"
+
+	"github.com/pgspec/pgspec/codec"
 )
 
 // With Options.ClientTLS or Options.UpstreamTLS set, the proxy negotiates
@@ -45,14 +46,16 @@ func (s *proxySession) negotiate(fp, bp *pump) bool {
 		if _, err := io.ReadFull(s.client, req[1:]); err != nil {
 			return false
 		}
-		code := binary.BigEndian.Uint32(req[4:])
-		if binary.BigEndian.Uint32(req[:4]) != 8 || code != sslRequestCode && code != gssEncRequestCode {
+		var st codec.Startup
+		m, err := st.Decode(req[:], codec.Params{})
+		_, ssl := m.(*codec.SSLRequest)
+		if _, gss := m.(*codec.GSSEncRequest); err != nil || !ssl && !gss { // the startup packet: the relay's
 			s.setClient(fp, bp, &prefixConn{Conn: s.client, pre: append([]byte(nil), req[:]...)})
 			return true
 		}
 		fp.lines, _, _ = fp.examine(req[:], time.Now(), fp.lines)
 		answer := byte('N')
-		if code == sslRequestCode && s.p.opts.ClientTLS != nil {
+		if ssl && s.p.opts.ClientTLS != nil {
 			answer = 'S'
 		}
 		if _, err := s.client.Write([]byte{answer}); err != nil {
@@ -106,11 +109,9 @@ func (p *Proxy) dialUpstream() (net.Conn, error) {
 		return c, err
 	}
 	c.SetDeadline(time.Now().Add(p.opts.DialTimeout))
-	var req [8]byte
-	binary.BigEndian.PutUint32(req[:], 8)
-	binary.BigEndian.PutUint32(req[4:], sslRequestCode)
+	req, _ := (&codec.SSLRequest{}).Encode(nil, codec.Params{})
 	var answer [1]byte
-	if _, err = c.Write(req[:]); err == nil {
+	if _, err = c.Write(req); err == nil {
 		_, err = io.ReadFull(c, answer[:])
 	}
 	switch {
