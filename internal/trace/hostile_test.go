@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/binary"
 	"io"
 	"net"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/internal/pgtest"
+	"github.com/pgspec/pgspec/internal/testcert"
 )
 
 // fakeServer accepts connections and, when trusting, answers the startup
@@ -433,16 +435,23 @@ func TestAuthenticationMessageLimit(t *testing.T) {
 }
 
 // TestConnectionLimitPsql: psql, which asks for SSL first by default, reads
-// the proxy's "too many clients" as it reads PostgreSQL's.
+// the proxy's "too many clients" as it reads PostgreSQL's: after 'N', or
+// inside TLS when the proxy terminates it (sslmode=require).
 func TestConnectionLimitPsql(t *testing.T) {
 	s := pgtest.Get(t)
-	tr := startTrace(t, Options{Upstream: s.Addr(), MaxConns: 1})
-	connect(t, tr.addr, pgtest.SCRAMUser, nil)
-	waitOpen(t, tr, 1)
-	cmd := exec.Command(pgtest.Bin("psql"), "-X", "-c", "select 1")
-	cmd.Env = append(pgtest.Env(tr.addr, pgtest.SCRAMUser), "PGSSLMODE=prefer")
-	out, err := cmd.CombinedOutput()
-	if want := "FATAL:  sorry, too many clients already (pgtrace --max-conns 1)"; err == nil || !strings.Contains(string(out), want) {
-		t.Errorf("psql past the limit: %v\n%s\nwant %q", err, out, want)
+	certs := testcert.New(t)
+	for _, c := range []struct {
+		sslmode string
+		tls     *tls.Config
+	}{{"prefer", nil}, {"require", certs.Server()}} {
+		tr := startTrace(t, Options{Upstream: s.Addr(), MaxConns: 1, ClientTLS: c.tls})
+		connect(t, tr.addr, pgtest.SCRAMUser, nil)
+		waitOpen(t, tr, 1)
+		cmd := exec.Command(pgtest.Bin("psql"), "-X", "-c", "select 1")
+		cmd.Env = append(pgtest.Env(tr.addr, pgtest.SCRAMUser), "PGSSLMODE="+c.sslmode)
+		out, err := cmd.CombinedOutput()
+		if want := "FATAL:  sorry, too many clients already (pgtrace --max-conns 1)"; err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("psql (sslmode=%s) past the limit: %v\n%s\nwant %q", c.sslmode, err, out, want)
+		}
 	}
 }

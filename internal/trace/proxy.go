@@ -194,8 +194,7 @@ func (p *Proxy) untrack(s *proxySession) {
 func (p *Proxy) refuse(id int64, c net.Conn) {
 	defer func() { c.Close() }()
 	c.SetDeadline(time.Now().Add(time.Second))
-	fr := codec.NewFrameReader(c)
-	fr.MaxSize = MaxStartupSize
+	fr := startupReader(c)
 	var st codec.Startup
 	for range 3 { // SSLRequest and GSSENCRequest, each at most once, then the real packet
 		frame, err := fr.NextUntagged()
@@ -204,27 +203,21 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 		}
 		m, err := st.Decode(frame, codec.Params{})
 		switch m.(type) {
-		case *codec.SSLRequest, *codec.GSSEncRequest:
-			_, ssl := m.(*codec.SSLRequest)
-			if ssl && p.opts.ClientTLS != nil { // the error goes inside TLS, as PostgreSQL's does
-				if _, err := c.Write([]byte{'S'}); err != nil {
-					return
-				}
-				tc := tls.Server(c, p.opts.ClientTLS)
-				if tc.Handshake() != nil {
-					return
-				}
-				c, fr = tc, codec.NewFrameReader(tc)
-				fr.MaxSize = MaxStartupSize
-				continue
-			}
+		case *codec.CancelRequest:
+			p.passCancel(id, frame)
+			return
+		case *codec.GSSEncRequest:
 			if _, err := c.Write([]byte{'N'}); err != nil {
 				return
 			}
 			continue
-		case *codec.CancelRequest:
-			p.passCancel(id, frame)
-			return
+		case *codec.SSLRequest:
+			next := p.answerSSL(c)
+			if next == nil {
+				return
+			}
+			c, fr = next, startupReader(next)
+			continue
 		}
 		if err != nil {
 			return
@@ -239,6 +232,34 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 	if b, err := e.Encode(nil, codec.Params{}); err == nil {
 		c.Write(b)
 	}
+}
+
+// answerSSL answers an SSLRequest as a session would: TLS when ClientTLS
+// is set (the error then goes inside it, as PostgreSQL's does), else 'N'.
+// It returns the connection to read on, nil when that failed.
+func (p *Proxy) answerSSL(c net.Conn) net.Conn {
+	if p.opts.ClientTLS == nil {
+		if _, err := c.Write([]byte{'N'}); err != nil {
+			return nil
+		}
+		return c
+	}
+	if _, err := c.Write([]byte{'S'}); err != nil {
+		return nil
+	}
+	tc := tls.Server(c, p.opts.ClientTLS)
+	if tc.Handshake() != nil {
+		return nil
+	}
+	return tc
+}
+
+// startupReader frames a client's start-up packets, no longer than
+// PostgreSQL accepts.
+func startupReader(c net.Conn) *codec.FrameReader {
+	fr := codec.NewFrameReader(c)
+	fr.MaxSize = MaxStartupSize
+	return fr
 }
 
 // passCancel forwards a CancelRequest that arrived past MaxConns: it ends
