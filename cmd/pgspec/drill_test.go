@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -80,8 +84,13 @@ func editJSON(t *testing.T, path string, edit func(doc map[string]any)) {
 // 20): fetch → extract → gen stops with exactly what a person must decide
 // (the overlay's Go names, then the wire changes to acknowledge), the two
 // $EDITOR steps write those, and then the codec gains 20 and the matrix
-// shows 19 → 20's changes as wire changes.
+// shows 19 → 20's changes as wire changes; the module's tests with 20
+// fail only in goldens. It builds and runs the module's tests a second time,
+// so -short skips it (make check, which CI runs, does not pass -short).
 func TestNewMajorDrill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the module's tests again, in a copy with a new major")
+	}
 	srv := fakeMajor20(t)
 	docs := corpus.Copy(t, committed...)
 	specDir := workingSpec(t)
@@ -266,6 +275,139 @@ func TestNewMajorDrill(t *testing.T) {
 		t.Fatalf("consumer gen with 20: %s", stderr)
 	}
 	churn(t, "the consumer", before, generated(t, consumer), 2)
+
+	// The module's tests with 20 in its spec fail only in goldens.
+	onlyGoldensFail(t, specDir, docs)
+}
+
+// onlyGoldensFail copies the module beside a corpus (../shared/docs, the
+// drill's, and ../shared/seeds), puts the drill's spec in its spec/,
+// regenerates it as make generate does and runs its tests there (the drill
+// aside): every test that fails must be a golden one, its message naming
+// the go test -update command that rewrites its file; after those
+// commands, the tests of those packages pass.
+func onlyGoldensFail(t *testing.T, specDir, docs string) {
+	t.Helper()
+	root := t.TempDir()
+	mod := filepath.Join(root, "pgspec")
+	files, err := exec.Command("git", "-C", corpus.Root(), "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(files), "\x00"), "\x00") {
+		data, err := os.ReadFile(filepath.Join(corpus.Root(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus.WriteFile(t, filepath.Join(mod, name), data)
+	}
+	reviewed, _ := filepath.Glob(filepath.Join(specDir, "*"))
+	for _, path := range reviewed {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus.WriteFile(t, filepath.Join(mod, "spec", filepath.Base(path)), data)
+	}
+	shared := filepath.Join(root, "shared")
+	if err := os.Mkdir(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(docs, filepath.Join(shared, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(corpus.Dir(t), "..", "seeds"), filepath.Join(shared, "seeds")); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "PGSPEC_DOCS="+filepath.Join(shared, "docs"))
+		return cmd
+	}
+	for _, args := range [][]string{{"git", "init", "-q"}, {"git", "add", "-A"}, {"go", "generate", "./..."}} {
+		if out, err := run(args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s in the module with the new major: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	// The module's test binaries stop themselves (-timeout) before this
+	// one's deadline, so a slow machine fails the drill with what ran.
+	timeout := "10m"
+	if d, ok := t.Deadline(); ok {
+		timeout = (time.Until(d) * 3 / 4).Round(time.Second).String()
+	}
+	failed := failingTests(t, run("go", "test", "-json", "-count=1", "-timeout", timeout, "-skip", "^TestNewMajorDrill$", "./..."))
+	rewrite := regexp.MustCompile(`\(review, then go test (\./\S*) -run (\S+) -update\)`)
+	updates, pkgs := map[[2]string]bool{}, map[string]bool{}
+	for _, f := range failed {
+		m := rewrite.FindStringSubmatch(f.output)
+		if m == nil {
+			t.Errorf("%s %s fails, and not as a golden (no \"go test … -update\" in its message):\n%s", f.pkg, f.test, f.output)
+			continue
+		}
+		updates[[2]string{m[1], m[2]}], pkgs[m[1]] = true, true
+	}
+	if !updates[[2]string{"./gen/model", "^TestResolvedLayouts$"}] {
+		t.Errorf("the resolved layouts' golden does not see the new major; failing: %v", failed)
+	}
+	if t.Failed() {
+		return
+	}
+	for u := range updates {
+		if out, err := run("go", "test", u[0], "-run", u[1], "-update").CombinedOutput(); err != nil {
+			t.Errorf("go test %s -run %s -update: %v\n%s", u[0], u[1], err, out)
+		}
+	}
+	args := []string{"go", "test", "-count=1", "-skip", "^TestNewMajorDrill$"}
+	if out, err := run(append(args, slices.Sorted(maps.Keys(pkgs))...)...).CombinedOutput(); err != nil {
+		t.Errorf("after the -update runs, the goldens' packages still fail: %v\n%s", err, out)
+	}
+}
+
+// failure is a test that failed, with what it printed.
+type failure struct{ pkg, test, output string }
+
+// failingTests runs a go test -json command and returns its failing tests,
+// leaves only (a test whose subtest failed is not listed); a package that
+// fails outside any test (a build error, a panic) is one with no test name.
+func failingTests(t *testing.T, cmd *exec.Cmd) []failure {
+	t.Helper()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	type key struct{ pkg, test string }
+	output := map[key]*strings.Builder{}
+	var failed []key
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var ev struct{ Action, Package, ImportPath, Test, Output string }
+		if err := dec.Decode(&ev); err != nil {
+			t.Fatalf("go test -json: %v\n%s", err, stderr.String())
+		}
+		k := key{cmp.Or(ev.Package, ev.ImportPath), ev.Test}
+		if output[k] == nil {
+			output[k] = &strings.Builder{}
+		}
+		switch ev.Action {
+		case "output", "build-output":
+			output[k].WriteString(ev.Output)
+		case "fail", "build-fail":
+			failed = append(failed, k)
+		}
+	}
+	var leaves []failure
+	for _, k := range failed {
+		inner := slices.ContainsFunc(failed, func(o key) bool {
+			return o.pkg == k.pkg && o != k && (k.test == "" || strings.HasPrefix(o.test, k.test+"/"))
+		})
+		if !inner {
+			leaves = append(leaves, failure{k.pkg, k.test, output[k].String()})
+		}
+	}
+	if err != nil && len(leaves) == 0 {
+		t.Fatalf("go test failed, yet no test did: %v\n%s", err, stderr.String())
+	}
+	return leaves
 }
 
 // drillRun runs pgspec with args, its paths (repository-relative) mapped
