@@ -37,66 +37,72 @@ const (
 	stBackendGssAnswer flowState = 14
 	// backend authentication: the StartupMessage arrived: the server negotiates the protocol and authenticates the frontend
 	stBackendAuthentication flowState = 15
+	// backend sasl-wait: AuthenticationSASL or AuthenticationSASLContinue sent: the server waits for the client's SASLInitialResponse or SASLResponse
+	stBackendSaslWait flowState = 16
+	// backend sasl: the client answered a SASL message: the server challenges again, completes the exchange or refuses it
+	stBackendSasl flowState = 17
+	// backend sasl-final: AuthenticationSASLFinal sent: AuthenticationOk follows
+	stBackendSaslFinal flowState = 18
 	// backend parameters: AuthenticationOk sent: the server reports its parameters and its cancel key, then becomes ready
-	stBackendParameters flowState = 16
+	stBackendParameters flowState = 19
 	// backend idle: no frontend request waits for an answer: the server sends only asynchronous messages
-	stBackendIdle flowState = 17
+	stBackendIdle flowState = 20
 	// backend query: answering a simple Query, between its statements
-	stBackendQuery flowState = 18
+	stBackendQuery flowState = 21
 	// backend query-failed: a simple Query failed: only ReadyForQuery ends it
-	stBackendQueryFailed flowState = 19
+	stBackendQueryFailed flowState = 22
 	// backend query-rows: a RowDescription sent: the rows of one statement follow
-	stBackendQueryRows flowState = 20
+	stBackendQueryRows flowState = 23
 	// backend query-copy-out: copy-out mode of a simple Query (COPY TO STDOUT, BASE_BACKUP)
-	stBackendQueryCopyOut flowState = 21
+	stBackendQueryCopyOut flowState = 24
 	// backend query-copy-in: copy-in mode of a simple Query: the frontend sends the data
-	stBackendQueryCopyIn flowState = 22
+	stBackendQueryCopyIn flowState = 25
 	// backend query-copy-both: copy-both mode (START_REPLICATION): the server streams CopyData
-	stBackendQueryCopyBoth flowState = 23
+	stBackendQueryCopyBoth flowState = 26
 	// backend query-copy-both-done: the server ended its side of copy-both mode
-	stBackendQueryCopyBothDone flowState = 24
+	stBackendQueryCopyBothDone flowState = 27
 	// backend parse: answering a Parse
-	stBackendParse flowState = 25
+	stBackendParse flowState = 28
 	// backend bind: answering a Bind
-	stBackendBind flowState = 26
+	stBackendBind flowState = 29
 	// backend describe: answering a Describe
-	stBackendDescribe flowState = 27
+	stBackendDescribe flowState = 30
 	// backend describe-rows: a statement's ParameterDescription sent: its row description follows
-	stBackendDescribeRows flowState = 28
+	stBackendDescribeRows flowState = 31
 	// backend execute: answering an Execute
-	stBackendExecute flowState = 29
+	stBackendExecute flowState = 32
 	// backend execute-copy-out: copy-out mode of an Execute
-	stBackendExecuteCopyOut flowState = 30
+	stBackendExecuteCopyOut flowState = 33
 	// backend execute-copy-in: copy-in mode of an Execute
-	stBackendExecuteCopyIn flowState = 31
+	stBackendExecuteCopyIn flowState = 34
 	// backend close: answering a Close
-	stBackendClose flowState = 32
+	stBackendClose flowState = 35
 	// backend sync: answering a Sync, or discarding until it after an error
-	stBackendSync flowState = 33
+	stBackendSync flowState = 36
 	// backend function-call: answering a FunctionCall
-	stBackendFunctionCall flowState = 34
+	stBackendFunctionCall flowState = 37
 	// backend function-call-done: a FunctionCall answered: its ReadyForQuery follows
-	stBackendFunctionCallDone flowState = 35
+	stBackendFunctionCallDone flowState = 38
 	// backend encrypted: the server accepted encryption: the TLS or GSSAPI handshake follows, no protocol message
-	stBackendEncrypted flowState = 36
+	stBackendEncrypted flowState = 39
 	// backend closed: the server refused the session or ended it: nothing follows
-	stBackendClosed flowState = 37
+	stBackendClosed flowState = 40
 	// replication-backend streaming: START_REPLICATION's copy-both stream
-	stReplicationBackendStreaming flowState = 38
+	stReplicationBackendStreaming flowState = 41
 	// replication-backend backup: BASE_BACKUP's copy-out stream, before its first archive
-	stReplicationBackendBackup flowState = 39
+	stReplicationBackendBackup flowState = 42
 	// replication-backend backup-archive: inside an archive or the manifest of BASE_BACKUP
-	stReplicationBackendBackupArchive flowState = 40
+	stReplicationBackendBackupArchive flowState = 43
 	// replication-frontend streaming: START_REPLICATION's copy-both stream
-	stReplicationFrontendStreaming flowState = 41
+	stReplicationFrontendStreaming flowState = 44
 	// logical between: between transactions
-	stLogicalBetween flowState = 42
+	stLogicalBetween flowState = 45
 	// logical transaction: after Begin
-	stLogicalTransaction flowState = 43
+	stLogicalTransaction flowState = 46
 	// logical prepared-transaction: after Begin Prepare
-	stLogicalPreparedTransaction flowState = 44
+	stLogicalPreparedTransaction flowState = 47
 	// logical stream: between Stream Start and Stream Stop: messages carry the xid
-	stLogicalStream flowState = 45
+	stLogicalStream flowState = 48
 )
 
 // The kinds of message the flow tells apart: 0 is none the codec knows.
@@ -204,9 +210,9 @@ var flowRules = [...]flowRule{ // frontend startup, SSLRequest: "the frontend sh
 	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend password, PasswordMessage: "The frontend must now send a PasswordMessage containing the password" (in clear text, or MD5-encrypted) ()
 	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                                    // frontend password, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
 	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend sasl-initial, SASLInitialResponse: "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message to the server" (sasl-authentication.html#SASL-AUTH-BEGIN)
-	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                                    // frontend sasl-initial, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},           // frontend sasl-initial, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
 	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend sasl, SASLResponse: "the client responds with a SASLResponse message" to each AuthenticationSASLContinue (sasl-authentication.html#SASL-AUTH-CONTINUE)
-	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                                    // frontend sasl, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},           // frontend sasl, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
 	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend gss, GSSResponse: "The frontend must now initiate a GSSAPI negotiation … and send a GSSResponse message"; each AuthenticationGSSContinue is answered the same way ()
 	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                                    // frontend gss, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
 	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend session, Query: "A simple query cycle is initiated by the frontend sending a Query message to the backend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
@@ -236,19 +242,24 @@ var flowRules = [...]flowRule{ // frontend startup, SSLRequest: "the frontend sh
 	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, majors: 0xffc00},  // backend gss-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},    // backend authentication, NegotiateProtocolVersion: "This message will be followed by an ErrorResponse or a message indicating the success or failure of authentication": it comes before the authentication requests (protocol-flow.html#PROTOCOL-FLOW-START-UP)
 	{majors: 0xff800}, // backend authentication, AuthenticationOk: "The authentication exchange is successfully completed" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00}, // backend authentication, AuthenticationCleartextPassword: "The frontend must now send a PasswordMessage containing the password in clear-text form" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},                               // backend authentication, AuthenticationMD5Password: "The frontend must now send a PasswordMessage containing the password … encrypted via MD5" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},                               // backend authentication, AuthenticationSASL: "The frontend must now initiate a SASL negotiation": a SASLInitialResponse (sasl-authentication.html#SASL-AUTH-BEGIN)
-	{peer: stFrontendSaslInitial + 1, moves: true, majors: 0xffc00},                            // backend authentication, AuthenticationSASLContinue: "The frontend must now send a SASLResponse message" (sasl-authentication.html#SASL-AUTH-CONTINUE)
-	{peer: stFrontendSasl + 1, moves: true, majors: 0xffc00},                                   // backend authentication, AuthenticationSASLFinal: the server's final SASL message, "followed by AuthenticationOk" (sasl-authentication.html#SASL-AUTH-END)
-	{peer: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                         // backend authentication, AuthenticationGSS: "The frontend must now initiate a GSSAPI negotiation" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                    // backend authentication, AuthenticationSSPI: "The frontend must now initiate a SSPI negotiation", answered with GSSResponse (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                    // backend authentication, AuthenticationGSSContinue: "If the GSSAPI or SSPI authentication is not complete, the frontend must respond with a GSSResponse message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                    // backend authentication, AuthenticationKerberosV5: "The frontend must now take part in a Kerberos V5 authentication dialog (not described here …). This is no longer supported by PostgreSQL": the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},      // backend authentication, AuthenticationSCMCredential: "This response is only possible for local Unix-domain connections": the credential is no message of the protocol, so the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xfc00},       // backend authentication, NoticeResponse: the list of the authentication phase leaves it out; the section on asynchronous operations allows it anywhere ("It is possible for NoticeResponse messages to be generated due to outside activity"), and PostgreSQL sends a WARNING during authentication (e.g. a password about to expire) (protocol-flow.html#PROTOCOL-ASYNC)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},   // backend authentication, AuthenticationCleartextPassword: "The frontend must now send a PasswordMessage containing the password in clear-text form" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},                                 // backend authentication, AuthenticationMD5Password: "The frontend must now send a PasswordMessage containing the password … encrypted via MD5" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},                                 // backend authentication, AuthenticationSASL: "To begin a SASL authentication exchange, the server sends an AuthenticationSASL message"; "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message": the server waits for it (sasl-authentication.html#SASL-AUTH-BEGIN)
+	{next: stBackendSaslWait + 1, peer: stFrontendSaslInitial + 1, moves: true, majors: 0xffc00}, // backend authentication, AuthenticationGSS: "The frontend must now initiate a GSSAPI negotiation" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                      // backend authentication, AuthenticationSSPI: "The frontend must now initiate a SSPI negotiation", answered with GSSResponse (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                      // backend authentication, AuthenticationGSSContinue: "If the GSSAPI or SSPI authentication is not complete, the frontend must respond with a GSSResponse message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                      // backend authentication, AuthenticationKerberosV5: "The frontend must now take part in a Kerberos V5 authentication dialog (not described here …). This is no longer supported by PostgreSQL": the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},        // backend authentication, AuthenticationSCMCredential: "This response is only possible for local Unix-domain connections": the credential is no message of the protocol, so the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xfc00},         // backend authentication, NoticeResponse: the list of the authentication phase leaves it out; the section on asynchronous operations allows it anywhere ("It is possible for NoticeResponse messages to be generated due to outside activity"), and PostgreSQL sends a WARNING during authentication (e.g. a password about to expire) (protocol-flow.html#PROTOCOL-ASYNC)
 	{majors: 0xffc00}, // backend authentication, ErrorResponse: "The connection has been rejected. The server then immediately closes it" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00}, // backend parameters, ParameterStatus: "This message informs the frontend about the current (initial) setting of backend parameters" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl-wait, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (authentication_timeout runs out while the client is silent) (sasl-authentication.html#SASL-AUTHENTICATION)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl, AuthenticationSASLContinue: "One or more server-challenge and client-response message will follow. Each server-challenge is sent in an AuthenticationSASLContinue message, followed by a response from client in a SASLResponse message" (sasl-authentication.html#SASL-AUTH-CONTINUE)
+	{next: stBackendSaslWait + 1, peer: stFrontendSasl + 1, moves: true, majors: 0xffc00},            // backend sasl, AuthenticationSASLFinal: "when the authentication exchange is completed successfully, the server sends an AuthenticationSASLFinal message, followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendSaslFinal + 1, peer: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00}, // backend sasl, AuthenticationOk: "If the authentication mechanism doesn't use additional data that's sent at completion, the AuthenticationSASLFinal message is not sent": AuthenticationOk ends the exchange at once (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},       // backend sasl, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (a wrong password: the client's proof does not verify) (sasl-authentication.html#SASL-AUTHENTICATION)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl-final, AuthenticationOk: AuthenticationSASLFinal is "followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},       // backend sasl-final, ErrorResponse: "the server can abort the authentication at any stage" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend parameters, ParameterStatus: "This message informs the frontend about the current (initial) setting of backend parameters" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
 	{majors: 0xffc00}, // backend parameters, BackendKeyData: "This message provides secret-key data that the frontend must save if it wants to be able to issue cancel requests later" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
 	{majors: 0xffc00}, // backend parameters, NoticeResponse: "A warning message has been issued" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
 	{majors: 0xffc00}, // backend parameters, NegotiateProtocolVersion: the list after AuthenticationOk leaves it out, but PostgreSQL sends NegotiateProtocolVersion after AuthenticationOk when the startup packet asked for a newer minor or unknown _pq_ options (ProcessStartupPacket defers it until the client is authenticated) (protocol-flow.html#PROTOCOL-FLOW-START-UP)
@@ -417,16 +428,16 @@ var flowRules = [...]flowRule{ // frontend startup, SSLRequest: "the frontend sh
 	{next: stLogicalBetween + 1, moves: true, majors: 0xfc000}}
 
 // flowTable names the rule (1-based; 0: not allowed) of each state and kind.
-var flowTable = [46][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 5}, stFrontendPassword: {63: 6, 84: 7}, stFrontendSaslInitial: {78: 8, 84: 9}, stFrontendSasl: {79: 10, 84: 11}, stFrontendGss: {33: 12, 84: 13}, stFrontendSession: {13: 16, 16: 19, 26: 17, 29: 18, 30: 21, 31: 22, 61: 15, 65: 14, 83: 20, 84: 23}, stFrontendCopyIn: {20: 24, 21: 25, 22: 26, 30: 27, 83: 28, 84: 29}, stFrontendCopyBoth: {20: 30, 21: 31, 84: 32}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 35, 86: 34, 87: 33}, stBackendGssAnswer: {28: 38, 85: 36, 86: 37}, stBackendAuthentication: {1: 41, 2: 46, 3: 48, 4: 49, 5: 42, 6: 40, 7: 43, 8: 44, 9: 45, 10: 50, 11: 47, 28: 52, 55: 39, 57: 51}, stBackendParameters: {12: 54, 28: 58, 55: 56, 57: 55, 60: 53, 66: 57}, stBackendIdle: {28: 62, 57: 59, 58: 60, 60: 61}, stBackendQuery: {18: 64, 19: 68, 23: 66, 24: 67, 27: 65, 28: 69, 57: 71, 58: 72, 60: 73, 66: 70, 77: 63}, stBackendQueryFailed: {57: 75, 58: 76, 60: 77, 66: 74}, stBackendQueryRows: {18: 79, 25: 78, 28: 80, 57: 81, 58: 82, 60: 83}, stBackendQueryCopyOut: {20: 84, 21: 85, 28: 86, 57: 87, 58: 88, 60: 89}, stBackendQueryCopyIn: {18: 90, 28: 91, 57: 92, 58: 93, 60: 94}, stBackendQueryCopyBoth: {20: 95, 21: 96, 28: 97, 57: 98, 58: 99, 60: 100}, stBackendQueryCopyBothDone: {18: 103, 20: 101, 28: 104, 57: 105, 58: 106, 60: 107, 77: 102}, stBackendParse: {28: 109, 57: 110, 58: 111, 60: 112, 62: 108}, stBackendBind: {14: 113, 28: 114, 57: 115, 58: 116, 60: 117}, stBackendDescribe: {28: 121, 56: 120, 57: 122, 58: 123, 59: 118, 60: 124, 77: 119}, stBackendDescribeRows: {28: 127, 56: 126, 57: 128, 58: 129, 60: 130, 77: 125}, stBackendExecute: {18: 132, 23: 135, 24: 136, 25: 131, 27: 133, 28: 137, 57: 138, 58: 139, 60: 140, 64: 134}, stBackendExecuteCopyOut: {20: 141, 21: 142, 28: 143, 57: 144, 58: 145, 60: 146}, stBackendExecuteCopyIn: {18: 147, 28: 148, 57: 149, 58: 150, 60: 151}, stBackendClose: {17: 152, 28: 153, 57: 154, 58: 155, 60: 156}, stBackendSync: {28: 158, 57: 159, 58: 160, 60: 161, 66: 157}, stBackendFunctionCall: {28: 163, 32: 162, 57: 164, 58: 165, 60: 166}, stBackendFunctionCallDone: {57: 168, 58: 169, 60: 170, 66: 167}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 172, 72: 173, 76: 171}, stReplicationBackendBackup: {70: 174, 73: 175}, stReplicationBackendBackupArchive: {67: 176, 69: 178, 70: 177, 73: 179}, stReplicationFrontendStreaming: {68: 181, 74: 182, 75: 180}, stLogicalBetween: {36: 183, 37: 184, 39: 189, 42: 191, 46: 190, 47: 187, 48: 186, 49: 188, 50: 185}, stLogicalTransaction: {38: 200, 40: 196, 41: 194, 42: 198, 43: 199, 45: 192, 52: 197, 53: 193, 54: 195}, stLogicalPreparedTransaction: {40: 205, 41: 203, 42: 207, 43: 208, 44: 209, 45: 201, 52: 206, 53: 202, 54: 204}, stLogicalStream: {40: 214, 41: 212, 42: 216, 43: 217, 45: 210, 51: 218, 52: 215, 53: 211, 54: 213}}
+var flowTable = [49][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 5}, stFrontendPassword: {63: 6, 84: 7}, stFrontendSaslInitial: {78: 8, 84: 9}, stFrontendSasl: {79: 10, 84: 11}, stFrontendGss: {33: 12, 84: 13}, stFrontendSession: {13: 16, 16: 19, 26: 17, 29: 18, 30: 21, 31: 22, 61: 15, 65: 14, 83: 20, 84: 23}, stFrontendCopyIn: {20: 24, 21: 25, 22: 26, 30: 27, 83: 28, 84: 29}, stFrontendCopyBoth: {20: 30, 21: 31, 84: 32}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 35, 86: 34, 87: 33}, stBackendGssAnswer: {28: 38, 85: 36, 86: 37}, stBackendAuthentication: {1: 41, 2: 44, 3: 46, 4: 47, 5: 42, 6: 40, 7: 43, 10: 48, 11: 45, 28: 50, 55: 39, 57: 49}, stBackendSaslWait: {28: 51}, stBackendSasl: {6: 54, 8: 52, 9: 53, 28: 55}, stBackendSaslFinal: {6: 56, 28: 57}, stBackendParameters: {12: 59, 28: 63, 55: 61, 57: 60, 60: 58, 66: 62}, stBackendIdle: {28: 67, 57: 64, 58: 65, 60: 66}, stBackendQuery: {18: 69, 19: 73, 23: 71, 24: 72, 27: 70, 28: 74, 57: 76, 58: 77, 60: 78, 66: 75, 77: 68}, stBackendQueryFailed: {57: 80, 58: 81, 60: 82, 66: 79}, stBackendQueryRows: {18: 84, 25: 83, 28: 85, 57: 86, 58: 87, 60: 88}, stBackendQueryCopyOut: {20: 89, 21: 90, 28: 91, 57: 92, 58: 93, 60: 94}, stBackendQueryCopyIn: {18: 95, 28: 96, 57: 97, 58: 98, 60: 99}, stBackendQueryCopyBoth: {20: 100, 21: 101, 28: 102, 57: 103, 58: 104, 60: 105}, stBackendQueryCopyBothDone: {18: 108, 20: 106, 28: 109, 57: 110, 58: 111, 60: 112, 77: 107}, stBackendParse: {28: 114, 57: 115, 58: 116, 60: 117, 62: 113}, stBackendBind: {14: 118, 28: 119, 57: 120, 58: 121, 60: 122}, stBackendDescribe: {28: 126, 56: 125, 57: 127, 58: 128, 59: 123, 60: 129, 77: 124}, stBackendDescribeRows: {28: 132, 56: 131, 57: 133, 58: 134, 60: 135, 77: 130}, stBackendExecute: {18: 137, 23: 140, 24: 141, 25: 136, 27: 138, 28: 142, 57: 143, 58: 144, 60: 145, 64: 139}, stBackendExecuteCopyOut: {20: 146, 21: 147, 28: 148, 57: 149, 58: 150, 60: 151}, stBackendExecuteCopyIn: {18: 152, 28: 153, 57: 154, 58: 155, 60: 156}, stBackendClose: {17: 157, 28: 158, 57: 159, 58: 160, 60: 161}, stBackendSync: {28: 163, 57: 164, 58: 165, 60: 166, 66: 162}, stBackendFunctionCall: {28: 168, 32: 167, 57: 169, 58: 170, 60: 171}, stBackendFunctionCallDone: {57: 173, 58: 174, 60: 175, 66: 172}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 177, 72: 178, 76: 176}, stReplicationBackendBackup: {70: 179, 73: 180}, stReplicationBackendBackupArchive: {67: 181, 69: 183, 70: 182, 73: 184}, stReplicationFrontendStreaming: {68: 186, 74: 187, 75: 185}, stLogicalBetween: {36: 188, 37: 189, 39: 194, 42: 196, 46: 195, 47: 192, 48: 191, 49: 193, 50: 190}, stLogicalTransaction: {38: 205, 40: 201, 41: 199, 42: 203, 43: 204, 45: 197, 52: 202, 53: 198, 54: 200}, stLogicalPreparedTransaction: {40: 210, 41: 208, 42: 212, 43: 213, 44: 214, 45: 206, 52: 211, 53: 207, 54: 209}, stLogicalStream: {40: 219, 41: 217, 42: 221, 43: 222, 45: 215, 51: 223, 52: 220, 53: 216, 54: 218}}
 
 // flowStateNames name each state as "machine state".
-var flowStateNames = [...]string{"frontend startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend authentication", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
+var flowStateNames = [...]string{"frontend startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend authentication", "backend sasl-wait", "backend sasl", "backend sasl-final", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
 
 // flowKindNames are each kind's slug; a one-byte answer is the byte quoted.
 var flowKindNames = [...]string{"", "authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-scm-credential", "authentication-sspi", "backend-key-data", "bind", "bind-complete", "cancel-request", "close", "close-complete", "command-complete", "copy-both-response", "copy-data", "copy-done", "copy-fail", "copy-in-response", "copy-out-response", "data-row", "describe", "empty-query-response", "error-response", "execute", "flush", "function-call", "function-call-response", "gss-response", "gssenc-request", "gssenc-response", "logical-begin", "logical-begin-prepare", "logical-commit", "logical-commit-prepared", "logical-delete", "logical-insert", "logical-message", "logical-origin", "logical-prepare", "logical-relation", "logical-rollback-prepared", "logical-stream-abort", "logical-stream-commit", "logical-stream-prepare", "logical-stream-start", "logical-stream-stop", "logical-truncate", "logical-type", "logical-update", "negotiate-protocol-version", "no-data", "notice-response", "notification-response", "parameter-description", "parameter-status", "parse", "parse-complete", "password-message", "portal-suspended", "query", "ready-for-query", "replication-archive-or-manifest-data", "replication-hot-standby-feedback-message", "replication-manifest", "replication-new-archive", "replication-primary-keepalive-message", "replication-primary-status-update", "replication-progress-report", "replication-request-primary-status-update", "replication-standby-status-update", "replication-xlog-data", "row-description", "sasl-initial-response", "sasl-response", "ssl-request", "ssl-response", "startup-message", "sync", "terminate", "'G'", "'N'", "'S'"}
 
 // flowStreamed marks the states whose pgoutput messages carry the xid.
-var flowStreamed = [46]bool{stLogicalStream: true}
+var flowStreamed = [49]bool{stLogicalStream: true}
 
 // kindsBackend names the kind of a backend message by its tag.
 var kindsBackend = [256]flowKind{'1': 62, '2': 14, '3': 17, 'A': 58, 'C': 18, 'D': 25, 'E': 28, 'G': 23, 'H': 24, 'I': 27, 'K': 12, 'N': 57, 'S': 60, 'T': 77, 'V': 32, 'W': 19, 'Z': 66, 'c': 21, 'd': 20, 'n': 56, 's': 64, 't': 59, 'v': 55}
@@ -461,10 +472,10 @@ var kindsReplicationBackend = [256]flowKind{'d': 67, 'k': 71, 'm': 69, 'n': 70, 
 var kindsReplicationFrontend = [256]flowKind{'h': 68, 'p': 74, 'r': 75}
 
 // passwordKinds is the kind of a frontend 'p' in each state: the one message of the four the state allows.
-var passwordKinds = [46]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
+var passwordKinds = [49]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
 
 // authStates is the Frontend.Auth that decodes that 'p'.
-var authStates = [46]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
+var authStates = [49]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
 
 // replicationPart follows the replication messages inside CopyData.
 type replicationPart = ReplicationTracker
