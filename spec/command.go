@@ -124,6 +124,8 @@ type FlowList struct {
 	// a made-up id (id-1.2.2.7.3), the one later majors give it, from the
 	// title (PROTOCOL-FLOW-START-UP).
 	Section string `json:"section"`
+	// Title is the section's title, without its number: "Start-up".
+	Title Text `json:"title"`
 	// Index is the list's 1-based place among the section's lists.
 	Index int `json:"index"`
 	// Lead is the paragraph before the list.

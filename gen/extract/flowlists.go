@@ -48,7 +48,7 @@ func readFlowLists(doc *goquery.Document, file string) ([]spec.FlowList, error) 
 			id = "PROTOCOL-FLOW-" + strings.ToUpper(strings.ReplaceAll(title, " ", "-"))
 		}
 		index[id]++
-		l := spec.FlowList{Page: PageFlow.File, Section: id, Index: index[id]}
+		l := spec.FlowList{Page: PageFlow.File, Section: id, Title: spec.Text{En: title}, Index: index[id]}
 		where = fmt.Sprintf("div.variablelist %d (section %s, list %d)", i+1, id, l.Index)
 		if p := vl.Prev(); p.Is("p") {
 			l.Lead = spec.Text{En: clean(p.Text())}
@@ -112,7 +112,7 @@ func alignFlowLists(file string, s *spec.Spec, zh []spec.FlowList) []error {
 			errs = append(errs, &Error{File: file, Err: fmt.Errorf("%s: %d messages, English has %d", where, len(z.Items), len(e.Items))})
 			continue
 		}
-		e.Lead.Zh = z.Lead.En
+		e.Lead.Zh, e.Title.Zh = z.Lead.En, z.Title.En
 		for j := range e.Items {
 			ei, zi := &e.Items[j], &z.Items[j]
 			if zi.Name != ei.Name {

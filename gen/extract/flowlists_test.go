@@ -85,7 +85,7 @@ func TestFlowRuleFollowsPageList(t *testing.T) {
 		t.Fatalf("with the real page the rule holds in %v", got)
 	}
 	l := s.FlowLists[2]
-	if l.Key() != "protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1" || len(l.Items) != 9 || l.Items[5].Slug != "empty-query-response" ||
+	if l.Key() != "protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1" || l.Title.En != "Simple Query" || l.Title.Zh == "" || len(l.Items) != 9 || l.Items[5].Slug != "empty-query-response" ||
 		l.Lead.En != "The possible response messages from the backend are:" || l.Lead.Zh == "" || l.Items[5].Description.Zh == "" {
 		t.Fatalf("list 3 of 18: %+v", l)
 	}
