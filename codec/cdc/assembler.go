@@ -35,8 +35,11 @@ type AssemblerConfig struct {
 // Assembler turns the pgoutput messages of one replication stream into
 // events, in commit order. It is not safe for concurrent use.
 type Assembler struct {
+	// p is the stream's layout, which held messages are replayed with; lt
+	// decodes what Feed is given, following the stream's flow (Stream
+	// Start and Stop set and clear P.Streaming's Streamed).
 	p     codec.Params
-	lg    codec.Logical
+	lt    codec.LogicalTracker
 	types *pgtype.Map
 	start LSN
 	// rels is the relation cache by OID.
@@ -77,6 +80,7 @@ func NewAssembler(cfg AssemblerConfig) *Assembler {
 	if cfg.Parallel {
 		a.p.Streaming = codec.ParallelStreaming
 	}
+	a.lt.P = a.p
 	if a.types == nil {
 		a.types = pgtype.NewMap()
 	}
@@ -113,10 +117,18 @@ func (a *Assembler) Close() error { return a.spools.close() }
 // at walStart and calls h with the events it completes. data is not kept.
 // After an error the stream cannot go on: start again from the slot.
 func (a *Assembler) Feed(walStart LSN, data []byte, h Handler) error {
-	m, err := a.lg.Decode(data, a.p)
-	if err != nil {
+	m, err := a.lt.Next(data)
+	if err != nil && !errors.Is(err, codec.ErrFlow) {
 		return fmt.Errorf("cdc: pgoutput message at %s: %w", walStart, err)
 	}
+	return a.Take(walStart, data, m, h)
+}
+
+// Take is Feed for a message a codec.LogicalTracker following this stream
+// has decoded from data (a session's Step.Logical). The tracker's flow
+// violations are not needed here: what breaks the order of delivery is
+// this Assembler's own error.
+func (a *Assembler) Take(walStart LSN, data []byte, m codec.Message, h Handler) error {
 	if err := a.feed(walStart, data, m, h); err != nil {
 		var de *codec.DecodeError
 		if errors.As(err, &de) || errors.Is(err, errProtocol) {
@@ -138,7 +150,6 @@ func (a *Assembler) feed(walStart LSN, data []byte, m codec.Message, h Handler) 
 	if a.chunk != nil {
 		if _, ok := m.(*codec.LogicalStreamStop); ok {
 			a.chunk = nil
-			a.p.Streaming &^= codec.Streamed
 			return nil
 		}
 		xid, ok := dataXid(m, a.chunk.xid)
@@ -157,7 +168,6 @@ func (a *Assembler) feed(walStart LSN, data []byte, m codec.Message, h Handler) 
 			return err
 		}
 		a.chunk = sp
-		a.p.Streaming |= codec.Streamed
 	case *codec.LogicalStreamAbort:
 		sp := a.spools.open[m.Xid]
 		switch {
