@@ -3,6 +3,7 @@ package cdc
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -42,8 +43,11 @@ type Assembler struct {
 	lt    codec.LogicalTracker
 	types *pgtype.Map
 	start LSN
-	// rels is the relation cache by OID.
+	// rels is the relation cache by OID; last is the entry of the last
+	// change (changes come in runs of one table; entries are never
+	// replaced, only updated).
 	rels   map[uint32]*relEntry
+	last   *relEntry
 	spools spools
 	// chunk is the streamed transaction whose segment is arriving.
 	chunk *spool
@@ -426,9 +430,12 @@ type relEntry struct{ cur, shown *Relation }
 // use is the cached Relation oid, announced with a RelationChanged event
 // first when the application has not seen this description of it.
 func (a *Assembler) use(oid uint32, h Handler) (*Relation, error) {
-	e := a.rels[oid]
-	if e == nil {
-		return nil, protocolErr("a change of relation %d before its Relation message", oid)
+	e := a.last
+	if e == nil || e.cur.OID != oid {
+		if e = a.rels[oid]; e == nil {
+			return nil, protocolErr("a change of relation %d before its Relation message", oid)
+		}
+		a.last = e
 	}
 	if e.shown != e.cur {
 		a.ev.relation = RelationChanged{Relation: e.cur, Previous: e.shown}
@@ -448,8 +455,15 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 	if len(t.Columns) != len(rel.Columns) {
 		return dst, fmt.Errorf("cdc: %s of %s.%s has %d columns, its Relation %d", what, rel.Namespace, rel.Name, len(t.Columns), len(rel.Columns))
 	}
-	for i, c := range t.Columns {
-		v := Value{TypeOID: rel.Columns[i].TypeOID, dec: &rel.decoders[i]}
+	// Values are written in place, field by field: appending a Value
+	// built on the stack copies it whole, under a bulk write barrier while
+	// the GC runs.
+	n := len(dst)
+	dst = slices.Grow(dst, len(t.Columns))[:n+len(t.Columns)]
+	for i := range t.Columns {
+		c, v := &t.Columns[i], &dst[n+i]
+		v.TypeOID, v.dec = rel.Columns[i].TypeOID, &rel.decoders[i]
+		v.Raw, v.Null, v.Unchanged, v.Filled, v.Binary = nil, false, false, false, false
 		switch c.Kind {
 		case 'n':
 			v.Null = true
@@ -464,7 +478,6 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 				v.Raw = empty
 			}
 		} // the codec admits no other kind
-		dst = append(dst, v)
 	}
 	return dst, nil
 }
