@@ -43,6 +43,30 @@ func TestIntern(t *testing.T) {
 	}
 }
 
+// TestInternPairs: two strings whose hashes pick the same slot (a user
+// name and a column name, say) are both kept, in the two slots of the pair:
+// alternating between them copies each once.
+func TestInternPairs(t *testing.T) {
+	slotOf := func(s string) uint64 { return internHash([]byte(s)) >> (64 - internBits) }
+	a, b := "postgres", ""
+	for i := 0; b == ""; i++ {
+		if c := "column_" + strconv.Itoa(i); slotOf(c) == slotOf(a) {
+			b = c
+		}
+	}
+	first := map[string]*byte{}
+	for round := range 3 {
+		for _, s := range []string{a, b} {
+			got := intern([]byte(s))
+			if round == 0 {
+				first[s] = unsafe.StringData(got)
+			} else if got != s || unsafe.StringData(got) != first[s] {
+				t.Fatalf("round %d: %q was copied again", round, s)
+			}
+		}
+	}
+}
+
 // TestInternHashSpreads: the column names of a wide table fall into many
 // different slots (a weak hash would make them evict each other).
 func TestInternHashSpreads(t *testing.T) {
