@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,4 +100,37 @@ func TestInternConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestStrKeepsOld: str hands back the field's previous string, not a copy,
+// when the input holds its bytes again, and reads exactly the input's
+// string otherwise: a previous value that differs in any byte, or that has
+// a zero byte inside (set by hand: the input's string ends there), at
+// every length and position.
+func TestStrKeepsOld(t *testing.T) {
+	const tail = "\x00tail"
+	for n := range 40 {
+		base := []byte(strings.Repeat("abcdefghij", 4)[:n])
+		old := strings.Clone(string(base))
+		got, r := reader{rest: []byte(old + tail)}.str("X", old)
+		if got != old || string(r.rest) != "tail" || r.err != nil {
+			t.Fatalf("n=%d: %q, rest %q, %v", n, got, r.rest, r.err)
+		}
+		if n > 0 && unsafe.StringData(got) != unsafe.StringData(old) {
+			t.Errorf("n=%d: the same bytes gave a new string", n)
+		}
+		for k := range n {
+			changed := []byte(old)
+			changed[k] = 'Z'
+			if got, r := (reader{rest: append(changed, tail...)}).str("X", old); got != string(changed) || string(r.rest) != "tail" {
+				t.Errorf("n=%d, byte %d changed: %q, rest %q", n, k, got, r.rest)
+			}
+			zeroed := []byte(old)
+			zeroed[k] = 0
+			in := append(bytes.Clone(zeroed), tail...)
+			if got, r := (reader{rest: in}).str("X", string(zeroed)); got != old[:k] || string(r.rest) != string(in[k+1:]) {
+				t.Errorf("n=%d, zero at %d in the old value: %q, rest %q", n, k, got, r.rest)
+			}
+		}
+	}
 }
