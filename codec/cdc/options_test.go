@@ -17,7 +17,7 @@ func TestOptionsFor(t *testing.T) {
 		16: {ProtoVersion: 4, Streaming: "parallel", TwoPhase: true, Messages: true},
 		19: {ProtoVersion: 4, Streaming: "parallel", TwoPhase: true, Messages: true},
 	}
-	for major := 10; major <= 19; major++ {
+	for major := codec.OldestMajor; major <= codec.NewestMajor; major++ {
 		o := OptionsFor(major)
 		if w, ok := want[major]; ok && o != w {
 			t.Errorf("OptionsFor(%d) = %+v, want %+v", major, o, w)
