@@ -462,7 +462,9 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 	dst = slices.Grow(dst, len(t.Columns))[:n+len(t.Columns)]
 	for i := range t.Columns {
 		c, v := &t.Columns[i], &dst[n+i]
-		v.TypeOID, v.dec = rel.Columns[i].TypeOID, &rel.decoders[i]
+		if d := &rel.decoders[i]; v.dec != d { // else the reused slot holds this column's value already
+			v.TypeOID, v.dec = rel.Columns[i].TypeOID, d
+		}
 		v.Raw, v.Null, v.Unchanged, v.Filled, v.Binary = nil, false, false, false, false
 		switch c.Kind {
 		case 'n':
