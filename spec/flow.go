@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 	"strings"
 )
 
@@ -43,8 +44,13 @@ type FlowState struct {
 	// rule names its own.
 	Source string `json:"source,omitempty"`
 	// Streamed: pgoutput messages in this state carry the xid.
-	Streamed bool        `json:"streamed,omitempty"`
-	Rules    []*FlowRule `json:"rules"`
+	Streamed bool `json:"streamed,omitempty"`
+	// List is the key of the message list of protocol-flow.html the
+	// state's phase follows ("protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1"):
+	// a rule of the state holds in the majors whose list names its
+	// message, unless it is Unlisted.
+	List  string      `json:"list,omitempty"`
+	Rules []*FlowRule `json:"rules"`
 }
 
 // FlowRuleset is a named list of rules.
@@ -79,8 +85,13 @@ type FlowRule struct {
 	// Requires names a check on what came before: "relation" (the
 	// relations a change names were described), "types" (the non-built-in
 	// column types of a Relation were), "no-change-yet" (no change of the
-	// transaction came before).
+	// transaction came before), "negotiation" and "negotiated" (see
+	// RequiresNegotiation).
 	Requires string `json:"requires,omitempty"`
+	// Unlisted: the state's page list does not name the message, and the
+	// rule holds all the same, for what its reason says the prose leaves
+	// open (the asynchronous messages, copy-both, a server's habit).
+	Unlisted bool `json:"unlisted,omitempty"`
 	// Majors narrows the rule to some majors: "17-", "10-16".
 	Majors string `json:"majors,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -96,6 +107,11 @@ const (
 	RequiresRelation    = "relation"
 	RequiresTypes       = "types"
 	RequiresNoChangeYet = "no-change-yet"
+	// RequiresNegotiation: a NegotiateProtocolVersion answers what the
+	// StartupMessage asked for (a newer minor, _pq_. options), once;
+	// RequiresNegotiated: start-up ends only after it did, when it had to.
+	RequiresNegotiation = "negotiation"
+	RequiresNegotiated  = "negotiated"
 )
 
 // LoadFlow reads and checks the flow rules in fsys. What needs the model
@@ -153,6 +169,9 @@ func ParseFlow(data []byte) (*Flow, error) {
 			if st.Doc == "" {
 				addf("%s: no doc", where)
 			}
+			if st.List != "" && !flowListRE.MatchString(st.List) {
+				addf("%s: list %q, want page.html#SECTION/n", where, st.List)
+			}
 			msgs := map[string]bool{}
 			for _, r := range f.Rules(st) {
 				key := r.Message + r.Byte
@@ -182,6 +201,9 @@ func ParseFlow(data []byte) (*Flow, error) {
 	return &f, nil
 }
 
+// flowListRE is a FlowState.List: a FlowList.Key.
+var flowListRE = regexp.MustCompile(`^[a-z-]+\.html#[A-Z0-9-]+/[1-9][0-9]*$`)
+
 func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowMachine, state func(*FlowMachine, string) *FlowState) {
 	if (r.Message == "") == (r.Byte == "") {
 		addf("%s: want one of message and byte", where)
@@ -191,6 +213,9 @@ func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowM
 	}
 	if r.Reason == "" {
 		addf("%s: no reason", where)
+	}
+	if r.Unlisted && r.Byte != "" {
+		addf("%s: a one-byte answer is in no message list: unlisted is for messages", where)
 	}
 	if r.Next != "" && state(m, r.Next) == nil {
 		addf("%s: next state %q is not a state of %s", where, r.Next, m.Name)
@@ -213,9 +238,9 @@ func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowM
 		addf("%s: streamed %q, want open, close or abort", where, r.Streamed)
 	}
 	switch r.Requires {
-	case "", RequiresRelation, RequiresTypes, RequiresNoChangeYet:
+	case "", RequiresRelation, RequiresTypes, RequiresNoChangeYet, RequiresNegotiation, RequiresNegotiated:
 	default:
-		addf("%s: requires %q, want relation, types or no-change-yet", where, r.Requires)
+		addf("%s: requires %q, want relation, types, no-change-yet, negotiation or negotiated", where, r.Requires)
 	}
 	if r.Majors != "" {
 		if _, _, err := parseMajorRange(r.Majors); err != nil {
