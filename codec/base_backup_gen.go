@@ -46,14 +46,14 @@ type BaseBackup struct {
 	// are verified during a base backup if they are enabled.
 	NoverifyChecksums bool
 
-	// Manifest is MANIFEST (keyword, PostgreSQL 13 and later); the default is no. When this
-	// option is specified with a value of yes or force-encode, a backup manifest is created and
-	// sent along with the backup.
+	// Manifest is MANIFEST (keyword, PostgreSQL 13 and later): one of yes, force-encode, no; the
+	// default is no. When this option is specified with a value of yes or force-encode, a backup
+	// manifest is created and sent along with the backup.
 	Manifest string
 
-	// ManifestChecksums is MANIFEST_CHECKSUMS (keyword, PostgreSQL 13 and later); the default is
-	// CRC32C. Specifies the checksum algorithm that should be applied to each file included in
-	// the backup manifest.
+	// ManifestChecksums is MANIFEST_CHECKSUMS (keyword, PostgreSQL 13 and later): one of NONE,
+	// CRC32C, SHA224, SHA256, SHA384, SHA512; the default is CRC32C. Specifies the checksum
+	// algorithm that should be applied to each file included in the backup manifest.
 	ManifestChecksums string
 
 	// Target is TARGET (string, PostgreSQL 15 and later); the default is client. Tells the
@@ -266,10 +266,12 @@ var baseBackupDesc = &commandDesc{
 		kind:   kindKeyword,
 		majors: GeneratedMajors &^ (1<<13 - 1),
 		name:   "MANIFEST",
+		values: []string{"yes", "force-encode", "no"},
 	}, {
 		kind:   kindKeyword,
 		majors: GeneratedMajors &^ (1<<13 - 1),
 		name:   "MANIFEST_CHECKSUMS",
+		values: []string{"NONE", "CRC32C", "SHA224", "SHA256", "SHA384", "SHA512"},
 	}, {
 		kind:   kindString,
 		majors: GeneratedMajors &^ (1<<15 - 1),

@@ -27,6 +27,9 @@ type Overlay struct {
 	// ErrorFields overrides the Go name derived from an error/notice field
 	// code's label ("S" → Severity) where the label does not make one.
 	ErrorFields map[string]*NameEntry `json:"error_fields,omitempty"`
+	// Pgoutput maps a pgoutput parameter to the majors whose manual is
+	// silent about it although their server takes it.
+	Pgoutput map[string]*SourceCorrection `json:"pgoutput,omitempty"`
 	// Rules are the spec directory's rule tables (layers.json,
 	// logicalversions.json), which LoadOverlay reads beside it.
 	Rules *Rules `json:"-"`
@@ -66,6 +69,32 @@ type MessageEntry struct {
 	// Answer is the server's one-byte answer to this untagged request,
 	// which the manual describes only in prose.
 	Answer *AnswerEntry `json:"answer,omitempty"`
+}
+
+// SourceCorrection adds majors the manual leaves out: their server has
+// what their manual does not document, as its C source shows.
+type SourceCorrection struct {
+	// Majors are the majors added: "14", "10-13".
+	Majors   string      `json:"majors"`
+	Reason   string      `json:"reason"`
+	Evidence []SourceRef `json:"evidence"`
+
+	lo, hi int
+}
+
+// Range is the entry's majors as an inclusive range.
+func (sc *SourceCorrection) Range() (lo, hi int) { return sc.lo, sc.hi }
+
+// SourceRef is one place of PostgreSQL's source, as released.
+type SourceRef struct {
+	// Release is the source package's version: "15.18".
+	Release  string `json:"release"`
+	File     string `json:"file"`
+	Function string `json:"function"`
+	// Lines are the line numbers in that release: "515-517".
+	Lines string `json:"lines"`
+	// Says is what those lines do.
+	Says string `json:"says"`
 }
 
 // AnswerEntry makes the one-byte answer to a request a message of the
@@ -261,6 +290,25 @@ func ParseOverlay(data []byte) (*Overlay, error) {
 		e := ov.ErrorFields[code]
 		if len(code) != 1 || e == nil || !IsGoName(e.Name) || e.Reason == "" {
 			addf("error_fields: %q: want a one-byte code with an exported Go name and a reason", code)
+		}
+	}
+	for _, name := range sortedKeys(ov.Pgoutput) {
+		sc := ov.Pgoutput[name]
+		var err error
+		if sc == nil {
+			addf("pgoutput %s: empty entry", name)
+			continue
+		}
+		if sc.lo, sc.hi, err = parseMajorRange(sc.Majors); err != nil || sc.Majors == "" || sc.hi == 1<<30 || sc.lo == 0 {
+			addf("pgoutput %s: majors %q: want a closed range such as \"14\" or \"10-13\"", name, sc.Majors)
+		}
+		if sc.Reason == "" || len(sc.Evidence) == 0 {
+			addf("pgoutput %s: needs a reason and evidence", name)
+		}
+		for i, e := range sc.Evidence {
+			if e.Release == "" || e.File == "" || e.Function == "" || e.Lines == "" || e.Says == "" {
+				addf("pgoutput %s: evidence %d: needs release, file, function, lines and what they say", name, i+1)
+			}
 		}
 	}
 	if len(p) > 0 {

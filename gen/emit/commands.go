@@ -318,7 +318,18 @@ func commandsFile(mod *model.Model, o Options) *jen.File {
 		params = append(params, jen.Values(d))
 	}
 	f.Comment("pgoutputParams are pgoutput's parameters as the manuals document them, with the")
-	f.Comment("proto_version their prose says each needs.")
+	f.Comment("proto_version their prose says each needs, and the majors whose manual is silent")
+	f.Comment("about one their server takes (spec/overlay.json's pgoutput entries):")
+	var corrected []string
+	for _, po := range mod.Pgoutput {
+		if len(po.Corrected) > 0 {
+			corrected = append(corrected, fmt.Sprintf("%s in %s", po.Name, model.MajorList(po.Corrected)))
+		}
+	}
+	if len(corrected) == 0 {
+		corrected = append(corrected, "none")
+	}
+	f.Comment(strings.Join(corrected, ", ") + ".")
 	f.Var().Id("pgoutputParams").Op("=").Index().Id("pgoutputParam").Values(params...)
 	var versions []jen.Code
 	for _, v := range mod.PgoutputVersions {

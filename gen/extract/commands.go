@@ -2,8 +2,10 @@ package extract
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -30,6 +32,10 @@ var (
 	quotedValuesRE = regexp.MustCompile(`\{ ?((?:'[a-z_-]+'(?: \| )?)+) ?\}`)
 	// defaultRE is "The default is false.", "the default is MANIFEST 'no'" or "'export', which is the default".
 	defaultRE = regexp.MustCompile(`[Tt]he default is (?:[A-Z_]+ '([a-z-]+)'|'?([A-Za-z0-9_-]+)'?)|'?([a-z-]+)'?, which is the default`)
+	// proseValuesRE is a keyword placeholder's value set given in its prose:
+	// "with a value of yes or force-encode", "the available algorithms are
+	// NONE, CRC32C, …, and SHA512".
+	proseValuesRE = regexp.MustCompile(`(?:with a value of|the available [a-z]+ are) ((?:[A-Za-z0-9-]+, )*[A-Za-z0-9-]+,? (?:and|or) [A-Za-z0-9-]+)`)
 	// placeholderKinds are the kinds of the manual's bare placeholders: what
 	// the grammar reads there.
 	placeholderKinds = map[string]string{
@@ -280,7 +286,35 @@ func readItem(term, desc string) (spec.CommandItem, error) {
 	if m := defaultRE.FindStringSubmatch(desc); m != nil {
 		it.Default = m[1] + m[2] + m[3]
 	}
+	if it.Kind == spec.ValueKeyword && len(it.Values) == 0 {
+		// MANIFEST manifest_option, MANIFEST_CHECKSUMS checksum_algorithm:
+		// the values are in the prose, the default among them.
+		// A translation's prose lists them its own way: Chinese items take
+		// the English values (unvalued checks the English page).
+		if m := proseValuesRE.FindStringSubmatch(desc); m != nil {
+			it.Values = strings.FieldsFunc(strings.NewReplacer(" and ", ",", " or ", ",").Replace(m[1]), func(r rune) bool { return r == ',' || r == ' ' })
+			if it.Default != "" && !slices.Contains(it.Values, it.Default) {
+				it.Values = append(it.Values, it.Default)
+			}
+		}
+	}
 	return it, nil
+}
+
+// unvalued names the English page's keyword items whose values neither
+// their term nor their prose lists: a value set the extractor no longer
+// finds must not become "any value".
+func unvalued(s *spec.Spec) []error {
+	var errs []error
+	for _, c := range s.Commands {
+		for _, it := range append(append([]spec.CommandItem(nil), c.Parameters...), c.Options...) {
+			if it.Kind == spec.ValueKeyword && len(it.Values) == 0 {
+				errs = append(errs, &Error{File: path.Join("en", strconv.Itoa(s.Major), "protocol-replication.html"), Message: c.Synopsis,
+					Err: fmt.Errorf("item %q: a keyword whose values neither its term nor its description lists", it.Term)})
+			}
+		}
+	}
+	return errs
 }
 
 // alignCommands gives the English commands their Chinese text: commands in

@@ -565,6 +565,10 @@ func renumber(seq []Node, index map[int]int) []Node {
 type PgoutputParam struct {
 	Name   string
 	Majors []int
+	// Corrected are the majors of Majors whose manual is silent about the
+	// parameter although their server takes it (the overlay's pgoutput
+	// entries, with the source as evidence).
+	Corrected []int
 	// MinVersion is the proto_version "required to turn it on"; 0 for none.
 	MinVersion int
 	// Values are the values beside on/off the manual names (streaming's
@@ -598,8 +602,9 @@ var (
 	pgoutputValuesRE = regexp.MustCompile(`Possible values are "?([a-z]+)"? .*? or "?([a-z]+)"? `)
 )
 
-// buildPgoutput reads pgoutput's parameters of every major.
-func buildPgoutput(specs []*spec.Spec) ([]*PgoutputParam, []*PgoutputVersion, error) {
+// buildPgoutput reads pgoutput's parameters of every major, then adds the
+// majors the overlay's source corrections give.
+func buildPgoutput(specs []*spec.Spec, corrections map[string]*spec.SourceCorrection) ([]*PgoutputParam, []*PgoutputVersion, error) {
 	var params []*PgoutputParam
 	var versions []*PgoutputVersion
 	addValue := func(p *PgoutputParam, v string, major, minVersion int) {
@@ -649,7 +654,47 @@ func buildPgoutput(specs []*spec.Spec) ([]*PgoutputParam, []*PgoutputVersion, er
 			}
 		}
 	}
+	if err := correctPgoutput(params, specs, corrections); err != nil {
+		return nil, nil, err
+	}
 	return params, versions, nil
+}
+
+// correctPgoutput adds to each corrected parameter the majors of the
+// entry's range: an entry for a parameter no manual documents, or for a
+// major whose manual already documents it, is an error (it would restate
+// the manual or correct nothing).
+func correctPgoutput(params []*PgoutputParam, specs []*spec.Spec, corrections map[string]*spec.SourceCorrection) error {
+	var problems []string
+	names := make([]string, 0, len(corrections))
+	for name := range corrections {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		lo, hi := corrections[name].Range()
+		i := slices.IndexFunc(params, func(p *PgoutputParam) bool { return p.Name == name })
+		if i < 0 {
+			problems = append(problems, fmt.Sprintf("overlay pgoutput %s: no manual documents such a parameter", name))
+			continue
+		}
+		p := params[i]
+		for _, s := range specs {
+			switch {
+			case s.Major < lo || s.Major > hi:
+			case slices.Contains(p.Majors, s.Major):
+				problems = append(problems, fmt.Sprintf("overlay pgoutput %s: the manual of %d documents it; remove %d from the entry", name, s.Major, s.Major))
+			default:
+				p.Majors = append(p.Majors, s.Major)
+				p.Corrected = append(p.Corrected, s.Major)
+			}
+		}
+		slices.Sort(p.Majors)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "\n"))
+	}
+	return nil
 }
 
 func atoiOr(s string, def int) int {

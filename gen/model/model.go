@@ -307,7 +307,7 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 		return nil, err
 	}
 	mod.Commands = cmds
-	if mod.Pgoutput, mod.PgoutputVersions, err = buildPgoutput(specs); err != nil {
+	if mod.Pgoutput, mod.PgoutputVersions, err = buildPgoutput(specs, ov.Pgoutput); err != nil {
 		return nil, err
 	}
 	mod.Defaults = d.sorted()
