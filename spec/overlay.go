@@ -30,6 +30,9 @@ type Overlay struct {
 	// Pgoutput maps a pgoutput parameter to the majors whose manual is
 	// silent about it although their server takes it.
 	Pgoutput map[string]*SourceCorrection `json:"pgoutput,omitempty"`
+	// Results maps a command's slug to the result sets its manual
+	// describes only in prose: their Go names and the server's columns.
+	Results map[string][]*ResultEntry `json:"results,omitempty"`
 	// Rules are the spec directory's rule tables (layers.json,
 	// logicalversions.json), which LoadOverlay reads beside it.
 	Rules *Rules `json:"-"`
@@ -84,6 +87,29 @@ type SourceCorrection struct {
 
 // Range is the entry's majors as an inclusive range.
 func (sc *SourceCorrection) Range() (lo, hi int) { return sc.lo, sc.hi }
+
+// ResultEntry decides what a prose result set does not say: a Go name,
+// its columns' names (the server's) and their types where the sentence
+// gives none, with the server's source as evidence.
+type ResultEntry struct {
+	// Match is a case-insensitive regexp on the set's English lead.
+	Match    string              `json:"match"`
+	Name     string              `json:"name"`
+	Columns  []ResultColumnEntry `json:"columns"`
+	Reason   string              `json:"reason"`
+	Evidence []SourceRef         `json:"evidence"`
+
+	re *regexp.Regexp
+}
+
+// ResultColumnEntry names one column; Type only where the prose has none.
+type ResultColumnEntry struct {
+	Name string `json:"name"`
+	Type string `json:"type,omitempty"`
+}
+
+// Matches reports whether the entry is the one for a prose set's lead.
+func (re *ResultEntry) Matches(lead string) bool { return re.re != nil && re.re.MatchString(lead) }
 
 // SourceRef is one place of PostgreSQL's source, as released.
 type SourceRef struct {
@@ -305,16 +331,39 @@ func ParseOverlay(data []byte) (*Overlay, error) {
 		if sc.Reason == "" || len(sc.Evidence) == 0 {
 			addf("pgoutput %s: needs a reason and evidence", name)
 		}
-		for i, e := range sc.Evidence {
-			if e.Release == "" || e.File == "" || e.Function == "" || e.Lines == "" || e.Says == "" {
-				addf("pgoutput %s: evidence %d: needs release, file, function, lines and what they say", name, i+1)
+		checkEvidence(addf, "pgoutput "+name, sc.Evidence)
+	}
+	for _, slug := range sortedKeys(ov.Results) {
+		for i, re := range ov.Results[slug] {
+			w := fmt.Sprintf("results %s %d (%q)", slug, i, re.Match)
+			var err error
+			if re.re, err = regexp.Compile("(?i)" + re.Match); err != nil {
+				addf("%s: %v", w, err)
 			}
+			if !IsGoName(re.Name) || len(re.Columns) == 0 || re.Reason == "" || len(re.Evidence) == 0 {
+				addf("%s: needs a Go name, columns, a reason and evidence", w)
+			}
+			for _, c := range re.Columns {
+				if c.Name == "" {
+					addf("%s: a column without a name", w)
+				}
+			}
+			checkEvidence(addf, w, re.Evidence)
 		}
 	}
 	if len(p) > 0 {
 		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", OverlayFile, len(p), strings.Join(p, "\n  "))
 	}
 	return &ov, nil
+}
+
+// checkEvidence wants every reference whole.
+func checkEvidence(addf func(string, ...any), where string, refs []SourceRef) {
+	for i, e := range refs {
+		if e.Release == "" || e.File == "" || e.Function == "" || e.Lines == "" || e.Says == "" {
+			addf("%s: evidence %d: needs release, file, function, lines and what they say", where, i+1)
+		}
+	}
 }
 
 func (fe *FieldEntry) check(addf func(string, ...any), where string) {

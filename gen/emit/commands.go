@@ -253,7 +253,11 @@ func resultType(f *jen.File, mod *model.Model, c *model.Command, r *model.Result
 	if r.Rows == spec.RowsMany {
 		rows = "one row each"
 	}
-	docComment(f, []string{fmt.Sprintf("%s is a row of %s's result set (%s; PostgreSQL %s), read by Read%s from its RowDescription and DataRows, by column name.", r.GoName, c.Name, rows, model.Span(r.Majors, mod.Majors), r.GoName)})
+	doc := []string{fmt.Sprintf("%s is a row of %s's result set (%s; PostgreSQL %s), read by Read%s from its RowDescription and DataRows, by column name.", r.GoName, c.Name, rows, model.Span(r.Majors, mod.Majors), r.GoName)}
+	if r.Prose {
+		doc = append(doc, "The manual describes it only in prose; the names of its columns are the server's (spec/overlay.json): "+r.Reason)
+	}
+	docComment(f, doc)
 	var fields []jen.Code
 	for _, col := range r.Columns {
 		d := fmt.Sprintf("%s is the column %s (%s). %s", col.GoName, col.Name, col.Type, col.Doc)

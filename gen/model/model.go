@@ -302,7 +302,7 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	cmds, err := buildCommands(specs)
+	cmds, err := buildCommands(specs, ov.Results)
 	if err != nil {
 		return nil, err
 	}

@@ -176,12 +176,13 @@ func TestPgoutputSourceCorrections(t *testing.T) {
 		"two_phase": "overlay pgoutput two_phase: the manual of 15 documents it; remove 15 from the entry",
 		"stream":    "overlay pgoutput stream: no manual documents such a parameter",
 	} {
-		bad, err := spec.ParseOverlay([]byte(`{"pgoutput": {"` + name + `": {"majors": "14-15", "reason": "r", "evidence": [{"release": "15.18", "file": "f.c", "function": "f", "lines": "1", "says": "s"}]}}}`))
+		entry, err := spec.ParseOverlay([]byte(`{"pgoutput": {"` + name + `": {"majors": "14-15", "reason": "r", "evidence": [{"release": "15.18", "file": "f.c", "function": "f", "lines": "1", "says": "s"}]}}}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		bad.Fields, bad.Messages, bad.ErrorFields = ov.Fields, ov.Messages, ov.ErrorFields
-		if _, err := Build(specs, bad); err == nil || err.Error() != want {
+		bad := *ov
+		bad.Pgoutput = entry.Pgoutput
+		if _, err := Build(specs, &bad); err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %q", name, err, want)
 		}
 	}

@@ -138,11 +138,12 @@ func exported(c codec.Command) []any {
 
 // readResults reads an exchange's result sets with the command's types:
 // each set must be one the manual documents for it (BASE_BACKUP's start
-// and end positions, whose columns the manual does not name, excepted), and
-// read without error.
+// and end positions in prose, the tablespaces between them), and read
+// without error.
 func readResults(t *testing.T, cmd codec.Command, ex exchange) {
 	t.Helper()
-	for _, rs := range ex.results {
+	var start []codec.BaseBackupStartResult
+	for i, rs := range ex.results {
 		var err error
 		var n int
 		switch c := cmd.(type) {
@@ -167,12 +168,23 @@ func readResults(t *testing.T, cmd codec.Command, ex exchange) {
 			r, err = codec.ReadTimelineHistoryResult(rs.desc, rs.rows)
 			n = len(r)
 		case *codec.BaseBackup:
-			if rs.desc.Fields[0].Name == "recptr" {
-				continue // the start and end positions: "two columns", not named by the manual
+			switch i {
+			case 0: // "the starting position of the backup, in a single row with two columns"
+				start, err = codec.ReadBaseBackupStartResult(rs.desc, rs.rows)
+				if n = len(start); err == nil && (start[0].Recptr == 0 || start[0].TLI != 1) {
+					t.Errorf("%s: start %+v", ex.text, start[0])
+				}
+			case len(ex.results) - 1: // "the WAL end position of the backup"
+				var r []codec.BaseBackupEndResult
+				r, err = codec.ReadBaseBackupEndResult(rs.desc, rs.rows)
+				if n = len(r); err == nil && (len(start) != 1 || r[0].Recptr < start[0].Recptr || r[0].TLI != 1) {
+					t.Errorf("%s: end %+v after start %+v", ex.text, r[0], start)
+				}
+			default:
+				var r []codec.BaseBackupResult
+				r, err = codec.ReadBaseBackupResult(rs.desc, rs.rows)
+				n = len(r)
 			}
-			var r []codec.BaseBackupResult
-			r, err = codec.ReadBaseBackupResult(rs.desc, rs.rows)
-			n = len(r)
 		case *codec.Show:
 			// One column named by the parameter: no type of its own.
 			if len(rs.desc.Fields) != 1 || rs.desc.Fields[0].Name != c.Name || len(rs.rows) != 1 {
