@@ -475,7 +475,7 @@ func ReadBaseBackupResult(desc *RowDescription, rows []*DataRow) ([]BaseBackupRe
 // start position": the same two columns, recptr (text) and tli (int8), named by the server.
 type BaseBackupEndResult struct {
 	// Recptr is the column recptr (text). The WAL end position of the backup.
-	Recptr string
+	Recptr LSN
 
 	// TLI is the column tli (int8). The corresponding timeline ID.
 	TLI int64
@@ -494,7 +494,7 @@ func ReadBaseBackupEndResult(desc *RowDescription, rows []*DataRow) ([]BaseBacku
 	out := make([]BaseBackupEndResult, len(rows))
 	for k, row := range rows {
 		rd.next(k, row)
-		rd.columnString(0, false, &out[k].Recptr)
+		rd.columnLSN(0, false, &out[k].Recptr)
 		rd.columnInt64(1, false, &out[k].TLI)
 	}
 	return out, rd.err

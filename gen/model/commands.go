@@ -303,7 +303,7 @@ func (c *Command) addResults(rs []spec.ResultSet, major int, allNull bool, prose
 func columnKind(col spec.Column) string {
 	d := strings.ToLower(col.Description.En)
 	switch {
-	case col.Type == "text" && (strings.Contains(d, "wal location") || strings.Contains(d, "wal flush location") || strings.Contains(d, "xlogrecptr format") || strings.HasSuffix(col.Name, "_lsn")):
+	case col.Type == "text" && (strings.Contains(d, "wal location") || strings.Contains(d, "wal flush location") || strings.Contains(d, "xlogrecptr format") || strings.Contains(d, "wal end position") || strings.HasSuffix(col.Name, "_lsn")):
 		return "lsn"
 	case col.Type == "int4" || col.Type == "int8":
 		return "int64"

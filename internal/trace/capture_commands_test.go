@@ -92,6 +92,12 @@ func TestCaptureCommands(t *testing.T) {
 						continue
 					}
 					total[fmt.Sprintf("%T", cmd)]++
+					if bb, ok := cmd.(*codec.BaseBackup); ok && bb.Incremental {
+						total["incremental BASE_BACKUP"]++
+					}
+					if cs, ok := cmd.(*codec.CreateReplicationSlot); ok && cs.Failover != nil && *cs.Failover {
+						total["FAILOVER slot"]++
+					}
 					if b, err := cmd.Append(nil, p); err != nil || string(b) != ex.text {
 						t.Errorf("%q written back as %q, %v", ex.text, b, err)
 					}
@@ -106,7 +112,10 @@ func TestCaptureCommands(t *testing.T) {
 	}
 	// What the workloads send, at least.
 	for typ, least := range map[string]int{"*codec.IdentifySystem": 20, "*codec.Show": 20, "*codec.CreateReplicationSlot": 10,
-		"*codec.StartReplicationLogical": 10, "*codec.StartReplicationPhysical": 5, "*codec.BaseBackup": 5} {
+		"*codec.StartReplicationLogical": 10, "*codec.StartReplicationPhysical": 5, "*codec.BaseBackup": 5,
+		// 17's capturework slots and incremental backup.
+		"*codec.AlterReplicationSlot": 2, "*codec.ReadReplicationSlot": 2, "*codec.DropReplicationSlot": 2, "*codec.UploadManifest": 1,
+		"incremental BASE_BACKUP": 1, "FAILOVER slot": 1} {
 		if total[typ] < least {
 			t.Errorf("%s: %d in the captures, want at least %d (%v)", typ, total[typ], least, total)
 		}
@@ -156,13 +165,17 @@ func readResults(t *testing.T, cmd codec.Command, ex exchange) {
 		case *codec.CreateReplicationSlot:
 			var r []codec.CreateReplicationSlotResult
 			r, err = codec.ReadCreateReplicationSlotResult(rs.desc, rs.rows)
-			if n = len(r); err == nil && (r[0].SlotName != c.SlotName || r[0].ConsistentPoint == 0 || (r[0].OutputPlugin == nil) != (c.OutputPlugin == "")) {
+			// A physical slot's consistent point is 0/0: the server reports its confirmed_flush.
+			if n = len(r); err == nil && (r[0].SlotName != c.SlotName || (r[0].ConsistentPoint == 0) != (c.OutputPlugin == "") || (r[0].OutputPlugin == nil) != (c.OutputPlugin == "")) {
 				t.Errorf("%s: %+v", ex.text, r[0])
 			}
 		case *codec.ReadReplicationSlot:
 			var r []codec.ReadReplicationSlotResult
 			r, err = codec.ReadReadReplicationSlotResult(rs.desc, rs.rows)
-			n = len(r)
+			// A physical slot's type and position; a slot that does not exist, a row of NULLs.
+			if n = len(r); err == nil && (r[0].SlotType == nil) != (c.SlotName == "no_such_slot") {
+				t.Errorf("%s: %+v", ex.text, r[0])
+			}
 		case *codec.TimelineHistory:
 			var r []codec.TimelineHistoryResult
 			r, err = codec.ReadTimelineHistoryResult(rs.desc, rs.rows)
