@@ -395,15 +395,16 @@ func (c *BaseBackup) setValues(v []cmdValue) {
 	c.Incremental = v[17].b
 }
 
-// BaseBackupStartResult is a row of BASE_BACKUP's result set (one row; PostgreSQL 10 and
-// later), read by ReadBaseBackupStartResult from its RowDescription and DataRows, by column
-// name.
+// BaseBackupPositionResult is a row of BASE_BACKUP's result set (one row; PostgreSQL 10 and
+// later), read by ReadBaseBackupPositionResult from its RowDescription and DataRows, by
+// column name.
 //
 // The manual describes it only in prose; the names of its columns are the server's
-// (spec/overlay.json): The manual says only "a single row with two columns": the start
-// position in XLogRecPtr format and its timeline ID, with neither names nor types. The
-// server names them recptr (text) and tli (int8), in every major of the captures.
-type BaseBackupStartResult struct {
+// (spec/overlay.json): The manual says only that the start position comes "in a single row
+// with two columns" (the position in XLogRecPtr format, its timeline ID) and the end
+// position "in the same format": neither names nor types. The server names them recptr
+// (text) and tli (int8) in every major of the captures; start and end share one type.
+type BaseBackupPositionResult struct {
 	// Recptr is the column recptr (text). The start position given in XLogRecPtr format.
 	Recptr LSN
 
@@ -411,17 +412,17 @@ type BaseBackupStartResult struct {
 	TLI int64
 }
 
-var baseBackupStartResultColumns = []string{"recptr", "tli"}
+var baseBackupPositionResultColumns = []string{"recptr", "tli"}
 
-// ReadBaseBackupStartResult reads the rows of the result set: the columns must be exactly
+// ReadBaseBackupPositionResult reads the rows of the result set: the columns must be exactly
 // BASE_BACKUP's, by name, in any order; a value that is not its column's type is a
 // *ResultError naming the column and row.
-func ReadBaseBackupStartResult(desc *RowDescription, rows []*DataRow) ([]BaseBackupStartResult, error) {
-	rd, err := newResultReader("BASE_BACKUP", desc, baseBackupStartResultColumns, false, len(rows))
+func ReadBaseBackupPositionResult(desc *RowDescription, rows []*DataRow) ([]BaseBackupPositionResult, error) {
+	rd, err := newResultReader("BASE_BACKUP", desc, baseBackupPositionResultColumns, false, len(rows))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]BaseBackupStartResult, len(rows))
+	out := make([]BaseBackupPositionResult, len(rows))
 	for k, row := range rows {
 		rd.next(k, row)
 		rd.columnLSN(0, false, &out[k].Recptr)
@@ -462,40 +463,6 @@ func ReadBaseBackupResult(desc *RowDescription, rows []*DataRow) ([]BaseBackupRe
 		rd.columnUint32(0, true, &out[k].Spcoid)
 		rd.columnString(1, true, &out[k].Spclocation)
 		rd.columnInt64(2, true, &out[k].Size)
-	}
-	return out, rd.err
-}
-
-// BaseBackupEndResult is a row of BASE_BACKUP's result set (one row; PostgreSQL 10 and
-// later), read by ReadBaseBackupEndResult from its RowDescription and DataRows, by column
-// name.
-//
-// The manual describes it only in prose; the names of its columns are the server's
-// (spec/overlay.json): The manual says the end position comes "in the same format as the
-// start position": the same two columns, recptr (text) and tli (int8), named by the server.
-type BaseBackupEndResult struct {
-	// Recptr is the column recptr (text). The WAL end position of the backup.
-	Recptr LSN
-
-	// TLI is the column tli (int8). The corresponding timeline ID.
-	TLI int64
-}
-
-var baseBackupEndResultColumns = []string{"recptr", "tli"}
-
-// ReadBaseBackupEndResult reads the rows of the result set: the columns must be exactly
-// BASE_BACKUP's, by name, in any order; a value that is not its column's type is a
-// *ResultError naming the column and row.
-func ReadBaseBackupEndResult(desc *RowDescription, rows []*DataRow) ([]BaseBackupEndResult, error) {
-	rd, err := newResultReader("BASE_BACKUP", desc, baseBackupEndResultColumns, false, len(rows))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]BaseBackupEndResult, len(rows))
-	for k, row := range rows {
-		rd.next(k, row)
-		rd.columnLSN(0, false, &out[k].Recptr)
-		rd.columnInt64(1, false, &out[k].TLI)
 	}
 	return out, rd.err
 }

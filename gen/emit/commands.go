@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -162,8 +163,11 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 	}
 	f.Add(recv()).Id("values").Params().Index().Id("cmdValue").Block(jen.Return(jen.Index().Id("cmdValue").Values(vals...)))
 	f.Add(recv()).Id("setValues").Params(jen.Id("v").Index().Id("cmdValue")).Block(sets...)
-	for _, r := range c.Results {
-		resultType(f, mod, c, r)
+	for i, r := range c.Results {
+		// Sets "in the same format" share one type (BASE_BACKUP's start and end).
+		if !slices.ContainsFunc(c.Results[:i], func(e *model.ResultSet) bool { return e.GoName == r.GoName }) {
+			resultType(f, mod, c, r)
+		}
 	}
 	return f
 }

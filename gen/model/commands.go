@@ -295,7 +295,24 @@ func (c *Command) addResults(rs []spec.ResultSet, major int, allNull bool, prose
 			}
 		}
 	}
+	// Sets of one name ("in the same format as the start position") are one Go type.
+	for i, a := range c.Results {
+		for _, b := range c.Results[:i] {
+			if a.GoName == b.GoName && columnShape(a) != columnShape(b) {
+				return fmt.Errorf("result sets named %s differ: %s and %s", a.GoName, columnShape(b), columnShape(a))
+			}
+		}
+	}
 	return nil
+}
+
+// columnShape is a set's columns as the Go type holds them.
+func columnShape(r *ResultSet) string {
+	var b strings.Builder
+	for _, c := range r.Columns {
+		fmt.Fprintf(&b, "%s %s %v, ", c.Name, c.GoKind, c.Null)
+	}
+	return b.String()
 }
 
 // columnKind is a column's Go kind: text that the manual calls a WAL

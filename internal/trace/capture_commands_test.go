@@ -151,7 +151,7 @@ func exported(c codec.Command) []any {
 // without error.
 func readResults(t *testing.T, cmd codec.Command, ex exchange) {
 	t.Helper()
-	var start []codec.BaseBackupStartResult
+	var start []codec.BaseBackupPositionResult
 	for i, rs := range ex.results {
 		var err error
 		var n int
@@ -183,13 +183,13 @@ func readResults(t *testing.T, cmd codec.Command, ex exchange) {
 		case *codec.BaseBackup:
 			switch i {
 			case 0: // "the starting position of the backup, in a single row with two columns"
-				start, err = codec.ReadBaseBackupStartResult(rs.desc, rs.rows)
+				start, err = codec.ReadBaseBackupPositionResult(rs.desc, rs.rows)
 				if n = len(start); err == nil && (start[0].Recptr == 0 || start[0].TLI != 1) {
 					t.Errorf("%s: start %+v", ex.text, start[0])
 				}
 			case len(ex.results) - 1: // "the WAL end position of the backup"
-				var r []codec.BaseBackupEndResult
-				r, err = codec.ReadBaseBackupEndResult(rs.desc, rs.rows)
+				var r []codec.BaseBackupPositionResult
+				r, err = codec.ReadBaseBackupPositionResult(rs.desc, rs.rows)
 				if n = len(r); err == nil && (len(start) != 1 || r[0].Recptr < start[0].Recptr || r[0].TLI != 1) {
 					t.Errorf("%s: end %+v after start %+v", ex.text, r[0], start)
 				}
