@@ -246,3 +246,118 @@ func (h *History) commandsJSON(lang Lang) jsonCommands {
 	}
 	return out
 }
+
+// commandsPage is the page's commands layer and the details of its
+// changed cells: a detail sets both majors' synopsis, items and result
+// columns side by side, and for a wire change the lines CommandWire
+// compares.
+func (h *History) commandsPage(pageURL func(string, int) string) (pageLayer, []pageDetail) {
+	l := pageLayer{ID: "layer-" + spec.LayerCommands, Title: both(func(v words) string { return v.commands }),
+		Head: both(func(v words) string { return v.command }), Shown: pageWords["shownCmds"], ShownOne: pageWords["shownCmd"]}
+	var details []pageDetail
+	for _, r := range h.CommandRows() {
+		pr := pageRow{Slug: r.Slug, Name: r.Name, Note: commandNote[strings.TrimPrefix(r.Slug, strings.ToLower(strings.ReplaceAll(r.Name, "_", "-")))]}
+		h.fillRow(&pr, r.Cells, func(i int) bool { return h.command(r.Slug, i) != nil }, pageURL)
+		l.Rows = append(l.Rows, pr)
+		for i, c := range r.Cells {
+			if explained(c) {
+				details = append(details, h.commandPageDetail(r, i, strings.TrimSpace(pr.Name+" "+pr.Note), pageURL))
+			}
+		}
+	}
+	return l, details
+}
+
+// commandNote tells apart the rows of one command word, by slug suffix.
+var commandNote = map[string]string{"-physical": "PHYSICAL", "-logical": "LOGICAL", "-legacy": "(keyword syntax)"}
+
+// commandPageDetail is the evidence of cell i of command row r: of each
+// side the synopsis and the rows that changed (a command's whole text is
+// long, and the page carries every detail).
+func (h *History) commandPageDetail(r CommandRow, i int, name string, pageURL func(string, int) string) pageDetail {
+	c := r.Cells[i]
+	a, b := h.command(r.Slug, i-1), h.command(r.Slug, i)
+	d := pageDetail{ID: anchor(detailHeading(r.Slug, h.Specs[i-1].Major, h.Specs[i].Major)), Name: name,
+		From: h.Specs[i-1].Major, To: h.Specs[i].Major, Class: statusClass[c.Status],
+		Label: bi{label(c, English), label(c, Chinese)}, ZhOnly: c.ZhOnly, Wire: c.Status == Wire}
+	cmds := [2]*spec.Command{a, b}
+	for k, cmd := range cmds {
+		d.Sides[k] = pageSide{Major: h.Specs[i-1+k].Major, Rows: commandRows(cmd)}
+		if cmd != nil {
+			d.Sides[k].URL = fmt.Sprintf("https://www.postgresql.org/docs/%d/protocol-replication.html", d.Sides[k].Major)
+			if cmd.Anchor != "" {
+				d.Sides[k].URL += "#" + cmd.Anchor
+			}
+			if pageURL != nil {
+				d.Sides[k].Page = pageURL(r.Slug, d.Sides[k].Major)
+			}
+		}
+	}
+	for _, zh := range []bool{false, true} {
+		ca, cb := marks(commandRowKeys(d.Sides[0].Rows, zh), commandRowKeys(d.Sides[1].Rows, zh))
+		for k, changed := range [][]bool{ca, cb} {
+			for j, ch := range changed {
+				if zh {
+					d.Sides[k].Rows[j].ChangedZh = ch
+				} else {
+					d.Sides[k].Rows[j].ChangedEn = ch
+				}
+			}
+		}
+	}
+	for k := range d.Sides {
+		rows := d.Sides[k].Rows
+		if len(rows) > 0 {
+			d.Sides[k].Rows = slices.DeleteFunc(slices.Clone(rows[1:]), func(r fieldRow) bool { return !r.ChangedEn && !r.ChangedZh })
+			d.Sides[k].Rows = append([]fieldRow{rows[0]}, d.Sides[k].Rows...)
+		}
+	}
+	if d.Wire {
+		wa, wb := CommandWire(a), CommandWire(b)
+		ca, cb := marks(wa, wb)
+		for k, side := range []struct {
+			lines   []string
+			changed []bool
+		}{{wa, ca}, {wb, cb}} {
+			for j, line := range side.lines {
+				what, value, _ := strings.Cut(line, ": ")
+				d.Sides[k].Steps = append(d.Sides[k].Steps, stepRow{Manual: what, Code: value, Changed: side.changed[j]})
+			}
+		}
+	}
+	return d
+}
+
+// commandRows lays a command out as the manual prints it: synopsis and
+// description, each parameter and option by its term, each result column;
+// nil when the command is absent.
+func commandRows(c *spec.Command) []fieldRow {
+	if c == nil {
+		return nil
+	}
+	text := func(t spec.Text) bi { return bi{t.En, t.Prefer("zh")} }
+	out := []fieldRow{{Prose: true, Text: bi{c.Synopsis, cmp.Or(c.SynopsisZh, c.Synopsis)}}, {Prose: true, Text: text(c.Description)}}
+	for _, it := range append(slices.Clone(c.Parameters), c.Options...) {
+		out = append(out, fieldRow{Format: bi{it.Term, it.Term}, Text: text(it.Description)})
+	}
+	for i, r := range c.Results {
+		for k, col := range r.Columns {
+			f := fmt.Sprintf("result %d: %s", i+1, columnLabel(k, col))
+			out = append(out, fieldRow{Format: bi{f, f}, Text: text(col.Description)})
+		}
+	}
+	return out
+}
+
+// commandRowKeys are a side's rows in one language, as compared.
+func commandRowKeys(rows []fieldRow, zh bool) []string {
+	var out []string
+	for _, r := range rows {
+		if zh {
+			out = append(out, r.Format.Zh+"\x00"+r.Text.Zh)
+		} else {
+			out = append(out, r.Format.En+"\x00"+r.Text.En)
+		}
+	}
+	return out
+}

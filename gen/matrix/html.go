@@ -80,7 +80,8 @@ func (h *History) SiteHTML(lang Lang, pageURL func(slug string, major int) strin
 		p.Facts = append(p.Facts, row)
 	}
 	for _, layer := range spec.Layers {
-		l := pageLayer{ID: "layer-" + layer, Title: both(func(v words) string { return v.layer[layer] })}
+		l := pageLayer{ID: "layer-" + layer, Title: both(func(v words) string { return v.layer[layer] }),
+			Head: pageWords["message"], Shown: pageWords["shown"], ShownOne: pageWords["shownOne"]}
 		for _, r := range h.rows(layer) {
 			l.Rows = append(l.Rows, h.pageRow(r, pageURL))
 			for i, c := range r.Cells {
@@ -91,6 +92,8 @@ func (h *History) SiteHTML(lang Lang, pageURL func(slug string, major int) strin
 		}
 		p.Layers = append(p.Layers, l)
 	}
+	l, details := h.commandsPage(pageURL)
+	p.Layers, p.Details = append(p.Layers, l), append(p.Details, details...)
 	var b bytes.Buffer
 	if err := pageTmpl.Execute(&b, p); err != nil {
 		return nil, err
@@ -135,7 +138,9 @@ type legendEntry struct {
 type pageLayer struct {
 	ID    string
 	Title bi
-	Rows  []pageRow
+	// Head heads the name column; Shown and ShownOne follow the count.
+	Head, Shown, ShownOne bi
+	Rows                  []pageRow
 }
 
 type pageRow struct {
@@ -145,6 +150,9 @@ type pageRow struct {
 	Name string
 	// Also lists the other names the message carried.
 	Also []string
+	// Note tells rows of one name apart: a command's form (physical,
+	// logical, the older syntax).
+	Note string
 	// Same is set when no cell changed; a translation-only change does not
 	// count, since the filter is for protocol changes.
 	Same  bool
@@ -233,6 +241,9 @@ var pageWords = map[string]bi{
 	"to":           {"to", "到"},
 	"shown":        {"messages shown", "条消息"},
 	"shownOne":     {"message shown", "条消息"},
+	"shownCmds":    {"commands shown", "条命令"},
+	"shownCmd":     {"command shown", "条命令"},
+	"synopsis":     {"synopsis, options, result columns", "概要、选项、结果列"},
 	"about":        {"About this matrix and its colours", "关于本矩阵与颜色"},
 	"noneInRange":  {"No message changed in the selected majors.", "所选大版本中没有消息变更。"},
 	"noneChanged":  {"No message of this layer changed in the selected majors.", "所选大版本中本层没有消息变更。"},
@@ -257,7 +268,8 @@ var pageWords = map[string]bi{
 // breakable is a name that wraps only between its words: a <wbr> before
 // each capitalised word of CamelCase (Authentication|Cleartext,
 // GSSENC|Request, MD5|Password; XLogData and KerberosV5 keep XLog and V5
-// whole), and its direction "(B)" kept with it.
+// whole) and after each _ of a command word, and its direction "(B)" kept
+// with it.
 func breakable(name string) template.HTML {
 	r := []rune(name)
 	is := func(i int, f func(rune) bool) bool { return i >= 0 && i < len(r) && f(r[i]) }
@@ -269,6 +281,9 @@ func breakable(name string) template.HTML {
 			b.WriteString("<wbr>")
 		}
 		b.WriteString(template.HTMLEscapeString(string(c)))
+		if c == '_' && i+1 < len(r) { // CREATE_|REPLICATION_|SLOT
+			b.WriteString("<wbr>")
+		}
 	}
 	return template.HTML(strings.ReplaceAll(b.String(), " (", "&nbsp;("))
 }
@@ -281,27 +296,34 @@ func plain(s string) string { return strings.ReplaceAll(s, "`", "") }
 func explained(c Change) bool { return isChange(c.Status) || c.ZhOnly }
 
 func (h *History) pageRow(r Row, pageURL func(string, int) string) pageRow {
-	pr := pageRow{Slug: r.Slug, Page: "#" + r.Slug, Same: true}
+	pr := pageRow{Slug: r.Slug}
+	pr.Name, pr.Also = rowName(r)
+	h.fillRow(&pr, r.Cells, func(i int) bool { return h.Message(r.Slug, i) != nil }, pageURL)
+	return pr
+}
+
+// fillRow gives a row its page (on a site, the newest major's that has
+// it) and its cells.
+func (h *History) fillRow(pr *pageRow, cells []Change, has func(i int) bool, pageURL func(string, int) string) {
+	pr.Page, pr.Same = "#"+pr.Slug, true
 	if pageURL != nil {
-		for i := range r.Cells {
-			if h.Message(r.Slug, i) != nil {
-				pr.Page = pageURL(r.Slug, h.Specs[i].Major)
+		for i := range cells {
+			if has(i) {
+				pr.Page = pageURL(pr.Slug, h.Specs[i].Major)
 			}
 		}
 	}
-	pr.Name, pr.Also = rowName(r)
-	for i, c := range r.Cells {
+	for i, c := range cells {
 		major := h.Specs[i].Major
-		pc := pageCell{ID: fmt.Sprintf("%s-%d", r.Slug, major), Major: major, Class: statusClass[c.Status],
+		pc := pageCell{ID: fmt.Sprintf("%s-%d", pr.Slug, major), Major: major, Class: statusClass[c.Status],
 			Changed: isChange(c.Status), ZhOnly: c.ZhOnly, Short: shortLabel(c),
 			Label: bi{label(c, English), label(c, Chinese)}}
 		if explained(c) {
-			pc.Detail = anchor(detailHeading(r.Slug, h.Specs[i-1].Major, major))
+			pc.Detail = anchor(detailHeading(pr.Slug, h.Specs[i-1].Major, major))
 		}
 		pr.Same = pr.Same && !pc.Changed
 		pr.Cells = append(pr.Cells, pc)
 	}
-	return pr
 }
 
 // isChange reports whether a status is a change from the major before.

@@ -191,6 +191,11 @@ func TestPageInChromium(t *testing.T) {
 				slugs = append(slugs, m.Slug)
 			}
 		}
+		for _, c := range s.Commands {
+			if !slices.Contains(slugs, c.Slug) {
+				slugs = append(slugs, c.Slug)
+			}
+		}
 	}
 
 	start := time.Now()
@@ -268,6 +273,18 @@ func TestPageInChromium(t *testing.T) {
 			t.Errorf("text below 4.5:1 contrast: %s", r)
 		}
 	}
+	// The commands layer: ALTER_REPLICATION_SLOT gains TWO_PHASE in 18, a
+	// wire change whose detail marks the option on 18's side only.
+	if cell := eval[string](t, ctx, `document.getElementById('alter-replication-slot-18').className`); !strings.Contains(cell, "s-wire") {
+		t.Errorf("ALTER_REPLICATION_SLOT 18 cell: %q, want a wire change", cell)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS("#alter-replication-slot-18 a")))
+	before = eval[string](t, ctx, `document.querySelector('#detail-dialog .before .steps').innerText`)
+	marked := eval[[]string](t, ctx, `[...document.querySelectorAll('#detail-dialog .after .steps tr.ce')].map(r => r.innerText)`)
+	if strings.Contains(before, "TWO_PHASE") || len(marked) != 1 || !strings.Contains(marked[0], "option TWO_PHASE") {
+		t.Errorf("ALTER_REPLICATION_SLOT 17 → 18: 17's lines %q, 18's marked %q; want TWO_PHASE added", before, marked)
+	}
+	do(t, ctx, chromedp.KeyEvent(kb.Escape))
 	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('layer-frontend-backend').scrollIntoView()`))
 	screenshot(t, ctx, "desktop-grid.png")
 
@@ -489,23 +506,31 @@ func TestPageOpensOnTheAnswer(t *testing.T) {
 
 	// Every count reads right: walk every range with only changed rows and
 	// check each layer's count; some range must leave exactly one message.
-	counts := eval[[]string](t, ctx, `(() => {
+	// One step per first major: the walk lays the page out after each range.
+	var counts []string
+	for i := range eval[int](t, ctx, `document.getElementById('from').options.length - 1`) {
+		counts = append(counts, eval[[]string](t, ctx, `(i => {
 		const out = [];
 		const f = document.getElementById('from'), t = document.getElementById('to');
 		const ms = [...f.options].map(o => o.value);
-		for (let i = 0; i < ms.length - 1; i++) for (let j = i + 1; j < ms.length; j++) {
+		for (let j = i + 1; j < ms.length; j++) {
 			f.value = ms[i]; f.dispatchEvent(new Event('change'));
 			t.value = ms[j]; t.dispatchEvent(new Event('change'));
-			for (const s of document.querySelectorAll('.layer .shown')) out.push(s.innerText.trim());
+			for (const s of document.querySelectorAll('.layer .shown')) out.push(s.closest('.layer').id + ' ' + s.innerText.trim());
 		}
 		return out;
-	})()`)
+	})(`+strconv.Itoa(i)+`)`)...)
+	}
 	singular := 0
 	for _, c := range counts {
+		layer, c, _ := strings.Cut(c, " ")
 		n, rest, _ := strings.Cut(c, " ")
 		want := "messages shown"
+		if layer == "layer-commands" {
+			want = "commands shown"
+		}
 		if n == "1" {
-			want = "message shown"
+			want = strings.Replace(want, "s shown", " shown", 1)
 			singular++
 		}
 		if rest != want {
