@@ -293,18 +293,7 @@ func (h *History) commandPageDetail(r CommandRow, i int, name string, pageURL fu
 			}
 		}
 	}
-	for _, zh := range []bool{false, true} {
-		ca, cb := marks(commandRowKeys(d.Sides[0].Rows, zh), commandRowKeys(d.Sides[1].Rows, zh))
-		for k, changed := range [][]bool{ca, cb} {
-			for j, ch := range changed {
-				if zh {
-					d.Sides[k].Rows[j].ChangedZh = ch
-				} else {
-					d.Sides[k].Rows[j].ChangedEn = ch
-				}
-			}
-		}
-	}
+	markRows(&d.Sides, func(k int, zh bool) []string { return rowKeys(d.Sides[k].Rows, zh) })
 	for k := range d.Sides {
 		rows := d.Sides[k].Rows
 		if len(rows) > 0 {
@@ -344,19 +333,6 @@ func commandRows(c *spec.Command) []fieldRow {
 		for k, col := range r.Columns {
 			f := fmt.Sprintf("result %d: %s", i+1, columnLabel(k, col))
 			out = append(out, fieldRow{Format: bi{f, f}, Text: text(col.Description)})
-		}
-	}
-	return out
-}
-
-// commandRowKeys are a side's rows in one language, as compared.
-func commandRowKeys(rows []fieldRow, zh bool) []string {
-	var out []string
-	for _, r := range rows {
-		if zh {
-			out = append(out, r.Format.Zh+"\x00"+r.Text.Zh)
-		} else {
-			out = append(out, r.Format.En+"\x00"+r.Text.En)
 		}
 	}
 	return out

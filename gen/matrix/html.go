@@ -360,18 +360,8 @@ func (h *History) pageDetail(r Row, i int, pageURL func(string, int) string) pag
 			}
 		}
 	}
-	for _, zh := range []bool{false, true} {
-		ca, cb := marks(rowKeys(a, zh), rowKeys(b, zh))
-		for k, changed := range [][]bool{ca, cb} {
-			for j, ch := range changed {
-				if zh {
-					d.Sides[k].Rows[j].ChangedZh = ch
-				} else {
-					d.Sides[k].Rows[j].ChangedEn = ch
-				}
-			}
-		}
-	}
+	msgs := [2]*spec.Message{a, b}
+	markRows(&d.Sides, func(k int, zh bool) []string { return rowKeys(tableRows(msgs[k]), zh) })
 	if d.Wire {
 		la, lb := h.layouts[i-1][r.Slug], h.layouts[i][r.Slug]
 		ca, cb := marks(codes(la), codes(lb))
@@ -409,10 +399,27 @@ func tableRows(m *spec.Message) []fieldRow {
 	return out
 }
 
-// rowKeys are the rows of tableRows(m) in one language, as compared.
-func rowKeys(m *spec.Message, zh bool) []string {
+// markRows marks, in each language, the rows of both sides that the
+// shortest edit between keys(0, zh) and keys(1, zh) deletes or inserts.
+func markRows(sides *[2]pageSide, keys func(side int, zh bool) []string) {
+	for _, zh := range []bool{false, true} {
+		ca, cb := marks(keys(0, zh), keys(1, zh))
+		for k, changed := range [][]bool{ca, cb} {
+			for j, ch := range changed {
+				if zh {
+					sides[k].Rows[j].ChangedZh = ch
+				} else {
+					sides[k].Rows[j].ChangedEn = ch
+				}
+			}
+		}
+	}
+}
+
+// rowKeys are rows in one language, as compared.
+func rowKeys(rows []fieldRow, zh bool) []string {
 	var out []string
-	for _, r := range tableRows(m) {
+	for _, r := range rows {
 		if zh {
 			out = append(out, r.Format.Zh+"\x00"+r.Text.Zh)
 		} else {
