@@ -19,6 +19,9 @@ generate:
 spec:
 	$(GO) run ./cmd/pgspec extract --docs $(DOCS) --spec spec --out spec
 
+# -timeout: go test's 10 minutes per package are too few for cmd/pgspec
+# (whose new-major drill runs the module's tests again, in a copy) on a
+# loaded machine.
 test:
 	$(GO) test -count=1 -timeout 30m ./...
 
