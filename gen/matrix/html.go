@@ -80,8 +80,7 @@ func (h *History) SiteHTML(lang Lang, pageURL func(slug string, major int) strin
 		p.Facts = append(p.Facts, row)
 	}
 	for _, layer := range spec.Layers {
-		l := pageLayer{ID: "layer-" + layer, Title: both(func(v words) string { return v.layer[layer] }),
-			Head: pageWords["message"], Shown: pageWords["shown"], ShownOne: pageWords["shownOne"]}
+		l := pageLayer{ID: "layer-" + layer, Title: both(func(v words) string { return v.layer[layer] })}
 		for _, r := range h.rows(layer) {
 			l.Rows = append(l.Rows, h.pageRow(r, pageURL))
 			for i, c := range r.Cells {
@@ -92,8 +91,8 @@ func (h *History) SiteHTML(lang Lang, pageURL func(slug string, major int) strin
 		}
 		p.Layers = append(p.Layers, l)
 	}
-	l, details := h.commandsPage(pageURL)
-	p.Layers, p.Details = append(p.Layers, l), append(p.Details, details...)
+	fl, details := h.itemPage(flowLayer)
+	p.Layers, p.Details = append(p.Layers, fl), append(p.Details, details...)
 	var b bytes.Buffer
 	if err := pageTmpl.Execute(&b, p); err != nil {
 		return nil, err
@@ -138,9 +137,7 @@ type legendEntry struct {
 type pageLayer struct {
 	ID    string
 	Title bi
-	// Head heads the name column; Shown and ShownOne follow the count.
-	Head, Shown, ShownOne bi
-	Rows                  []pageRow
+	Rows  []pageRow
 }
 
 type pageRow struct {
@@ -150,9 +147,6 @@ type pageRow struct {
 	Name string
 	// Also lists the other names the message carried.
 	Also []string
-	// Note tells rows of one name apart: a command's form (physical,
-	// logical, the older syntax).
-	Note string
 	// Same is set when no cell changed; a translation-only change does not
 	// count, since the filter is for protocol changes.
 	Same  bool
@@ -241,9 +235,6 @@ var pageWords = map[string]bi{
 	"to":           {"to", "到"},
 	"shown":        {"messages shown", "条消息"},
 	"shownOne":     {"message shown", "条消息"},
-	"shownCmds":    {"commands shown", "条命令"},
-	"shownCmd":     {"command shown", "条命令"},
-	"synopsis":     {"synopsis, options, result columns", "概要、选项、结果列"},
 	"about":        {"About this matrix and its colours", "关于本矩阵与颜色"},
 	"noneInRange":  {"No message changed in the selected majors.", "所选大版本中没有消息变更。"},
 	"noneChanged":  {"No message of this layer changed in the selected majors.", "所选大版本中本层没有消息变更。"},
@@ -268,8 +259,7 @@ var pageWords = map[string]bi{
 // breakable is a name that wraps only between its words: a <wbr> before
 // each capitalised word of CamelCase (Authentication|Cleartext,
 // GSSENC|Request, MD5|Password; XLogData and KerberosV5 keep XLog and V5
-// whole) and after each _ of a command word, and its direction "(B)" kept
-// with it.
+// whole), and its direction "(B)" kept with it.
 func breakable(name string) template.HTML {
 	r := []rune(name)
 	is := func(i int, f func(rune) bool) bool { return i >= 0 && i < len(r) && f(r[i]) }
@@ -281,9 +271,6 @@ func breakable(name string) template.HTML {
 			b.WriteString("<wbr>")
 		}
 		b.WriteString(template.HTMLEscapeString(string(c)))
-		if c == '_' && i+1 < len(r) { // CREATE_|REPLICATION_|SLOT
-			b.WriteString("<wbr>")
-		}
 	}
 	return template.HTML(strings.ReplaceAll(b.String(), " (", "&nbsp;("))
 }
@@ -296,34 +283,89 @@ func plain(s string) string { return strings.ReplaceAll(s, "`", "") }
 func explained(c Change) bool { return isChange(c.Status) || c.ZhOnly }
 
 func (h *History) pageRow(r Row, pageURL func(string, int) string) pageRow {
-	pr := pageRow{Slug: r.Slug}
-	pr.Name, pr.Also = rowName(r)
-	h.fillRow(&pr, r.Cells, func(i int) bool { return h.Message(r.Slug, i) != nil }, pageURL)
-	return pr
-}
-
-// fillRow gives a row its page (on a site, the newest major's that has
-// it) and its cells.
-func (h *History) fillRow(pr *pageRow, cells []Change, has func(i int) bool, pageURL func(string, int) string) {
-	pr.Page, pr.Same = "#"+pr.Slug, true
+	pr := pageRow{Slug: r.Slug, Page: "#" + r.Slug, Same: true}
 	if pageURL != nil {
-		for i := range cells {
-			if has(i) {
-				pr.Page = pageURL(pr.Slug, h.Specs[i].Major)
+		for i := range r.Cells {
+			if h.Message(r.Slug, i) != nil {
+				pr.Page = pageURL(r.Slug, h.Specs[i].Major)
 			}
 		}
 	}
+	pr.Name, pr.Also = rowName(r)
+	pr.Cells, pr.Same = h.pageCells(r.Slug, r.Cells)
+	return pr
+}
+
+// pageCells are a row's cells, each linked to its detail, and whether
+// none of them changed.
+func (h *History) pageCells(slug string, cells []Change) (out []pageCell, same bool) {
+	same = true
 	for i, c := range cells {
 		major := h.Specs[i].Major
-		pc := pageCell{ID: fmt.Sprintf("%s-%d", pr.Slug, major), Major: major, Class: statusClass[c.Status],
+		pc := pageCell{ID: fmt.Sprintf("%s-%d", slug, major), Major: major, Class: statusClass[c.Status],
 			Changed: isChange(c.Status), ZhOnly: c.ZhOnly, Short: shortLabel(c),
 			Label: bi{label(c, English), label(c, Chinese)}}
 		if explained(c) {
-			pc.Detail = anchor(detailHeading(pr.Slug, h.Specs[i-1].Major, major))
+			pc.Detail = anchor(detailHeading(slug, h.Specs[i-1].Major, major))
 		}
-		pr.Same = pr.Same && !pc.Changed
-		pr.Cells = append(pr.Cells, pc)
+		same = same && !pc.Changed
+		out = append(out, pc)
 	}
+	return out, same
+}
+
+// itemPage is an item layer's grid and the details of its cells: each
+// side's text lines as the table, its wire lines as the steps.
+func (h *History) itemPage(l itemLayer) (pageLayer, []pageDetail) {
+	pl := pageLayer{ID: "layer-" + l.id, Title: both(l.title)}
+	var details []pageDetail
+	for _, r := range h.itemRows(l) {
+		pr := pageRow{Slug: r.Slug, Page: "#" + r.Slug, Name: r.Name}
+		pr.Cells, pr.Same = h.pageCells(r.Slug, r.Cells)
+		pl.Rows = append(pl.Rows, pr)
+		for i, c := range r.Cells {
+			if !explained(c) {
+				continue
+			}
+			a, b := h.Specs[i-1], h.Specs[i]
+			d := pageDetail{ID: anchor(detailHeading(r.Slug, a.Major, b.Major)), Name: r.Name, From: a.Major, To: b.Major,
+				Class: statusClass[c.Status], Label: bi{label(c, English), label(c, Chinese)}, ZhOnly: c.ZhOnly, Wire: c.Status == Wire}
+			for k, s := range []*spec.Spec{a, b} {
+				d.Sides[k].Major = s.Major
+				en, zh := l.text(s, r.Slug, false), l.text(s, r.Slug, true)
+				if !l.translated(s, r.Slug) {
+					zh = en
+				}
+				for j := range en {
+					d.Sides[k].Rows = append(d.Sides[k].Rows, fieldRow{Prose: true, Text: bi{en[j], zh[j]}})
+				}
+			}
+			for _, zh := range []bool{false, true} {
+				ca, cb := marks(l.text(a, r.Slug, zh && l.translated(a, r.Slug)), l.text(b, r.Slug, zh && l.translated(b, r.Slug)))
+				for k, changed := range [][]bool{ca, cb} {
+					for j, ch := range changed {
+						if zh {
+							d.Sides[k].Rows[j].ChangedZh = ch
+						} else {
+							d.Sides[k].Rows[j].ChangedEn = ch
+						}
+					}
+				}
+			}
+			if d.Wire {
+				wa, wb := l.wire(a, r.Slug), l.wire(b, r.Slug)
+				ca, cb := marks(wa, wb)
+				for k, side := range [][]string{wa, wb} {
+					changed := [][]bool{ca, cb}[k]
+					for j, w := range side {
+						d.Sides[k].Steps = append(d.Sides[k].Steps, stepRow{Manual: w, Changed: changed[j]})
+					}
+				}
+			}
+			details = append(details, d)
+		}
+	}
+	return pl, details
 }
 
 // isChange reports whether a status is a change from the major before.
@@ -360,8 +402,18 @@ func (h *History) pageDetail(r Row, i int, pageURL func(string, int) string) pag
 			}
 		}
 	}
-	msgs := [2]*spec.Message{a, b}
-	markRows(&d.Sides, func(k int, zh bool) []string { return rowKeys(tableRows(msgs[k]), zh) })
+	for _, zh := range []bool{false, true} {
+		ca, cb := marks(rowKeys(a, zh), rowKeys(b, zh))
+		for k, changed := range [][]bool{ca, cb} {
+			for j, ch := range changed {
+				if zh {
+					d.Sides[k].Rows[j].ChangedZh = ch
+				} else {
+					d.Sides[k].Rows[j].ChangedEn = ch
+				}
+			}
+		}
+	}
 	if d.Wire {
 		la, lb := h.layouts[i-1][r.Slug], h.layouts[i][r.Slug]
 		ca, cb := marks(codes(la), codes(lb))
@@ -399,27 +451,10 @@ func tableRows(m *spec.Message) []fieldRow {
 	return out
 }
 
-// markRows marks, in each language, the rows of both sides that the
-// shortest edit between keys(0, zh) and keys(1, zh) deletes or inserts.
-func markRows(sides *[2]pageSide, keys func(side int, zh bool) []string) {
-	for _, zh := range []bool{false, true} {
-		ca, cb := marks(keys(0, zh), keys(1, zh))
-		for k, changed := range [][]bool{ca, cb} {
-			for j, ch := range changed {
-				if zh {
-					sides[k].Rows[j].ChangedZh = ch
-				} else {
-					sides[k].Rows[j].ChangedEn = ch
-				}
-			}
-		}
-	}
-}
-
-// rowKeys are rows in one language, as compared.
-func rowKeys(rows []fieldRow, zh bool) []string {
+// rowKeys are the rows of tableRows(m) in one language, as compared.
+func rowKeys(m *spec.Message, zh bool) []string {
 	var out []string
-	for _, r := range rows {
+	for _, r := range tableRows(m) {
 		if zh {
 			out = append(out, r.Format.Zh+"\x00"+r.Text.Zh)
 		} else {
