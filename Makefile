@@ -58,11 +58,12 @@ check: vet fmt-check tidy-check check-spec check-generated test
 # benchstat tables and the ratios the README shows.
 BENCH_OUT ?= /tmp/pgspec-bench.txt
 BENCH_COUNT ?= 10
+BENCH_TIME ?= 1s
 
 .PHONY: bench bench-cdc bench-proxy bench-server profile fuzz
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./codec/ > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./codec/ > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
 	GO=$(GO) sh codec/testdata/benchtable.sh $(BENCH_OUT)
 
 # codec/cdc against pglogrepl + pgtype on the recorded 15 stream, and a 1 GB

@@ -37,10 +37,11 @@ type capturedConn struct {
 	frames []recorded
 }
 
-// capturedConversations reads every committed capture's connections, frame
-// by frame in capture order, and what a Conversation decoded each with.
-func capturedConversations(tb testing.TB) []capturedConn {
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", "pg*.gz"))
+// capturedConversations reads the connections of every committed capture
+// whose name matches glob (pg*.gz: all), frame by frame in capture order,
+// and what a Conversation decoded each with.
+func capturedConversations(tb testing.TB, glob string) []capturedConn {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", glob))
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("captures: %v %v", files, err)
 	}
@@ -95,7 +96,7 @@ func capturedConversations(tb testing.TB) []capturedConn {
 // streams the proto_version of its START_REPLICATION.
 func TestCapturesThroughTheTrackers(t *testing.T) {
 	logical, sessions := 0, 0
-	for i, c := range capturedConversations(t) {
+	for i, c := range capturedConversations(t, "pg*.gz") {
 		last := c.frames[len(c.frames)-1].p
 		if last.Major != 0 { // a CancelRequest's connection hears no server_version
 			sessions++
@@ -136,7 +137,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // (what a caller that kept them by hand does), impl=tracker through a
 // Conversation that finds them and checks the flow.
 func BenchmarkTracker(b *testing.B) {
-	convs := capturedConversations(b)
+	convs := capturedConversations(b, "pg*.gz")
 	n := 0
 	for _, c := range convs {
 		for _, r := range c.frames {
