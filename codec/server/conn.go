@@ -77,9 +77,15 @@ func (c *Conn) Flush() error {
 	return err
 }
 
-// writeByte answers an encryption request.
-func (c *Conn) writeByte(b byte) error {
-	_, err := c.nc.Write([]byte{b})
+// answer writes the one-byte answer to an encryption request
+// (codec.SSLResponse, codec.GSSEncResponse) at once: what follows an 'S' is
+// the TLS handshake, not buffered output.
+func (c *Conn) answer(m codec.Message) error {
+	b, err := m.Encode(nil, c.P)
+	if err != nil {
+		return err
+	}
+	_, err = c.nc.Write(b)
 	return err
 }
 
