@@ -420,7 +420,7 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 		shown = data[:cut]
 	}
 	if isString || readsAsText(shown) {
-		b = strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(shown), len(shown))) // read only
+		b = appendQuoted(b, shown)
 	} else {
 		b = append(b, "0x"...)
 		b = hex.AppendEncode(b, shown)
@@ -431,6 +431,20 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 		b = append(b, " bytes)"...)
 	}
 	return b
+}
+
+// appendQuoted is strconv.AppendQuote of data, without its per-rune work
+// when data is printable ASCII with nothing to escape (SQL text, names,
+// command tags: most values a trace shows).
+func appendQuoted(b, data []byte) []byte {
+	for _, c := range data {
+		if c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(data), len(data))) // read only
+		}
+	}
+	b = append(b, '"')
+	b = append(b, data...)
+	return append(b, '"')
 }
 
 // readsAsText reports whether a person would rather read data as escaped

@@ -265,3 +265,13 @@ func TestRenderingCache(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendQuoted: the ASCII fast path writes what strconv.AppendQuote
+// writes, for text with and without what needs escaping.
+func TestAppendQuoted(t *testing.T) {
+	for _, s := range []string{"", "SELECT abalance FROM pgbench_accounts WHERE aid = 1;", `say "hi"`, `a\b`, "tab\there", "ü", "\x7f", "~ !"} {
+		if got, want := string(appendQuoted(nil, []byte(s))), strconv.Quote(s); got != want {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	}
+}
