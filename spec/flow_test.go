@@ -31,7 +31,7 @@ func TestFlowProblems(t *testing.T) {
 	      {"message": "parse", "end": true, "reason": "r"}
 	    ]}]},
 	  {"name": "backend", "layer": "frontend-backend", "direction": "B", "doc": "d", "states": [
-	    {"name": "a", "doc": "d", "rules": [{"byte": "SN", "reason": "r", "streamed": "maybe"}]}]}
+	    {"name": "a", "doc": "d", "list": "protocol-flow.html#START-UP", "rules": [{"byte": "SN", "reason": "r", "streamed": "maybe", "unlisted": true}]}]}
 	], "rulesets": []}`
 	_, err := ParseFlow([]byte(src))
 	if err == nil {
@@ -46,6 +46,8 @@ func TestFlowProblems(t *testing.T) {
 		`frontend a parse: end and discard complete frontend requests: backend rules only`,
 		`backend a SN: byte "SN" is not one byte`,
 		`backend a SN: streamed "maybe"`,
+		`backend a: list "protocol-flow.html#START-UP", want page.html#SECTION/n`,
+		`backend a SN: a one-byte answer is in no message list`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in\n%v", want, err)
