@@ -43,11 +43,13 @@ func workingSpec(t *testing.T) string {
 }
 
 // Tried as an attacker would: a corpus that lost a directory, or a page of
-// 19 (which has no translation to be checked against) that lost a row, a
-// message or half its length, with its checksum updated, must never become a
-// codec: extract or gen refuses, naming what is wrong, and writes nothing.
+// the newest major (19, which has no translation to be checked against)
+// that lost a row, a message or half its length, with its checksum updated,
+// must never become a codec: extract or gen refuses, naming what is wrong,
+// and writes nothing.
 func TestDamagedCorpusNeverBecomesACodec(t *testing.T) {
 	all := committed
+	newest := all[len(all)-1]
 	page := func(docs, name string) []byte {
 		data, err := os.ReadFile(filepath.Join(docs, name))
 		if err != nil {
@@ -67,10 +69,8 @@ func TestDamagedCorpusNeverBecomesACodec(t *testing.T) {
 		}
 		return append(bytes.Clone(data[:loc[0]]), data[loc[1]:]...)
 	}
-	const (
-		formats    = "en/19/protocol-message-formats.html"
-		logicalrep = "en/19/protocol-logicalrep-message-formats.html"
-	)
+	formats := fmt.Sprintf("en/%d/protocol-message-formats.html", newest)
+	logicalrep := fmt.Sprintf("en/%d/protocol-logicalrep-message-formats.html", newest)
 	for _, c := range []struct {
 		name    string
 		damage  func(t *testing.T, docs string)
@@ -83,26 +83,28 @@ func TestDamagedCorpusNeverBecomesACodec(t *testing.T) {
 		{"language directory dropped", func(t *testing.T, docs string) {
 			os.RemoveAll(filepath.Join(docs, "zh"))
 		}, "zh/10: the directory is missing; MANIFEST.md lists its pages", ""},
-		{"a row of 19 dropped", func(t *testing.T, docs string) {
+		{"a row of the newest dropped", func(t *testing.T, docs string) {
 			corpus.SetPage(t, docs, formats, cut(t, page(docs, formats), `<dt><span class="term">Int32</span></dt><dd><p>\s*The process ID of this backend.\s*</p></dd>`))
 		}, "", "1 wire changes are not acknowledged in wirechanges.json: review each, then add it with its reason:\n" +
-			`  {"major":19,"message":"backend-key-data","change":"field-removed","field":"ProcessID","reason":""}` + "\n"},
-		{"a message of 19 dropped", func(t *testing.T, docs string) {
+			fmt.Sprintf(`  {"major":%d,"message":"backend-key-data","change":"field-removed","field":"ProcessID","reason":""}`, newest) + "\n"},
+		{"a message of the newest dropped", func(t *testing.T, docs string) {
 			corpus.SetPage(t, docs, formats, cut(t, page(docs, formats), `(?s)(<dt id="PROTOCOL-MESSAGE-FORMATS-SYNC">.*?)<dt id="PROTOCOL-MESSAGE-FORMATS-TERMINATE">`))
 		}, "", "1 wire changes are not acknowledged in wirechanges.json: review each, then add it with its reason:\n" +
-			`  {"major":19,"message":"sync","change":"message-removed","reason":""}` + "\n"},
-		{"half a page of 19 dropped mid-entry", func(t *testing.T, docs string) {
+			fmt.Sprintf(`  {"major":%d,"message":"sync","change":"message-removed","reason":""}`, newest) + "\n"},
+		{"the newest's page cut mid-entry", func(t *testing.T, docs string) {
 			data := page(docs, logicalrep)
-			corpus.SetPage(t, docs, logicalrep, data[:len(data)/2])
-		}, `en/19/protocol-logicalrep-message-formats.html: message "Truncate": message term has no description`, ""},
-		{"half a page of 19 dropped at an entry", func(t *testing.T, docs string) {
+			i := bytes.Index(data, []byte(`<dt id="PROTOCOL-LOGICALREP-MESSAGE-FORMATS-TRUNCATE"`))
+			end := i + bytes.Index(data[i:], []byte("</dt>")) + len("</dt>")
+			corpus.SetPage(t, docs, logicalrep, data[:end])
+		}, logicalrep + `: message "Truncate": message term has no description`, ""},
+		{"half a page of the newest dropped at an entry", func(t *testing.T, docs string) {
 			data := page(docs, logicalrep)
 			corpus.SetPage(t, docs, logicalrep, data[:bytes.Index(data, []byte(`<dt id="PROTOCOL-LOGICALREP-MESSAGE-FORMATS-STREAM-START"`))])
-		}, "", `pg19 logical-insert: no message part "TupleData" in pg19`},
-		{"the middle half of a page of 19 dropped", func(t *testing.T, docs string) {
+		}, "", fmt.Sprintf(`pg%d logical-insert: no message part "TupleData" in pg%[1]d`, newest)},
+		{"the middle half of a page of the newest dropped", func(t *testing.T, docs string) {
 			corpus.SetPage(t, docs, logicalrep, cut(t, page(docs, logicalrep), `(?s)(<dt id="PROTOCOL-LOGICALREP-MESSAGE-FORMATS-STREAM-START".*?)<dt id="PROTOCOL-LOGICALREP-MESSAGE-FORMATS-TUPLEDATA"`))
 		}, "", "9 wire changes are not acknowledged in wirechanges.json: review each, then add it with its reason:\n" +
-			`  {"major":19,"message":"logical-begin-prepare","change":"message-removed","reason":""}` + "\n"},
+			fmt.Sprintf(`  {"major":%d,"message":"logical-begin-prepare","change":"message-removed","reason":""}`, newest) + "\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			docs := corpus.Copy(t, all...)

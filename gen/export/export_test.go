@@ -168,8 +168,8 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 // The export of logical-update at 18 in Chinese against the seed, which is
-// that record, for every major both hold (10..19; the seed's 20 is a devel
-// snapshot outside the corpus).
+// that record, for every major both hold (the seed's devel snapshot, 20,
+// is a manual no corpus page matches).
 //
 // What the corpus cannot share with the seed: minor releases (the seed
 // was made from 10.23, 11.22, 12.22, 13.23, 14.24, 15.19, 16.15, 17.11,
@@ -205,11 +205,12 @@ func TestLogicalUpdateMatchesSeed(t *testing.T) {
 	}
 	compared := 0
 	for major, want := range seed.Item.Versions {
+		if want.Release.Channel == "devel" {
+			continue
+		}
 		got, ok := r.Item.Versions[major]
 		if !ok {
-			if major != "20" {
-				t.Errorf("%s: in the seed, not in the export", major)
-			}
+			t.Errorf("%s: in the seed, not in the export", major)
 			continue
 		}
 		compared++
@@ -305,8 +306,8 @@ func TestLogicalUpdateMatchesSeed(t *testing.T) {
 			t.Errorf("%s: English record: original of tables_zh row 1: %q", major, ev.Localization.OriginalText)
 		}
 	}
-	if compared != len(h.Specs) {
-		t.Errorf("compared %d majors, want 10..19", compared)
+	if compared == 0 {
+		t.Error("the seed has no release the export has")
 	}
 
 	// Any pair on request: 13 against 15 adds the xid and annotates the

@@ -158,15 +158,23 @@ func TestTruth(t *testing.T) {
 	// protocol-message-formats.html: StartupMessage prints Int32(196608)
 	// (3.0) in 10..17 and Int32(196610) (3.2) in 18; 19 prints a plain
 	// Int32 and names 3.2 only as an example. BackendKeyData 18 and 19 say
-	// "Before protocol version 3.2".
+	// "Before protocol version 3.2". A major not read here (a new one)
+	// shows in spec/matrix.md's facts, which make generate rewrites for
+	// review.
+	type startup struct {
+		version string
+		named   []string
+	}
+	read := map[int]startup{18: {"3.2", []string{"3.2"}}, 19: {"", []string{"3.2"}}}
+	for major := 10; major <= 17; major++ {
+		read[major] = startup{"3.0", nil}
+	}
 	for _, f := range h.AllFacts() {
-		want, named := "3.0", []string(nil)
-		switch {
-		case f.Major == 18:
-			want, named = "3.2", []string{"3.2"}
-		case f.Major == 19:
-			want, named = "", []string{"3.2"}
+		r, ok := read[f.Major]
+		if !ok {
+			continue
 		}
+		want, named := r.version, r.named
 		if f.StartupVersion != want || !slices.Equal(f.ProtocolVersions, named) {
 			t.Errorf("%d: startup version %q, named %v; want %q, %v", f.Major, f.StartupVersion, f.ProtocolVersions, want, named)
 		}

@@ -30,7 +30,9 @@ func mutants(mod *model.Model) []Mutant {
 	}
 	for _, msg := range mod.Messages {
 		for li, l := range msg.Layouts {
-			where := fmt.Sprintf("%s pg%s", msg.Slug, model.MajorList(l.Majors))
+			// The layout's majors as the docs write them ("pg16 and later"), so
+			// a new major leaves the mutants' names (and -run patterns) as they are.
+			where := fmt.Sprintf("%s pg%s", msg.Slug, model.Span(l.Majors, mod.Majors))
 			itemMutants(where, l.Items, add)
 			if li > 0 {
 				prev, first := msg.Layouts[li-1], l.Majors[0]

@@ -72,6 +72,9 @@ func TestCaptures(t *testing.T) {
 	}
 	for _, m := range codec.NewMessages() {
 		_, missing := notCaptured[m.Slug()]
+		// A message no captured major documents (a new major's) waits for
+		// that major's captures.
+		missing = missing || !slices.ContainsFunc(captureMajors, m.Majors().Has)
 		if n := everywhere[m.Slug()]; (n == 0) != missing {
 			t.Errorf("%s: %d messages in the captures; notCaptured says %v: record it (make captures) or say why not", m.Slug(), n, missing)
 		}
