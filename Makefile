@@ -129,14 +129,16 @@ bench-server:
 # Real traffic of PostgreSQL 13, 15, 17, 18 and 19, each server in a
 # debootstrap chroot under $(CHROOTS), recorded with tcpdump and dumpcap into
 # testdata/captures/ (not CI: needs root and Debian's mirror; CI decodes the
-# committed captures). CAPTURE_MAJORS picks some: make captures CAPTURE_MAJORS=19
+# committed captures). CAPTURE_MAJORS picks some, CAPTURE_KINDS some files:
+# make captures CAPTURE_MAJORS=17 CAPTURE_KINDS="logical backup"
 CHROOTS ?= /var/tmp/pgspec-chroots
 CAPTURE_MAJORS ?=
+CAPTURE_KINDS ?=
 
 .PHONY: captures
 
 captures:
-	CHROOTS=$(CHROOTS) bash testdata/captures/record.sh $(CAPTURE_MAJORS)
+	CHROOTS=$(CHROOTS) CAPTURE_KINDS="$(CAPTURE_KINDS)" bash testdata/captures/record.sh $(CAPTURE_MAJORS)
 
 # Mutation testing (not in CI; CI runs one sample, internal/mutate's
 # TestSampleIsKilled): every gate, pgoutput version, presence condition,

@@ -95,10 +95,15 @@ type ResultSet struct {
 	// Rows is RowsOne or RowsMany.
 	Rows    string   `json:"rows"`
 	Columns []Column `json:"columns"`
+	// Prose marks a result set the manual describes only in a sentence
+	// ("a single row with two columns. The first column contains …"): its
+	// columns have no name, and a type only where the sentence gives one.
+	Prose bool `json:"prose,omitempty"`
 }
 
 // Column is a result column: "systemid (text)".
 type Column struct {
+	// Name and Type are "" where a prose result set does not give them.
 	Name        string `json:"name"`
 	Type        string `json:"type"`
 	Description Text   `json:"description"`
@@ -202,8 +207,11 @@ func WriteCommand(w io.Writer, s *Spec, c *Command, lang string) {
 	}
 	for i, r := range c.Results {
 		fmt.Fprintf(w, "\nresult set %d (%s row%s):\n", i+1, r.Rows, map[bool]string{true: "s"}[r.Rows == RowsMany])
-		for _, col := range r.Columns {
-			fmt.Fprintf(w, "  %s (%s)  %s\n", col.Name, col.Type, orDefault(col.Description.Pick(lang), untranslated))
+		if r.Prose {
+			fmt.Fprintf(w, "  (described in prose: %s)\n", orDefault(r.Lead.Pick(lang), untranslated))
+		}
+		for i, col := range r.Columns {
+			fmt.Fprintf(w, "  %s (%s)  %s\n", orDefault(col.Name, fmt.Sprintf("column %d", i+1)), orDefault(col.Type, "type not given"), orDefault(col.Description.Pick(lang), untranslated))
 		}
 	}
 	if len(c.Follows) > 0 {

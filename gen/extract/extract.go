@@ -58,6 +58,7 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 		}
 		errs = append(errs, chapterSources(c, s, "en")...)
 		errs = append(errs, duplicates(s)...)
+		errs = append(errs, unvalued(s)...)
 		specs = append(specs, s)
 	}
 	if len(errs) > 0 {

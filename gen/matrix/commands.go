@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,8 +69,12 @@ func CommandWire(c *spec.Command) []string {
 		out = append(out, item("option", it))
 	}
 	for i, r := range c.Results {
-		for _, col := range r.Columns {
-			out = append(out, fmt.Sprintf("result %d (%s rows): %s %s", i+1, r.Rows, col.Name, col.Type))
+		rows := map[string]string{spec.RowsOne: "one row", spec.RowsMany: "many rows"}[r.Rows]
+		if r.Prose {
+			rows += ", in prose"
+		}
+		for k, col := range r.Columns {
+			out = append(out, fmt.Sprintf("result %d (%s): %s", i+1, rows, columnLabel(k, col)))
 		}
 	}
 	for _, f := range c.Follows {
@@ -98,9 +103,15 @@ func commandText(c *spec.Command, zh bool) []string {
 		out = append(out, it.Term+": "+pick(it.Description))
 	}
 	for _, r := range c.Results {
-		for _, col := range r.Columns {
-			out = append(out, col.Name+": "+pick(col.Description))
+		for k, col := range r.Columns {
+			out = append(out, cmp.Or(col.Name, fmt.Sprintf("column %d", k+1))+": "+pick(col.Description))
 		}
 	}
 	return out
+}
+
+// columnLabel is a result column's name and type; a prose set's columns
+// have neither unless its sentence gives them.
+func columnLabel(k int, col spec.Column) string {
+	return cmp.Or(col.Name, fmt.Sprintf("column %d", k+1)) + " " + cmp.Or(col.Type, "(type not given)")
 }

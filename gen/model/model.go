@@ -313,12 +313,12 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	cmds, err := buildCommands(specs)
+	cmds, err := buildCommands(specs, ov.Results)
 	if err != nil {
 		return nil, err
 	}
 	mod.Commands = cmds
-	if mod.Pgoutput, mod.PgoutputVersions, err = buildPgoutput(specs); err != nil {
+	if mod.Pgoutput, mod.PgoutputVersions, err = buildPgoutput(specs, ov.Pgoutput); err != nil {
 		return nil, err
 	}
 	mod.Defaults = d.sorted()
