@@ -181,8 +181,7 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	} else {
 		s, err = c.conv.Backend.Next(frame)
 	}
-	var fe *codec.FlowError
-	if c.resumed && errors.As(err, &fe) {
+	if c.resumed && err != nil && isFlowError(err) {
 		err = nil
 	}
 	if s.Msg == nil && s.Answer != 0 {
@@ -192,8 +191,7 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	}
 	d.layers[0] = Layer{Name: name, Msg: s.Msg, Params: s.P}
 	// A layer inside that failed to decode is the last, without a Msg.
-	var de *codec.DecodeError
-	failed := errors.As(err, &de)
+	failed := err != nil && isDecodeError(err)
 	if _, ok := s.Msg.(*codec.CopyData); s.Sub == nil && (!ok || !failed) {
 		return d.layers[:1], err
 	}
@@ -203,6 +201,12 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	}
 	d.layers[2] = Layer{Name: spec.LayerLogicalReplication, Msg: s.Logical, Params: s.LogicalP}
 	return d.layers[:3], err
+}
+
+// isDecodeError reports whether err is a *codec.DecodeError (see isFlowError).
+func isDecodeError(err error) bool {
+	var de *codec.DecodeError
+	return errors.As(err, &de)
 }
 
 // EncryptionResponse is the one-byte answer to SSLRequest or GSSENCRequest.
