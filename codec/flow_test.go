@@ -233,3 +233,67 @@ func TestReplicationLogicalError(t *testing.T) {
 		t.Errorf("got %v, %v, %v; want the XLogData at 7, no pgoutput message and an error", m, lm, err)
 	}
 }
+
+// TestConversationAnswers: the server's one-byte answer is decoded by the
+// conversation as the message answering the request the client sent
+// (SSLResponse after SSLRequest, GSSEncResponse after GSSENCRequest), and
+// its value decides where the conversation goes: 'N' back to the startup
+// packets, 'S' or 'G' into the encrypted channel. A byte the answer cannot
+// be is a DecodeError of that message.
+func TestConversationAnswers(t *testing.T) {
+	p := codec.Params{Major: 17}
+	c := codec.NewConversation(p)
+	take := func(backend bool, wire []byte) (*codec.Step, error) {
+		t.Helper()
+		if backend {
+			return c.Backend.Next(wire)
+		}
+		return c.Frontend.Next(wire)
+	}
+	if _, err := take(false, mustEncodeP(&codec.SSLRequest{}, p)); err != nil || !c.Backend.OneByte() {
+		t.Fatalf("SSLRequest: %v, OneByte %v", err, c.Backend.OneByte())
+	}
+	s, err := take(true, []byte{'N'})
+	if m, ok := s.Msg.(*codec.SSLResponse); err != nil || !ok || m.Answer != 'N' || c.Backend.OneByte() || !c.Frontend.Untagged() {
+		t.Fatalf("'N' after SSLRequest: %#v %v; OneByte %v Untagged %v", s.Msg, err, c.Backend.OneByte(), c.Frontend.Untagged())
+	}
+	if _, err := take(false, mustEncodeP(&codec.GSSEncRequest{}, p)); err != nil {
+		t.Fatal(err)
+	}
+	s, err = take(true, []byte{'G'})
+	if m, ok := s.Msg.(*codec.GSSEncResponse); err != nil || !ok || m.Answer != 'G' || !c.Encrypted() {
+		t.Fatalf("'G' after GSSENCRequest: %#v %v, Encrypted %v", s.Msg, err, c.Encrypted())
+	}
+
+	// 'S' answers no GSSENCRequest, 'G' no SSLRequest.
+	for _, x := range []struct {
+		req    codec.Message
+		answer byte
+		err    string
+	}{
+		{&codec.GSSEncRequest{}, 'S', "GSSEncResponse.Answer (Byte1) at byte 0: unknown tag 'S' (want 'G', 'N')"},
+		{&codec.SSLRequest{}, 'G', "SSLResponse.Answer (Byte1) at byte 0: unknown tag 'G' (want 'S', 'N')"},
+	} {
+		c.Reset(p)
+		if _, err := take(false, mustEncodeP(x.req, p)); err != nil {
+			t.Fatal(err)
+		}
+		var de *codec.DecodeError
+		s, err := take(true, []byte{x.answer})
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), x.err) || s.Msg != nil || !c.Backend.OneByte() {
+			t.Errorf("%q after %T: %v (%v); want %q, still waiting", x.answer, x.req, err, s.Msg, x.err)
+		}
+	}
+
+	// 'S' accepted: the TLS handshake follows; Decrypted takes the protocol
+	// up again inside it.
+	c.Reset(p)
+	take(false, mustEncodeP(&codec.SSLRequest{}, p))
+	if s, err := take(true, []byte{'S'}); err != nil || s.Msg.(*codec.SSLResponse).Answer != 'S' || !c.Encrypted() {
+		t.Fatalf("'S': %v, Encrypted %v", err, c.Encrypted())
+	}
+	c.Decrypted()
+	if !c.Frontend.Untagged() || c.Backend.OneByte() {
+		t.Errorf("after Decrypted: Untagged %v OneByte %v", c.Frontend.Untagged(), c.Backend.OneByte())
+	}
+}

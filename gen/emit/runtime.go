@@ -101,6 +101,8 @@ const (
 	// featureProtocol32: a layout that depends on Params.ProtocolMinor;
 	// "no-protocol-3.2" is its absence.
 	featureProtocol32 = "protocol-3.2"
+	// featureGSSEnc: GSSENCRequest and its answer (PostgreSQL 12 on).
+	featureGSSEnc = "gssenc"
 )
 
 // runtimeFeatures are the features the model has.
@@ -108,6 +110,7 @@ func runtimeFeatures(mod *model.Model) map[string]bool {
 	f := map[string]bool{}
 	for _, m := range mod.Messages {
 		f[featureFrontend] = f[featureFrontend] || m.Layer == spec.LayerFrontendBackend
+		f[featureGSSEnc] = f[featureGSSEnc] || m.Slug == "gssenc-response"
 		for _, l := range m.Layouts {
 			for _, it := range l.Items {
 				f[featureProtocol32] = f[featureProtocol32] || len(it.Lengths) > 1

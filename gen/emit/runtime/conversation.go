@@ -98,7 +98,7 @@ type tracker struct {
 // returns it with the frame's offset.
 func (t *tracker) begin(frame []byte) (*Step, int64) {
 	s := &t.step
-	s.Msg, s.P, s.Sub, s.Logical, s.Answer = nil, t.c.P, nil, nil, 0
+	s.Msg, s.P, s.Sub, s.Logical = nil, t.c.P, nil, nil
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
@@ -209,13 +209,31 @@ func (t *FrontendTracker) Release() {
 // BackendTracker takes the messages the backend sends.
 type BackendTracker struct {
 	tracker
-	be Backend
+	be  Backend
+	ssl SSLResponse
+	// pgspec:if gssenc
+	gss GSSEncResponse
+	// pgspec:end
 }
 
 // OneByte reports whether the backend's next message is the one-byte
-// answer to an SSLRequest or GSSENCRequest (read exactly one byte).
-func (t *BackendTracker) OneByte() bool {
-	return t.c.be == stBackendSslAnswer || t.c.be == stBackendGssAnswer
+// answer to an encryption request (read exactly one byte, with
+// FrameReader.NextByte): Next decodes it as the message answering the
+// request the frontend sent (SSLResponse after SSLRequest).
+func (t *BackendTracker) OneByte() bool { return answerKinds[t.c.be] != kindNone }
+
+// answer decodes the one-byte answer of kind k.
+func (t *BackendTracker) answer(k flowKind, frame []byte, p Params) (Message, error) {
+	var m Message = &t.ssl
+	// pgspec:if gssenc
+	if k == kindGSSEncResponse {
+		m = &t.gss
+	}
+	// pgspec:end
+	if err := m.Decode(frame, p); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Next decodes one whole message the backend sent (a one-byte answer when
@@ -228,9 +246,10 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	var k flowKind
 	var err error
 	switch {
-	case t.OneByte() && len(frame) == 1:
-		s.Answer = frame[0]
-		k = answerKind(frame[0])
+	case len(frame) == 1 && answerKinds[st] != kindNone:
+		// A server that predates SSL answers with an ErrorResponse instead.
+		k = answerKinds[st]
+		s.Msg, err = t.answer(k, frame, s.P)
 	case len(frame) >= 9 && frame[0] == 'R':
 		if sub := binary.BigEndian.Uint32(frame[5:]); sub < uint32(len(authKinds)) {
 			k = authKinds[sub]
@@ -257,6 +276,11 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	r, err := t.rule(st, k, off, err)
 	if err != nil {
 		return s, err
+	}
+	if r.answer != 0 {
+		if r = r.forAnswer(frame[0]); r == nil {
+			return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
+		}
 	}
 	switch k {
 	case kindParameterStatus:
@@ -298,19 +322,6 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 func (t *BackendTracker) Release() {
 	t.be, t.step = Backend{}, Step{}
 	t.c.Replication.release(sideBackend)
-}
-
-// answerKind is the kind of a one-byte answer.
-func answerKind(b byte) flowKind {
-	switch b {
-	case 'S':
-		return kindByteS
-	case 'G':
-		return kindByteG
-	case 'N':
-		return kindByteN
-	}
-	return kindNone
 }
 
 // offsetted puts off, the enclosing message's offset, into a FlowError from
