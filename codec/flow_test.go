@@ -184,7 +184,7 @@ func TestReplicationStreamingState(t *testing.T) {
 	streamed := p
 	streamed.Streaming = codec.Streamed
 	var r codec.ReplicationTracker
-	if !r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on')") || r.Logical.P.LogicalVersion != 2 {
+	if !r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', publication_names 'p', streaming 'on')") || r.Logical.P.LogicalVersion != 2 {
 		t.Fatalf("Start: %+v", r.Logical.P)
 	}
 	rel := &codec.LogicalRelation{RelationOID: 1, Namespace: "public", RelationName: "t"}
@@ -226,7 +226,7 @@ func TestReplicationLogicalError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r codec.ReplicationTracker
-	r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '1')")
+	r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '1', publication_names 'p')")
 	m, lm, err := r.Backend(payload)
 	x, ok := m.(*codec.XLogData)
 	if err == nil || lm != nil || !ok || x.WALStart != 7 {

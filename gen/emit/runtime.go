@@ -103,6 +103,9 @@ const (
 	featureProtocol32 = "protocol-3.2"
 	// featureGSSEnc: GSSENCRequest and its answer (PostgreSQL 12 on).
 	featureGSSEnc = "gssenc"
+	// featureCommands: the replication commands layer (ParseCommand);
+	// "no-commands" is its absence.
+	featureCommands = "commands"
 )
 
 // runtimeFeatures are the features the model has.
@@ -118,6 +121,8 @@ func runtimeFeatures(mod *model.Model) map[string]bool {
 		}
 	}
 	f["no-"+featureProtocol32] = !f[featureProtocol32]
+	f[featureCommands] = len(mod.Commands) > 0
+	f["no-"+featureCommands] = !f[featureCommands]
 	return f
 }
 
