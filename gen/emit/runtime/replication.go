@@ -33,9 +33,9 @@ type ReplicationTracker struct {
 	// The last command read, and what it began under which Params: a
 	// connection that starts the same stream again (a pool, a consumer
 	// reconnecting) reads it once.
-	lastCmd        string
-	lastIn, lastP  Params
-	lastKind       copyKind
+	lastCmd       string
+	lastIn, lastP Params
+	lastKind      copyKind
 }
 
 // Start takes the replication command that begins a stream:
