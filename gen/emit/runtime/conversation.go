@@ -211,7 +211,7 @@ type BackendTracker struct {
 	tracker
 	be  Backend
 	ssl SSLResponse
-	// pgspec:if gssenc
+	// pgspec:if message:gssenc-response
 	gss GSSEncResponse
 	// pgspec:end
 }
@@ -225,7 +225,7 @@ func (t *BackendTracker) OneByte() bool { return answerKinds[t.c.be] != kindNone
 // answer decodes the one-byte answer of kind k.
 func (t *BackendTracker) answer(k flowKind, frame []byte, p Params) (Message, error) {
 	var m Message = &t.ssl
-	// pgspec:if gssenc
+	// pgspec:if message:gssenc-response
 	if k == kindGSSEncResponse {
 		m = &t.gss
 	}
@@ -288,10 +288,12 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			c.P.Major = ServerMajor(m.Value)
 			c.Replication.P.Major = c.P.Major
 		}
+	// pgspec:if message:negotiate-protocol-version
 	case kindNegotiateProtocolVersion:
 		if minor := int(s.Msg.(*NegotiateProtocolVersion).NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
 			c.P.ProtocolMinor = minor
 		}
+	// pgspec:end
 	case kindCopyBothResponse:
 		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
 		c.Replication.open(c.pending)

@@ -153,9 +153,16 @@ func hasWord(s, word string) bool {
 
 // open begins a stream of kind k.
 func (r *ReplicationTracker) open(k copyKind) {
+	// pgspec:if message:replication-archive-or-manifest-data
 	if k == copyBackup && !(&BackupData{}).Majors().Has(r.P.Major) {
 		k = copyNone // before 15 a base backup's CopyData are raw tar and manifest bytes
 	}
+	// pgspec:end
+	// pgspec:if no-message:replication-archive-or-manifest-data
+	if k == copyBackup {
+		k = copyNone // before 15 a base backup's CopyData are raw tar and manifest bytes
+	}
+	// pgspec:end
 	r.kind, r.be, r.fe = k, stReplicationBackendStreaming, stReplicationFrontendStreaming
 	if k == copyBackup {
 		r.be = stReplicationBackendBackup
