@@ -86,18 +86,16 @@ type tracker struct {
 	Offset, Index int64
 
 	step Step
-
-	last      *flowRule // the rule the last message took, in lastState for lastKind under lastMajor
-	lastState flowState
-	lastKind  flowKind
-	lastMajor int
 }
 
 // begin starts the Step of frame, decoded with the Params reached, and
 // returns it with the frame's offset.
 func (t *tracker) begin(frame []byte) (*Step, int64) {
 	s := &t.step
-	s.Msg, s.P, s.Sub, s.Logical = nil, t.c.P, nil, nil
+	s.Msg, s.P = nil, t.c.P
+	if s.Sub != nil || s.Logical != nil { // pointer writes cost more than the test
+		s.Sub, s.Logical = nil, nil
+	}
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
@@ -110,13 +108,7 @@ func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRul
 	if err != nil {
 		return nil, err
 	}
-	// A run of one message in one state (DataRow after DataRow, CopyData
-	// after CopyData) takes the rule found last, under the same major.
-	if st == t.lastState && k == t.lastKind && t.c.P.Major == t.lastMajor && t.last != nil {
-		return t.last, nil
-	}
 	if r := flowLookup(st, k, t.c.P.Major); r != nil {
-		t.last, t.lastState, t.lastKind, t.lastMajor = r, st, k, t.c.P.Major
 		return r, nil
 	}
 	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
@@ -194,7 +186,10 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	if c.fe != stFrontendCopyBoth {
 		c.feCopy = false
 	}
-	return s, offsetted(err, off)
+	if err != nil {
+		return s, offsetted(err, off)
+	}
+	return s, nil
 }
 
 // Release lets go of the decoded messages the tracker keeps for reuse:
@@ -298,10 +293,8 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		} else {
 			c.Replication.open(copyNone)
 		}
-	case kindCopyData:
-		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyBothDone || st == stBackendQueryCopyOut {
-			err = c.Replication.next(s, sideBackend, s.Msg.(*CopyData).Data)
-		}
+	case kindCopyData: // the rule allows it only in a copy state
+		err = c.Replication.next(s, sideBackend, s.Msg.(*CopyData).Data)
 	case kindCommandComplete, kindErrorResponse:
 		c.Replication.open(copyNone)
 	case kindReadyForQuery:
@@ -310,7 +303,10 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	if r.moves {
 		c.move(sideBackend, r)
 	}
-	return s, offsetted(err, off)
+	if err != nil {
+		return s, offsetted(err, off)
+	}
+	return s, nil
 }
 
 // Release lets go of the decoded messages the tracker keeps for reuse.

@@ -144,25 +144,23 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 
 // next decodes payload into s.Sub (and s.Logical), checking the flow.
 func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
-	if r.kind == copyNone {
+	if r.kind == copyNone || len(payload) == 0 {
 		return nil
 	}
 	var m Message
 	var err error
+	var k flowKind
 	st := &r.be
 	if dir == sideFrontend {
-		st = &r.fe
+		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
 	} else {
+		k = kindsReplicationBackend[payload[0]]
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
 	if err != nil {
 		return err
-	}
-	k := kindsReplicationFrontend[payload[0]]
-	if dir == sideBackend {
-		k = kindsReplicationBackend[payload[0]]
 	}
 	rule := flowLookup(*st, k, r.P.Major)
 	if rule == nil {
@@ -171,11 +169,10 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if rule.next != 0 {
 		*st = rule.next - 1
 	}
-	x, ok := m.(*XLogData)
-	if !ok || r.kind != copyLogical {
+	if k != kindXLogData || r.kind != copyLogical {
 		return nil
 	}
 	s.LogicalP = r.Logical.P
-	s.Logical, err = r.Logical.next(x.WALData)
+	s.Logical, err = r.Logical.next(m.(*XLogData).WALData)
 	return err
 }
