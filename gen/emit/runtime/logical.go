@@ -132,7 +132,7 @@ func (t *LogicalTracker) check(r *flowRule, k flowKind, m Message) string {
 	case kindLogicalStreamAbort:
 		m := m.(*LogicalStreamAbort)
 		return t.endStream(m.Xid, m.SubXid == m.Xid) // a subtransaction's abort leaves the transaction open
-	// pgspec:end
+		// pgspec:end
 	}
 	return ""
 }
