@@ -147,11 +147,21 @@ func TestConversationViolations(t *testing.T) {
 		{"a 3.2 key when the client asked 3.0", asked30, keyData - 1,
 			"backend parameters", "backend-key-data", params, "backend-key-data has the layout of protocol 3.2; the session speaks 3.0"},
 		{"BackendKeyData before AuthenticationOk", slices.Insert(slices.Delete(slices.Clone(base), keyData, keyData+1), 9, base[keyData]), 9,
-			"backend authentication", "backend-key-data", []string{"authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-sspi", "error-response", "negotiate-protocol-version", "notice-response"}, ""},
+			"backend sasl-final", "backend-key-data", []string{"authentication-ok", "error-response"}, ""},
 		{"DataRow without RowDescription", slices.Delete(slices.Clone(base), rowDesc, rowDesc+1), rowDesc,
 			"backend query", "data-row", []string{"command-complete", "copy-both-response", "copy-in-response", "copy-out-response", "empty-query-response", "error-response", "notice-response", "notification-response", "parameter-status", "ready-for-query", "row-description"}, ""},
 		{"AuthenticationOk dropped", slices.Delete(slices.Clone(base), 9, 10), 9,
-			"backend authentication", "parameter-status", []string{"authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-sspi", "error-response", "negotiate-protocol-version", "notice-response"}, ""},
+			"backend sasl-final", "parameter-status", []string{"authentication-ok", "error-response"}, ""},
+		{"SASL: a challenge before the client's initial response", swap(base, 5, 6), 5,
+			"backend sasl-wait", "authentication-sasl-continue", []string{"error-response"}, ""},
+		{"SASL: the final message without an exchange", slices.Delete(slices.Clone(base), 4, 8), 4,
+			"backend authentication", "authentication-sasl-final", []string{"authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sspi", "error-response", "negotiate-protocol-version", "notice-response"}, ""},
+		{"SASL: the mechanisms offered again mid-exchange", slices.Insert(slices.Clone(base), 6, base[4]), 6,
+			"backend sasl", "authentication-sasl", []string{"authentication-ok", "authentication-sasl-continue", "authentication-sasl-final", "error-response"}, ""},
+		{"SASL: a response after the final message", slices.Insert(slices.Clone(base), 9, base[7]), 9,
+			"frontend authenticating", "'p' (a password, SASL or GSSAPI response)", []string{"terminate"}, ""},
+		{"SASL: AuthenticationOk after the server refused", slices.Replace(slices.Clone(base), 8, 9, be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "28P01"}}}, p)), 9,
+			"backend closed", "authentication-ok", nil, ""},
 		{"ReadyForQuery duplicated", slices.Insert(slices.Clone(base), 13, base[12]), 13,
 			"backend idle", "ready-for-query", []string{"error-response", "notice-response", "notification-response", "parameter-status"}, ""},
 		{"BindComplete before ParseComplete", swap(base, bindComplete-1, bindComplete), bindComplete - 1,
@@ -181,6 +191,23 @@ func decodeBackend(wire []byte, p codec.Params) codec.Message {
 		panic(err)
 	}
 	return m
+}
+
+// TestSASLExchangeEnds: the exchange ends with AuthenticationOk, after
+// AuthenticationSASLFinal or, for a mechanism without final data, at once;
+// until then the conversation is not authenticated.
+func TestSASLExchangeEnds(t *testing.T) {
+	base := session()
+	c, at, err := play(base[:8])
+	if err != nil || c.Authenticated() {
+		t.Fatalf("mid-exchange: turn %d: %v, authenticated %v", at, err, c.Authenticated())
+	}
+	for name, turns := range map[string][]turn{"with final data": base, "without": slices.Delete(slices.Clone(base), 8, 9)} {
+		c, at, err := play(turns)
+		if err != nil || !c.Authenticated() {
+			t.Errorf("%s: turn %d: %v, authenticated %v", name, at, err, c.Authenticated())
+		}
+	}
 }
 
 func swap(ts []turn, i, j int) []turn {

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 	"strings"
 )
 
@@ -43,8 +44,13 @@ type FlowState struct {
 	// rule names its own.
 	Source string `json:"source,omitempty"`
 	// Streamed: pgoutput messages in this state carry the xid.
-	Streamed bool        `json:"streamed,omitempty"`
-	Rules    []*FlowRule `json:"rules"`
+	Streamed bool `json:"streamed,omitempty"`
+	// List is the key of the message list of protocol-flow.html the
+	// state's phase follows ("protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1"):
+	// a rule of the state holds in the majors whose list names its
+	// message, unless it is Unlisted.
+	List  string      `json:"list,omitempty"`
+	Rules []*FlowRule `json:"rules"`
 }
 
 // FlowRuleset is a named list of rules.
@@ -83,6 +89,10 @@ type FlowRule struct {
 	// column types of a Relation were), "no-change-yet" (no change of the
 	// transaction came before).
 	Requires string `json:"requires,omitempty"`
+	// Unlisted: the state's page list does not name the message, and the
+	// rule holds all the same, for what its reason says the prose leaves
+	// open (the asynchronous messages, copy-both, a server's habit).
+	Unlisted bool `json:"unlisted,omitempty"`
 	// Majors narrows the rule to some majors: "17-", "10-16".
 	Majors string `json:"majors,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -155,6 +165,9 @@ func ParseFlow(data []byte) (*Flow, error) {
 			if st.Doc == "" {
 				addf("%s: no doc", where)
 			}
+			if st.List != "" && !flowListRE.MatchString(st.List) {
+				addf("%s: list %q, want page.html#SECTION/n", where, st.List)
+			}
 			msgs := map[string]bool{}
 			for _, r := range f.Rules(st) {
 				key := r.What()
@@ -188,6 +201,9 @@ func ParseFlow(data []byte) (*Flow, error) {
 	}
 	return &f, nil
 }
+
+// flowListRE is a FlowState.List: a FlowList.Key.
+var flowListRE = regexp.MustCompile(`^[a-z-]+\.html#[A-Z0-9-]+/[1-9][0-9]*$`)
 
 // What names the rule's message, and its answer when it has one:
 // "ssl-response 'N'".

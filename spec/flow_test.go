@@ -31,7 +31,7 @@ func TestFlowProblems(t *testing.T) {
 	      {"message": "parse", "end": true, "reason": "r"}
 	    ]}]},
 	  {"name": "backend", "layer": "frontend-backend", "direction": "B", "doc": "d", "states": [
-	    {"name": "a", "doc": "d", "rules": [
+	    {"name": "a", "doc": "d", "list": "protocol-flow.html#START-UP", "rules": [
 	      {"message": "ssl-response", "answer": "SN", "reason": "r", "streamed": "maybe"},
 	      {"message": "ssl-response", "reason": "r"},
 	      {"answer": "N", "reason": "r"}
@@ -52,6 +52,7 @@ func TestFlowProblems(t *testing.T) {
 		`backend a ssl-response 'SN': streamed "maybe"`,
 		`backend a: ssl-response has a rule for any answer beside one for answer "SN"`,
 		`backend a  'N': no message`,
+		`backend a: list "protocol-flow.html#START-UP", want page.html#SECTION/n`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in\n%v", want, err)

@@ -130,7 +130,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	if slug := commandSlug(specs, pos[0]); slug != "" {
 		cmd := s.FindCommand(slug)
 		if cmd == nil {
-			return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, strings.Join(majorsWith(specs, func(o *spec.Spec) bool { return o.FindCommand(slug) != nil }), ", "))
+			return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, majorsWith(specs, func(o *spec.Spec) bool { return o.FindCommand(slug) != nil }))
 		}
 		spec.WriteCommand(stdout, s, cmd, string(*lang))
 		return 0
@@ -141,7 +141,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	}
 	m := s.Find(slug)
 	if m == nil {
-		return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, strings.Join(majorsWith(specs, func(o *spec.Spec) bool { return o.Find(slug) != nil }), ", "))
+		return c.fail(2, "%s is not in PostgreSQL %d (it is in %s)", slug, s.Major, majorsWith(specs, func(o *spec.Spec) bool { return o.Find(slug) != nil }))
 	}
 	if *resolved {
 		return showResolved(c, src, specs, s, slug)
@@ -195,15 +195,18 @@ func namedBy(ov *spec.Overlay, slug string, it *model.Item) string {
 	return "derived from the manual (pgspec gen -v lists how)"
 }
 
-// majorsWith lists the majors whose spec has what has says.
-func majorsWith(specs []*spec.Spec, has func(*spec.Spec) bool) []string {
-	var in []string
+// majorsWith writes the majors whose spec has what has says, "17 and
+// later" when they reach the newest (so a new major leaves the message as
+// it is).
+func majorsWith(specs []*spec.Spec, has func(*spec.Spec) bool) string {
+	var in, all []int
 	for _, o := range specs {
+		all = append(all, o.Major)
 		if has(o) {
-			in = append(in, fmt.Sprint(o.Major))
+			in = append(in, o.Major)
 		}
 	}
-	return in
+	return model.Span(in, all)
 }
 
 // commandSlug is the slug of the replication command name names (a slug,

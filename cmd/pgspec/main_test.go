@@ -50,7 +50,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"show", "logical-updte"}, `pgspec show: unknown message "logical-updte" (did you mean logical-update?)`},
 		{[]string{"show", "Bnd"}, `unknown message "Bnd" (did you mean bind`},
 		{[]string{"show", "--version", "9", "bind"}, fmt.Sprintf("unknown version 9 (the spec has %d to %d)", committed[0], committed[len(committed)-1])},
-		{[]string{"show", "--version", "10", "gssenc-request"}, "gssenc-request is not in PostgreSQL 10 (it is in 12, 13"},
+		{[]string{"show", "--version", "10", "gssenc-request"}, "gssenc-request is not in PostgreSQL 10 (it is in 12 and later)"},
 		{[]string{"show", "--lang", "fr", "bind"}, `unknown language "fr"`},
 		{[]string{"show", "--version", "19", "--lang", "zh", "bind"}, "PostgreSQL 19 has no Chinese translation"},
 		{[]string{"list", "--layer", "physical"}, `unknown layer "physical"`},

@@ -21,8 +21,11 @@ type stream struct {
 	at   []LSN
 }
 
+// streamMajor is the major the test streams are written in and read as.
+const streamMajor = 16
+
 func newStream(t testing.TB, version int, parallel bool) *stream {
-	s := &stream{t: t, p: codec.Params{Major: 16, LogicalVersion: version}}
+	s := &stream{t: t, p: codec.Params{Major: streamMajor, LogicalVersion: version}}
 	if parallel {
 		s.p.Streaming = codec.ParallelStreaming
 	}
@@ -210,7 +213,7 @@ func TestTransaction(t *testing.T) {
 		&codec.LogicalInsert{RelationOID: 1, New: text("2", "y", "c", "d")},
 		&codec.LogicalCommit{CommitLSN: 0x3000, TransactionEndLSN: 0x3010},
 	)
-	s.want(NewAssembler(AssemblerConfig{}),
+	s.want(NewAssembler(AssemblerConfig{Major: streamMajor}),
 		"BEGIN 7 final=0/2000",
 		"RELATION public.t *id:25,big:25,v:25",
 		"INSERT t (t:1 t:x t:)",
@@ -292,7 +295,7 @@ func TestStreamed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			a := NewAssembler(AssemblerConfig{LogicalVersion: tc.version, Parallel: tc.parallel, MemoryLimit: tc.limit, SpillDir: dir})
+			a := NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: tc.version, Parallel: tc.parallel, MemoryLimit: tc.limit, SpillDir: dir})
 			streamedWorkload(t, tc.version, tc.parallel).want(a, streamedWant...)
 			st := a.Stats()
 			if st.Held != 0 || st.InMemory != 0 || !a.Idle() {
@@ -325,7 +328,7 @@ func TestSpillTruncate(t *testing.T) {
 		&codec.LogicalStreamStop{},
 		&codec.LogicalStreamCommit{Xid: 10, CommitLSN: 0x6000, TransactionEndLSN: 0x6010},
 	)
-	a := NewAssembler(AssemblerConfig{LogicalVersion: 2, MemoryLimit: 200, SpillDir: t.TempDir()})
+	a := NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: 2, MemoryLimit: 200, SpillDir: t.TempDir()})
 	s.want(a, "BEGIN 10 final=0/6000 streamed", "RELATION public.t *id:25", "INSERT t (t:a)", "INSERT t (t:b)", "COMMIT 10 end=0/6010")
 	if a.Stats().Spilled == 0 {
 		t.Error("the 300-byte row did not spill past a 200-byte limit")
@@ -346,14 +349,14 @@ func TestTwoPhase(t *testing.T) {
 		&codec.LogicalStreamPrepare{PrepareLSN: 0x3000, PrepareEndLSN: 0x3010, Xid: 6, GID: "g2"},
 		&codec.LogicalRollbackPrepared{PrepareEndLSN: 0x3010, RollbackEndLSN: 0x3110, Xid: 6, GID: "g2"},
 	)
-	s.want(NewAssembler(AssemblerConfig{LogicalVersion: 3}),
+	s.want(NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: 3}),
 		"BEGIN 5 final=0/2000 prepared g1", "RELATION public.t *id:25", "INSERT t (t:1)", "PREPARE g1 end=0/2010",
 		"COMMIT PREPARED g1 end=0/2110",
 		"BEGIN 6 final=0/3000 streamed prepared g2", "INSERT t (t:2)", "PREPARE g2 end=0/3010",
 		"ROLLBACK PREPARED g2 end=0/3110")
 	// From a start after the first prepare, its commit and what follows
 	// are delivered, the prepare is not.
-	s.want(NewAssembler(AssemblerConfig{LogicalVersion: 3, Start: 0x2010}),
+	s.want(NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: 3, Start: 0x2010}),
 		"COMMIT PREPARED g1 end=0/2110",
 		"BEGIN 6 final=0/3000 streamed prepared g2", "RELATION public.t *id:25", "INSERT t (t:2)", "PREPARE g2 end=0/3010",
 		"ROLLBACK PREPARED g2 end=0/3110")
@@ -363,8 +366,8 @@ func TestTwoPhase(t *testing.T) {
 // relation it described is announced with the first change delivered.
 func TestStart(t *testing.T) {
 	s := streamedWorkload(t, 2, false)
-	s.want(NewAssembler(AssemblerConfig{LogicalVersion: 2, Start: 0x5010}), streamedWant[4:]...)
-	s.want(NewAssembler(AssemblerConfig{LogicalVersion: 2, Start: 0x6010}))
+	s.want(NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: 2, Start: 0x5010}), streamedWant[4:]...)
+	s.want(NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: 2, Start: 0x6010}))
 }
 
 // TestValues: values decode by type OID through pgtype in text and binary;
@@ -390,7 +393,7 @@ func TestValues(t *testing.T) {
 		}}},
 		&codec.LogicalCommit{CommitLSN: 0x2000, TransactionEndLSN: 0x2010},
 	)
-	a := NewAssembler(AssemblerConfig{LogicalVersion: 2, Types: types})
+	a := NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: 2, Types: types})
 	var got []string
 	for i, b := range s.msgs {
 		err := a.Feed(s.at[i], b, func(e Event) error {
@@ -448,13 +451,13 @@ func TestBadStreams(t *testing.T) {
 		{"relation flags", []codec.Message{&codec.LogicalRelation{RelationOID: 1, Namespace: "n", RelationName: "r", Columns: []codec.RelationColumn{{Flags: 2, Name: "c"}}}}, "flags 0x2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := newStream(t, 2, false).add(tc.msgs...).run(NewAssembler(AssemblerConfig{LogicalVersion: 2}))
+			_, err := newStream(t, 2, false).add(tc.msgs...).run(NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: 2}))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
-	err := NewAssembler(AssemblerConfig{LogicalVersion: 2}).Feed(0x10, []byte{'I', 0, 0}, func(Event) error { return nil })
+	err := NewAssembler(AssemblerConfig{Major: streamMajor, LogicalVersion: 2}).Feed(0x10, []byte{'I', 0, 0}, func(Event) error { return nil })
 	var de *codec.DecodeError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "pgoutput message at 0/10") {
 		t.Errorf("truncated Insert: %v", err)

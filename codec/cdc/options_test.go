@@ -3,6 +3,8 @@ package cdc
 import (
 	"strings"
 	"testing"
+
+	"github.com/pgspec/pgspec/codec"
 )
 
 // TestOptionsFor: the options by major, each accepted by its major and
@@ -15,7 +17,7 @@ func TestOptionsFor(t *testing.T) {
 		16: {ProtoVersion: 4, Streaming: "parallel", TwoPhase: true, Messages: true},
 		19: {ProtoVersion: 4, Streaming: "parallel", TwoPhase: true, Messages: true},
 	}
-	for major := 10; major <= 19; major++ {
+	for major := codec.OldestMajor; major <= codec.NewestMajor; major++ {
 		o := OptionsFor(major)
 		if w, ok := want[major]; ok && o != w {
 			t.Errorf("OptionsFor(%d) = %+v, want %+v", major, o, w)

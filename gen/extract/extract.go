@@ -64,6 +64,12 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 		return nil, joinErrs(errs)
 	}
 	assignSlugs(specs)
+	for _, s := range specs {
+		errs = append(errs, resolveFlowLists(s)...)
+	}
+	if len(errs) > 0 {
+		return nil, joinErrs(errs)
+	}
 	used := map[*spec.Correction]bool{}
 	for _, s := range specs {
 		annotate(s)
@@ -126,6 +132,17 @@ func chapterSources(c *Corpus, s *spec.Spec, lang string) []error {
 			continue
 		}
 		s.Sources = append(s.Sources, src)
+		if kind == PageFlow {
+			lists, err := readFlowLists(doc, file)
+			switch {
+			case err != nil:
+				errs = append(errs, err)
+			case lang == "en":
+				s.FlowLists = lists
+			default:
+				errs = append(errs, alignFlowLists(file, s, lists)...)
+			}
+		}
 		if kind != pluginOptionsPage(s.Major) {
 			continue
 		}

@@ -1,13 +1,13 @@
 package model
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pgspec/pgspec/internal/golden"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -47,8 +47,6 @@ func TestCommittedSpecBuilds(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/defaults.txt from the committed spec")
-
 // TestDefaults pins the list of what the generator derives from the
 // committed spec rather than reads from the overlay, as pgspec gen prints
 // it: a new major that changes a derivation shows up here, for review.
@@ -62,43 +60,7 @@ func TestDefaults(t *testing.T) {
 	for _, d := range m.Defaults {
 		got += d.Text + "\n"
 	}
-	const path = "testdata/defaults.txt"
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("the derived defaults changed (review, then go test ./gen/model -run TestDefaults -update):\n%s", lineDiff(string(want), got))
-	}
-}
-
-// lineDiff lists the lines only in a (-) and only in b (+).
-func lineDiff(a, b string) string {
-	in := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range strings.Split(s, "\n") {
-			m[l] = true
-		}
-		return m
-	}
-	ina, inb := in(a), in(b)
-	var out []string
-	for _, l := range strings.Split(a, "\n") {
-		if !inb[l] {
-			out = append(out, "- "+l)
-		}
-	}
-	for _, l := range strings.Split(b, "\n") {
-		if !ina[l] {
-			out = append(out, "+ "+l)
-		}
-	}
-	return strings.Join(out, "\n")
+	golden.Check(t, "testdata/defaults.txt", got)
 }
 
 // TestResolvedLayouts pins the resolved layout of every message and major
@@ -116,19 +78,7 @@ func TestResolvedLayouts(t *testing.T) {
 			fmt.Fprintf(&b, "%s (%s), PostgreSQL %s\n%s", msg.Slug, msg.GoName, Span(l.Majors, m.Majors), l.Describe(nil))
 		}
 	}
-	const path = "testdata/layouts.txt"
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("the resolved layouts changed (review, then go test ./gen/model -run TestResolvedLayouts -update):\n%s", lineDiff(string(want), b.String()))
-	}
+	golden.Check(t, "testdata/layouts.txt", b.String())
 }
 
 // TestDiffPinned: the committed spec derives exactly the pinned list; a
@@ -140,7 +90,7 @@ func TestDiffPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	if added, removed := m.DiffPinned(); len(added)+len(removed) != 0 {
-		t.Fatalf("the committed spec differs from its pinned list: %v %v", added, removed)
+		t.Fatalf("the committed spec differs from its pinned list testdata/defaults.txt (review, then go test ./gen/model -run ^TestDefaults$ -update): added %v, removed %v", added, removed)
 	}
 	sel, err := m.Select(Selection{Messages: []string{"logical-update"}})
 	if err != nil {

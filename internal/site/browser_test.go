@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/pgspec/pgspec/gen/matrix"
 	"github.com/pgspec/pgspec/internal/corpus"
 )
 
@@ -181,7 +182,7 @@ func TestPageInChromium(t *testing.T) {
 	defer srv.Close()
 
 	// What the grid must hold, read from the spec files themselves: every
-	// slug any major documents, and the majors.
+	// slug any major documents, every list of its message flow, and the majors.
 	var slugs []string
 	var majors []string
 	for _, s := range h.Specs {
@@ -189,6 +190,11 @@ func TestPageInChromium(t *testing.T) {
 		for _, m := range s.Messages {
 			if !slices.Contains(slugs, m.Slug) {
 				slugs = append(slugs, m.Slug)
+			}
+		}
+		for i := range s.FlowLists {
+			if slug := matrix.FlowSlug(&s.FlowLists[i]); !slices.Contains(slugs, slug) {
+				slugs = append(slugs, slug)
 			}
 		}
 	}

@@ -70,7 +70,11 @@ func (c *Conversation) Encrypted() bool { return c.be == stBackendEncrypted }
 
 // Authenticated reports whether the server sent AuthenticationOk.
 func (c *Conversation) Authenticated() bool {
-	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption && c.be != stBackendAuthentication && c.be != stBackendWaiting && c.be != stBackendClosed
+	switch c.be {
+	case stBackendWaiting, stBackendAuthentication, stBackendSaslWait, stBackendSasl, stBackendSaslFinal, stBackendClosed:
+		return false
+	}
+	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption
 }
 
 // Started reports whether the frontend sent its StartupMessage: its

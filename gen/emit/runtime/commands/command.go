@@ -66,7 +66,9 @@ func (e *CommandError) Error() string {
 
 func (e *CommandError) Unwrap() error { return ErrCommand }
 
-// majorRanges writes 10, 12–14, 17–19.
+// majorRanges writes 10, 12–14, 17 and later: a range reaching the
+// newest major is open, as the manual's "PostgreSQL 17 and later" is, so
+// the message stays the same when a new major is generated.
 func majorRanges(ms []int) string {
 	var parts []string
 	for i := 0; i < len(ms); {
@@ -74,9 +76,12 @@ func majorRanges(ms []int) string {
 		for j+1 < len(ms) && ms[j+1] == ms[j]+1 {
 			j++
 		}
-		if j == i {
+		switch {
+		case ms[j] == NewestMajor:
+			parts = append(parts, strconv.Itoa(ms[i])+" and later")
+		case j == i:
 			parts = append(parts, strconv.Itoa(ms[i]))
-		} else {
+		default:
 			parts = append(parts, fmt.Sprintf("%d–%d", ms[i], ms[j]))
 		}
 		i = j + 1
