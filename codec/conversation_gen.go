@@ -39,6 +39,7 @@ type Conversation struct {
 	discarding bool        // an extended-query error: requests until the next Sync get no answer
 	pending    copyKind    // the stream the last replication command asked for
 	feCopy     bool        // the frontend's CopyData carry replication messages
+	nego       negotiation // what the StartupMessage asked for, and its answer
 }
 
 // maxPending bounds the requests waiting for an answer: a client that
@@ -57,7 +58,7 @@ func NewConversation(p Params) *Conversation {
 // keeping the decoders and queue it grew (a pool of connections reuses it).
 func (c *Conversation) Reset(p Params) {
 	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
-	c.queue, c.head, c.discarding, c.pending, c.feCopy = c.queue[:0], 0, false, copyNone, false
+	c.queue, c.head, c.discarding, c.pending, c.feCopy, c.nego = c.queue[:0], 0, false, copyNone, false, negotiation{}
 	c.Frontend.tracker = tracker{c: c}
 	c.Backend.tracker = tracker{c: c}
 	c.Replication.reset(p)
@@ -172,6 +173,7 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	switch k {
 	case kindStartupMessage:
 		c.P.ProtocolMinor = int(s.Msg.(*StartupMessage).ProtocolVersion & 0xffff)
+		c.nego.ask(s.Msg.(*StartupMessage))
 	case kindQuery:
 		c.pending = c.Replication.start(s.Msg.(*Query).String)
 	case kindCopyData:
@@ -283,7 +285,13 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			c.Replication.P.Major = c.P.Major
 		}
 	case kindNegotiateProtocolVersion:
-		if minor := int(s.Msg.(*NegotiateProtocolVersion).NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
+		m := s.Msg.(*NegotiateProtocolVersion)
+		if d := c.nego.answer(m); r.requires == requiresNegotiation && d != "" {
+			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+			e.Detail = d
+			return s, e
+		}
+		if minor := int(m.NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
 			c.P.ProtocolMinor = minor
 		}
 	case kindCopyBothResponse:
@@ -303,6 +311,13 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		c.Replication.open(copyNone)
 	case kindReadyForQuery:
 		c.pending = copyNone
+		if d := c.nego.missing(); r.requires == requiresNegotiated && d != "" {
+			// What is missing came before: the start-up is over all the same.
+			c.move(sideBackend, r)
+			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+			e.Detail = d
+			return s, e
+		}
 	}
 	if r.moves {
 		c.move(sideBackend, r)

@@ -210,6 +210,73 @@ func TestSASLExchangeEnds(t *testing.T) {
 	}
 }
 
+// TestNegotiation: NegotiateProtocolVersion answers what the StartupMessage
+// asked for (3.2 of a 3.0 server, _pq_. options), once, with an older minor
+// and only options asked for; a StartupMessage with _pq_. options, or a
+// minor no major speaks, has it before start-up ends. Each mutation is
+// reported with what is wrong; the untouched session passes.
+func TestNegotiation(t *testing.T) {
+	p := codec.Params{Major: 17}
+	startup := func(minor uint32, params ...string) turn {
+		m := &codec.StartupMessage{ProtocolVersion: 3<<16 | minor, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}
+		for _, n := range params {
+			m.Parameters = append(m.Parameters, codec.StartupParameter{Name: n, Value: "1"})
+		}
+		return fe(m, p)
+	}
+	npv := func(minor int32, options ...string) turn {
+		return be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 3<<16 | minor, UnrecognizedOptions: options}, p)
+	}
+	base := session() // asks 3.2, answered 3.0 at turn 3
+	with := func(at int, ts ...turn) []turn { return slices.Replace(slices.Clone(base), at, at+1, ts...) }
+	ready := len(base) - 1
+	for i, tr := range base {
+		if tr.backend && tr.wire[0] == 'Z' {
+			ready = i // the start-up's ReadyForQuery
+			break
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		turns  []turn
+		at     int
+		detail string
+	}{
+		{"an answer to nothing asked", slices.Replace(with(2, startup(0)), 3, 4, npv(0)), 3,
+			"negotiates nothing (the minor asked for, no option): the StartupMessage asked for 3.0 and 0 _pq_. option(s)"},
+		{"a newer minor offered", with(3, npv(3)), 3, "offers 3.3, newer than asked: the StartupMessage asked for 3.2 and 0 _pq_. option(s)"},
+		{"an option not asked for", with(3, npv(0, "_pq_.compression")), 3, "names 1 unrecognised option(s); the StartupMessage asked for 3.2 and 0 _pq_. option(s)"},
+		{"a run-time parameter named as an option", slices.Replace(with(2, startup(0, "_pq_.x")), 3, 4, npv(0, "DateStyle")), 3,
+			`names "DateStyle", which is no _pq_. option`},
+		{"another protocol", with(3, be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 4 << 16}, p)), 3, "offers protocol 4.0; the StartupMessage asked for 3.2"},
+		{"negotiated twice", slices.Insert(slices.Clone(base), 4, npv(0)), 4, "a second NegotiateProtocolVersion: the server negotiates once"},
+		{"an option left unanswered", slices.Delete(with(2, startup(0, "_pq_.x")), 3, 4), ready - 1,
+			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.0 and 1 _pq_. option(s)"},
+		{"a greasing minor left unanswered", slices.Delete(with(2, startup(9999)), 3, 4), ready - 1,
+			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.9999 and 0 _pq_. option(s)"},
+	} {
+		conv, at, err := play(c.turns)
+		var fe *codec.FlowError
+		if !errors.As(err, &fe) || at != c.at || !strings.HasPrefix(fe.Detail, c.detail) {
+			t.Errorf("%s: got %v at turn %d, want at %d a FlowError %q", c.name, err, at, c.at, c.detail)
+			continue
+		}
+		if c.at == ready-1 && !conv.Authenticated() {
+			t.Errorf("%s: start-up did not end at the ReadyForQuery reported", c.name)
+		}
+	}
+	for name, turns := range map[string][]turn{
+		"an option answered":                          slices.Replace(with(2, startup(0, "_pq_.x", "_pq_.y")), 3, 4, npv(0, "_pq_.x", "_pq_.y")),
+		"3.2 of a 3.2 server, no answer":              slices.Delete(slices.Clone(base), 3, 4),
+		"3.0, no answer":                              slices.Delete(with(2, startup(0)), 3, 4),
+		"the minor alone, as the manual describes it": with(3, be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 0}, p)),
+	} {
+		if _, at, err := play(turns); err != nil {
+			t.Errorf("%s: turn %d: %v", name, at, err)
+		}
+	}
+}
+
 func swap(ts []turn, i, j int) []turn {
 	out := slices.Clone(ts)
 	out[i], out[j] = out[j], out[i]

@@ -87,7 +87,8 @@ type FlowRule struct {
 	// Requires names a check on what came before: "relation" (the
 	// relations a change names were described), "types" (the non-built-in
 	// column types of a Relation were), "no-change-yet" (no change of the
-	// transaction came before).
+	// transaction came before), "negotiation" and "negotiated" (see
+	// RequiresNegotiation).
 	Requires string `json:"requires,omitempty"`
 	// Unlisted: the state's page list does not name the message, and the
 	// rule holds all the same, for what its reason says the prose leaves
@@ -108,6 +109,11 @@ const (
 	RequiresRelation    = "relation"
 	RequiresTypes       = "types"
 	RequiresNoChangeYet = "no-change-yet"
+	// RequiresNegotiation: a NegotiateProtocolVersion answers what the
+	// StartupMessage asked for (a newer minor, _pq_. options), once;
+	// RequiresNegotiated: start-up ends only after it did, when it had to.
+	RequiresNegotiation = "negotiation"
+	RequiresNegotiated  = "negotiated"
 )
 
 // LoadFlow reads and checks the flow rules in fsys. What needs the model
@@ -245,9 +251,9 @@ func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowM
 		addf("%s: streamed %q, want open, close or abort", where, r.Streamed)
 	}
 	switch r.Requires {
-	case "", RequiresRelation, RequiresTypes, RequiresNoChangeYet:
+	case "", RequiresRelation, RequiresTypes, RequiresNoChangeYet, RequiresNegotiation, RequiresNegotiated:
 	default:
-		addf("%s: requires %q, want relation, types or no-change-yet", where, r.Requires)
+		addf("%s: requires %q, want relation, types, no-change-yet, negotiation or negotiated", where, r.Requires)
 	}
 	if r.Majors != "" {
 		if _, _, err := parseMajorRange(r.Majors); err != nil {

@@ -111,7 +111,13 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // instead of hanging it; the browser has started, so the timeout does not
 // stop it.
 func step(t *testing.T, ctx context.Context) context.Context {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	return stepWithin(t, ctx, 20*time.Second)
+}
+
+// stepWithin bounds a step that does much work (a walk over every range of
+// majors) by d instead.
+func stepWithin(t *testing.T, ctx context.Context, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, d)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -119,7 +125,13 @@ func step(t *testing.T, ctx context.Context) context.Context {
 // eval runs a script in the page and decodes its result.
 func eval[T any](t *testing.T, ctx context.Context, script string) T {
 	t.Helper()
-	v, err := chromedp.Run(step(t, ctx), chromedp.Evaluate[T](script))
+	return evalWithin[T](t, step(t, ctx), script)
+}
+
+// evalWithin is eval in a step of the caller's bound.
+func evalWithin[T any](t *testing.T, ctx context.Context, script string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](script))
 	if err != nil {
 		t.Fatalf("%s: %v", script, err)
 	}
@@ -495,7 +507,8 @@ func TestPageOpensOnTheAnswer(t *testing.T) {
 
 	// Every count reads right: walk every range with only changed rows and
 	// check each layer's count; some range must leave exactly one message.
-	counts := eval[[]string](t, ctx, `(() => {
+	// 45 ranges, each filtering every layer's rows: a minute on a loaded machine.
+	counts := evalWithin[[]string](t, stepWithin(t, ctx, 2*time.Minute), `(() => {
 		const out = [];
 		const f = document.getElementById('from'), t = document.getElementById('to');
 		const ms = [...f.options].map(o => o.value);

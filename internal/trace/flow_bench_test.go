@@ -43,10 +43,11 @@ type capturedConn struct {
 	streams [2][]byte
 }
 
-// capturedConversations reads every committed capture's connections, frame
-// by frame in capture order, and what a Conversation decoded each with.
-func capturedConversations(tb testing.TB) []capturedConn {
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", "pg*.gz"))
+// capturedConversations reads the connections of every committed capture
+// whose name matches glob (pg*.gz: all), frame by frame in capture order,
+// and what a Conversation decoded each with.
+func capturedConversations(tb testing.TB, glob string) []capturedConn {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", glob))
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("captures: %v %v", files, err)
 	}
@@ -223,7 +224,7 @@ func (d *trackedDecoder) pass(c *capturedConn) error {
 // streams the proto_version of its START_REPLICATION.
 func TestCapturesThroughTheTrackers(t *testing.T) {
 	logical, sessions := 0, 0
-	for i, c := range capturedConversations(t) {
+	for i, c := range capturedConversations(t, "pg*.gz") {
 		last := c.frames[len(c.frames)-1].p
 		if last.Major != 0 { // a CancelRequest's connection hears no server_version
 			sessions++
@@ -299,7 +300,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // the Params and checks the flow. Each connection has its decoders and
 // frame readers, as in a proxy.
 func BenchmarkTracker(b *testing.B) {
-	convs := capturedConversations(b)
+	convs := capturedConversations(b, "pg*.gz")
 	n := 0
 	for _, c := range convs {
 		n += len(c.streams[0]) + len(c.streams[1])
@@ -338,7 +339,7 @@ func TestTrackerAllocations(t *testing.T) {
 		t.Skip("decodes every capture")
 	}
 	streams := 0
-	for i, c := range capturedConversations(t) {
+	for i, c := range capturedConversations(t, "pg*.gz") {
 		var bare bareDecoder
 		var tracked trackedDecoder
 		for _, d := range []interface{ pass(*capturedConn) error }{&bare, &tracked} {

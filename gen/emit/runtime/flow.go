@@ -89,6 +89,8 @@ const (
 	requiresRelation = 1 + iota
 	requiresTypes
 	requiresNoChangeYet
+	requiresNegotiation
+	requiresNegotiated
 )
 
 // flowLookup is the rule allowing kind in st under major, nil if none.
