@@ -38,6 +38,7 @@ func (n *negotiation) ask(m *StartupMessage) {
 // isProtocolOption says whether a startup parameter is a protocol option.
 func isProtocolOption(name string) bool { return len(name) > 5 && name[:5] == "_pq_." }
 
+// pgspec:if message:negotiate-protocol-version
 // answer checks a NegotiateProtocolVersion against what was asked: it
 // comes once, for a newer minor or options asked for, offers an older
 // minor of protocol 3 (or the minor alone) and names only _pq_. options. It returns what is
@@ -65,6 +66,8 @@ func (n *negotiation) answer(m *NegotiateProtocolVersion) string {
 	n.negotiated = true
 	return ""
 }
+
+// pgspec:end
 
 // missing says what NegotiateProtocolVersion should have answered by the
 // end of start-up, "" when nothing: _pq_. options, or a minor no major
