@@ -43,18 +43,22 @@ func isProtocolOption(name string) bool { return len(name) > 5 && name[:5] == "_
 // wrong, "" when nothing is.
 func (n *negotiation) answer(m *NegotiateProtocolVersion) string {
 	minor := int(m.NewestProtocolVersion & 0xffff)
-	asked := "the StartupMessage asked for 3." + strconv.Itoa(n.minor) + " and " + strconv.Itoa(n.options) + " _pq_. option(s)"
+	// what was asked, written only for an answer that is wrong: a message
+	// the flow allows allocates nothing
+	asked := func() string {
+		return "the StartupMessage asked for 3." + strconv.Itoa(n.minor) + " and " + strconv.Itoa(n.options) + " _pq_. option(s)"
+	}
 	switch {
 	case n.negotiated:
 		return "a second NegotiateProtocolVersion: the server negotiates once"
 	case m.NewestProtocolVersion>>16 != 3 && m.NewestProtocolVersion>>16 != 0: // PostgreSQL sends 3.x, the manual describes the minor alone
-		return "offers protocol " + strconv.Itoa(int(m.NewestProtocolVersion>>16)) + "." + strconv.Itoa(minor) + "; " + asked
+		return "offers protocol " + strconv.Itoa(int(m.NewestProtocolVersion>>16)) + "." + strconv.Itoa(minor) + "; " + asked()
 	case minor > n.minor:
-		return "offers 3." + strconv.Itoa(minor) + ", newer than asked: " + asked
+		return "offers 3." + strconv.Itoa(minor) + ", newer than asked: " + asked()
 	case minor == n.minor && len(m.UnrecognizedOptions) == 0:
-		return "negotiates nothing (the minor asked for, no option): " + asked
+		return "negotiates nothing (the minor asked for, no option): " + asked()
 	case len(m.UnrecognizedOptions) > n.options:
-		return "names " + strconv.Itoa(len(m.UnrecognizedOptions)) + " unrecognised option(s); " + asked
+		return "names " + strconv.Itoa(len(m.UnrecognizedOptions)) + " unrecognised option(s); " + asked()
 	}
 	for _, o := range m.UnrecognizedOptions {
 		if !isProtocolOption(o) {

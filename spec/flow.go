@@ -64,10 +64,12 @@ type FlowRule struct {
 	// Include stands for the rules of the named ruleset; nothing else may
 	// be set beside it.
 	Include string `json:"include,omitempty"`
-	// Message is the slug of the message allowed; Byte instead names a
-	// one-byte answer (SSLRequest's 'S' or 'N', GSSENCRequest's 'G' or 'N').
+	// Message is the slug of the message allowed.
 	Message string `json:"message,omitempty"`
-	Byte    string `json:"byte,omitempty"`
+	// Answer narrows the rule to one value of a one-byte answer
+	// (SSLResponse's 'S' or 'N', GSSEncResponse's 'G' or 'N'): the state
+	// it leads to depends on the byte.
+	Answer string `json:"answer,omitempty"`
 	// Next is the machine's state after the message; "" stays.
 	Next string `json:"next,omitempty"`
 	// Peer is the state the other side of the same layer goes to.
@@ -174,11 +176,16 @@ func ParseFlow(data []byte) (*Flow, error) {
 			}
 			msgs := map[string]bool{}
 			for _, r := range f.Rules(st) {
-				key := r.Message + r.Byte
+				key := r.What()
 				if msgs[key] {
 					addf("%s: %s allowed twice", where, key)
 				}
 				msgs[key] = true
+			}
+			for _, r := range f.Rules(st) {
+				if r.Answer != "" && msgs[r.Message] {
+					addf("%s: %s has a rule for any answer beside one for answer %q", where, r.Message, r.Answer)
+				}
 			}
 			for _, r := range st.Rules {
 				if r.Include != "" {
@@ -191,7 +198,7 @@ func ParseFlow(data []byte) (*Flow, error) {
 				}
 			}
 			for _, r := range f.Rules(st) {
-				r.check(addf, where+" "+r.Message+r.Byte, m, peer, f.State)
+				r.check(addf, where+" "+r.What(), m, peer, f.State)
 			}
 		}
 	}
@@ -204,18 +211,24 @@ func ParseFlow(data []byte) (*Flow, error) {
 // flowListRE is a FlowState.List: a FlowList.Key.
 var flowListRE = regexp.MustCompile(`^[a-z-]+\.html#[A-Z0-9-]+/[1-9][0-9]*$`)
 
-func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowMachine, state func(*FlowMachine, string) *FlowState) {
-	if (r.Message == "") == (r.Byte == "") {
-		addf("%s: want one of message and byte", where)
+// What names the rule's message, and its answer when it has one:
+// "ssl-response 'N'".
+func (r *FlowRule) What() string {
+	if r.Answer != "" {
+		return r.Message + " '" + r.Answer + "'"
 	}
-	if r.Byte != "" && len(r.Byte) != 1 {
-		addf("%s: byte %q is not one byte", where, r.Byte)
+	return r.Message
+}
+
+func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowMachine, state func(*FlowMachine, string) *FlowState) {
+	if r.Message == "" {
+		addf("%s: no message", where)
+	}
+	if r.Answer != "" && len(r.Answer) != 1 {
+		addf("%s: answer %q is not one byte", where, r.Answer)
 	}
 	if r.Reason == "" {
 		addf("%s: no reason", where)
-	}
-	if r.Unlisted && r.Byte != "" {
-		addf("%s: a one-byte answer is in no message list: unlisted is for messages", where)
 	}
 	if r.Next != "" && state(m, r.Next) == nil {
 		addf("%s: next state %q is not a state of %s", where, r.Next, m.Name)

@@ -37,11 +37,13 @@ type FlowState struct {
 	Index int
 }
 
-// FlowRule allows one message (or one-byte answer) in a state.
+// FlowRule allows one message in a state.
 type FlowRule struct {
-	// Msg is the message allowed; nil for a one-byte answer, Byte.
-	Msg              *Message
-	Byte             byte
+	// Msg is the message allowed.
+	Msg *Message
+	// Answer, when not 0, narrows the rule to that value of Msg, a one-byte
+	// answer (SSLResponse 'S' or 'N'): the rules of one answer differ by it.
+	Answer           byte
 	Next, Peer, Push *FlowState
 	End, Discard     bool
 	Streamed         string
@@ -102,24 +104,25 @@ func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 			for _, r := range f.Rules(ss) {
 				fr := &FlowRule{End: r.End, Discard: r.Discard, Streamed: r.Streamed, Requires: r.Requires, Unlisted: r.Unlisted, Reason: r.Reason, Source: r.Source}
 				lo, hi := r.MajorRange()
-				majors := mod.Majors
-				where := st.ID() + " " + r.Message + r.Byte
-				if r.Byte != "" {
-					fr.Byte = r.Byte[0]
-				} else {
-					msg := bySlug[r.Message]
-					switch {
-					case msg == nil:
-						p = append(p, where+": no such message")
-						continue
-					case msg.Layer != sm.Layer || msg.Direction != 0 && msg.Direction&fm.Direction == 0:
-						p = append(p, fmt.Sprintf("%s: a %s message of direction %s, not one the %s machine's side sends", where, msg.Layer, msg.Direction, fm.Name))
-						continue
-					}
-					fr.Msg, majors = msg, msg.Majors
+				where := st.ID() + " " + r.What()
+				msg := bySlug[r.Message]
+				switch {
+				case msg == nil:
+					p = append(p, where+": no such message")
+					continue
+				case msg.Layer != sm.Layer || msg.Direction != 0 && msg.Direction&fm.Direction == 0:
+					p = append(p, fmt.Sprintf("%s: a %s message of direction %s, not one the %s machine's side sends", where, msg.Layer, msg.Direction, fm.Name))
+					continue
+				case r.Answer != "" && !isAnswer(msg, r.Answer[0]):
+					p = append(p, fmt.Sprintf("%s: answer %q is not a value of %s, a one-byte answer", where, r.Answer, msg.GoName))
+					continue
 				}
-				fr.Majors = filter(majors, func(m int) bool { return m >= lo && m <= hi })
-				if fr.Msg != nil && st.List != "" {
+				fr.Msg = msg
+				if r.Answer != "" {
+					fr.Answer = r.Answer[0]
+				}
+				fr.Majors = filter(msg.Majors, func(m int) bool { return m >= lo && m <= hi })
+				if st.List != "" {
 					listed := filter(fr.Majors, func(mj int) bool { return listNames(mod.FlowLists[st.List][mj], fr.Msg.Slug) })
 					switch {
 					case r.Unlisted && len(listed) > 0:
@@ -154,6 +157,15 @@ func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 	return out, nil
 }
 
+// isAnswer reports whether m is a one-byte answer that b is a value of.
+func isAnswer(m *Message, b byte) bool {
+	if m.AnswerTo == "" {
+		return false
+	}
+	it := m.Layouts[0].Items[0]
+	return it.Choice != nil && slices.Contains(it.Choice.Tags, b)
+}
+
 // listNames says whether l names the message slug.
 func listNames(l *spec.FlowList, slug string) bool {
 	return l != nil && slices.ContainsFunc(l.Items, func(it spec.FlowItem) bool { return it.Slug == slug })
@@ -171,9 +183,7 @@ func (f *Flow) unallowed(lists map[string]map[int]*spec.FlowList) []string {
 			allowed[st.List] = map[string][]int{}
 		}
 		for _, r := range st.Rules {
-			if r.Msg != nil {
-				allowed[st.List][r.Msg.Slug] = append(allowed[st.List][r.Msg.Slug], r.Majors...)
-			}
+			allowed[st.List][r.Msg.Slug] = append(allowed[st.List][r.Msg.Slug], r.Majors...)
 		}
 	}
 	var p []string
@@ -257,9 +267,7 @@ func (f *Flow) selectFlow(full, out *Model) *Flow {
 				if cr.Majors = filter(r.Majors, in); len(cr.Majors) == 0 {
 					continue
 				}
-				if r.Msg != nil {
-					cr.Msg = bySlug[r.Msg.Slug]
-				}
+				cr.Msg = bySlug[r.Msg.Slug]
 				cr.Next, cr.Peer, cr.Push = states[r.Next], states[r.Peer], states[r.Push]
 				if r.Peer != nil && cr.Peer == nil || r.Push != nil && cr.Push == nil {
 					continue // the other side's layer is not generated

@@ -28,7 +28,7 @@ func TestClientTLS(t *testing.T) {
 		t.Fatalf("psql through the TLS proxy: %v\n%s\nproxy log:\n%s", err, out, tr.log)
 	}
 	lines := tr.lines(t)
-	for _, want := range []string{"F @0 SSLRequest", "B @0 EncryptionResponse Answer='S'", "StartupMessage", "SASLInitialResponse", `Query String="select 'inside ' || 'tls'"`, "DataRow"} {
+	for _, want := range []string{"F @0 SSLRequest", "B @0 SSLResponse Answer='S'", "StartupMessage", "SASLInitialResponse", `Query String="select 'inside ' || 'tls'"`, "DataRow"} {
 		if !strings.Contains(lines, want) {
 			t.Errorf("no %q in\n%s", want, lines)
 		}

@@ -233,7 +233,7 @@ select 'done';
 	}
 	tr.requireClean(t)
 	lines := tr.lines(t)
-	for _, want := range []string{"F @0 SSLRequest", "B @0 EncryptionResponse Answer='N'", "SASLInitialResponse AuthMechanism=\"SCRAM-SHA-256\"",
+	for _, want := range []string{"F @0 SSLRequest", "B @0 SSLResponse Answer='N'", "SASLInitialResponse AuthMechanism=\"SCRAM-SHA-256\"",
 		"AuthenticationSASLFinal", "PasswordMessage", "AuthenticationMD5Password", "CopyInResponse", "CopyOutResponse",
 		"ErrorResponse", "FunctionCall", "FunctionCallResponse", `NotificationResponse`, `Query String="select 'done';"`} {
 		if !strings.Contains(lines, want) {
