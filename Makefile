@@ -58,11 +58,12 @@ check: vet fmt-check tidy-check check-spec check-generated test
 # benchstat tables and the ratios the README shows.
 BENCH_OUT ?= /tmp/pgspec-bench.txt
 BENCH_COUNT ?= 10
+BENCH_TIME ?= 1s
 
 .PHONY: bench bench-cdc bench-proxy bench-server profile fuzz
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./codec/ > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./codec/ > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
 	GO=$(GO) sh codec/testdata/benchtable.sh $(BENCH_OUT)
 
 # codec/cdc against pglogrepl + pgtype on the recorded 15 stream, and a 1 GB
@@ -94,12 +95,23 @@ profile:
 # few executions.
 FUZZTIME ?= 10m
 FUZZMINIMIZE ?= 2s
+# go test's own -timeout (10m by default) must outlast FUZZTIME.
+FUZZTIMEOUT ?= 30m
 
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
+		dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$t ($$pkg, $(FUZZTIME))"; \
-			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg || exit 1; \
+			before=$$(ls $$dir/testdata/fuzz/$$t 2>/dev/null | wc -l); \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) \
+				-timeout $(FUZZTIMEOUT) $$pkg 2>&1 | tee /tmp/pgspec-fuzz.log; \
+			after=$$(ls $$dir/testdata/fuzz/$$t 2>/dev/null | wc -l); \
+			if [ "$$after" != "$$before" ]; then echo "$$t: new failing input in $$dir/testdata/fuzz/$$t"; exit 1; fi; \
+			if ! tail -3 /tmp/pgspec-fuzz.log | grep -q '^ok\|^PASS'; then \
+				tail -4 /tmp/pgspec-fuzz.log | grep -q 'context deadline exceeded' || exit 1; \
+				echo "$$t: ran $(FUZZTIME) with no failing input; Go 1.26's coordinator reported its deadline race (go.dev/issue/75804)"; \
+			fi; \
 		done; \
 	done
 
@@ -117,14 +129,16 @@ bench-server:
 # Real traffic of PostgreSQL 13, 15, 17, 18 and 19, each server in a
 # debootstrap chroot under $(CHROOTS), recorded with tcpdump and dumpcap into
 # testdata/captures/ (not CI: needs root and Debian's mirror; CI decodes the
-# committed captures). CAPTURE_MAJORS picks some: make captures CAPTURE_MAJORS=19
+# committed captures). CAPTURE_MAJORS picks some, CAPTURE_KINDS some files:
+# make captures CAPTURE_MAJORS=17 CAPTURE_KINDS="logical backup"
 CHROOTS ?= /var/tmp/pgspec-chroots
 CAPTURE_MAJORS ?=
+CAPTURE_KINDS ?=
 
 .PHONY: captures
 
 captures:
-	CHROOTS=$(CHROOTS) bash testdata/captures/record.sh $(CAPTURE_MAJORS)
+	CHROOTS=$(CHROOTS) CAPTURE_KINDS="$(CAPTURE_KINDS)" bash testdata/captures/record.sh $(CAPTURE_MAJORS)
 
 # Mutation testing (not in CI; CI runs one sample, internal/mutate's
 # TestSampleIsKilled): every gate, pgoutput version, presence condition,

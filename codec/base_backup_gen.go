@@ -46,14 +46,14 @@ type BaseBackup struct {
 	// are verified during a base backup if they are enabled.
 	NoverifyChecksums bool
 
-	// Manifest is MANIFEST (keyword, PostgreSQL 13 and later); the default is no. When this
-	// option is specified with a value of yes or force-encode, a backup manifest is created and
-	// sent along with the backup.
+	// Manifest is MANIFEST (keyword, PostgreSQL 13 and later): one of yes, force-encode, no; the
+	// default is no. When this option is specified with a value of yes or force-encode, a backup
+	// manifest is created and sent along with the backup.
 	Manifest string
 
-	// ManifestChecksums is MANIFEST_CHECKSUMS (keyword, PostgreSQL 13 and later); the default is
-	// CRC32C. Specifies the checksum algorithm that should be applied to each file included in
-	// the backup manifest.
+	// ManifestChecksums is MANIFEST_CHECKSUMS (keyword, PostgreSQL 13 and later): one of NONE,
+	// CRC32C, SHA224, SHA256, SHA384, SHA512; the default is CRC32C. Specifies the checksum
+	// algorithm that should be applied to each file included in the backup manifest.
 	ManifestChecksums string
 
 	// Target is TARGET (string, PostgreSQL 15 and later); the default is client. Tells the
@@ -266,10 +266,12 @@ var baseBackupDesc = &commandDesc{
 		kind:   kindKeyword,
 		majors: GeneratedMajors &^ (1<<13 - 1),
 		name:   "MANIFEST",
+		values: []string{"yes", "force-encode", "no"},
 	}, {
 		kind:   kindKeyword,
 		majors: GeneratedMajors &^ (1<<13 - 1),
 		name:   "MANIFEST_CHECKSUMS",
+		values: []string{"NONE", "CRC32C", "SHA224", "SHA256", "SHA384", "SHA512"},
 	}, {
 		kind:   kindString,
 		majors: GeneratedMajors &^ (1<<15 - 1),
@@ -391,6 +393,42 @@ func (c *BaseBackup) setValues(v []cmdValue) {
 	c.CompressionDetail = v[15].s
 	c.VerifyChecksums = v[16].boolPtr()
 	c.Incremental = v[17].b
+}
+
+// BaseBackupPositionResult is a row of BASE_BACKUP's result set (one row; PostgreSQL 10 and
+// later), read by ReadBaseBackupPositionResult from its RowDescription and DataRows, by
+// column name.
+//
+// The manual describes it only in prose; the names of its columns are the server's
+// (spec/overlay.json): The manual says only that the start position comes "in a single row
+// with two columns" (the position in XLogRecPtr format, its timeline ID) and the end
+// position "in the same format": neither names nor types. The server names them recptr
+// (text) and tli (int8) in every major of the captures; start and end share one type.
+type BaseBackupPositionResult struct {
+	// Recptr is the column recptr (text). The start position given in XLogRecPtr format.
+	Recptr LSN
+
+	// TLI is the column tli (int8). The corresponding timeline ID.
+	TLI int64
+}
+
+var baseBackupPositionResultColumns = []string{"recptr", "tli"}
+
+// ReadBaseBackupPositionResult reads the rows of the result set: the columns must be exactly
+// BASE_BACKUP's, by name, in any order; a value that is not its column's type is a
+// *ResultError naming the column and row.
+func ReadBaseBackupPositionResult(desc *RowDescription, rows []*DataRow) ([]BaseBackupPositionResult, error) {
+	rd, err := newResultReader("BASE_BACKUP", desc, baseBackupPositionResultColumns, false, len(rows))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BaseBackupPositionResult, len(rows))
+	for k, row := range rows {
+		rd.next(k, row)
+		rd.columnLSN(0, false, &out[k].Recptr)
+		rd.columnInt64(1, false, &out[k].TLI)
+	}
+	return out, rd.err
 }
 
 // BaseBackupResult is a row of BASE_BACKUP's result set (one row each; PostgreSQL 10 and

@@ -43,6 +43,10 @@ func TestCommandsInEachMajorsSyntax(t *testing.T) {
 		{15, &codec.BaseBackup{Fast: true}, `error: BASE_BACKUP FAST: not in PostgreSQL 15 (it is in PostgreSQL 10–14)`},
 		{13, &codec.BaseBackup{Checkpoint: "fast"}, `error: BASE_BACKUP CHECKPOINT: not in PostgreSQL 13 (it is in PostgreSQL 15 and later)`},
 		{15, &codec.BaseBackup{Checkpoint: "slow"}, `error: BASE_BACKUP CHECKPOINT: value "slow" is not one of fast, spread`},
+		// MANIFEST's and MANIFEST_CHECKSUMS's values are in their prose only.
+		{13, &codec.BaseBackup{Manifest: "force-encode", ManifestChecksums: "SHA256"}, `BASE_BACKUP MANIFEST 'force-encode' MANIFEST_CHECKSUMS 'SHA256'`},
+		{17, &codec.BaseBackup{Manifest: "maybe"}, `error: BASE_BACKUP MANIFEST: value "maybe" is not one of yes, force-encode, no`},
+		{15, &codec.BaseBackup{Manifest: "yes", ManifestChecksums: "MD5"}, `error: BASE_BACKUP MANIFEST_CHECKSUMS: value "MD5" is not one of NONE, CRC32C, SHA224, SHA256, SHA384, SHA512`},
 		{16, &codec.BaseBackup{Incremental: true}, `error: BASE_BACKUP INCREMENTAL: not in PostgreSQL 16 (it is in PostgreSQL 17 and later)`},
 		{17, &codec.BaseBackup{Incremental: true, WAL: yes()}, `BASE_BACKUP (WAL, INCREMENTAL)`},
 		{10, &codec.BaseBackup{NoverifyChecksums: true}, `error: BASE_BACKUP NOVERIFY_CHECKSUMS: not in PostgreSQL 10 (it is in PostgreSQL 11–14)`},
@@ -139,6 +143,8 @@ func TestParseCommandRefuses(t *testing.T) {
 		{18, `SHOW 'x`, `replication command (byte 5): unterminated quoted text`},
 		{18, `START_REPLICATION 0/1/2`, `START_REPLICATION (byte 18): want XXX/XXX`},
 		{18, ``, `replication command (byte 0): no command word`},
+		{17, `BASE_BACKUP (MANIFEST 'maybe')`, `BASE_BACKUP MANIFEST: value "maybe" is not one of yes, force-encode, no`},
+		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS md5`, `BASE_BACKUP MANIFEST_CHECKSUMS: value "md5" is not one of NONE, CRC32C, SHA224, SHA256, SHA384, SHA512`},
 		{18, `BASE_BACKUP (LABEL 'a', LABEL 'b')`, `BASE_BACKUP (byte 24): option LABEL given twice`},
 		{18, "IDENTIFY_SYSTEM " + strings.Repeat(" ", codec.MaxCommand), `replication command (byte 65536): longer than 65536 bytes`},
 	} {
@@ -165,7 +171,13 @@ func TestPgoutputOptions(t *testing.T) {
 			`("proto_version" '3', "publication_names" '"pub"', "messages" 'true', "streaming" 'on', "two_phase" 'true')`},
 		{16, codec.PgoutputOptions{Publications: pub, Streaming: codec.StreamingParallel, Origin: "none"},
 			`("proto_version" '4', "publication_names" '"pub"', "streaming" 'parallel', "origin" 'none')`},
-		{13, codec.PgoutputOptions{Publications: pub, Streaming: codec.StreamingOn}, `error: pgoutput streaming: not in PostgreSQL 13 (it is in PostgreSQL 15 and later)`},
+		// 14's manual lists only proto_version and publication_names; its
+		// server takes binary, messages and streaming (spec/overlay.json).
+		{14, codec.PgoutputOptions{Publications: pub, Binary: true, Messages: true, Streaming: codec.StreamingOn},
+			`("proto_version" '2', "publication_names" '"pub"', "binary" 'true', "messages" 'true', "streaming" 'on')`},
+		{14, codec.PgoutputOptions{Publications: pub, TwoPhase: true}, `error: pgoutput two_phase: not in PostgreSQL 14 (it is in PostgreSQL 15 and later)`},
+		{13, codec.PgoutputOptions{Publications: pub, Streaming: codec.StreamingOn}, `error: pgoutput streaming: not in PostgreSQL 13 (it is in PostgreSQL 14 and later)`},
+		{13, codec.PgoutputOptions{Publications: pub, Binary: true}, `error: pgoutput binary: not in PostgreSQL 13 (it is in PostgreSQL 14 and later)`},
 		{15, codec.PgoutputOptions{Publications: pub, Streaming: codec.StreamingParallel}, `error: pgoutput streaming: parallel is not in PostgreSQL 15 (it is in PostgreSQL 16 and later)`},
 		{16, codec.PgoutputOptions{ProtoVersion: 3, Publications: pub, Streaming: codec.StreamingParallel}, `error: pgoutput streaming: parallel needs proto_version 4 or later, not 3`},
 		{15, codec.PgoutputOptions{ProtoVersion: 2, Publications: pub, TwoPhase: true}, `error: pgoutput two_phase: needs proto_version 3 or later, not 2`},

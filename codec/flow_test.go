@@ -117,9 +117,22 @@ func TestConversationViolations(t *testing.T) {
 		}
 		panic(want)
 	}
+	// A 32-byte cancel key is protocol 3.2's (PostgreSQL 18 on): the
+	// session of an 18 server that went down to 3.0, or whose client asked 3.0.
+	keyData := 11 // the BackendKeyData, after server_version
+	if _, ok := decodeBackend(base[keyData].wire, p).(*codec.BackendKeyData); !ok {
+		t.Fatalf("turn %d is no BackendKeyData", keyData)
+	}
+	on18 := slices.Clone(base)
+	on18[keyData-1] = be(&codec.ParameterStatus{Name: "server_version", Value: "18.1"}, p)
+	on18[keyData] = be(&codec.BackendKeyData{ProcessID: 7, SecretKey: make([]byte, 32)}, codec.Params{Major: 18, ProtocolMinor: 2})
+	asked30 := slices.Clone(on18) // the client asks 3.0 itself: no NegotiateProtocolVersion comes
+	asked30[2] = fe(&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}, p)
+	asked30 = slices.Delete(asked30, 3, 4)
 	rowDesc := idx("x\x00")               // the simple query's RowDescription
 	firstSync := idx("S\x00\x00\x00\x04") // the pipeline's Sync
 	bindComplete := firstSync + 2
+	params := []string{"backend-key-data", "error-response", "negotiate-protocol-version", "notice-response", "parameter-status", "ready-for-query"}
 	for _, c := range []struct {
 		name   string
 		turns  []turn
@@ -127,21 +140,38 @@ func TestConversationViolations(t *testing.T) {
 		state  string
 		got    string
 		expect []string
+		detail string
 	}{
+		{"a 3.2 key after NegotiateProtocolVersion lowered the session to 3.0", on18, keyData,
+			"backend parameters", "backend-key-data", params, "backend-key-data has the layout of protocol 3.2; the session speaks 3.0"},
+		{"a 3.2 key when the client asked 3.0", asked30, keyData - 1,
+			"backend parameters", "backend-key-data", params, "backend-key-data has the layout of protocol 3.2; the session speaks 3.0"},
+		{"BackendKeyData before AuthenticationOk", slices.Insert(slices.Delete(slices.Clone(base), keyData, keyData+1), 9, base[keyData]), 9,
+			"backend sasl-final", "backend-key-data", []string{"authentication-ok", "error-response"}, ""},
 		{"DataRow without RowDescription", slices.Delete(slices.Clone(base), rowDesc, rowDesc+1), rowDesc,
-			"backend query", "data-row", []string{"command-complete", "copy-both-response", "copy-in-response", "copy-out-response", "empty-query-response", "error-response", "notice-response", "notification-response", "parameter-status", "ready-for-query", "row-description"}},
+			"backend query", "data-row", []string{"command-complete", "copy-both-response", "copy-in-response", "copy-out-response", "empty-query-response", "error-response", "notice-response", "notification-response", "parameter-status", "ready-for-query", "row-description"}, ""},
 		{"AuthenticationOk dropped", slices.Delete(slices.Clone(base), 9, 10), 9,
-			"backend authentication", "parameter-status", []string{"authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-sspi", "error-response", "negotiate-protocol-version", "notice-response"}},
+			"backend sasl-final", "parameter-status", []string{"authentication-ok", "error-response"}, ""},
+		{"SASL: a challenge before the client's initial response", swap(base, 5, 6), 5,
+			"backend sasl-wait", "authentication-sasl-continue", []string{"error-response"}, ""},
+		{"SASL: the final message without an exchange", slices.Delete(slices.Clone(base), 4, 8), 4,
+			"backend authentication", "authentication-sasl-final", []string{"authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sspi", "error-response", "negotiate-protocol-version", "notice-response"}, ""},
+		{"SASL: the mechanisms offered again mid-exchange", slices.Insert(slices.Clone(base), 6, base[4]), 6,
+			"backend sasl", "authentication-sasl", []string{"authentication-ok", "authentication-sasl-continue", "authentication-sasl-final", "error-response"}, ""},
+		{"SASL: a response after the final message", slices.Insert(slices.Clone(base), 9, base[7]), 9,
+			"frontend authenticating", "'p' (a password, SASL or GSSAPI response)", []string{"terminate"}, ""},
+		{"SASL: AuthenticationOk after the server refused", slices.Replace(slices.Clone(base), 8, 9, be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "28P01"}}}, p)), 9,
+			"backend closed", "authentication-ok", nil, ""},
 		{"ReadyForQuery duplicated", slices.Insert(slices.Clone(base), 13, base[12]), 13,
-			"backend idle", "ready-for-query", []string{"error-response", "notice-response", "notification-response", "parameter-status"}},
+			"backend idle", "ready-for-query", []string{"error-response", "notice-response", "notification-response", "parameter-status"}, ""},
 		{"BindComplete before ParseComplete", swap(base, bindComplete-1, bindComplete), bindComplete - 1,
-			"backend parse", "bind-complete", []string{"error-response", "notice-response", "notification-response", "parameter-status", "parse-complete"}},
+			"backend parse", "bind-complete", []string{"error-response", "notice-response", "notification-response", "parameter-status", "parse-complete"}, ""},
 		{"Bind answered after an error before Sync", slices.Replace(slices.Clone(base), bindComplete-1, bindComplete, be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "42601"}}}, p)), bindComplete,
-			"backend sync", "bind-complete", []string{"error-response", "notice-response", "notification-response", "parameter-status", "ready-for-query"}},
+			"backend sync", "bind-complete", []string{"error-response", "notice-response", "notification-response", "parameter-status", "ready-for-query"}, ""},
 		{"a SASLResponse before the server's challenge", swap(base, 6, 7), 6,
-			"frontend authenticating", "'p' (a password, SASL or GSSAPI response)", []string{"terminate"}},
+			"frontend authenticating", "'p' (a password, SASL or GSSAPI response)", []string{"terminate"}, ""},
 		{"CopyData before CopyInResponse", swap(base, idx("COPY t")+1, idx("COPY t")+2), idx("COPY t") + 1,
-			"frontend session", "copy-data", []string{"bind", "close", "describe", "execute", "flush", "function-call", "parse", "query", "sync", "terminate"}},
+			"frontend session", "copy-data", []string{"bind", "close", "describe", "execute", "flush", "function-call", "parse", "query", "sync", "terminate"}, ""},
 	} {
 		_, at, err := play(c.turns)
 		var fe *codec.FlowError
@@ -149,8 +179,100 @@ func TestConversationViolations(t *testing.T) {
 			t.Errorf("%s: got %v at %d, want a FlowError", c.name, err, at)
 			continue
 		}
-		if at != c.at || fe.State != c.state || fe.Got != c.got || !slices.Equal(fe.Expected, c.expect) {
-			t.Errorf("%s: at turn %d: %v (%+v)\nwant at %d: %s, %s, expected %v", c.name, at, err, fe, c.at, c.state, c.got, c.expect)
+		if at != c.at || fe.State != c.state || fe.Got != c.got || !slices.Equal(fe.Expected, c.expect) || fe.Detail != c.detail {
+			t.Errorf("%s: at turn %d: %v (%+v)\nwant at %d: %s, %s, expected %v, detail %q", c.name, at, err, fe, c.at, c.state, c.got, c.expect, c.detail)
+		}
+	}
+}
+
+func decodeBackend(wire []byte, p codec.Params) codec.Message {
+	m, err := new(codec.Backend).Decode(wire, p)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// TestSASLExchangeEnds: the exchange ends with AuthenticationOk, after
+// AuthenticationSASLFinal or, for a mechanism without final data, at once;
+// until then the conversation is not authenticated.
+func TestSASLExchangeEnds(t *testing.T) {
+	base := session()
+	c, at, err := play(base[:8])
+	if err != nil || c.Authenticated() {
+		t.Fatalf("mid-exchange: turn %d: %v, authenticated %v", at, err, c.Authenticated())
+	}
+	for name, turns := range map[string][]turn{"with final data": base, "without": slices.Delete(slices.Clone(base), 8, 9)} {
+		c, at, err := play(turns)
+		if err != nil || !c.Authenticated() {
+			t.Errorf("%s: turn %d: %v, authenticated %v", name, at, err, c.Authenticated())
+		}
+	}
+}
+
+// TestNegotiation: NegotiateProtocolVersion answers what the StartupMessage
+// asked for (3.2 of a 3.0 server, _pq_. options), once, with an older minor
+// and only options asked for; a StartupMessage with _pq_. options, or a
+// minor no major speaks, has it before start-up ends. Each mutation is
+// reported with what is wrong; the untouched session passes.
+func TestNegotiation(t *testing.T) {
+	p := codec.Params{Major: 17}
+	startup := func(minor uint32, params ...string) turn {
+		m := &codec.StartupMessage{ProtocolVersion: 3<<16 | minor, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}
+		for _, n := range params {
+			m.Parameters = append(m.Parameters, codec.StartupParameter{Name: n, Value: "1"})
+		}
+		return fe(m, p)
+	}
+	npv := func(minor int32, options ...string) turn {
+		return be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 3<<16 | minor, UnrecognizedOptions: options}, p)
+	}
+	base := session() // asks 3.2, answered 3.0 at turn 3
+	with := func(at int, ts ...turn) []turn { return slices.Replace(slices.Clone(base), at, at+1, ts...) }
+	ready := len(base) - 1
+	for i, tr := range base {
+		if tr.backend && tr.wire[0] == 'Z' {
+			ready = i // the start-up's ReadyForQuery
+			break
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		turns  []turn
+		at     int
+		detail string
+	}{
+		{"an answer to nothing asked", slices.Replace(with(2, startup(0)), 3, 4, npv(0)), 3,
+			"negotiates nothing (the minor asked for, no option): the StartupMessage asked for 3.0 and 0 _pq_. option(s)"},
+		{"a newer minor offered", with(3, npv(3)), 3, "offers 3.3, newer than asked: the StartupMessage asked for 3.2 and 0 _pq_. option(s)"},
+		{"an option not asked for", with(3, npv(0, "_pq_.compression")), 3, "names 1 unrecognised option(s); the StartupMessage asked for 3.2 and 0 _pq_. option(s)"},
+		{"a run-time parameter named as an option", slices.Replace(with(2, startup(0, "_pq_.x")), 3, 4, npv(0, "DateStyle")), 3,
+			`names "DateStyle", which is no _pq_. option`},
+		{"another protocol", with(3, be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 4 << 16}, p)), 3, "offers protocol 4.0; the StartupMessage asked for 3.2"},
+		{"negotiated twice", slices.Insert(slices.Clone(base), 4, npv(0)), 4, "a second NegotiateProtocolVersion: the server negotiates once"},
+		{"an option left unanswered", slices.Delete(with(2, startup(0, "_pq_.x")), 3, 4), ready - 1,
+			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.0 and 1 _pq_. option(s)"},
+		{"a greasing minor left unanswered", slices.Delete(with(2, startup(9999)), 3, 4), ready - 1,
+			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.9999 and 0 _pq_. option(s)"},
+	} {
+		conv, at, err := play(c.turns)
+		var fe *codec.FlowError
+		if !errors.As(err, &fe) || at != c.at || !strings.HasPrefix(fe.Detail, c.detail) {
+			t.Errorf("%s: got %v at turn %d, want at %d a FlowError %q", c.name, err, at, c.at, c.detail)
+			continue
+		}
+		if c.at == ready-1 && !conv.Authenticated() {
+			t.Errorf("%s: start-up did not end at the ReadyForQuery reported", c.name)
+		}
+	}
+	for name, turns := range map[string][]turn{
+		"an option answered":                          slices.Replace(with(2, startup(0, "_pq_.x", "_pq_.y")), 3, 4, npv(0, "_pq_.x", "_pq_.y")),
+		"3.2 of a 3.2 server, no answer":              slices.Delete(slices.Clone(base), 3, 4),
+		"3.0, no answer":                              slices.Delete(with(2, startup(0)), 3, 4),
+		"the minor alone, as the manual describes it": with(3, be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 0}, p)),
+	} {
+		if _, at, err := play(turns); err != nil {
+			t.Errorf("%s: turn %d: %v", name, at, err)
 		}
 	}
 }
@@ -184,7 +306,7 @@ func TestReplicationStreamingState(t *testing.T) {
 	streamed := p
 	streamed.Streaming = codec.Streamed
 	var r codec.ReplicationTracker
-	if !r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on')") || r.Logical.P.LogicalVersion != 2 {
+	if !r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', publication_names 'p', streaming 'on')") || r.Logical.P.LogicalVersion != 2 {
 		t.Fatalf("Start: %+v", r.Logical.P)
 	}
 	rel := &codec.LogicalRelation{RelationOID: 1, Namespace: "public", RelationName: "t"}
@@ -226,10 +348,117 @@ func TestReplicationLogicalError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r codec.ReplicationTracker
-	r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '1')")
+	r.Start("START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '1', publication_names 'p')")
 	m, lm, err := r.Backend(payload)
 	x, ok := m.(*codec.XLogData)
 	if err == nil || lm != nil || !ok || x.WALStart != 7 {
 		t.Errorf("got %v, %v, %v; want the XLogData at 7, no pgoutput message and an error", m, lm, err)
+	}
+}
+
+// TestConversationAnswers: the server's one-byte answer is decoded by the
+// conversation as the message answering the request the client sent
+// (SSLResponse after SSLRequest, GSSEncResponse after GSSENCRequest), and
+// its value decides where the conversation goes: 'N' back to the startup
+// packets, 'S' or 'G' into the encrypted channel. A byte the answer cannot
+// be is a DecodeError of that message.
+func TestConversationAnswers(t *testing.T) {
+	p := codec.Params{Major: 17}
+	c := codec.NewConversation(p)
+	take := func(backend bool, wire []byte) (*codec.Step, error) {
+		t.Helper()
+		if backend {
+			return c.Backend.Next(wire)
+		}
+		return c.Frontend.Next(wire)
+	}
+	if _, err := take(false, mustEncodeP(&codec.SSLRequest{}, p)); err != nil || !c.Backend.OneByte() {
+		t.Fatalf("SSLRequest: %v, OneByte %v", err, c.Backend.OneByte())
+	}
+	s, err := take(true, []byte{'N'})
+	if m, ok := s.Msg.(*codec.SSLResponse); err != nil || !ok || m.Answer != 'N' || c.Backend.OneByte() || !c.Frontend.Untagged() {
+		t.Fatalf("'N' after SSLRequest: %#v %v; OneByte %v Untagged %v", s.Msg, err, c.Backend.OneByte(), c.Frontend.Untagged())
+	}
+	if _, err := take(false, mustEncodeP(&codec.GSSEncRequest{}, p)); err != nil {
+		t.Fatal(err)
+	}
+	s, err = take(true, []byte{'G'})
+	if m, ok := s.Msg.(*codec.GSSEncResponse); err != nil || !ok || m.Answer != 'G' || !c.Encrypted() {
+		t.Fatalf("'G' after GSSENCRequest: %#v %v, Encrypted %v", s.Msg, err, c.Encrypted())
+	}
+
+	// 'S' answers no GSSENCRequest, 'G' no SSLRequest.
+	for _, x := range []struct {
+		req    codec.Message
+		answer byte
+		err    string
+	}{
+		{&codec.GSSEncRequest{}, 'S', "GSSEncResponse.Answer (Byte1) at byte 0: unknown tag 'S' (want 'G', 'N')"},
+		{&codec.SSLRequest{}, 'G', "SSLResponse.Answer (Byte1) at byte 0: unknown tag 'G' (want 'S', 'N')"},
+	} {
+		c.Reset(p)
+		if _, err := take(false, mustEncodeP(x.req, p)); err != nil {
+			t.Fatal(err)
+		}
+		var de *codec.DecodeError
+		s, err := take(true, []byte{x.answer})
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), x.err) || s.Msg != nil || !c.Backend.OneByte() {
+			t.Errorf("%q after %T: %v (%v); want %q, still waiting", x.answer, x.req, err, s.Msg, x.err)
+		}
+	}
+
+	// 'S' accepted: the TLS handshake follows; Decrypted takes the protocol
+	// up again inside it.
+	c.Reset(p)
+	take(false, mustEncodeP(&codec.SSLRequest{}, p))
+	if s, err := take(true, []byte{'S'}); err != nil || s.Msg.(*codec.SSLResponse).Answer != 'S' || !c.Encrypted() {
+		t.Fatalf("'S': %v, Encrypted %v", err, c.Encrypted())
+	}
+	c.Decrypted()
+	if !c.Frontend.Untagged() || c.Backend.OneByte() {
+		t.Errorf("after Decrypted: Untagged %v OneByte %v", c.Frontend.Untagged(), c.Backend.OneByte())
+	}
+}
+
+// TestLogicalViolations: pgoutput streams mutated as the issue lists —
+// a Stream Commit outside a stream, a change before its Relation, an
+// Origin after a change, a Commit with no Begin — are each rejected with
+// the state and what was missing, the message decoded all the same.
+func TestLogicalViolations(t *testing.T) {
+	p := codec.Params{Major: 17, LogicalVersion: 2}
+	rel := &codec.LogicalRelation{RelationOID: 16390, Namespace: "public", RelationName: "t", Columns: []codec.RelationColumn{{Name: "x", DataType: 23, TypeModifier: -1}}}
+	ins := &codec.LogicalInsert{RelationOID: 16390, New: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 't', Data: []byte("1")}}}}
+	for _, c := range []struct {
+		name   string
+		msgs   []codec.Message
+		state  string
+		got    string
+		detail string
+	}{
+		{"Stream Commit outside a stream", []codec.Message{&codec.LogicalStreamCommit{Xid: 9}},
+			"logical between", "logical-stream-commit", "transaction 9 was never streamed: no Stream Start opened it"},
+		{"Insert before its Relation", []codec.Message{&codec.LogicalBegin{Xid: 5}, ins},
+			"logical transaction", "logical-insert", "relation 16390 has no Relation message before it"},
+		{"Origin after a change", []codec.Message{&codec.LogicalBegin{Xid: 5}, rel, ins, &codec.LogicalOrigin{Name: "o"}},
+			"logical transaction", "logical-origin", "the Origin message comes after a change of the transaction; it is always sent before any DML messages"},
+		{"Commit without Begin", []codec.Message{&codec.LogicalCommit{}},
+			"logical between", "logical-commit", ""},
+	} {
+		tr := codec.LogicalTracker{P: p}
+		var err error
+		var m codec.Message
+		for i, msg := range c.msgs {
+			wire, werr := msg.Encode(nil, tr.P)
+			if werr != nil {
+				t.Fatalf("%s: %v", c.name, werr)
+			}
+			if m, err = tr.Next(wire); err != nil && i != len(c.msgs)-1 {
+				t.Fatalf("%s: message %d: %v", c.name, i, err)
+			}
+		}
+		var fe *codec.FlowError
+		if !errors.As(err, &fe) || fe.State != c.state || fe.Got != c.got || fe.Detail != c.detail || m == nil || m.Slug() != c.got {
+			t.Errorf("%s: %v (%+v), message %v; want %s, %s, %q", c.name, err, fe, m, c.state, c.got, c.detail)
+		}
 	}
 }

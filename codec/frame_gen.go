@@ -34,14 +34,16 @@ const maxEmptyReads = 100
 // is read into a buffer from a pool shared by all FrameReaders, which goes
 // back to the pool at the next call, so that a stream of large messages
 // (replication, COPY) allocates nothing in steady state and one huge
-// message is not kept for the connection's lifetime.
+// message is not kept for the connection's lifetime. The 8 KiB buffer is
+// pooled too (smallPool): many short connections allocate none.
 type FrameReader struct {
 	// MaxSize bounds a message's total size in bytes (tag included); 0 means DefaultMaxSize.
 	MaxSize int
 
-	src  io.Reader
-	buf  []byte
-	r, w int // buf[r:w] is read from src and not yet returned
+	src   io.Reader
+	buf   []byte // small[:], or nil before the first read and after the last
+	small *[minRead]byte
+	r, w  int // buf[r:w] is read from src and not yet returned
 	// large holds the message that does not fit in buf: while it is read
 	// (want > 0) have of its want bytes have arrived; once returned, it
 	// waits for the next call to go back to the pool.
@@ -158,7 +160,8 @@ func (f *FrameReader) fill(n int) error {
 		return nil
 	}
 	if f.buf == nil {
-		f.buf = make([]byte, minRead)
+		f.small = smallPool.Get().(*[minRead]byte)
+		f.buf = f.small[:]
 	}
 	copy(f.buf, f.buf[f.r:f.w])
 	f.w -= f.r
@@ -167,6 +170,10 @@ func (f *FrameReader) fill(n int) error {
 		k, err := f.read(f.buf[f.w:])
 		f.w += k
 		if err != nil && f.w < n {
+			if f.w == 0 { // nothing to resume: the buffer can serve another reader
+				smallPool.Put(f.small)
+				f.small, f.buf = nil, nil
+			}
 			if err == io.EOF && f.w > 0 {
 				return io.ErrUnexpectedEOF
 			}
@@ -175,6 +182,12 @@ func (f *FrameReader) fill(n int) error {
 	}
 	return nil
 }
+
+// smallPool holds the FrameReaders' own buffers: a reader takes one at its
+// first read and gives it back when a read fails with nothing buffered (at
+// the end of its stream, mostly), so that a program that opens many short
+// connections does not allocate and clear 8 KiB for each.
+var smallPool = sync.Pool{New: func() any { return new([minRead]byte) }}
 
 // startLarge starts reading a message of total bytes, more than buf holds,
 // into a pooled buffer. A buffer of the whole size is taken when the pool

@@ -17,16 +17,20 @@ import (
 // every time the same bytes come again. It is shared by every decoder (a
 // message's Decode needs no decoder value to benefit), safe for concurrent
 // use (one atomic pointer per slot), and bounded: internSlots strings of
-// at most internMaxLen bytes, about 400 KiB when full. A new string evicts
-// the one in its slot; a string that collides keeps costing one copy, and
-// longer strings (query text, error messages) are always copied.
+// at most internMaxLen bytes, about 600 KiB when full. Slots pair up: a
+// string may sit in either slot of its pair, so that two strings a session
+// alternates between (a user name and a column name) do not keep evicting
+// each other; a new string takes the pair's first slot and moves what was
+// there to the second. A string that still misses costs one copy, and
+// longer strings (query text, long error messages) are always copied.
 const (
 	internBits  = 12
 	internSlots = 1 << internBits
 	// internMaxLen covers every identifier (NAMEDATALEN is 64, names are
-	// at most 63 bytes), command tags, SQLSTATEs and the usual parameter
-	// status values.
-	internMaxLen = 64
+	// at most 63 bytes), command tags, SQLSTATEs, the usual parameter
+	// status values and most error and notice texts, which a session
+	// repeats (a deprecation warning at every connection).
+	internMaxLen = 128
 )
 
 var internTable [internSlots]atomic.Pointer[string]
@@ -39,12 +43,20 @@ func intern(b []byte) string {
 	if len(b) > internMaxLen {
 		return string(b)
 	}
-	slot := &internTable[internHash(b)>>(64-internBits)]
-	if p := slot.Load(); p != nil && *p == string(b) {
+	i := internHash(b) >> (64 - internBits)
+	first := internTable[i].Load()
+	if first != nil && *first == string(b) {
+		return *first
+	}
+	second := &internTable[i^1]
+	if p := second.Load(); p != nil && *p == string(b) {
 		return *p
 	}
 	s := string(b)
-	slot.Store(&s)
+	if first != nil {
+		second.Store(first)
+	}
+	internTable[i].Store(&s)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,30 @@ func TestIntern(t *testing.T) {
 	}
 }
 
+// TestInternPairs: two strings whose hashes pick the same slot (a user
+// name and a column name, say) are both kept, in the two slots of the pair:
+// alternating between them copies each once.
+func TestInternPairs(t *testing.T) {
+	slotOf := func(s string) uint64 { return internHash([]byte(s)) >> (64 - internBits) }
+	a, b := "postgres", ""
+	for i := 0; b == ""; i++ {
+		if c := "column_" + strconv.Itoa(i); slotOf(c) == slotOf(a) {
+			b = c
+		}
+	}
+	first := map[string]*byte{}
+	for round := range 3 {
+		for _, s := range []string{a, b} {
+			got := intern([]byte(s))
+			if round == 0 {
+				first[s] = unsafe.StringData(got)
+			} else if got != s || unsafe.StringData(got) != first[s] {
+				t.Fatalf("round %d: %q was copied again", round, s)
+			}
+		}
+	}
+}
+
 // TestInternHashSpreads: the column names of a wide table fall into many
 // different slots (a weak hash would make them evict each other).
 func TestInternHashSpreads(t *testing.T) {
@@ -75,4 +100,37 @@ func TestInternConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestStrKeepsOld: str hands back the field's previous string, not a copy,
+// when the input holds its bytes again, and reads exactly the input's
+// string otherwise: a previous value that differs in any byte, or that has
+// a zero byte inside (set by hand: the input's string ends there), at
+// every length and position.
+func TestStrKeepsOld(t *testing.T) {
+	const tail = "\x00tail"
+	for n := range 40 {
+		base := []byte(strings.Repeat("abcdefghij", 4)[:n])
+		old := strings.Clone(string(base))
+		got, r := reader{rest: []byte(old + tail)}.str("X", old)
+		if got != old || string(r.rest) != "tail" || r.err != nil {
+			t.Fatalf("n=%d: %q, rest %q, %v", n, got, r.rest, r.err)
+		}
+		if n > 0 && unsafe.StringData(got) != unsafe.StringData(old) {
+			t.Errorf("n=%d: the same bytes gave a new string", n)
+		}
+		for k := range n {
+			changed := []byte(old)
+			changed[k] = 'Z'
+			if got, r := (reader{rest: append(changed, tail...)}).str("X", old); got != string(changed) || string(r.rest) != "tail" {
+				t.Errorf("n=%d, byte %d changed: %q, rest %q", n, k, got, r.rest)
+			}
+			zeroed := []byte(old)
+			zeroed[k] = 0
+			in := append(bytes.Clone(zeroed), tail...)
+			if got, r := (reader{rest: in}).str("X", string(zeroed)); got != old[:k] || string(r.rest) != string(in[k+1:]) {
+				t.Errorf("n=%d, zero at %d in the old value: %q, rest %q", n, k, got, r.rest)
+			}
+		}
+	}
 }

@@ -29,7 +29,7 @@ func TestReadmeSpeedSection(t *testing.T) {
 			t.Errorf("the speed section no longer shows %q", cmd)
 		}
 	}
-	rows := regexp.MustCompile("(?m)^\\| `((?:Decode|Encode|LogicalDecode|Stream|PhysicalStream)[^`]*)` \\| (pgproto3|pglogrepl) \\|").FindAllStringSubmatch(section, -1)
+	rows := regexp.MustCompile("(?m)^\\| `((?:Decode|Encode|LogicalDecode|Stream|PhysicalStream|Sessions)[^`]*)` \\| (pgproto3|pglogrepl) \\|").FindAllStringSubmatch(section, -1)
 	if len(rows) < 20 {
 		t.Fatalf("the speed table lists %d benchmarks", len(rows))
 	}

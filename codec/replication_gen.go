@@ -4,7 +4,6 @@
 package codec
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -27,6 +26,12 @@ type ReplicationTracker struct {
 	be, fe flowState
 	rb     ReplicationBackend
 	rf     ReplicationFrontend
+	// The last command read, and what it began under which Params: a
+	// connection that starts the same stream again (a pool, a consumer
+	// reconnecting) reads it once.
+	lastCmd       string
+	lastIn, lastP Params
+	lastKind      copyKind
 }
 
 // Start takes the replication command that begins a stream:
@@ -40,59 +45,50 @@ func (r *ReplicationTracker) Start(cmd string) bool {
 }
 
 // start recognises a command that begins a replication stream:
-//
-//	START_REPLICATION [SLOT name] [PHYSICAL] X/X [TIMELINE n]
-//	START_REPLICATION SLOT name LOGICAL X/X [(option ['value'] [, ...])]
-//	BASE_BACKUP [(option ['value'] [, ...])]
-//
-// For pgoutput it sets Logical's LogicalVersion (proto_version) and
-// ParallelStreaming (streaming 'parallel', PG 16 on: Stream Abort then
-// carries the abort LSN and time); binary, messages and two_phase change
-// which messages come, not how they are laid out. A logical stream of
-// another plugin (test_decoding …) has no proto_version and its XLogData
-// stay opaque. Anything else is copyNone.
+// START_REPLICATION (physical, or logical) or BASE_BACKUP; anything else
+// is copyNone. For pgoutput it sets Logical's LogicalVersion
+// (proto_version) and ParallelStreaming (streaming 'parallel', PG 16 on:
+// Stream Abort then carries the abort LSN and time); binary, messages and
+// two_phase change which messages come, not how they are laid out. A
+// logical stream of another plugin (test_decoding …), or options pgoutput
+// would refuse, leave the XLogData opaque.
 func (r *ReplicationTracker) start(cmd string) copyKind {
 	cmd = strings.TrimLeft(cmd, " \t\r\n")
-	switch {
-	case hasWord(cmd, "BASE_BACKUP"):
-		return copyBackup
-	case !hasWord(cmd, "START_REPLICATION"):
+	if !hasWord(cmd, "START_REPLICATION") && !hasWord(cmd, "BASE_BACKUP") {
 		return copyNone
 	}
-	toks := replTokens(cmd)
-	logical := false
-	i := 1
-	for ; i < len(toks) && toks[i] != "("; i++ {
-		logical = logical || strings.EqualFold(toks[i], "LOGICAL")
+	in := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
+	if cmd != r.lastCmd || in != r.lastIn {
+		r.lastKind, r.lastP = readCommand(cmd, in)
+		r.lastCmd, r.lastIn = cmd, in
 	}
-	if !logical {
-		return copyPhysical
+	if r.lastKind == copyLogical {
+		r.Logical.reset(r.lastP)
 	}
-	p := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
-	// Options: name [value] separated by commas inside parentheses.
-	for i++; i < len(toks) && toks[i] != ")"; i++ {
-		if toks[i] == "," {
-			continue
+	return r.lastKind
+}
+
+// readCommand reads cmd with ParseCommand: the stream it begins and, for
+// pgoutput, the Params its options give (ParsePgoutputOptions, as the
+// plugin reads them).
+func readCommand(cmd string, p Params) (copyKind, Params) {
+	c, err := ParseCommand(cmd, p)
+	if err != nil {
+		return copyNone, p // the server refuses it too: no stream follows
+	}
+	switch c := c.(type) {
+	case *BaseBackup:
+		return copyBackup, p
+	case *StartReplicationLogical:
+		o, err := ParsePgoutputOptions(c.Options, p)
+		if err != nil {
+			return copyPhysical, p
 		}
-		name, value := strings.ToLower(unquote(toks[i])), "true"
-		if i+1 < len(toks) && toks[i+1] != "," && toks[i+1] != ")" {
-			i++
-			value = unquote(toks[i])
-		}
-		switch name {
-		case "proto_version":
-			p.LogicalVersion, _ = strconv.Atoi(value)
-		case "streaming":
-			if strings.EqualFold(value, "parallel") {
-				p.Streaming = ParallelStreaming
-			}
+		if lp, err := o.DecodeParams(p); err == nil {
+			return copyLogical, lp
 		}
 	}
-	if p.LogicalVersion == 0 {
-		return copyPhysical // not pgoutput: the WAL data stay opaque
-	}
-	r.Logical.reset(p)
-	return copyLogical
+	return copyPhysical, p
 }
 
 // hasWord reports whether s starts with word (any case) followed by the
@@ -148,25 +144,23 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 
 // next decodes payload into s.Sub (and s.Logical), checking the flow.
 func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
-	if r.kind == copyNone {
+	if r.kind == copyNone || len(payload) == 0 {
 		return nil
 	}
 	var m Message
 	var err error
+	var k flowKind
 	st := &r.be
 	if dir == sideFrontend {
-		st = &r.fe
+		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
 	} else {
+		k = kindsReplicationBackend[payload[0]]
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
 	if err != nil {
 		return err
-	}
-	k := kindsReplicationFrontend[payload[0]]
-	if dir == sideBackend {
-		k = kindsReplicationBackend[payload[0]]
 	}
 	rule := flowLookup(*st, k, r.P.Major)
 	if rule == nil {
@@ -175,61 +169,10 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if rule.next != 0 {
 		*st = rule.next - 1
 	}
-	x, ok := m.(*XLogData)
-	if !ok || r.kind != copyLogical {
+	if k != kindXLogData || r.kind != copyLogical {
 		return nil
 	}
 	s.LogicalP = r.Logical.P
-	s.Logical, err = r.Logical.next(x.WALData)
+	s.Logical, err = r.Logical.next(m.(*XLogData).WALData)
 	return err
-}
-
-// replTokens splits a replication command into words, 'literals',
-// "identifiers" and the punctuation ( ) , — enough of the walsender grammar
-// to find the options.
-func replTokens(cmd string) []string {
-	var toks []string
-	for i := 0; i < len(cmd); {
-		c := cmd[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';':
-			i++
-		case c == '(' || c == ')' || c == ',':
-			toks = append(toks, cmd[i:i+1])
-			i++
-		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(cmd) {
-				if cmd[j] == c {
-					if j+1 < len(cmd) && cmd[j+1] == c { // doubled quote
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			end := min(j+1, len(cmd))
-			toks = append(toks, cmd[i:end])
-			i = end
-		default:
-			j := i
-			for j < len(cmd) && !strings.ContainsRune(" \t\n\r;(),'\"", rune(cmd[j])) {
-				j++
-			}
-			toks = append(toks, cmd[i:j])
-			i = j
-		}
-	}
-	return toks
-}
-
-// unquote strips a 'literal' or "identifier" token of its quotes and
-// undoubles the quotes inside; other tokens are returned as they are.
-func unquote(t string) string {
-	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] {
-		q := t[:1]
-		return strings.ReplaceAll(t[1:len(t)-1], q+q, q)
-	}
-	return t
 }

@@ -125,3 +125,38 @@ func (c *StartReplicationPhysical) setValues(v []cmdValue) {
 	c.LSN = LSN(v[2].n)
 	c.Timeline = uint32(v[3].n)
 }
+
+// TimelineSwitchResult is a row of START_REPLICATION's result set (one row; PostgreSQL 10
+// and later), read by ReadTimelineSwitchResult from its RowDescription and DataRows, by
+// column name.
+//
+// The manual describes it only in prose; the names of its columns are the server's
+// (spec/overlay.json): The manual gives the types (int8, text) and what the two columns
+// hold, not their names: the server's are next_tli and next_tli_startpos.
+type TimelineSwitchResult struct {
+	// NextTLI is the column next_tli (int8). The next timeline's ID.
+	NextTLI int64
+
+	// NextTLIStartpos is the column next_tli_startpos (text). The WAL location where the switch
+	// happened.
+	NextTLIStartpos LSN
+}
+
+var timelineSwitchResultColumns = []string{"next_tli", "next_tli_startpos"}
+
+// ReadTimelineSwitchResult reads the rows of the result set: the columns must be exactly
+// START_REPLICATION's, by name, in any order; a value that is not its column's type is a
+// *ResultError naming the column and row.
+func ReadTimelineSwitchResult(desc *RowDescription, rows []*DataRow) ([]TimelineSwitchResult, error) {
+	rd, err := newResultReader("START_REPLICATION", desc, timelineSwitchResultColumns, false, len(rows))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TimelineSwitchResult, len(rows))
+	for k, row := range rows {
+		rd.next(k, row)
+		rd.columnInt64(0, false, &out[k].NextTLI)
+		rd.columnLSN(1, false, &out[k].NextTLIStartpos)
+	}
+	return out, rd.err
+}

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -94,10 +95,15 @@ type ResultSet struct {
 	// Rows is RowsOne or RowsMany.
 	Rows    string   `json:"rows"`
 	Columns []Column `json:"columns"`
+	// Prose marks a result set the manual describes only in a sentence
+	// ("a single row with two columns. The first column contains …"): its
+	// columns have no name, and a type only where the sentence gives one.
+	Prose bool `json:"prose,omitempty"`
 }
 
 // Column is a result column: "systemid (text)".
 type Column struct {
+	// Name and Type are "" where a prose result set does not give them.
 	Name        string `json:"name"`
 	Type        string `json:"type"`
 	Description Text   `json:"description"`
@@ -112,6 +118,41 @@ type PluginOption struct {
 	Description Text   `json:"description"`
 	Page        string `json:"page"`
 	Anchor      string `json:"anchor,omitempty"`
+}
+
+// FlowList is one list of messages the flow chapter gives for a phase of
+// the conversation ("The possible response messages from the backend
+// are:"), as one major's page prints it.
+type FlowList struct {
+	Page string `json:"page"`
+	// Section is the id of the section holding the list; where a page gives
+	// a made-up id (id-1.2.2.7.3), the one later majors give it, from the
+	// title (PROTOCOL-FLOW-START-UP).
+	Section string `json:"section"`
+	// Title is the section's title, without its number: "Start-up".
+	Title Text `json:"title"`
+	// Index is the list's 1-based place among the section's lists.
+	Index int `json:"index"`
+	// Lead is the paragraph before the list.
+	Lead  Text       `json:"lead"`
+	Items []FlowItem `json:"items"`
+}
+
+// Key names the list across majors: "protocol-flow.html#PROTOCOL-FLOW-START-UP/2".
+func (l *FlowList) Key() string { return FlowListKey(l.Page, l.Section, l.Index) }
+
+// FlowListKey is the Key of the index-th list of a page's section.
+func FlowListKey(page, section string, index int) string {
+	return page + "#" + section + "/" + strconv.Itoa(index)
+}
+
+// FlowItem is one message a flow list names.
+type FlowItem struct {
+	Slug string `json:"slug"`
+	// Name is the English term; NameZh the Chinese one where it differs.
+	Name        string `json:"name"`
+	NameZh      string `json:"name_zh,omitempty"`
+	Description Text   `json:"description"`
 }
 
 // FindCommand returns the command with slug, or nil.
@@ -166,8 +207,11 @@ func WriteCommand(w io.Writer, s *Spec, c *Command, lang string) {
 	}
 	for i, r := range c.Results {
 		fmt.Fprintf(w, "\nresult set %d (%s row%s):\n", i+1, r.Rows, map[bool]string{true: "s"}[r.Rows == RowsMany])
-		for _, col := range r.Columns {
-			fmt.Fprintf(w, "  %s (%s)  %s\n", col.Name, col.Type, orDefault(col.Description.Pick(lang), untranslated))
+		if r.Prose {
+			fmt.Fprintf(w, "  (described in prose: %s)\n", orDefault(r.Lead.Pick(lang), untranslated))
+		}
+		for i, col := range r.Columns {
+			fmt.Fprintf(w, "  %s (%s)  %s\n", orDefault(col.Name, fmt.Sprintf("column %d", i+1)), orDefault(col.Type, "type not given"), orDefault(col.Description.Pick(lang), untranslated))
 		}
 	}
 	if len(c.Follows) > 0 {

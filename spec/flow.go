@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 	"strings"
 )
 
@@ -43,8 +44,13 @@ type FlowState struct {
 	// rule names its own.
 	Source string `json:"source,omitempty"`
 	// Streamed: pgoutput messages in this state carry the xid.
-	Streamed bool        `json:"streamed,omitempty"`
-	Rules    []*FlowRule `json:"rules"`
+	Streamed bool `json:"streamed,omitempty"`
+	// List is the key of the message list of protocol-flow.html the
+	// state's phase follows ("protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1"):
+	// a rule of the state holds in the majors whose list names its
+	// message, unless it is Unlisted.
+	List  string      `json:"list,omitempty"`
+	Rules []*FlowRule `json:"rules"`
 }
 
 // FlowRuleset is a named list of rules.
@@ -58,10 +64,12 @@ type FlowRule struct {
 	// Include stands for the rules of the named ruleset; nothing else may
 	// be set beside it.
 	Include string `json:"include,omitempty"`
-	// Message is the slug of the message allowed; Byte instead names a
-	// one-byte answer (SSLRequest's 'S' or 'N', GSSENCRequest's 'G' or 'N').
+	// Message is the slug of the message allowed.
 	Message string `json:"message,omitempty"`
-	Byte    string `json:"byte,omitempty"`
+	// Answer narrows the rule to one value of a one-byte answer
+	// (SSLResponse's 'S' or 'N', GSSEncResponse's 'G' or 'N'): the state
+	// it leads to depends on the byte.
+	Answer string `json:"answer,omitempty"`
 	// Next is the machine's state after the message; "" stays.
 	Next string `json:"next,omitempty"`
 	// Peer is the state the other side of the same layer goes to.
@@ -79,8 +87,13 @@ type FlowRule struct {
 	// Requires names a check on what came before: "relation" (the
 	// relations a change names were described), "types" (the non-built-in
 	// column types of a Relation were), "no-change-yet" (no change of the
-	// transaction came before).
+	// transaction came before), "negotiation" and "negotiated" (see
+	// RequiresNegotiation).
 	Requires string `json:"requires,omitempty"`
+	// Unlisted: the state's page list does not name the message, and the
+	// rule holds all the same, for what its reason says the prose leaves
+	// open (the asynchronous messages, copy-both, a server's habit).
+	Unlisted bool `json:"unlisted,omitempty"`
 	// Majors narrows the rule to some majors: "17-", "10-16".
 	Majors string `json:"majors,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -96,6 +109,11 @@ const (
 	RequiresRelation    = "relation"
 	RequiresTypes       = "types"
 	RequiresNoChangeYet = "no-change-yet"
+	// RequiresNegotiation: a NegotiateProtocolVersion answers what the
+	// StartupMessage asked for (a newer minor, _pq_. options), once;
+	// RequiresNegotiated: start-up ends only after it did, when it had to.
+	RequiresNegotiation = "negotiation"
+	RequiresNegotiated  = "negotiated"
 )
 
 // LoadFlow reads and checks the flow rules in fsys. What needs the model
@@ -153,13 +171,21 @@ func ParseFlow(data []byte) (*Flow, error) {
 			if st.Doc == "" {
 				addf("%s: no doc", where)
 			}
+			if st.List != "" && !flowListRE.MatchString(st.List) {
+				addf("%s: list %q, want page.html#SECTION/n", where, st.List)
+			}
 			msgs := map[string]bool{}
 			for _, r := range f.Rules(st) {
-				key := r.Message + r.Byte
+				key := r.What()
 				if msgs[key] {
 					addf("%s: %s allowed twice", where, key)
 				}
 				msgs[key] = true
+			}
+			for _, r := range f.Rules(st) {
+				if r.Answer != "" && msgs[r.Message] {
+					addf("%s: %s has a rule for any answer beside one for answer %q", where, r.Message, r.Answer)
+				}
 			}
 			for _, r := range st.Rules {
 				if r.Include != "" {
@@ -172,7 +198,7 @@ func ParseFlow(data []byte) (*Flow, error) {
 				}
 			}
 			for _, r := range f.Rules(st) {
-				r.check(addf, where+" "+r.Message+r.Byte, m, peer, f.State)
+				r.check(addf, where+" "+r.What(), m, peer, f.State)
 			}
 		}
 	}
@@ -182,12 +208,24 @@ func ParseFlow(data []byte) (*Flow, error) {
 	return &f, nil
 }
 
-func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowMachine, state func(*FlowMachine, string) *FlowState) {
-	if (r.Message == "") == (r.Byte == "") {
-		addf("%s: want one of message and byte", where)
+// flowListRE is a FlowState.List: a FlowList.Key.
+var flowListRE = regexp.MustCompile(`^[a-z-]+\.html#[A-Z0-9-]+/[1-9][0-9]*$`)
+
+// What names the rule's message, and its answer when it has one:
+// "ssl-response 'N'".
+func (r *FlowRule) What() string {
+	if r.Answer != "" {
+		return r.Message + " '" + r.Answer + "'"
 	}
-	if r.Byte != "" && len(r.Byte) != 1 {
-		addf("%s: byte %q is not one byte", where, r.Byte)
+	return r.Message
+}
+
+func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowMachine, state func(*FlowMachine, string) *FlowState) {
+	if r.Message == "" {
+		addf("%s: no message", where)
+	}
+	if r.Answer != "" && len(r.Answer) != 1 {
+		addf("%s: answer %q is not one byte", where, r.Answer)
 	}
 	if r.Reason == "" {
 		addf("%s: no reason", where)
@@ -213,9 +251,9 @@ func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowM
 		addf("%s: streamed %q, want open, close or abort", where, r.Streamed)
 	}
 	switch r.Requires {
-	case "", RequiresRelation, RequiresTypes, RequiresNoChangeYet:
+	case "", RequiresRelation, RequiresTypes, RequiresNoChangeYet, RequiresNegotiation, RequiresNegotiated:
 	default:
-		addf("%s: requires %q, want relation, types or no-change-yet", where, r.Requires)
+		addf("%s: requires %q, want relation, types, no-change-yet, negotiation or negotiated", where, r.Requires)
 	}
 	if r.Majors != "" {
 		if _, _, err := parseMajorRange(r.Majors); err != nil {

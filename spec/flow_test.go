@@ -31,7 +31,11 @@ func TestFlowProblems(t *testing.T) {
 	      {"message": "parse", "end": true, "reason": "r"}
 	    ]}]},
 	  {"name": "backend", "layer": "frontend-backend", "direction": "B", "doc": "d", "states": [
-	    {"name": "a", "doc": "d", "rules": [{"byte": "SN", "reason": "r", "streamed": "maybe"}]}]}
+	    {"name": "a", "doc": "d", "list": "protocol-flow.html#START-UP", "rules": [
+	      {"message": "ssl-response", "answer": "SN", "reason": "r", "streamed": "maybe"},
+	      {"message": "ssl-response", "reason": "r"},
+	      {"answer": "N", "reason": "r"}
+	    ]}]}
 	], "rulesets": []}`
 	_, err := ParseFlow([]byte(src))
 	if err == nil {
@@ -44,8 +48,11 @@ func TestFlowProblems(t *testing.T) {
 		`frontend a: bind allowed twice`,
 		`frontend a: includes unknown ruleset "missing"`,
 		`frontend a parse: end and discard complete frontend requests: backend rules only`,
-		`backend a SN: byte "SN" is not one byte`,
-		`backend a SN: streamed "maybe"`,
+		`backend a ssl-response 'SN': answer "SN" is not one byte`,
+		`backend a ssl-response 'SN': streamed "maybe"`,
+		`backend a: ssl-response has a rule for any answer beside one for answer "SN"`,
+		`backend a  'N': no message`,
+		`backend a: list "protocol-flow.html#START-UP", want page.html#SECTION/n`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in\n%v", want, err)

@@ -27,6 +27,12 @@ type Overlay struct {
 	// ErrorFields overrides the Go name derived from an error/notice field
 	// code's label ("S" → Severity) where the label does not make one.
 	ErrorFields map[string]*NameEntry `json:"error_fields,omitempty"`
+	// Pgoutput maps a pgoutput parameter to the majors whose manual is
+	// silent about it although their server takes it.
+	Pgoutput map[string]*SourceCorrection `json:"pgoutput,omitempty"`
+	// Results maps a command's slug to the result sets its manual
+	// describes only in prose: their Go names and the server's columns.
+	Results map[string][]*ResultEntry `json:"results,omitempty"`
 	// Rules are the spec directory's rule tables (layers.json,
 	// logicalversions.json), which LoadOverlay reads beside it.
 	Rules *Rules `json:"-"`
@@ -66,6 +72,55 @@ type MessageEntry struct {
 	// Answer is the server's one-byte answer to this untagged request,
 	// which the manual describes only in prose.
 	Answer *AnswerEntry `json:"answer,omitempty"`
+}
+
+// SourceCorrection adds majors the manual leaves out: their server has
+// what their manual does not document, as its C source shows.
+type SourceCorrection struct {
+	// Majors are the majors added: "14", "10-13".
+	Majors   string      `json:"majors"`
+	Reason   string      `json:"reason"`
+	Evidence []SourceRef `json:"evidence"`
+
+	lo, hi int
+}
+
+// Range is the entry's majors as an inclusive range.
+func (sc *SourceCorrection) Range() (lo, hi int) { return sc.lo, sc.hi }
+
+// ResultEntry decides what a prose result set does not say: a Go name,
+// its columns' names (the server's) and their types where the sentence
+// gives none, with the server's source as evidence.
+type ResultEntry struct {
+	// Match is a case-insensitive regexp on the set's English lead.
+	Match    string              `json:"match"`
+	Name     string              `json:"name"`
+	Columns  []ResultColumnEntry `json:"columns"`
+	Reason   string              `json:"reason"`
+	Evidence []SourceRef         `json:"evidence"`
+
+	re *regexp.Regexp
+}
+
+// ResultColumnEntry names one column; Type only where the prose has none.
+type ResultColumnEntry struct {
+	Name string `json:"name"`
+	Type string `json:"type,omitempty"`
+}
+
+// Matches reports whether the entry is the one for a prose set's lead.
+func (re *ResultEntry) Matches(lead string) bool { return re.re != nil && re.re.MatchString(lead) }
+
+// SourceRef is one place of PostgreSQL's source, as released.
+type SourceRef struct {
+	// Release is the source package's version: "15.18".
+	Release  string `json:"release"`
+	File     string `json:"file"`
+	Function string `json:"function"`
+	// Lines are the line numbers in that release: "515-517".
+	Lines string `json:"lines"`
+	// Says is what those lines do.
+	Says string `json:"says"`
 }
 
 // AnswerEntry makes the one-byte answer to a request a message of the
@@ -263,10 +318,52 @@ func ParseOverlay(data []byte) (*Overlay, error) {
 			addf("error_fields: %q: want a one-byte code with an exported Go name and a reason", code)
 		}
 	}
+	for _, name := range sortedKeys(ov.Pgoutput) {
+		sc := ov.Pgoutput[name]
+		var err error
+		if sc == nil {
+			addf("pgoutput %s: empty entry", name)
+			continue
+		}
+		if sc.lo, sc.hi, err = parseMajorRange(sc.Majors); err != nil || sc.Majors == "" || sc.hi == 1<<30 || sc.lo == 0 {
+			addf("pgoutput %s: majors %q: want a closed range such as \"14\" or \"10-13\"", name, sc.Majors)
+		}
+		if sc.Reason == "" || len(sc.Evidence) == 0 {
+			addf("pgoutput %s: needs a reason and evidence", name)
+		}
+		checkEvidence(addf, "pgoutput "+name, sc.Evidence)
+	}
+	for _, slug := range sortedKeys(ov.Results) {
+		for i, re := range ov.Results[slug] {
+			w := fmt.Sprintf("results %s %d (%q)", slug, i, re.Match)
+			var err error
+			if re.re, err = regexp.Compile("(?i)" + re.Match); err != nil {
+				addf("%s: %v", w, err)
+			}
+			if !IsGoName(re.Name) || len(re.Columns) == 0 || re.Reason == "" || len(re.Evidence) == 0 {
+				addf("%s: needs a Go name, columns, a reason and evidence", w)
+			}
+			for _, c := range re.Columns {
+				if c.Name == "" {
+					addf("%s: a column without a name", w)
+				}
+			}
+			checkEvidence(addf, w, re.Evidence)
+		}
+	}
 	if len(p) > 0 {
 		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", OverlayFile, len(p), strings.Join(p, "\n  "))
 	}
 	return &ov, nil
+}
+
+// checkEvidence wants every reference whole.
+func checkEvidence(addf func(string, ...any), where string, refs []SourceRef) {
+	for i, e := range refs {
+		if e.Release == "" || e.File == "" || e.Function == "" || e.Lines == "" || e.Says == "" {
+			addf("%s: evidence %d: needs release, file, function, lines and what they say", where, i+1)
+		}
+	}
 }
 
 func (fe *FieldEntry) check(addf func(string, ...any), where string) {

@@ -58,6 +58,9 @@ type Spec struct {
 	// PluginOptions are pgoutput's parameters (protocol-logical-replication.html
 	// up to 18, logicaldecoding-output-plugin.html from 19).
 	PluginOptions []PluginOption `json:"pgoutput_options"`
+	// FlowLists are the message lists of protocol-flow.html: which
+	// messages the server may send in each phase of the conversation.
+	FlowLists []FlowList `json:"flow_lists,omitempty"`
 	// Intros are the paragraphs each message page opens with, before its
 	// first message list, in page order.
 	Intros []Intro `json:"intros,omitempty"`

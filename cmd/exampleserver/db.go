@@ -264,7 +264,14 @@ func equal(a, b any) bool {
 func (p *planner) statement() (server.Statement, error) {
 	switch t := p.next(); t.text {
 	case "select":
+		if s, ok := p.partitionInfo(); ok {
+			return s, nil
+		}
 		return p.selectStmt()
+	case "vacuum":
+		return p.vacuum()
+	case "truncate":
+		return p.truncate()
 	case "insert":
 		return p.insert()
 	case "update":

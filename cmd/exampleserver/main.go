@@ -2,11 +2,12 @@
 // PostgreSQL's protocol, on package codec/server: tables shaped like
 // pgbench's (pgbench_accounts, _branches, _tellers, _history) and items,
 // queried with a small subset of SQL (SELECT … FROM … WHERE col = …,
-// INSERT, UPDATE … SET col = col + …, DELETE, COPY FROM STDIN / TO STDOUT,
-// BEGIN/COMMIT/ROLLBACK, SET, pg_sleep). psql, pgbench and pgx talk to it
-// as to PostgreSQL, over TCP or TLS.
+// INSERT, UPDATE … SET col = col + …, DELETE, TRUNCATE, VACUUM, COPY FROM
+// STDIN / TO STDOUT, BEGIN/COMMIT/ROLLBACK, SET, pg_sleep, and the catalog
+// query pgbench's built-in scripts send). psql, pgbench (its built-in -S
+// too) and pgx talk to it as to PostgreSQL, over TCP or TLS.
 //
-//	exampleserver -listen 127.0.0.1:5433 [-tls-cert cert.pem -tls-key key.pem] [-accounts 1000]
+//	exampleserver -listen 127.0.0.1:5433 [-tls-cert cert.pem -tls-key key.pem] [-accounts 100000]
 //
 // Every user logs in with SCRAM-SHA-256 (SCRAM-SHA-256-PLUS over TLS) and
 // the password in $EXAMPLESERVER_PASSWORD, or without one (trust) when it
@@ -25,11 +26,15 @@ import (
 	"github.com/pgspec/pgspec/codec/server"
 )
 
+// scaleAccounts is pgbench_accounts' rows at pgbench's scale 1 (one
+// branch), the range its built-in scripts draw an aid from.
+const scaleAccounts = 100000
+
 func main() {
 	listen := flag.String("listen", "127.0.0.1:5433", "`host:port` to listen on")
 	cert := flag.String("tls-cert", "", "TLS certificate `file` (PEM); with -tls-key, SSLRequest and direct TLS are accepted")
 	key := flag.String("tls-key", "", "TLS key `file` (PEM)")
-	accounts := flag.Int("accounts", 1000, "rows of pgbench_accounts")
+	accounts := flag.Int("accounts", scaleAccounts, "rows of pgbench_accounts (pgbench -S picks an aid up to 100000 per branch)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -36,7 +36,7 @@ func start(t *testing.T, pair *testcert.Pair, password string) string {
 		cert, key = pair.CertFile, pair.KeyFile
 	}
 	go func() {
-		done <- run(ctx, "127.0.0.1:0", cert, key, 1000, password, func(a net.Addr) { addrs <- a.String() })
+		done <- run(ctx, "127.0.0.1:0", cert, key, scaleAccounts, password, func(a net.Addr) { addrs <- a.String() })
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -82,7 +82,7 @@ func TestPsql(t *testing.T) {
 	needClients(t)
 	addr := start(t, nil, "")
 	out, err := client(t, addr, nil, "psql", "-X", "-A", "-t", "-c", "SELECT name, price FROM items WHERE id = 2", "-c", "SELECT count(*) FROM pgbench_accounts")
-	if want := "eraser|0.75\n1000\n"; err != nil || out != want {
+	if want := "eraser|0.75\n100000\n"; err != nil || out != want {
 		t.Errorf("psql: %v\n%q, want %q", err, out, want)
 	}
 	cmd := exec.Command(pgtest.Bin("psql"), "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", `\copy items (id, name) from stdin`,
@@ -114,18 +114,17 @@ func TestPsql(t *testing.T) {
 
 var processed = regexp.MustCompile(`number of transactions actually processed: (\d+)/(\d+)`)
 
-// TestPgbench: pgbench's three query modes on a select-only script, and a
-// custom TPC-B-like script (BEGIN, three UPDATEs, SELECT, INSERT, END) in
-// prepared mode; every transaction succeeds, and the balances add up
-// afterwards (the accounts', tellers' and branch's sums are equal, the
-// history holds one row per transaction).
+// TestPgbench: pgbench's built-in select-only script (-S) in its three
+// query modes and its built-in TPC-B-like script, with what they send
+// first (the scale from pgbench_branches, the partition catalog query,
+// VACUUM, TRUNCATE pgbench_history), and a custom TPC-B-like script;
+// every transaction succeeds, nothing is reported as ignored, and the
+// balances add up afterwards (the accounts', tellers' and branch's sums are
+// equal; the history holds the last run's rows, as its TRUNCATE left it).
 func TestPgbench(t *testing.T) {
 	needClients(t)
 	addr := start(t, nil, "")
-	dir := t.TempDir()
-	sel := filepath.Join(dir, "select.sql")
-	tpcb := filepath.Join(dir, "tpcb.sql")
-	os.WriteFile(sel, []byte("\\set aid random(1, 1000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o600)
+	tpcb := filepath.Join(t.TempDir(), "tpcb.sql")
 	os.WriteFile(tpcb, []byte(`\set aid random(1, 1000)
 \set tid random(1, 10)
 \set delta random(-5000, 5000)
@@ -137,11 +136,15 @@ UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = 1;
 INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, 1, :aid, :delta, CURRENT_TIMESTAMP);
 END;
 `), 0o600)
-	for _, c := range []struct{ mode, script string }{{"simple", sel}, {"extended", sel}, {"prepared", sel}, {"prepared", tpcb}, {"simple", tpcb}} {
-		out, err := client(t, addr, nil, "pgbench", "-n", "-c", "2", "-t", "100", "-M", c.mode, "-f", c.script)
+	for _, args := range [][]string{
+		{"-S", "-M", "simple"}, {"-S", "-M", "extended"}, {"-S", "-M", "prepared"},
+		{"-b", "tpcb-like", "-M", "prepared"}, {"-n", "-M", "simple", "-f", tpcb}, {"-b", "tpcb-like", "-M", "extended"},
+	} {
+		out, err := client(t, addr, nil, "pgbench", append([]string{"-c", "2", "-t", "100"}, args...)...)
 		m := processed.FindStringSubmatch(out)
-		if err != nil || m == nil || m[1] != "200" || m[2] != "200" || !strings.Contains(out, "number of failed transactions: 0 (0.000%)") {
-			t.Errorf("pgbench -M %s -f %s: %v\n%s", c.mode, filepath.Base(c.script), err, out)
+		if err != nil || m == nil || m[1] != "200" || m[2] != "200" || !strings.Contains(out, "number of failed transactions: 0 (0.000%)") ||
+			!strings.Contains(out, "scaling factor: 1\n") || strings.Contains(out, "error") {
+			t.Errorf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 	conn := connect(t, addr, "")
@@ -166,8 +169,35 @@ END;
 	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pgbench_history").Scan(&history); err != nil {
 		t.Fatal(err)
 	}
-	if accounts != tellers || tellers != branch || history != 400 {
-		t.Errorf("after 400 TPC-B transactions: accounts %d, tellers %d, branch %d, history %d rows", accounts, tellers, branch, history)
+	if accounts != tellers || tellers != branch || history != 200 {
+		t.Errorf("after 600 TPC-B transactions, the last 200 after a TRUNCATE: accounts %d, tellers %d, branch %d, history %d rows", accounts, tellers, branch, history)
+	}
+}
+
+// TestPgbenchCatalog: what pgbench's built-in scripts ask before they run
+// gets PostgreSQL's answer for an unpartitioned pgbench_accounts in public
+// (position 2 in current_schemas(true), no strategy, 0 partitions, as
+// PostgreSQL 15 answers after pgbench -i), no row for a table that does
+// not exist, and any other catalog query PostgreSQL's error; VACUUM is
+// refused in a transaction block and TRUNCATE undone by ROLLBACK.
+func TestPgbenchCatalog(t *testing.T) {
+	needClients(t)
+	addr := start(t, nil, "")
+	missing := strings.Replace(partitionQuery, "'pgbench_accounts'", "'nope'", 1)
+	out, err := client(t, addr, nil, "psql", "-X", "-A", "-t", "-c", partitionQuery, "-c", missing, "-c", "VACUUM pgbench_branches",
+		"-c", "BEGIN", "-c", "TRUNCATE pgbench_accounts", "-c", "SELECT count(*) FROM pgbench_accounts", "-c", "ROLLBACK", "-c", "SELECT count(*) FROM pgbench_accounts")
+	if want := "2||0\nVACUUM\nBEGIN\nTRUNCATE TABLE\n0\nROLLBACK\n100000\n"; err != nil || out != want {
+		t.Errorf("psql: %v\n%q, want %q", err, out, want)
+	}
+	for sql, want := range map[string]string{
+		"BEGIN; VACUUM pgbench_tellers":                          "ERROR:  VACUUM cannot run inside a transaction block",
+		strings.Replace(partitionQuery, "limit 1", "limit 2", 1): `ERROR:  syntax error at or near "."`,
+		"VACUUM pgbench_nope":                                    `ERROR:  relation "pgbench_nope" does not exist`,
+	} {
+		out, err := client(t, addr, nil, "psql", "-X", "-c", sql)
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("psql -c %q: %v\n%s", sql, err, out)
+		}
 	}
 }
 
@@ -319,12 +349,9 @@ func TestPgxTLS(t *testing.T) {
 func TestBadClientsWhileBenchmarked(t *testing.T) {
 	needClients(t)
 	addr := start(t, nil, "")
-	dir := t.TempDir()
-	sel := filepath.Join(dir, "select.sql")
-	os.WriteFile(sel, []byte("\\set aid random(1, 1000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o600)
 	done := make(chan string, 1)
 	go func() {
-		out, err := client(t, addr, nil, "pgbench", "-n", "-c", "2", "-T", "2", "-M", "prepared", "-f", sel)
+		out, err := client(t, addr, nil, "pgbench", "-S", "-c", "2", "-T", "2", "-M", "prepared")
 		if err != nil {
 			out += err.Error()
 		}

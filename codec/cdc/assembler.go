@@ -3,6 +3,7 @@ package cdc
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -35,12 +36,18 @@ type AssemblerConfig struct {
 // Assembler turns the pgoutput messages of one replication stream into
 // events, in commit order. It is not safe for concurrent use.
 type Assembler struct {
+	// p is the stream's layout, which held messages are replayed with; lt
+	// decodes what Feed is given, following the stream's flow (Stream
+	// Start and Stop set and clear P.Streaming's Streamed).
 	p     codec.Params
-	lg    codec.Logical
+	lt    codec.LogicalTracker
 	types *pgtype.Map
 	start LSN
-	// rels is the relation cache by OID.
+	// rels is the relation cache by OID; last is the entry of the last
+	// change (changes come in runs of one table; entries are never
+	// replaced, only updated).
 	rels   map[uint32]*relEntry
+	last   *relEntry
 	spools spools
 	// chunk is the streamed transaction whose segment is arriving.
 	chunk *spool
@@ -77,6 +84,7 @@ func NewAssembler(cfg AssemblerConfig) *Assembler {
 	if cfg.Parallel {
 		a.p.Streaming = codec.ParallelStreaming
 	}
+	a.lt.P = a.p
 	if a.types == nil {
 		a.types = pgtype.NewMap()
 	}
@@ -113,10 +121,18 @@ func (a *Assembler) Close() error { return a.spools.close() }
 // at walStart and calls h with the events it completes. data is not kept.
 // After an error the stream cannot go on: start again from the slot.
 func (a *Assembler) Feed(walStart LSN, data []byte, h Handler) error {
-	m, err := a.lg.Decode(data, a.p)
-	if err != nil {
+	m, err := a.lt.Next(data)
+	if err != nil && !errors.Is(err, codec.ErrFlow) {
 		return fmt.Errorf("cdc: pgoutput message at %s: %w", walStart, err)
 	}
+	return a.Take(walStart, data, m, h)
+}
+
+// Take is Feed for a message a codec.LogicalTracker following this stream
+// has decoded from data (a session's Step.Logical). The tracker's flow
+// violations are not needed here: what breaks the order of delivery is
+// this Assembler's own error.
+func (a *Assembler) Take(walStart LSN, data []byte, m codec.Message, h Handler) error {
 	if err := a.feed(walStart, data, m, h); err != nil {
 		var de *codec.DecodeError
 		if errors.As(err, &de) || errors.Is(err, errProtocol) {
@@ -138,7 +154,6 @@ func (a *Assembler) feed(walStart LSN, data []byte, m codec.Message, h Handler) 
 	if a.chunk != nil {
 		if _, ok := m.(*codec.LogicalStreamStop); ok {
 			a.chunk = nil
-			a.p.Streaming &^= codec.Streamed
 			return nil
 		}
 		xid, ok := dataXid(m, a.chunk.xid)
@@ -157,7 +172,6 @@ func (a *Assembler) feed(walStart LSN, data []byte, m codec.Message, h Handler) 
 			return err
 		}
 		a.chunk = sp
-		a.p.Streaming |= codec.Streamed
 	case *codec.LogicalStreamAbort:
 		sp := a.spools.open[m.Xid]
 		switch {
@@ -416,9 +430,12 @@ type relEntry struct{ cur, shown *Relation }
 // use is the cached Relation oid, announced with a RelationChanged event
 // first when the application has not seen this description of it.
 func (a *Assembler) use(oid uint32, h Handler) (*Relation, error) {
-	e := a.rels[oid]
-	if e == nil {
-		return nil, protocolErr("a change of relation %d before its Relation message", oid)
+	e := a.last
+	if e == nil || e.cur.OID != oid {
+		if e = a.rels[oid]; e == nil {
+			return nil, protocolErr("a change of relation %d before its Relation message", oid)
+		}
+		a.last = e
 	}
 	if e.shown != e.cur {
 		a.ev.relation = RelationChanged{Relation: e.cur, Previous: e.shown}
@@ -438,8 +455,17 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 	if len(t.Columns) != len(rel.Columns) {
 		return dst, fmt.Errorf("cdc: %s of %s.%s has %d columns, its Relation %d", what, rel.Namespace, rel.Name, len(t.Columns), len(rel.Columns))
 	}
-	for i, c := range t.Columns {
-		v := Value{TypeOID: rel.Columns[i].TypeOID, dec: &rel.decoders[i]}
+	// Values are written in place, field by field: appending a Value
+	// built on the stack copies it whole, under a bulk write barrier while
+	// the GC runs.
+	n := len(dst)
+	dst = slices.Grow(dst, len(t.Columns))[:n+len(t.Columns)]
+	for i := range t.Columns {
+		c, v := &t.Columns[i], &dst[n+i]
+		if d := &rel.decoders[i]; v.dec != d { // else the reused slot holds this column's value already
+			v.TypeOID, v.dec = rel.Columns[i].TypeOID, d
+		}
+		v.Raw, v.Null, v.Unchanged, v.Filled, v.Binary = nil, false, false, false, false
 		switch c.Kind {
 		case 'n':
 			v.Null = true
@@ -454,7 +480,6 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 				v.Raw = empty
 			}
 		} // the codec admits no other kind
-		dst = append(dst, v)
 	}
 	return dst, nil
 }

@@ -463,3 +463,50 @@ func TestBadStreams(t *testing.T) {
 		t.Errorf("truncated Insert: %v", err)
 	}
 }
+
+// TestSpillUnlinked: a spilled transaction's file is out of the directory
+// while it is held (a consumer killed then leaves nothing behind), and
+// the transaction still comes back whole at Stream Commit; an abort and
+// Close let go of the files they hold.
+func TestSpillUnlinked(t *testing.T) {
+	dir := t.TempDir()
+	big := text(strings.Repeat("x", 300))
+	s := newStream(t, 2, false).add(
+		relation(0, 1, "t", 'd', "*id"),
+		&codec.LogicalStreamStart{Xid: 10, FirstSegment: 1},
+		&codec.LogicalInsert{Xid: 10, RelationOID: 1, New: big},
+		&codec.LogicalStreamStop{},
+		&codec.LogicalStreamStart{Xid: 11, FirstSegment: 1},
+		&codec.LogicalInsert{Xid: 11, RelationOID: 1, New: big},
+		&codec.LogicalStreamStop{},
+		&codec.LogicalStreamStart{Xid: 12, FirstSegment: 1},
+		&codec.LogicalInsert{Xid: 12, RelationOID: 1, New: big},
+		&codec.LogicalStreamStop{},
+	)
+	a := NewAssembler(AssemblerConfig{LogicalVersion: 2, MemoryLimit: 1, SpillDir: dir})
+	held := func(want int) {
+		t.Helper()
+		if st := a.Stats(); st.Held != want || st.Spilled == 0 {
+			t.Errorf("stats %+v, want %d spilled transactions held", st, want)
+		}
+		if files, err := os.ReadDir(dir); err != nil || len(files) != 0 {
+			t.Errorf("spill directory holds %v (%v)", files, err)
+		}
+	}
+	if got, err := s.run(a); err != nil || len(got) != 0 {
+		t.Fatalf("%q, %v", got, err)
+	}
+	held(3)
+	s = newStream(t, 2, false).add(
+		&codec.LogicalStreamAbort{Xid: 11, SubXid: 11},
+		&codec.LogicalStreamCommit{Xid: 10, CommitLSN: 0x6000, TransactionEndLSN: 0x6010},
+	)
+	s.want(a, "BEGIN 10 final=0/6000 streamed", "RELATION public.t *id:25", "INSERT t (t:"+strings.Repeat("x", 300)+")", "COMMIT 10 end=0/6010")
+	held(1)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.Stats(); st.Held != 0 {
+		t.Errorf("after Close: %+v", st)
+	}
+}

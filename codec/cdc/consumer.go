@@ -87,11 +87,7 @@ func New(conn *session.Conn, cfg Config) (*Consumer, error) {
 		if !cfg.CreateSlot {
 			return nil, fmt.Errorf("cdc: slot %s does not exist (set CreateSlot to create it)", cfg.Slot)
 		}
-		create, err := createSlotCommand(cfg.Slot, major, c.Options.TwoPhase)
-		if err != nil {
-			return nil, err
-		}
-		if err := conn.Exec(create, nil); err != nil {
+		if err := conn.Command(createSlot(cfg.Slot, major, c.Options.TwoPhase), nil); err != nil {
 			return nil, fmt.Errorf("cdc: creating slot %s: %w", cfg.Slot, err)
 		}
 	}
@@ -99,15 +95,7 @@ func New(conn *session.Conn, cfg Config) (*Consumer, error) {
 	c.Acks = NewAcks(start)
 	c.asm = NewAssembler(AssemblerConfig{Major: major, LogicalVersion: c.Options.ProtoVersion, Parallel: c.Options.Streaming == "parallel",
 		Types: cfg.Types, Start: start, MemoryLimit: cfg.MemoryLimit, SpillDir: cfg.SpillDir})
-	startRepl, err := startCommand(cfg.Slot, start, cfg.Publications, c.Options, major)
-	if err != nil {
-		return nil, err
-	}
-	cmd, err := codec.ParseCommand(startRepl, conn.P)
-	if err != nil {
-		return nil, err
-	}
-	if err := conn.StartReplication(cmd); err != nil {
+	if err := conn.StartReplication(startReplication(cfg.Slot, start, cfg.Publications, c.Options)); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -189,29 +177,28 @@ func (c *Consumer) read(h Handler) error {
 		}
 		return h(e)
 	}
-	var rb codec.ReplicationBackend
-	p := codec.Params{Major: session.Layout(c.Major)}
 	for {
-		m, err := c.conn.Receive()
+		// The session's conversation decodes the XLogData inside each
+		// CopyData and the pgoutput message inside that, with the Params
+		// START_REPLICATION's options and the stream's Stream Start/Stop
+		// give.
+		s, err := c.conn.ReceiveStep()
 		if err != nil {
 			return err
 		}
-		var cd *codec.CopyData
-		switch m := m.(type) {
+		switch m := s.Msg.(type) {
 		case *codec.CopyData:
-			cd = m
 		case *codec.ErrorResponse:
 			return session.NewError(m.Fields)
 		default:
 			return fmt.Errorf("cdc: %s in the replication stream", m.Slug())
 		}
-		sub, err := rb.Decode(cd.Data, p)
-		if err != nil {
-			return fmt.Errorf("cdc: replication message: %w", err)
-		}
-		switch sub := sub.(type) {
+		switch sub := s.Sub.(type) {
 		case *codec.XLogData:
-			if err := c.asm.Feed(LSN(sub.WALStart), sub.WALData, deliver); err != nil {
+			if s.Logical == nil {
+				return fmt.Errorf("cdc: XLogData at %s without a pgoutput message", LSN(sub.WALStart))
+			}
+			if err := c.asm.Take(LSN(sub.WALStart), sub.WALData, s.Logical, deliver); err != nil {
 				return err
 			}
 			c.sent(LSN(sub.WALStart))
@@ -222,6 +209,8 @@ func (c *Consumer) read(h Handler) error {
 					return err
 				}
 			}
+		case nil:
+			return errors.New("cdc: a CopyData the replication stream does not carry")
 		default:
 			return fmt.Errorf("cdc: %s in a logical replication stream", sub.Slug())
 		}

@@ -28,14 +28,21 @@ func newFake(t *testing.T) (*fakeServer, *session.Conn) {
 		queries: make(chan string, 4), updates: make(chan codec.StandbyStatusUpdate, 100)}
 	go f.read()
 	c := session.NewConn(client)
-	c.Server["server_version"] = "15.4"
-	c.P.Major = 15
+	if err := c.Startup(session.Config{User: "u", Protocol: session.Protocol30, Params: map[string]string{"replication": "database"}}); err != nil {
+		t.Fatal(err)
+	}
 	return f, c
 }
 
-// read takes the consumer's messages: queries are answered, updates passed on.
+// read takes the consumer's messages: the startup is answered as by
+// PostgreSQL 15 without a password, queries are answered, updates passed
+// on.
 func (f *fakeServer) read() {
 	fr := codec.NewFrameReader(f.conn)
+	if _, err := fr.NextUntagged(); err != nil {
+		return
+	}
+	f.send(&codec.AuthenticationOk{}, &codec.ParameterStatus{Name: "server_version", Value: "15.4"}, &codec.ReadyForQuery{TxStatus: 'I'})
 	var fe codec.Frontend
 	var rf codec.ReplicationFrontend
 	for {

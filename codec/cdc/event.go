@@ -269,9 +269,9 @@ func (v *Value) Scan(dst any) error {
 	if !v.Known() {
 		return ErrUnchanged
 	}
-	d, target := v.dec, reflect.TypeOf(dst)
-	if d.plan == nil || d.target != target || d.format != v.Format() {
-		d.plan, d.target, d.format = v.dec.types.PlanScan(v.TypeOID, v.Format(), dst), target, v.Format()
+	d, target, format := v.dec, reflect.TypeOf(dst), v.Format()
+	if d.plan == nil || d.format != format || d.target != target {
+		d.plan, d.target, d.format = d.types.PlanScan(v.TypeOID, format, dst), target, format
 	}
 	return d.plan.Scan(v.Raw, dst)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pgspec/pgspec/codec"
-	"github.com/pgspec/pgspec/codec/session"
 )
 
 // PluginOptions are pgoutput's START_REPLICATION options.
@@ -93,9 +92,9 @@ func (o PluginOptions) Check(major int) error {
 	return nil
 }
 
-// startCommand is START_REPLICATION for slot from lsn with o, sending the
-// publications' changes, in the syntax of the server's major.
-func startCommand(slot string, lsn LSN, pubs []string, o PluginOptions, major int) (string, error) {
+// startReplication is START_REPLICATION for slot from lsn with o, sending
+// the publications' changes.
+func startReplication(slot string, lsn LSN, pubs []string, o PluginOptions) *codec.StartReplicationLogical {
 	names := make([]string, len(pubs))
 	for i, p := range pubs {
 		names[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
@@ -115,26 +114,20 @@ func startCommand(slot string, lsn LSN, pubs []string, o PluginOptions, major in
 			opts = append(opts, opt(b.name, "on"))
 		}
 	}
-	return command(&codec.StartReplicationLogical{SlotName: slot, LSN: codec.LSN(lsn), Options: opts}, major)
+	return &codec.StartReplicationLogical{SlotName: slot, LSN: codec.LSN(lsn), Options: opts}
 }
 
-// createSlotCommand creates slot for pgoutput without exporting a
-// snapshot, two-phase when asked (an option PostgreSQL 15 brought, with
-// the option list the snapshot choice moved to).
-func createSlotCommand(slot string, major int, twoPhase bool) (string, error) {
+// createSlot creates slot for pgoutput without exporting a snapshot,
+// two-phase when asked (an option PostgreSQL 15 brought, with the option
+// list the snapshot choice moved to).
+func createSlot(slot string, major int, twoPhase bool) *codec.CreateReplicationSlot {
 	c := &codec.CreateReplicationSlot{SlotName: slot, OutputPlugin: "pgoutput"}
 	if major >= 15 {
 		c.Snapshot, c.TwoPhase = "nothing", &twoPhase
 	} else {
 		c.NoexportSnapshot = true
 	}
-	return command(c, major)
-}
-
-// command is c in the syntax of the major.
-func command(c codec.Command, major int) (string, error) {
-	b, err := c.Append(nil, codec.Params{Major: session.Layout(major)})
-	return string(b), err
+	return c
 }
 
 // checkSlotName accepts what PostgreSQL accepts for a slot name: 1 to 63

@@ -55,16 +55,17 @@ func TestOptionsFor(t *testing.T) {
 // commands in the major's syntax (identifiers quoted, as pg_recvlogical
 // writes them too).
 func TestCommands(t *testing.T) {
-	must := func(s string, err error) string {
+	must := func(c codec.Command, major int) string {
+		b, err := c.Append(nil, codec.Params{Major: major})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return string(b)
 	}
 	for _, tc := range []struct{ got, want string }{
-		{must(createSlotCommand("s", 14, false)), `CREATE_REPLICATION_SLOT "s" LOGICAL "pgoutput" NOEXPORT_SNAPSHOT`},
-		{must(createSlotCommand("s", 15, true)), `CREATE_REPLICATION_SLOT "s" LOGICAL "pgoutput" (TWO_PHASE, SNAPSHOT 'nothing')`},
-		{must(startCommand("s", 0x16_B374D848, []string{"a", "it's"}, PluginOptions{ProtoVersion: 1, Binary: true}, 14)),
+		{must(createSlot("s", 14, false), 14), `CREATE_REPLICATION_SLOT "s" LOGICAL "pgoutput" NOEXPORT_SNAPSHOT`},
+		{must(createSlot("s", 15, true), 15), `CREATE_REPLICATION_SLOT "s" LOGICAL "pgoutput" (TWO_PHASE, SNAPSHOT 'nothing')`},
+		{must(startReplication("s", 0x16_B374D848, []string{"a", "it's"}, PluginOptions{ProtoVersion: 1, Binary: true}), 14),
 			`START_REPLICATION SLOT "s" LOGICAL 16/B374D848 ("proto_version" '1', "publication_names" '"a","it''s"', "binary" 'on')`},
 	} {
 		if tc.got != tc.want {

@@ -39,6 +39,7 @@ type spool struct {
 	xid      uint32
 	mem      []byte
 	file     *os.File
+	linked   bool // file is still in the directory
 	w        *bufio.Writer
 	fileSize int64
 	// subs is where each subtransaction's first record starts: its abort
@@ -124,12 +125,16 @@ func (s *spools) largest(sp *spool) *spool {
 }
 
 // spill moves sp's records to a file of its own; what sp holds from now
-// on goes there.
+// on goes there. The file is removed from the directory as soon as it is
+// created (the open file lives on until it is closed, on Unix), so that a
+// consumer killed with SIGKILL leaves nothing behind for the next start to
+// find; where an open file cannot be removed it is removed at drop.
 func (s *spools) spill(sp *spool) error {
 	f, err := os.CreateTemp(s.dir, fmt.Sprintf("cdc-xid%d-*.spill", sp.xid))
 	if err != nil {
 		return fmt.Errorf("cdc: transaction %d holds %d bytes, past the memory limit of %d, and cannot spill: %w", sp.xid, sp.size(), s.limit, err)
 	}
+	sp.linked = os.Remove(f.Name()) != nil
 	sp.file, sp.w = f, bufio.NewWriterSize(f, spoolBuffer)
 	_, err = sp.w.Write(sp.mem)
 	sp.fileSize = int64(len(sp.mem))
@@ -182,8 +187,11 @@ func (s *spools) drop(sp *spool) error {
 	if sp.file == nil {
 		return nil
 	}
-	name := sp.file.Name()
-	return errors.Join(sp.file.Close(), os.Remove(name))
+	err := sp.file.Close()
+	if sp.linked {
+		err = errors.Join(err, os.Remove(sp.file.Name()))
+	}
+	return err
 }
 
 // close drops every held transaction.

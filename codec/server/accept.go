@@ -183,12 +183,12 @@ func (c *Conn) startup(cfg *Config) (*Startup, error) {
 			}
 			encrypted = true
 			if cfg.TLS == nil {
-				if err := c.writeByte('N'); err != nil {
+				if err := c.answer(&codec.SSLResponse{Answer: 'N'}); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			if err := c.writeByte('S'); err != nil {
+			if err := c.answer(&codec.SSLResponse{Answer: 'S'}); err != nil {
 				return nil, err
 			}
 			if err := c.startTLS(cfg, c.nc, false); err != nil {
@@ -200,7 +200,7 @@ func (c *Conn) startup(cfg *Config) (*Startup, error) {
 				break
 			}
 			gssDone = true
-			if err := c.writeByte('N'); err != nil {
+			if err := c.answer(&codec.GSSEncResponse{Answer: 'N'}); err != nil {
 				return nil, err
 			}
 			continue

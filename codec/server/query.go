@@ -123,8 +123,12 @@ func (q *Query) ReadCopy() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := q.c.fe.Decode(frame, q.c.P)
-		if err != nil {
+		step, err := q.c.conv.Frontend.Next(frame)
+		m := step.Msg
+		switch {
+		case err != nil && m != nil && isFlowError(err):
+			m = nil // a message COPY FROM STDIN has no place for: PostgreSQL's error below
+		case err != nil:
 			return nil, protocolError(err)
 		}
 		switch m := m.(type) {
@@ -136,8 +140,8 @@ func (q *Query) ReadCopy() ([]byte, error) {
 		case *codec.CopyFail:
 			q.copying = 0
 			return nil, session.ServerError("ERROR", "57014", "COPY from stdin failed: "+m.Message, "")
-		case *codec.Flush, *codec.Sync:
-		default:
+		case *codec.Flush, *codec.Sync: // ignored, as PostgreSQL does during COPY
+		default: // the flow has no place for it (m is nil), or the conversation was out of step
 			q.copying = 0
 			return nil, session.ServerError("ERROR", "08P01", fmt.Sprintf("unexpected message type 0x%02X during COPY from stdin", frame[0]), "")
 		}

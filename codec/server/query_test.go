@@ -154,8 +154,9 @@ func TestFunctionCall(t *testing.T) {
 }
 
 // TestProtocolViolation: a malformed message is PostgreSQL's ERROR 08P01
-// and the session goes on; a message type that does not exist is FATAL
-// 08P01 and ends that session only.
+// and the session goes on, in step with the conversation; a message the
+// flow has no place for (a Query inside COPY FROM STDIN) is 08P01; a
+// message type that does not exist is FATAL 08P01 and ends that session only.
 func TestProtocolViolation(t *testing.T) {
 	addr, errs := serve(t, server.Config{})
 	other := login(t, addr, session.Config{})
@@ -167,6 +168,16 @@ func TestProtocolViolation(t *testing.T) {
 	nc.Write([]byte{'B', 0, 0, 0, 6, 'x', 0}) // a Bind cut short
 	sendAll(t, c, &codec.Sync{})
 	wantSlugs(t, c, "error-response:08P01 ready-for-query:I")
+	// The conversation never took the cut Bind; the Execute after it is
+	// discarded up to Sync, and then the session is in step again: a COPY
+	// takes its CopyData, and a Query in the middle of it is 08P01.
+	nc.Write([]byte{'B', 0, 0, 0, 6, 'x', 0})
+	sendAll(t, c, &codec.Execute{}, &codec.Sync{}, &codec.Query{String: "copyin"})
+	wantSlugs(t, c, "error-response:08P01 ready-for-query:I")
+	sendAll(t, c, &codec.CopyData{Data: []byte("1\n")}, &codec.CopyDone{})
+	wantSlugs(t, c, "copy-in-response command-complete:COPY 1 ready-for-query:I")
+	sendAll(t, c, &codec.Query{String: "copyin"}, &codec.Query{String: "rows 1"})
+	wantSlugs(t, c, "copy-in-response error-response:08P01 ready-for-query:I")
 	nc.Write([]byte{'z', 0, 0, 0, 4})
 	if e := fatalFrom(t, nc, p30); e == nil || e.SQLState() != "08P01" || e.Message() != "invalid frontend message type 122" {
 		t.Errorf("message type 'z': %v", e)

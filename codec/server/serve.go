@@ -62,7 +62,8 @@ func (c *Conn) running(ctx context.Context, f func(context.Context) error) error
 // messages.
 func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	c.stmts, c.portals = map[string]*Statement{}, map[string]*portal{}
-	c.fe.Auth = 0 // a 'p' is no message now
+	c.conv = codec.NewConversation(c.P)
+	c.inStep() // Accept has sent ReadyForQuery: the session is idle
 	defer c.closePortals()
 	stop := context.AfterFunc(ctx, func() { c.nc.SetReadDeadline(deadlinePassed) })
 	defer stop()
@@ -77,18 +78,20 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 			}
 			return err // PostgreSQL closes on an invalid length without a word
 		}
-		m, err := c.fe.Decode(frame, c.P)
+		step, err := c.conv.Frontend.Next(frame)
+		m := step.Msg
+		if err != nil && m != nil && isFlowError(err) {
+			// Decoded, but the flow has no place for it here: CopyData,
+			// CopyDone or CopyFail after a COPY ended (PostgreSQL drops
+			// them, as a client may send them before it reads the error).
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, codec.ErrUnknownTag) || frame[0] == 'p' {
 				return c.fatal(session.ServerError("FATAL", "08P01", fmt.Sprintf("invalid frontend message type %d", frame[0]), ""))
 			}
-			if !c.discard {
-				c.fail(protocolError(err), frame[0] != 'Q' && frame[0] != 'F')
-				if frame[0] == 'Q' || frame[0] == 'F' {
-					if err := c.readyForQuery(); err != nil {
-						return err
-					}
-				}
+			if err := c.malformed(frame, err); err != nil {
+				return err
 			}
 			continue
 		}
@@ -105,6 +108,25 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 			return err
 		}
 	}
+}
+
+// malformed answers a frame that did not decode with PostgreSQL's 08P01,
+// unless an extended-query error discards it anyway. The conversation never
+// took the frame, so the answer puts it out of step; it does not take the
+// error (which, answering nothing it saw, would read as the server's last
+// word).
+func (c *Conn) malformed(frame []byte, err error) error {
+	if c.discard {
+		return nil
+	}
+	conv := c.conv
+	c.conv, c.outOfStep = nil, true
+	c.fail(protocolError(err), frame[0] != 'Q' && frame[0] != 'F')
+	c.conv = conv
+	if frame[0] == 'Q' || frame[0] == 'F' {
+		return c.readyForQuery()
+	}
+	return nil
 }
 
 // dispatch handles one message; an error ends the session.
@@ -140,9 +162,6 @@ func (c *Conn) dispatch(ctx context.Context, h Handler, m codec.Message) error {
 			c.fail(err, false)
 		}
 		return c.readyForQuery()
-	case *codec.CopyData, *codec.CopyDone, *codec.CopyFail:
-		// Left over from a COPY that failed: PostgreSQL drops them too.
-		return nil
 	}
 	if err != nil {
 		c.fail(err, true)
@@ -161,9 +180,25 @@ func (c *Conn) endImplicit(h Handler) {
 	c.failed = false
 }
 
+// readyForQuery ends the answer to a Query, FunctionCall or Sync. The
+// engine reads the next message only after answering one, so the server is
+// idle now, whatever the conversation says: one out of step (an answer it
+// did not expect, to a frame that did not decode) is put back in step.
 func (c *Conn) readyForQuery() error {
 	c.send(&codec.ReadyForQuery{TxStatus: c.TxStatus})
+	if c.outOfStep {
+		c.inStep()
+	}
 	return c.Flush()
+}
+
+// inStep puts the conversation where the session is after ReadyForQuery:
+// the client authenticated, the server idle, nothing waiting.
+func (c *Conn) inStep() {
+	c.conv.Reset(c.P)
+	c.conv.FixMajor = true
+	c.conv.Resume()
+	c.outOfStep = false
 }
 
 // fail sends err as ErrorResponse; in the extended protocol the messages
@@ -188,6 +223,12 @@ func asPGError(err error) *session.Error {
 		return session.ServerError("ERROR", "57014", "canceling statement due to user request", "")
 	}
 	return session.ServerError("ERROR", "XX000", err.Error(), "")
+}
+
+// isFlowError is whether err is the conversation's *codec.FlowError.
+func isFlowError(err error) bool {
+	var fe *codec.FlowError
+	return errors.As(err, &fe)
 }
 
 func isFatal(err error) bool {

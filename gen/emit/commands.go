@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -162,8 +163,11 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 	}
 	f.Add(recv()).Id("values").Params().Index().Id("cmdValue").Block(jen.Return(jen.Index().Id("cmdValue").Values(vals...)))
 	f.Add(recv()).Id("setValues").Params(jen.Id("v").Index().Id("cmdValue")).Block(sets...)
-	for _, r := range c.Results {
-		resultType(f, mod, c, r)
+	for i, r := range c.Results {
+		// Sets "in the same format" share one type (BASE_BACKUP's start and end).
+		if !slices.ContainsFunc(c.Results[:i], func(e *model.ResultSet) bool { return e.GoName == r.GoName }) {
+			resultType(f, mod, c, r)
+		}
 	}
 	return f
 }
@@ -253,7 +257,11 @@ func resultType(f *jen.File, mod *model.Model, c *model.Command, r *model.Result
 	if r.Rows == spec.RowsMany {
 		rows = "one row each"
 	}
-	docComment(f, []string{fmt.Sprintf("%s is a row of %s's result set (%s; PostgreSQL %s), read by Read%s from its RowDescription and DataRows, by column name.", r.GoName, c.Name, rows, model.Span(r.Majors, mod.Majors), r.GoName)})
+	doc := []string{fmt.Sprintf("%s is a row of %s's result set (%s; PostgreSQL %s), read by Read%s from its RowDescription and DataRows, by column name.", r.GoName, c.Name, rows, model.Span(r.Majors, mod.Majors), r.GoName)}
+	if r.Prose {
+		doc = append(doc, "The manual describes it only in prose; the names of its columns are the server's (spec/overlay.json): "+r.Reason)
+	}
+	docComment(f, doc)
 	var fields []jen.Code
 	for _, col := range r.Columns {
 		d := fmt.Sprintf("%s is the column %s (%s). %s", col.GoName, col.Name, col.Type, col.Doc)
@@ -318,7 +326,18 @@ func commandsFile(mod *model.Model, o Options) *jen.File {
 		params = append(params, jen.Values(d))
 	}
 	f.Comment("pgoutputParams are pgoutput's parameters as the manuals document them, with the")
-	f.Comment("proto_version their prose says each needs.")
+	f.Comment("proto_version their prose says each needs, and the majors whose manual is silent")
+	f.Comment("about one their server takes (spec/overlay.json's pgoutput entries):")
+	var corrected []string
+	for _, po := range mod.Pgoutput {
+		if len(po.Corrected) > 0 {
+			corrected = append(corrected, fmt.Sprintf("%s in %s", po.Name, model.MajorList(po.Corrected)))
+		}
+	}
+	if len(corrected) == 0 {
+		corrected = append(corrected, "none")
+	}
+	f.Comment(strings.Join(corrected, ", ") + ".")
 	f.Var().Id("pgoutputParams").Op("=").Index().Id("pgoutputParam").Values(params...)
 	var versions []jen.Code
 	for _, v := range mod.PgoutputVersions {

@@ -15,6 +15,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite gen/testdata/golden from gen/testdata/spec")
@@ -239,4 +240,34 @@ func TestSelectedStateMessageNeedsItsState(t *testing.T) {
 		t.Errorf("dispatch_gen.go:\n%s", src)
 	}
 	compiles(t, files)
+}
+
+// TestOldMajorTrackersCompile: the trackers' runtime names messages only
+// where the selection has them (pgspec:if message:SLUG), so that a codec
+// of majors before a message came compiles: NegotiateProtocolVersion (11),
+// GSSENCRequest's answer (12), Truncate (11), the streaming messages (14,
+// 15) and BASE_BACKUP's messages (15).
+func TestOldMajorTrackersCompile(t *testing.T) {
+	full, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range []model.Selection{
+		{Majors: []int{10}, Layers: []string{spec.LayerFrontendBackend, spec.LayerLogicalReplication}},
+		{Majors: []int{10, 11, 12, 13}, Layers: []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}},
+		{Majors: []int{14}, Layers: []string{spec.LayerLogicalReplication}},
+	} {
+		mod, err := full.Select(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(mod.Flow.Machines) == 0 {
+			t.Fatalf("%v: no trackers", sel)
+		}
+		files, err := Files(mod, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compiles(t, files)
+	}
 }

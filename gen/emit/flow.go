@@ -2,7 +2,6 @@ package emit
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -27,11 +26,6 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	for i, m := range kinds {
 		kindOf[m] = i + 1
 	}
-	bytes := flowBytes(fl)
-	byteKind := map[byte]int{}
-	for i, b := range bytes {
-		byteKind[b] = len(kinds) + 1 + i
-	}
 
 	f.Comment("The states of the conversation (spec/flow.json), all machines numbered together.")
 	var sc []jen.Code
@@ -46,27 +40,33 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	for i, m := range kinds {
 		kc = append(kc, jen.Id("kind"+m.GoName).Id("flowKind").Op("=").Lit(i+1))
 	}
-	for _, b := range bytes {
-		kc = append(kc, jen.Comment(fmt.Sprintf("kindByte%c is the one-byte answer %q to SSLRequest or GSSENCRequest.", b, b)))
-		kc = append(kc, jen.Id(fmt.Sprintf("kindByte%c", b)).Id("flowKind").Op("=").Lit(byteKind[b]))
-	}
-	kc = append(kc, jen.Id("flowKinds").Op("=").Lit(len(kinds)+len(bytes)+1))
+	kc = append(kc, jen.Id("flowKinds").Op("=").Lit(len(kinds)+1))
 	f.Const().Defs(kc...)
 	f.Line()
 
-	// The rules, and the table naming the rule of each state and kind.
-	var rules []jen.Code
+	// The rules, and the table naming the rule of each state and kind; the
+	// rules of one answer's values chain by alt.
+	var all []*model.FlowRule
+	var of []*model.FlowState
+	alt := map[int]int{}
 	table := make([][]int, len(states))
 	for _, st := range states {
-		table[st.Index] = make([]int, len(kinds)+len(bytes)+1)
+		table[st.Index] = make([]int, len(kinds)+1)
+		last := map[int]int{}
 		for _, r := range st.Rules {
-			k := byteKind[r.Byte]
-			if r.Msg != nil {
-				k = kindOf[r.Msg]
+			all, of = append(all, r), append(of, st)
+			k := kindOf[r.Msg]
+			if prev := last[k]; prev != 0 {
+				alt[prev] = len(all)
+			} else {
+				table[st.Index][k] = len(all)
 			}
-			rules = append(rules, flowRuleLit(st, r))
-			table[st.Index][k] = len(rules)
+			last[k] = len(all)
 		}
+	}
+	var rules []jen.Code
+	for i, r := range all {
+		rules = append(rules, flowRuleLit(of[i], r, alt[i+1]))
 	}
 	f.Comment("flowRules are the rules of spec/flow.json, state by state.")
 	f.Var().Id("flowRules").Op("=").Index(jen.Op("...")).Id("flowRule").Values(rules...)
@@ -95,12 +95,9 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	for _, m := range kinds {
 		slugs = append(slugs, jen.Lit(m.Slug))
 	}
-	for _, b := range bytes {
-		slugs = append(slugs, jen.Lit(fmt.Sprintf("'%c'", b)))
-	}
 	f.Comment("flowStateNames name each state as \"machine state\".")
 	f.Var().Id("flowStateNames").Op("=").Index(jen.Op("...")).String().Values(names...)
-	f.Comment("flowKindNames are each kind's slug; a one-byte answer is the byte quoted.")
+	f.Comment("flowKindNames are each kind's slug.")
 	f.Var().Id("flowKindNames").Op("=").Index(jen.Op("...")).String().Values(slugs...)
 	f.Comment("flowStreamed marks the states whose pgoutput messages carry the xid.")
 	f.Var().Id("flowStreamed").Op("=").Index(jen.Lit(len(states))).Bool().Values(streamed...)
@@ -112,6 +109,9 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	if fm := machine(fl, "frontend"); fm != nil {
 		authByState(f, fl, fm, kindOf)
+	}
+	if bm := machine(fl, "backend"); bm != nil {
+		answerByState(f, fl, bm, kindOf)
 	}
 	stubs(f, fl)
 	return f
@@ -129,22 +129,6 @@ func flowKinds(mod *model.Model) []*model.Message {
 			out = append(out, m)
 		}
 	}
-	return out
-}
-
-// flowBytes are the one-byte answers the rules name, in byte order.
-func flowBytes(fl *model.Flow) []byte {
-	seen := map[byte]bool{}
-	var out []byte
-	for _, st := range fl.States() {
-		for _, r := range st.Rules {
-			if r.Msg == nil && !seen[r.Byte] {
-				seen[r.Byte] = true
-				out = append(out, r.Byte)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
 
@@ -172,8 +156,9 @@ func camel(s string) string {
 	return b.String()
 }
 
-// flowRuleLit is one rule as a flowRule value, its reason in a comment.
-func flowRuleLit(st *model.FlowState, r *model.FlowRule) jen.Code {
+// flowRuleLit is one rule as a flowRule value, its reason in a comment;
+// alt is the rule (1-based) for another value of the same answer.
+func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int) jen.Code {
 	var fields []jen.Code
 	target := func(name string, s *model.FlowState) {
 		if s != nil {
@@ -198,10 +183,16 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule) jen.Code {
 	if r.Requires != "" {
 		fields = append(fields, jen.Id("requires").Op(":").Id("requires"+camel(r.Requires)))
 	}
+	if r.Answer != 0 {
+		fields = append(fields, jen.Id("answer").Op(":").LitByte(r.Answer))
+	}
+	if alt != 0 {
+		fields = append(fields, jen.Id("alt").Op(":").Lit(alt))
+	}
 	fields = append(fields, jen.Id("majors").Op(":").Op(fmt.Sprintf("%#x", majorSet(r.Majors))))
-	what := fmt.Sprintf("%q", r.Byte)
-	if r.Msg != nil {
-		what = r.Msg.GoName
+	what := r.Msg.GoName
+	if r.Answer != 0 {
+		what += fmt.Sprintf(" %q", r.Answer)
 	}
 	return jen.Comment(fmt.Sprintf("%s, %s: %s (%s)", st.ID(), what, r.Reason, r.Source)).Line().Values(fields...)
 }
@@ -269,6 +260,23 @@ func authByState(f *jen.File, fl *model.Flow, fm *model.FlowMachine, kindOf map[
 	f.Var().Id("passwordKinds").Op("=").Index(jen.Lit(n)).Id("flowKind").Values(kinds...)
 	f.Comment("authStates is the Frontend.Auth that decodes that 'p'.")
 	f.Var().Id("authStates").Op("=").Index(jen.Lit(n)).Id("AuthState").Values(auths...)
+}
+
+// answerByState renders, for each backend state, the one-byte answer it
+// waits for (SSLResponse after an SSLRequest): such a frame has neither tag
+// nor length, so the state alone names its message.
+func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf map[*model.Message]int) {
+	var kinds []jen.Code
+	for _, st := range bm.States {
+		for _, r := range st.Rules {
+			if r.Msg.AnswerTo != "" {
+				kinds = append(kinds, jen.Id(stateConst(st)).Op(":").Lit(kindOf[r.Msg]))
+				break
+			}
+		}
+	}
+	f.Comment("answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.")
+	f.Var().Id("answerKinds").Op("=").Index(jen.Lit(len(fl.States()))).Id("flowKind").Values(kinds...)
 }
 
 // stubs stand in for the trackers of layers the codec lacks, so that the

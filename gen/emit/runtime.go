@@ -98,9 +98,13 @@ const (
 	// featureFrontend: the frontend/backend layer (startup messages,
 	// tagged messages, the Backend and Frontend dispatchers).
 	featureFrontend = "frontend-backend"
-	// featureProtocol32: a layout that depends on Params.ProtocolMinor;
-	// "no-protocol-3.2" is its absence.
+	// featureProtocol32: a layout that depends on Params.ProtocolMinor.
 	featureProtocol32 = "protocol-3.2"
+	// featureMessage+SLUG: the message of that slug ("message:gssenc-response",
+	// PostgreSQL 12 on), for runtime code that names it.
+	featureMessage = "message:"
+	// featureCommands: the replication commands layer (ParseCommand).
+	featureCommands = "commands"
 )
 
 // runtimeFeatures are the features the model has.
@@ -108,14 +112,24 @@ func runtimeFeatures(mod *model.Model) map[string]bool {
 	f := map[string]bool{}
 	for _, m := range mod.Messages {
 		f[featureFrontend] = f[featureFrontend] || m.Layer == spec.LayerFrontendBackend
+		f[featureMessage+m.Slug] = true
 		for _, l := range m.Layouts {
 			for _, it := range l.Items {
 				f[featureProtocol32] = f[featureProtocol32] || len(it.Lengths) > 1
 			}
 		}
 	}
-	f["no-"+featureProtocol32] = !f[featureProtocol32]
+	f[featureCommands] = len(mod.Commands) > 0
 	return f
+}
+
+// hasFeature reports whether the selection has feature; "no-FEATURE" is
+// its absence.
+func hasFeature(features map[string]bool, feature string) bool {
+	if not, ok := strings.CutPrefix(feature, "no-"); ok {
+		return !features[not]
+	}
+	return features[feature]
 }
 
 // cutFeatures drops the lines between "// pgspec:if FEATURE" and
@@ -130,7 +144,7 @@ func cutFeatures(name string, body []byte, features map[string]bool) ([]byte, er
 			if in {
 				return nil, fmt.Errorf("gen/emit/runtime/%s: // pgspec:if inside another", name)
 			}
-			in, keep = true, features[strings.TrimPrefix(t, "// pgspec:if ")]
+			in, keep = true, hasFeature(features, strings.TrimPrefix(t, "// pgspec:if "))
 			continue
 		case t == "// pgspec:end":
 			if !in {

@@ -241,6 +241,28 @@ func TestReplicationCommandItems(t *testing.T) {
 	}
 }
 
+// MANIFEST's values are in its prose; reworded so that no value set can be
+// read, the English page is refused rather than MANIFEST left open to any value.
+func TestKeywordValuesFromProse(t *testing.T) {
+	fsys := miniCorpus(t)
+	name := "en/18/protocol-replication.html"
+	setPage(t, fsys, name, replaceOnce(t, fsys[name].Data, "with a value of", "set to"))
+	_, err := Extract(fsys, corrections18(t))
+	if err == nil || !strings.Contains(err.Error(), `en/18/protocol-replication.html: message "BASE_BACKUP [ ( option [, ...] ) ]": item "MANIFEST manifest_option": a keyword whose values neither its term nor its description lists`) {
+		t.Errorf("MANIFEST without its values: %v", err)
+	}
+	specs, err := Extract(miniCorpus(t), corrections18(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb := specs[0].FindCommand("base-backup")
+	for _, o := range bb.Options {
+		if want := map[string]string{"MANIFEST": "[yes force-encode no]", "MANIFEST_CHECKSUMS": "[NONE CRC32C SHA224 SHA256 SHA384 SHA512]"}[o.Name]; want != "" && fmt.Sprint(o.Values) != want {
+			t.Errorf("%s: values %v, want %s", o.Name, o.Values, want)
+		}
+	}
+}
+
 func TestEmptyFieldTable(t *testing.T) {
 	// A table with no rows before Bind's first: later steps pair messages by their first row.
 	data := replaceOnce(t, readDoc(t, "en/18/protocol-message-formats.html"), `class="id_link">#</a></dt><dd><div class="variablelist"><dl class="variablelist"><dt><span class="term">Byte1('B')</span>`,

@@ -2,8 +2,10 @@ package extract
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -30,6 +32,23 @@ var (
 	quotedValuesRE = regexp.MustCompile(`\{ ?((?:'[a-z_-]+'(?: \| )?)+) ?\}`)
 	// defaultRE is "The default is false.", "the default is MANIFEST 'no'" or "'export', which is the default".
 	defaultRE = regexp.MustCompile(`[Tt]he default is (?:[A-Z_]+ '([a-z-]+)'|'?([A-Za-z0-9_-]+)'?)|'?([a-z-]+)'?, which is the default`)
+	// proseResultRE is a result set described in a sentence: BASE_BACKUP's
+	// "The first ordinary result set contains the starting position of the
+	// backup, in a single row with two columns", START_REPLICATION's "the
+	// server sends a result set with one row and two columns".
+	proseResultRE = regexp.MustCompile(`result set (?:contains [^.]*?, in a single row with two columns|with one row and two columns)`)
+	// proseColumnsRE is its two columns: "The first column contains the
+	// start position given in XLogRecPtr format, and the second column
+	// contains …", "The first column is the next timeline's ID (type int8), …".
+	proseColumnsRE = regexp.MustCompile(`The first column (?:is|contains) (.+?)(?: \(type ([a-z0-9]+)\))?, and the second column (?:is|contains) (.+?)(?: \(type ([a-z0-9]+)\))?\.`)
+	// sameFormatRE is a result set "in the same format as" an earlier one:
+	// BASE_BACKUP's "a final ordinary result set …, containing the WAL end
+	// position of the backup, in the same format as the start position".
+	sameFormatRE = regexp.MustCompile(`result set will be sent, containing ([^.]*?), in the same format as the start position`)
+	// proseValuesRE is a keyword placeholder's value set given in its prose:
+	// "with a value of yes or force-encode", "the available algorithms are
+	// NONE, CRC32C, …, and SHA512".
+	proseValuesRE = regexp.MustCompile(`(?:with a value of|the available [a-z]+ are) ((?:[A-Za-z0-9-]+, )*[A-Za-z0-9-]+,? (?:and|or) [A-Za-z0-9-]+)`)
 	// placeholderKinds are the kinds of the manual's bare placeholders: what
 	// the grammar reads there.
 	placeholderKinds = map[string]string{
@@ -96,6 +115,7 @@ func readCommand(dt *goquery.Selection, file string) (spec.Command, error) {
 	var paras []string
 	var lead string // the paragraph(s) since the last list
 	inOptions := false
+	proseSets := 0 // prose result sets are part of the description around them
 	keywordOptions := map[string]bool{}
 	if c.Syntax == spec.SyntaxKeyword {
 		keywordOptions = optionKeywords(dt)
@@ -116,11 +136,15 @@ func readCommand(dt *goquery.Selection, file string) (spec.Command, error) {
 			if t == "" {
 				return
 			}
-			if len(c.Parameters)+len(c.Options)+len(c.Results) == 0 {
+			if len(c.Parameters)+len(c.Options)+len(c.Results)-proseSets == 0 {
 				paras = append(paras, t)
 			}
 			if optionsLeadRE.MatchString(t) {
 				inOptions = true
+			}
+			if rs, ok := proseResult(t, c.Results); ok {
+				c.Results = append(c.Results, rs)
+				proseSets++
 			}
 			lead = strings.TrimSpace(lead + "\n\n" + t)
 			return
@@ -176,6 +200,31 @@ func readCommand(dt *goquery.Selection, file string) (spec.Command, error) {
 		return c, joinErrs(errs)
 	}
 	return c, nil
+}
+
+// proseResult reads a result set that a paragraph describes in words (see
+// proseResultRE): one row, two columns, each with what the sentence says
+// of it and its type where given; "in the same format as the start
+// position" takes the columns of the earlier prose set. Translations say it
+// their own way and get none: alignCommands aligns the listed sets only.
+func proseResult(t string, earlier []spec.ResultSet) (spec.ResultSet, bool) {
+	rs := spec.ResultSet{Lead: spec.Text{En: t}, Rows: spec.RowsOne, Prose: true}
+	if m := sameFormatRE.FindStringSubmatch(t); m != nil {
+		for _, e := range earlier {
+			if e.Prose {
+				rs.Columns = slices.Clone(e.Columns)
+				rs.Columns[0].Description = spec.Text{En: m[1]}
+				return rs, true
+			}
+		}
+		return rs, false
+	}
+	m := proseColumnsRE.FindStringSubmatch(t)
+	if !proseResultRE.MatchString(t) || m == nil {
+		return rs, false
+	}
+	rs.Columns = []spec.Column{{Type: m[2], Description: spec.Text{En: m[1]}}, {Type: m[4], Description: spec.Text{En: m[3]}}}
+	return rs, true
 }
 
 // isKeyword says whether a name is a keyword (RESERVE_WAL) rather than a
@@ -280,7 +329,35 @@ func readItem(term, desc string) (spec.CommandItem, error) {
 	if m := defaultRE.FindStringSubmatch(desc); m != nil {
 		it.Default = m[1] + m[2] + m[3]
 	}
+	if it.Kind == spec.ValueKeyword && len(it.Values) == 0 {
+		// MANIFEST manifest_option, MANIFEST_CHECKSUMS checksum_algorithm:
+		// the values are in the prose, the default among them.
+		// A translation's prose lists them its own way: Chinese items take
+		// the English values (unvalued checks the English page).
+		if m := proseValuesRE.FindStringSubmatch(desc); m != nil {
+			it.Values = strings.FieldsFunc(strings.NewReplacer(" and ", ",", " or ", ",").Replace(m[1]), func(r rune) bool { return r == ',' || r == ' ' })
+			if it.Default != "" && !slices.Contains(it.Values, it.Default) {
+				it.Values = append(it.Values, it.Default)
+			}
+		}
+	}
 	return it, nil
+}
+
+// unvalued names the English page's keyword items whose values neither
+// their term nor their prose lists: a value set the extractor no longer
+// finds must not become "any value".
+func unvalued(s *spec.Spec) []error {
+	var errs []error
+	for _, c := range s.Commands {
+		for _, it := range append(append([]spec.CommandItem(nil), c.Parameters...), c.Options...) {
+			if it.Kind == spec.ValueKeyword && len(it.Values) == 0 {
+				errs = append(errs, &Error{File: path.Join("en", strconv.Itoa(s.Major), "protocol-replication.html"), Message: c.Synopsis,
+					Err: fmt.Errorf("item %q: a keyword whose values neither its term nor its description lists", it.Term)})
+			}
+		}
+	}
+	return errs
 }
 
 // alignCommands gives the English commands their Chinese text: commands in
@@ -323,12 +400,18 @@ func alignCommands(file string, en, zh []spec.Command, major int, corr *spec.Cor
 				}
 			}
 		}
-		if len(e.Results) != len(z.Results) {
-			fail("%d result sets, English has %d", len(z.Results), len(e.Results))
+		var listed []*spec.ResultSet
+		for j := range e.Results {
+			if !e.Results[j].Prose {
+				listed = append(listed, &e.Results[j])
+			}
+		}
+		if len(listed) != len(z.Results) {
+			fail("%d result sets, English has %d", len(z.Results), len(listed))
 			continue
 		}
-		for j := range e.Results {
-			er, zr := &e.Results[j], &z.Results[j]
+		for j, er := range listed {
+			zr := &z.Results[j]
 			er.Lead.Zh = zr.Lead.En
 			if len(er.Columns) != len(zr.Columns) {
 				fail("result set %d: %d columns, English has %d", j+1, len(zr.Columns), len(er.Columns))

@@ -58,12 +58,19 @@ func Extract(docs fs.FS, corr *spec.Corrections) ([]*spec.Spec, error) {
 		}
 		errs = append(errs, chapterSources(c, s, "en")...)
 		errs = append(errs, duplicates(s)...)
+		errs = append(errs, unvalued(s)...)
 		specs = append(specs, s)
 	}
 	if len(errs) > 0 {
 		return nil, joinErrs(errs)
 	}
 	assignSlugs(specs)
+	for _, s := range specs {
+		errs = append(errs, resolveFlowLists(s)...)
+	}
+	if len(errs) > 0 {
+		return nil, joinErrs(errs)
+	}
 	used := map[*spec.Correction]bool{}
 	for _, s := range specs {
 		annotate(s)
@@ -126,6 +133,17 @@ func chapterSources(c *Corpus, s *spec.Spec, lang string) []error {
 			continue
 		}
 		s.Sources = append(s.Sources, src)
+		if kind == PageFlow {
+			lists, err := readFlowLists(doc, file)
+			switch {
+			case err != nil:
+				errs = append(errs, err)
+			case lang == "en":
+				s.FlowLists = lists
+			default:
+				errs = append(errs, alignFlowLists(file, s, lists)...)
+			}
+		}
 		if kind != pluginOptionsPage(s.Major) {
 			continue
 		}

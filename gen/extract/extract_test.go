@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -437,9 +438,13 @@ func commandShape(c *spec.Command) string {
 	for _, r := range c.Results {
 		var cols []string
 		for _, col := range r.Columns {
-			cols = append(cols, col.Name+" "+col.Type)
+			cols = append(cols, cmp.Or(col.Name, "_")+" "+cmp.Or(col.Type, "_"))
 		}
-		fmt.Fprintf(&b, " [%s: %s]", r.Rows, strings.Join(cols, ", "))
+		rows := r.Rows
+		if r.Prose {
+			rows += " prose"
+		}
+		fmt.Fprintf(&b, " [%s: %s]", rows, strings.Join(cols, ", "))
 	}
 	if len(c.Follows) > 0 {
 		fmt.Fprintf(&b, " -> %s", strings.Join(c.Follows, ","))
@@ -482,12 +487,15 @@ func TestReplicationCommands(t *testing.T) {
 		{17, "alter-replication-slot", "alter-replication-slot list FAILOVER:boolean"},
 		{19, "alter-replication-slot", "alter-replication-slot list TWO_PHASE:boolean FAILOVER:boolean"},
 		{15, "read-replication-slot", "read-replication-slot none [one: slot_type text, restart_lsn text, restart_tli int8]"},
-		{10, "start-replication-physical", "start-replication-physical none -> CopyBothResponse"},
+		// The timeline switch's result set and BASE_BACKUP's start and end
+		// positions are sentences: "a result set with one row and two columns …".
+		{10, "start-replication-physical", "start-replication-physical none [one prose: _ int8, _ text] -> CopyBothResponse"},
 		{10, "base-backup", "base-backup keyword LABEL:string PROGRESS:flag FAST:flag WAL:flag NOWAIT:flag MAX_RATE:integer TABLESPACE_MAP:flag " +
-			"[many: spcoid oid, spclocation text, size int8] -> CopyOutResponse"},
+			"[one prose: _ _, _ _] [many: spcoid oid, spclocation text, size int8] [one prose: _ _, _ _] -> CopyOutResponse"},
 		{17, "base-backup", "base-backup list LABEL:string TARGET:string(client) TARGET_DETAIL:string PROGRESS:boolean(false) CHECKPOINT:keyword=fast|spread(spread) " +
 			"WAL:boolean(false) WAIT:boolean(true) COMPRESSION:string COMPRESSION_DETAIL:string MAX_RATE:integer TABLESPACE_MAP:boolean(false) " +
-			"VERIFY_CHECKSUMS:boolean(true) MANIFEST:keyword(no) MANIFEST_CHECKSUMS:keyword(CRC32C) INCREMENTAL:flag [many: spcoid oid, spclocation text, size int8] -> CopyOutResponse"},
+			"VERIFY_CHECKSUMS:boolean(true) MANIFEST:keyword=yes|force-encode|no(no) MANIFEST_CHECKSUMS:keyword=NONE|CRC32C|SHA224|SHA256|SHA384|SHA512(CRC32C) INCREMENTAL:flag " +
+			"[one prose: _ _, _ _] [many: spcoid oid, spclocation text, size int8] [one prose: _ _, _ _] -> CopyOutResponse"},
 	} {
 		cmd := specs[c.major].FindCommand(c.slug)
 		if cmd == nil {

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,70 +15,33 @@ import (
 // parameters and options with kind, values and default, its result
 // columns and what follows; its prose is wording.
 
-// CommandRow is one replication command's history.
-type CommandRow struct {
-	Slug  string   `json:"slug"`
-	Name  string   `json:"name"`
-	Cells []Change `json:"cells"`
-}
-
-// command is slug's command in Specs[i], or nil.
-func (h *History) command(slug string, i int) *spec.Command {
-	if i < 0 {
-		return nil
-	}
-	return h.Specs[i].FindCommand(slug)
+// commandLayer is the replication commands as an item layer.
+var commandLayer = itemLayer{
+	id:    "commands",
+	title: func(v words) string { return v.commands },
+	head:  func(v words) string { return v.command },
+	items: func(s *spec.Spec) []item {
+		var out []item
+		for _, c := range s.Commands {
+			out = append(out, item{c.Slug, c.Name})
+		}
+		return out
+	},
+	wire: func(s *spec.Spec, slug string) []string { return CommandWire(s.FindCommand(slug)) },
+	text: func(s *spec.Spec, slug string, zh bool) []string { return commandText(s.FindCommand(slug), zh) },
+	translated: func(s *spec.Spec, slug string) bool {
+		c := s.FindCommand(slug)
+		return c != nil && c.Description.Zh != ""
+	},
 }
 
 // CommandRows compares each major's commands with the previous major's,
 // in the order the newest major documents them.
-func (h *History) CommandRows() []CommandRow {
-	var slugs []string
-	for i := len(h.Specs) - 1; i >= 0; i-- {
-		for _, c := range h.Specs[i].Commands {
-			if !slices.Contains(slugs, c.Slug) {
-				slugs = append(slugs, c.Slug)
-			}
-		}
-	}
-	var rows []CommandRow
-	for _, slug := range slugs {
-		r := CommandRow{Slug: slug}
-		for i := range h.Specs {
-			c := h.command(slug, i)
-			if c != nil {
-				r.Name = c.Name
-			}
-			switch {
-			case i == 0 && c != nil:
-				r.Cells = append(r.Cells, Change{Status: Baseline})
-			case i == 0:
-				r.Cells = append(r.Cells, Change{Status: Absent})
-			default:
-				r.Cells = append(r.Cells, compareCommands(h.command(slug, i-1), c))
-			}
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
+func (h *History) CommandRows() []ItemRow { return h.itemRows(commandLayer) }
 
-// compareCommands classifies the step from a to b.
-func compareCommands(a, b *spec.Command) Change {
-	switch {
-	case a == nil && b == nil:
-		return Change{Status: Absent}
-	case a == nil:
-		return Change{Status: Added}
-	case b == nil:
-		return Change{Status: Removed}
-	case !slices.Equal(CommandWire(a), CommandWire(b)):
-		return Change{Status: Wire}
-	case !slices.Equal(commandText(a, false), commandText(b, false)):
-		return Change{Status: Wording}
-	}
-	zh := a.Description.Zh != "" && b.Description.Zh != ""
-	return Change{Status: Unchanged, ZhOnly: zh && !slices.Equal(commandText(a, true), commandText(b, true))}
+// CommandDetail is the evidence for cell i of a command row.
+func (h *History) CommandDetail(r ItemRow, i int, lang Lang) Detail {
+	return h.itemDetail(commandLayer, r, i, lang)
 }
 
 // CommandWire is what of a command a client writes and reads, one line
@@ -105,8 +69,12 @@ func CommandWire(c *spec.Command) []string {
 		out = append(out, item("option", it))
 	}
 	for i, r := range c.Results {
-		for _, col := range r.Columns {
-			out = append(out, fmt.Sprintf("result %d (%s rows): %s %s", i+1, r.Rows, col.Name, col.Type))
+		rows := map[string]string{spec.RowsOne: "one row", spec.RowsMany: "many rows"}[r.Rows]
+		if r.Prose {
+			rows += ", in prose"
+		}
+		for k, col := range r.Columns {
+			out = append(out, fmt.Sprintf("result %d (%s): %s", i+1, rows, columnLabel(k, col)))
 		}
 	}
 	for _, f := range c.Follows {
@@ -135,103 +103,15 @@ func commandText(c *spec.Command, zh bool) []string {
 		out = append(out, it.Term+": "+pick(it.Description))
 	}
 	for _, r := range c.Results {
-		for _, col := range r.Columns {
-			out = append(out, col.Name+": "+pick(col.Description))
+		for k, col := range r.Columns {
+			out = append(out, cmp.Or(col.Name, fmt.Sprintf("column %d", k+1))+": "+pick(col.Description))
 		}
 	}
 	return out
 }
 
-// CommandDetail is the evidence for cell i of a command row.
-func (h *History) CommandDetail(r CommandRow, i int, lang Lang) Detail {
-	a, b := h.command(r.Slug, i-1), h.command(r.Slug, i)
-	from, to := h.Specs[i-1].Major, h.Specs[i].Major
-	d := Detail{ID: anchor(detailHeading(r.Slug, from, to)), Slug: r.Slug, Name: r.Name, From: from, To: to, Change: r.Cells[i]}
-	fromLabel, toLabel := fmt.Sprintf("pg%d/%s", from, r.Slug), fmt.Sprintf("pg%d/%s", to, r.Slug)
-	if d.Status == Wire {
-		d.LayoutDiff = lines(Unified(fromLabel, toLabel, CommandWire(a), CommandWire(b)))
-	}
-	zh := lang == Chinese && (a == nil || a.Description.Zh != "") && (b == nil || b.Description.Zh != "")
-	d.InEnglish = lang == Chinese && !zh
-	d.TableDiff = lines(Unified(fromLabel, toLabel, commandText(a, zh), commandText(b, zh)))
-	return d
-}
-
-// commandDetails are the details of every changed command cell.
-func (h *History) commandDetails(rows []CommandRow, lang Lang) []Detail {
-	out := []Detail{}
-	for _, r := range rows {
-		for i, c := range r.Cells {
-			if changed(c, lang) {
-				out = append(out, h.CommandDetail(r, i, lang))
-			}
-		}
-	}
-	return out
-}
-
-// commandCell is cell i of a command row, linked to its detail.
-func (h *History) commandCell(r CommandRow, i int, lang Lang) string {
-	text := label(r.Cells[i], lang)
-	if changed(r.Cells[i], lang) {
-		return fmt.Sprintf("[%s](#%s)", text, anchor(detailHeading(r.Slug, h.Specs[i-1].Major, h.Specs[i].Major)))
-	}
-	return text
-}
-
-// commandsMarkdown is the commands table of the Markdown matrix.
-func (h *History) commandsMarkdown(b *strings.Builder, lang Lang) {
-	v := vocab[lang]
-	fmt.Fprintf(b, "\n## %s\n\n", v.commands)
-	heads := []string{v.command}
-	for _, s := range h.Specs {
-		heads = append(heads, fmt.Sprint(s.Major))
-	}
-	tableHead(b, heads)
-	for _, r := range h.CommandRows() {
-		cells := []string{r.Name + " (`" + r.Slug + "`)"}
-		for i := range r.Cells {
-			cells = append(cells, h.commandCell(r, i, lang))
-		}
-		tableRow(b, cells...)
-	}
-}
-
-// commandsDetailsMarkdown is the commands' part of the details section.
-func (h *History) commandsDetailsMarkdown(b *strings.Builder, lang Lang) {
-	v := vocab[lang]
-	fmt.Fprintf(b, "\n### %s\n", v.commands)
-	for _, d := range h.commandDetails(h.CommandRows(), lang) {
-		writeDetail(b, d, lang)
-	}
-}
-
-// jsonCommands is the commands layer of the JSON matrix.
-type jsonCommands struct {
-	Title    string        `json:"title"`
-	Commands []jsonCommand `json:"commands"`
-	Details  []Detail      `json:"details"`
-}
-
-type jsonCommand struct {
-	Slug  string     `json:"slug"`
-	Name  string     `json:"name"`
-	Cells []jsonCell `json:"cells"`
-}
-
-func (h *History) commandsJSON(lang Lang) jsonCommands {
-	rows := h.CommandRows()
-	out := jsonCommands{Title: vocab[lang].commands, Details: h.commandDetails(rows, lang)}
-	for _, r := range rows {
-		jc := jsonCommand{Slug: r.Slug, Name: r.Name}
-		for i, c := range r.Cells {
-			link := ""
-			if changed(c, lang) {
-				link = "#" + anchor(detailHeading(r.Slug, h.Specs[i-1].Major, h.Specs[i].Major))
-			}
-			jc.Cells = append(jc.Cells, jsonCell{Major: h.Specs[i].Major, Change: c, Label: label(c, lang), Link: link})
-		}
-		out.Commands = append(out.Commands, jc)
-	}
-	return out
+// columnLabel is a result column's name and type; a prose set's columns
+// have neither unless its sentence gives them.
+func columnLabel(k int, col spec.Column) string {
+	return cmp.Or(col.Name, fmt.Sprintf("column %d", k+1)) + " " + cmp.Or(col.Type, "(type not given)")
 }

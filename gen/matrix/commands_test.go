@@ -11,7 +11,7 @@ import (
 // changed, a result column retyped are wire changes; prose is wording.
 func TestCommandsLayer(t *testing.T) {
 	h := committed(t)
-	rows := map[string]CommandRow{}
+	rows := map[string]ItemRow{}
 	for _, r := range h.CommandRows() {
 		rows[r.Slug] = r
 	}

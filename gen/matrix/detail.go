@@ -64,7 +64,7 @@ func changed(c Change, lang Lang) bool {
 	return c.ZhOnly && lang == Chinese
 }
 
-// Diff explains every message, then every replication command, whose last
+// Diff explains every message, then every replication command and flow list, whose last
 // cell differs from the one before it, added and removed ones included, in
 // row order; with slug set only that message or command. On a history of two majors that is pgspec diff.
 func (h *History) Diff(slug string, lang Lang) []Detail {
@@ -81,12 +81,14 @@ func (h *History) Diff(slug string, lang Lang) []Detail {
 			out = append(out, h.Explain(r, last, lang))
 		}
 	}
-	for _, r := range h.CommandRows() {
-		if slug != "" && r.Slug != slug {
-			continue
-		}
-		if c := r.Cells[last]; changed(c, lang) || c.Status == Added || c.Status == Removed {
-			out = append(out, h.CommandDetail(r, last, lang))
+	for _, l := range []itemLayer{commandLayer, flowLayer} {
+		for _, r := range h.itemRows(l) {
+			if slug != "" && r.Slug != slug {
+				continue
+			}
+			if c := r.Cells[last]; changed(c, lang) || c.Status == Added || c.Status == Removed {
+				out = append(out, h.itemDetail(l, r, last, lang))
+			}
 		}
 	}
 	return out

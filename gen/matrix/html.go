@@ -91,6 +91,8 @@ func (h *History) SiteHTML(lang Lang, pageURL func(slug string, major int) strin
 		}
 		p.Layers = append(p.Layers, l)
 	}
+	fl, details := h.itemPage(flowLayer)
+	p.Layers, p.Details = append(p.Layers, fl), append(p.Details, details...)
 	var b bytes.Buffer
 	if err := pageTmpl.Execute(&b, p); err != nil {
 		return nil, err
@@ -290,18 +292,80 @@ func (h *History) pageRow(r Row, pageURL func(string, int) string) pageRow {
 		}
 	}
 	pr.Name, pr.Also = rowName(r)
-	for i, c := range r.Cells {
+	pr.Cells, pr.Same = h.pageCells(r.Slug, r.Cells)
+	return pr
+}
+
+// pageCells are a row's cells, each linked to its detail, and whether
+// none of them changed.
+func (h *History) pageCells(slug string, cells []Change) (out []pageCell, same bool) {
+	same = true
+	for i, c := range cells {
 		major := h.Specs[i].Major
-		pc := pageCell{ID: fmt.Sprintf("%s-%d", r.Slug, major), Major: major, Class: statusClass[c.Status],
+		pc := pageCell{ID: fmt.Sprintf("%s-%d", slug, major), Major: major, Class: statusClass[c.Status],
 			Changed: isChange(c.Status), ZhOnly: c.ZhOnly, Short: shortLabel(c),
 			Label: bi{label(c, English), label(c, Chinese)}}
 		if explained(c) {
-			pc.Detail = anchor(detailHeading(r.Slug, h.Specs[i-1].Major, major))
+			pc.Detail = anchor(detailHeading(slug, h.Specs[i-1].Major, major))
 		}
-		pr.Same = pr.Same && !pc.Changed
-		pr.Cells = append(pr.Cells, pc)
+		same = same && !pc.Changed
+		out = append(out, pc)
 	}
-	return pr
+	return out, same
+}
+
+// itemPage is an item layer's grid and the details of its cells: each
+// side's text lines as the table, its wire lines as the steps.
+func (h *History) itemPage(l itemLayer) (pageLayer, []pageDetail) {
+	pl := pageLayer{ID: "layer-" + l.id, Title: both(l.title)}
+	var details []pageDetail
+	for _, r := range h.itemRows(l) {
+		pr := pageRow{Slug: r.Slug, Page: "#" + r.Slug, Name: r.Name}
+		pr.Cells, pr.Same = h.pageCells(r.Slug, r.Cells)
+		pl.Rows = append(pl.Rows, pr)
+		for i, c := range r.Cells {
+			if !explained(c) {
+				continue
+			}
+			a, b := h.Specs[i-1], h.Specs[i]
+			d := pageDetail{ID: anchor(detailHeading(r.Slug, a.Major, b.Major)), Name: r.Name, From: a.Major, To: b.Major,
+				Class: statusClass[c.Status], Label: bi{label(c, English), label(c, Chinese)}, ZhOnly: c.ZhOnly, Wire: c.Status == Wire}
+			for k, s := range []*spec.Spec{a, b} {
+				d.Sides[k].Major = s.Major
+				en, zh := l.text(s, r.Slug, false), l.text(s, r.Slug, true)
+				if !l.translated(s, r.Slug) {
+					zh = en
+				}
+				for j := range en {
+					d.Sides[k].Rows = append(d.Sides[k].Rows, fieldRow{Prose: true, Text: bi{en[j], zh[j]}})
+				}
+			}
+			for _, zh := range []bool{false, true} {
+				ca, cb := marks(l.text(a, r.Slug, zh && l.translated(a, r.Slug)), l.text(b, r.Slug, zh && l.translated(b, r.Slug)))
+				for k, changed := range [][]bool{ca, cb} {
+					for j, ch := range changed {
+						if zh {
+							d.Sides[k].Rows[j].ChangedZh = ch
+						} else {
+							d.Sides[k].Rows[j].ChangedEn = ch
+						}
+					}
+				}
+			}
+			if d.Wire {
+				wa, wb := l.wire(a, r.Slug), l.wire(b, r.Slug)
+				ca, cb := marks(wa, wb)
+				for k, side := range [][]string{wa, wb} {
+					changed := [][]bool{ca, cb}[k]
+					for j, w := range side {
+						d.Sides[k].Steps = append(d.Sides[k].Steps, stepRow{Manual: w, Changed: changed[j]})
+					}
+				}
+			}
+			details = append(details, d)
+		}
+	}
+	return pl, details
 }
 
 // isChange reports whether a status is a change from the major before.

@@ -24,7 +24,10 @@ func (h *History) JSON(lang Lang) ([]byte, error) {
 		}
 		doc.Layers = append(doc.Layers, l)
 	}
-	doc.Commands = h.commandsJSON(lang)
+	doc.Commands.Title = v.commands
+	doc.Commands.Commands, doc.Commands.Details = h.itemsJSON(commandLayer, lang)
+	doc.Flow.Title = v.flow
+	doc.Flow.Lists, doc.Flow.Details = h.itemsJSON(flowLayer, lang)
 	return spec.Marshal(doc)
 }
 
@@ -33,7 +36,17 @@ type jsonMatrix struct {
 	Facts  []Facts     `json:"facts"`
 	Layers []jsonLayer `json:"layers"`
 	// Commands is the commands layer: the replication commands.
-	Commands jsonCommands `json:"commands"`
+	Commands struct {
+		Title    string     `json:"title"`
+		Commands []jsonItem `json:"commands"`
+		Details  []Detail   `json:"details"`
+	} `json:"commands"`
+	// Flow is the flow layer: the message lists of protocol-flow.html.
+	Flow struct {
+		Title   string     `json:"title"`
+		Lists   []jsonItem `json:"lists"`
+		Details []Detail   `json:"details"`
+	} `json:"flow"`
 }
 
 type jsonLayer struct {

@@ -51,7 +51,10 @@ type words struct {
 	message               string
 	// command heads the commands table, commands titles it (the commands
 	// layer is no row of spec/layers.json: it has no wire messages).
-	command, commands   string
+	command, commands string
+	// list heads the flow table, flow titles it: protocol-flow.html's lists
+	// of what the server may send in a phase.
+	list, flow          string
 	none, details, also string
 	// notFixed stands where StartupMessage's version field has no fixed
 	// value (19 documents a plain Int32: any 3.x the peers negotiate).
@@ -91,6 +94,8 @@ var vocab = map[Lang]words{
 		message:         "message",
 		command:         "command",
 		commands:        "Replication commands",
+		list:            "message list",
+		flow:            "Message flow: what the server may send in each phase (protocol-flow.html)",
 		none:            "none",
 		notFixed:        "not fixed (Int32)",
 		details:         "Details",
@@ -130,6 +135,8 @@ var vocab = map[Lang]words{
 		message:         "消息",
 		command:         "命令",
 		commands:        "复制命令",
+		list:            "消息列表",
+		flow:            "消息流：各阶段服务器可能发送的消息（protocol-flow.html）",
 		none:            "无",
 		notFixed:        "不固定（Int32）",
 		details:         "详情",

@@ -45,7 +45,8 @@ func (h *History) Markdown(lang Lang) []byte {
 			tableRow(&b, cells...)
 		}
 	}
-	h.commandsMarkdown(&b, lang)
+	h.itemsMarkdown(&b, commandLayer, lang)
+	h.itemsMarkdown(&b, flowLayer, lang)
 
 	fmt.Fprintf(&b, "\n## %s\n", v.details)
 	for _, layer := range spec.Layers {
@@ -54,7 +55,8 @@ func (h *History) Markdown(lang Lang) []byte {
 			writeDetail(&b, d, lang)
 		}
 	}
-	h.commandsDetailsMarkdown(&b, lang)
+	h.itemsDetailsMarkdown(&b, commandLayer, lang)
+	h.itemsDetailsMarkdown(&b, flowLayer, lang)
 	return []byte(b.String())
 }
 

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -77,6 +78,10 @@ type ResultSet struct {
 	Rows    string
 	Columns []*ResultColumn
 	Majors  []int
+	// Prose says the manual describes the set only in a sentence; Reason
+	// is the overlay's, which names its columns.
+	Prose  bool
+	Reason string
 }
 
 // ResultColumn is one typed column.
@@ -89,10 +94,11 @@ type ResultColumn struct {
 
 // buildCommands merges every major's commands by slug; a -legacy entry
 // adds a form to its command.
-func buildCommands(specs []*spec.Spec) ([]*Command, error) {
+func buildCommands(specs []*spec.Spec, prose map[string][]*spec.ResultEntry) ([]*Command, error) {
 	var out []*Command
 	bySlug := map[string]*Command{}
 	var errs []string
+	used := map[*spec.ResultEntry]bool{}
 	for _, s := range specs {
 		for i := range s.Commands {
 			sc := &s.Commands[i]
@@ -114,7 +120,16 @@ func buildCommands(specs []*spec.Spec) ([]*Command, error) {
 			}
 			c.addForm(seq, s.Major, !sc.Legacy)
 			if !sc.Legacy {
-				c.addResults(sc.Results, s.Major, strings.Contains(strings.ToLower(sc.Description.En), "null values"))
+				if err := c.addResults(sc.Results, s.Major, strings.Contains(strings.ToLower(sc.Description.En), "null values"), prose[slug], used); err != nil {
+					errs = append(errs, fmt.Sprintf("pg%d %s: %v", s.Major, sc.Slug, err))
+				}
+			}
+		}
+	}
+	for _, slug := range slices.Sorted(maps.Keys(prose)) {
+		for i, e := range prose[slug] {
+			if !used[e] {
+				errs = append(errs, fmt.Sprintf("overlay results %s %d (%q): matches no prose result set of any major", slug, i, e.Match))
 			}
 		}
 	}
@@ -216,16 +231,55 @@ func nodesEqual(a, b []Node) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
 // addResults merges a major's result sets: the same columns keep one type.
 // allNull: the command says a row may be all NULL ("Returns a tuple with
 // NULL values if the replication slot does not exist").
-func (c *Command) addResults(rs []spec.ResultSet, major int, allNull bool) {
+// A prose set takes its Go name and its columns' names (and types the
+// sentence lacks) from the overlay entry that matches its lead; listed
+// sets are named CommandResult, CommandResult2, … in order.
+func (c *Command) addResults(rs []spec.ResultSet, major int, allNull bool, prose []*spec.ResultEntry, used map[*spec.ResultEntry]bool) error {
+	listed := 0
 	for i, r := range rs {
-		if i >= len(c.Results) {
-			name := c.GoName + "Result"
-			if i > 0 {
-				name = fmt.Sprintf("%sResult%d", c.GoName, i+1)
+		var entry *spec.ResultEntry
+		name := c.GoName + "Result"
+		if r.Prose {
+			k := slices.IndexFunc(prose, func(e *spec.ResultEntry) bool { return e.Matches(r.Lead.En) })
+			if k < 0 {
+				return fmt.Errorf("result set %d is described only in prose (%q): name it and its columns in the overlay's results", i+1, r.Lead.En)
 			}
-			c.Results = append(c.Results, &ResultSet{GoName: name, Rows: r.Rows})
+			entry, name = prose[k], prose[k].Name
+			used[entry] = true
+			if len(entry.Columns) != len(r.Columns) {
+				return fmt.Errorf("result set %d: the overlay names %d columns, the prose has %d", i+1, len(entry.Columns), len(r.Columns))
+			}
+			r.Columns = slices.Clone(r.Columns)
+			for k, ec := range entry.Columns {
+				switch {
+				case ec.Type != "" && r.Columns[k].Type != "":
+					return fmt.Errorf("result set %d column %s: the prose gives the type %s; remove it from the overlay", i+1, ec.Name, r.Columns[k].Type)
+				case ec.Type == "" && r.Columns[k].Type == "":
+					return fmt.Errorf("result set %d column %s: no type in the prose; give one in the overlay", i+1, ec.Name)
+				case ec.Type != "":
+					r.Columns[k].Type = ec.Type
+				}
+				r.Columns[k].Name = ec.Name
+				// The sentence's clause, "the next timeline's ID", as a doc sentence.
+				if d := r.Columns[k].Description.En; d != "" {
+					r.Columns[k].Description.En = strings.ToUpper(d[:1]) + d[1:] + "."
+				}
+			}
+		} else {
+			if listed++; listed > 1 {
+				name = fmt.Sprintf("%sResult%d", c.GoName, listed)
+			}
+		}
+		if i >= len(c.Results) {
+			c.Results = append(c.Results, &ResultSet{GoName: name, Rows: r.Rows, Prose: r.Prose})
+			if entry != nil {
+				c.Results[i].Reason = entry.Reason
+			}
 		}
 		t := c.Results[i]
+		if t.GoName != name {
+			return fmt.Errorf("result set %d is %s here, %s in an earlier major", i+1, name, t.GoName)
+		}
 		t.Majors = append(t.Majors, major)
 		for _, col := range r.Columns {
 			k := slices.IndexFunc(t.Columns, func(x *ResultColumn) bool { return x.Name == col.Name })
@@ -241,6 +295,24 @@ func (c *Command) addResults(rs []spec.ResultSet, major int, allNull bool) {
 			}
 		}
 	}
+	// Sets of one name ("in the same format as the start position") are one Go type.
+	for i, a := range c.Results {
+		for _, b := range c.Results[:i] {
+			if a.GoName == b.GoName && columnShape(a) != columnShape(b) {
+				return fmt.Errorf("result sets named %s differ: %s and %s", a.GoName, columnShape(b), columnShape(a))
+			}
+		}
+	}
+	return nil
+}
+
+// columnShape is a set's columns as the Go type holds them.
+func columnShape(r *ResultSet) string {
+	var b strings.Builder
+	for _, c := range r.Columns {
+		fmt.Fprintf(&b, "%s %s %v, ", c.Name, c.GoKind, c.Null)
+	}
+	return b.String()
 }
 
 // columnKind is a column's Go kind: text that the manual calls a WAL
@@ -248,7 +320,7 @@ func (c *Command) addResults(rs []spec.ResultSet, major int, allNull bool) {
 func columnKind(col spec.Column) string {
 	d := strings.ToLower(col.Description.En)
 	switch {
-	case col.Type == "text" && (strings.Contains(d, "wal location") || strings.Contains(d, "wal flush location") || strings.HasSuffix(col.Name, "_lsn")):
+	case col.Type == "text" && (strings.Contains(d, "wal location") || strings.Contains(d, "wal flush location") || strings.Contains(d, "xlogrecptr format") || strings.Contains(d, "wal end position") || strings.HasSuffix(col.Name, "_lsn")):
 		return "lsn"
 	case col.Type == "int4" || col.Type == "int8":
 		return "int64"
@@ -565,6 +637,10 @@ func renumber(seq []Node, index map[int]int) []Node {
 type PgoutputParam struct {
 	Name   string
 	Majors []int
+	// Corrected are the majors of Majors whose manual is silent about the
+	// parameter although their server takes it (the overlay's pgoutput
+	// entries, with the source as evidence).
+	Corrected []int
 	// MinVersion is the proto_version "required to turn it on"; 0 for none.
 	MinVersion int
 	// Values are the values beside on/off the manual names (streaming's
@@ -598,8 +674,9 @@ var (
 	pgoutputValuesRE = regexp.MustCompile(`Possible values are "?([a-z]+)"? .*? or "?([a-z]+)"? `)
 )
 
-// buildPgoutput reads pgoutput's parameters of every major.
-func buildPgoutput(specs []*spec.Spec) ([]*PgoutputParam, []*PgoutputVersion, error) {
+// buildPgoutput reads pgoutput's parameters of every major, then adds the
+// majors the overlay's source corrections give.
+func buildPgoutput(specs []*spec.Spec, corrections map[string]*spec.SourceCorrection) ([]*PgoutputParam, []*PgoutputVersion, error) {
 	var params []*PgoutputParam
 	var versions []*PgoutputVersion
 	addValue := func(p *PgoutputParam, v string, major, minVersion int) {
@@ -649,7 +726,47 @@ func buildPgoutput(specs []*spec.Spec) ([]*PgoutputParam, []*PgoutputVersion, er
 			}
 		}
 	}
+	if err := correctPgoutput(params, specs, corrections); err != nil {
+		return nil, nil, err
+	}
 	return params, versions, nil
+}
+
+// correctPgoutput adds to each corrected parameter the majors of the
+// entry's range: an entry for a parameter no manual documents, or for a
+// major whose manual already documents it, is an error (it would restate
+// the manual or correct nothing).
+func correctPgoutput(params []*PgoutputParam, specs []*spec.Spec, corrections map[string]*spec.SourceCorrection) error {
+	var problems []string
+	names := make([]string, 0, len(corrections))
+	for name := range corrections {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		lo, hi := corrections[name].Range()
+		i := slices.IndexFunc(params, func(p *PgoutputParam) bool { return p.Name == name })
+		if i < 0 {
+			problems = append(problems, fmt.Sprintf("overlay pgoutput %s: no manual documents such a parameter", name))
+			continue
+		}
+		p := params[i]
+		for _, s := range specs {
+			switch {
+			case s.Major < lo || s.Major > hi:
+			case slices.Contains(p.Majors, s.Major):
+				problems = append(problems, fmt.Sprintf("overlay pgoutput %s: the manual of %d documents it; remove %d from the entry", name, s.Major, s.Major))
+			default:
+				p.Majors = append(p.Majors, s.Major)
+				p.Corrected = append(p.Corrected, s.Major)
+			}
+		}
+		slices.Sort(p.Majors)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "\n"))
+	}
+	return nil
 }
 
 func atoiOr(s string, def int) int {

@@ -30,31 +30,42 @@ type FlowState struct {
 	Name, Doc string
 	Source    string
 	Streamed  bool
-	Rules     []*FlowRule
+	// List is the key of the page list the state's phase follows, "" if none.
+	List  string
+	Rules []*FlowRule
 	// Index is the state's number among all states of the flow.
 	Index int
 }
 
-// FlowRule allows one message (or one-byte answer) in a state.
+// FlowRule allows one message in a state.
 type FlowRule struct {
-	// Msg is the message allowed; nil for a one-byte answer, Byte.
-	Msg              *Message
-	Byte             byte
+	// Msg is the message allowed.
+	Msg *Message
+	// Answer, when not 0, narrows the rule to that value of Msg, a one-byte
+	// answer (SSLResponse 'S' or 'N'): the rules of one answer differ by it.
+	Answer           byte
 	Next, Peer, Push *FlowState
 	End, Discard     bool
 	Streamed         string
 	Requires         string
-	// Majors the rule holds in (of the message's, when it has one).
+	// Majors the rule holds in (of the message's, when it has one): in a
+	// state that follows a page list, those whose list names the message,
+	// unless the rule is Unlisted (decided beyond the page, for its Reason).
 	Majors         []int
+	Unlisted       bool
 	Reason, Source string
 }
 
 // ID names the state across machines: "backend query-rows".
 func (s *FlowState) ID() string { return s.Machine.Name + " " + s.Name }
 
-// BuildFlow resolves f against mod's messages: every slug names a message
-// of the machine's layer that its side sends, every rule holds in some
-// major. All problems are reported at once.
+// BuildFlow resolves f against mod's messages and page lists: every slug
+// names a message of the machine's layer that its side sends, every rule
+// holds in some major. In a state that follows a list of protocol-flow.html
+// a rule holds where the major's list names its message; one the list
+// leaves out must say so (unlisted, with its reason), one marked unlisted
+// that the list names contradicts the page, and a message a list names that
+// no state of its phase allows is missing. All problems are reported at once.
 func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 	bySlug := map[string]*Message{}
 	for _, m := range mod.Messages {
@@ -71,7 +82,10 @@ func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 			fm.Direction = FromBackend
 		}
 		for _, ss := range sm.States {
-			st := &FlowState{Machine: fm, Name: ss.Name, Doc: ss.Doc, Source: ss.Source, Streamed: ss.Streamed, Index: n}
+			st := &FlowState{Machine: fm, Name: ss.Name, Doc: ss.Doc, Source: ss.Source, Streamed: ss.Streamed, List: ss.List, Index: n}
+			if ss.List != "" && mod.FlowLists[ss.List] == nil {
+				p = append(p, fmt.Sprintf("%s: follows list %s, which no major's page has", st.ID(), ss.List))
+			}
 			n++
 			fm.States = append(fm.States, st)
 			states[ss] = st
@@ -88,25 +102,38 @@ func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 		for _, ss := range sm.States {
 			st := states[ss]
 			for _, r := range f.Rules(ss) {
-				fr := &FlowRule{End: r.End, Discard: r.Discard, Streamed: r.Streamed, Requires: r.Requires, Reason: r.Reason, Source: r.Source}
+				fr := &FlowRule{End: r.End, Discard: r.Discard, Streamed: r.Streamed, Requires: r.Requires, Unlisted: r.Unlisted, Reason: r.Reason, Source: r.Source}
 				lo, hi := r.MajorRange()
-				majors := mod.Majors
-				where := st.ID() + " " + r.Message + r.Byte
-				if r.Byte != "" {
-					fr.Byte = r.Byte[0]
-				} else {
-					msg := bySlug[r.Message]
-					switch {
-					case msg == nil:
-						p = append(p, where+": no such message")
-						continue
-					case msg.Layer != sm.Layer || msg.Direction != 0 && msg.Direction&fm.Direction == 0:
-						p = append(p, fmt.Sprintf("%s: a %s message of direction %s, not one the %s machine's side sends", where, msg.Layer, msg.Direction, fm.Name))
-						continue
-					}
-					fr.Msg, majors = msg, msg.Majors
+				where := st.ID() + " " + r.What()
+				msg := bySlug[r.Message]
+				switch {
+				case msg == nil:
+					p = append(p, where+": no such message")
+					continue
+				case msg.Layer != sm.Layer || msg.Direction != 0 && msg.Direction&fm.Direction == 0:
+					p = append(p, fmt.Sprintf("%s: a %s message of direction %s, not one the %s machine's side sends", where, msg.Layer, msg.Direction, fm.Name))
+					continue
+				case r.Answer != "" && !isAnswer(msg, r.Answer[0]):
+					p = append(p, fmt.Sprintf("%s: answer %q is not a value of %s, a one-byte answer", where, r.Answer, msg.GoName))
+					continue
 				}
-				fr.Majors = filter(majors, func(m int) bool { return m >= lo && m <= hi })
+				fr.Msg = msg
+				if r.Answer != "" {
+					fr.Answer = r.Answer[0]
+				}
+				fr.Majors = filter(msg.Majors, func(m int) bool { return m >= lo && m <= hi })
+				if st.List != "" {
+					listed := filter(fr.Majors, func(mj int) bool { return listNames(mod.FlowLists[st.List][mj], fr.Msg.Slug) })
+					switch {
+					case r.Unlisted && len(listed) > 0:
+						p = append(p, fmt.Sprintf("%s: unlisted, but %s lists it in %s: the page decides there (drop unlisted or narrow majors)", where, st.List, majorList(listed)))
+					case !r.Unlisted && len(listed) == 0 && len(fr.Majors) > 0:
+						p = append(p, fmt.Sprintf("%s: %s names it in no major: mark it unlisted with the reason the prose leaves it open, or remove it", where, st.List))
+						continue
+					case !r.Unlisted:
+						fr.Majors = listed
+					}
+				}
 				if len(fr.Majors) == 0 {
 					p = append(p, where+": holds in no major of the spec")
 				}
@@ -123,10 +150,53 @@ func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 			}
 		}
 	}
+	p = append(p, out.unallowed(mod.FlowLists)...)
 	if len(p) > 0 {
 		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", spec.FlowFile, len(p), strings.Join(p, "\n  "))
 	}
 	return out, nil
+}
+
+// isAnswer reports whether m is a one-byte answer that b is a value of.
+func isAnswer(m *Message, b byte) bool {
+	if m.AnswerTo == "" {
+		return false
+	}
+	it := m.Layouts[0].Items[0]
+	return it.Choice != nil && slices.Contains(it.Choice.Tags, b)
+}
+
+// listNames says whether l names the message slug.
+func listNames(l *spec.FlowList, slug string) bool {
+	return l != nil && slices.ContainsFunc(l.Items, func(it spec.FlowItem) bool { return it.Slug == slug })
+}
+
+// unallowed names each message a page list gives in a major that no state
+// following the list allows in that major.
+func (f *Flow) unallowed(lists map[string]map[int]*spec.FlowList) []string {
+	allowed := map[string]map[string][]int{} // list key → slug → majors
+	for _, st := range f.States() {
+		if st.List == "" {
+			continue
+		}
+		if allowed[st.List] == nil {
+			allowed[st.List] = map[string][]int{}
+		}
+		for _, r := range st.Rules {
+			allowed[st.List][r.Msg.Slug] = append(allowed[st.List][r.Msg.Slug], r.Majors...)
+		}
+	}
+	var p []string
+	for _, key := range sortedKeys(allowed) {
+		for _, mj := range sortedKeys(lists[key]) {
+			for _, it := range lists[key][mj].Items {
+				if !slices.Contains(allowed[key][it.Slug], mj) {
+					p = append(p, fmt.Sprintf("%s lists %s in %d, but no state following it allows it there", key, it.Slug, mj))
+				}
+			}
+		}
+	}
+	return p
 }
 
 // States lists every state of the flow, by Index.
@@ -197,9 +267,7 @@ func (f *Flow) selectFlow(full, out *Model) *Flow {
 				if cr.Majors = filter(r.Majors, in); len(cr.Majors) == 0 {
 					continue
 				}
-				if r.Msg != nil {
-					cr.Msg = bySlug[r.Msg.Slug]
-				}
+				cr.Msg = bySlug[r.Msg.Slug]
 				cr.Next, cr.Peer, cr.Push = states[r.Next], states[r.Peer], states[r.Push]
 				if r.Peer != nil && cr.Peer == nil || r.Push != nil && cr.Push == nil {
 					continue // the other side's layer is not generated

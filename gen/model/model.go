@@ -41,6 +41,10 @@ type Model struct {
 	// Flow is the conversation the trackers follow (spec/flow.json), nil
 	// when the model was built without it.
 	Flow *Flow
+	// FlowLists are the message lists of protocol-flow.html by key
+	// ("protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1") and major: the
+	// messages the server may send in one phase, as each major lists them.
+	FlowLists map[string]map[int]*spec.FlowList
 }
 
 // Find returns the message with the slug, nil when there is none.
@@ -211,10 +215,17 @@ type ProtocolLength struct {
 func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	var p problems
 	var d defaults
-	mod := &Model{Rules: ov.RuleTables()}
+	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}}
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
 		mod.Majors = append(mod.Majors, s.Major)
+		for i := range s.FlowLists {
+			l := &s.FlowLists[i]
+			if mod.FlowLists[l.Key()] == nil {
+				mod.FlowLists[l.Key()] = map[int]*spec.FlowList{}
+			}
+			mod.FlowLists[l.Key()][s.Major] = l
+		}
 		if s.Released() {
 			mod.Released = append(mod.Released, s.Major)
 		}
@@ -302,12 +313,12 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	cmds, err := buildCommands(specs)
+	cmds, err := buildCommands(specs, ov.Results)
 	if err != nil {
 		return nil, err
 	}
 	mod.Commands = cmds
-	if mod.Pgoutput, mod.PgoutputVersions, err = buildPgoutput(specs); err != nil {
+	if mod.Pgoutput, mod.PgoutputVersions, err = buildPgoutput(specs, ov.Pgoutput); err != nil {
 		return nil, err
 	}
 	mod.Defaults = d.sorted()

@@ -103,3 +103,41 @@ func TestDiffPinned(t *testing.T) {
 		t.Errorf("added %v, removed %v; want the new one and %q", added, removed, lost.Text)
 	}
 }
+
+// The overlay's pgoutput entries add the majors whose manual is silent
+// about a parameter their server takes (14's binary, messages and
+// streaming); one that restates a manual or names no parameter is refused.
+func TestPgoutputSourceCorrections(t *testing.T) {
+	specs, ov := loadCommitted(t)
+	mod, err := Build(specs, ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range mod.Pgoutput {
+		got[p.Name] = fmt.Sprint(p.Majors[0], p.Corrected)
+	}
+	for name, want := range map[string]string{"binary": "14 [14]", "messages": "14 [14]", "streaming": "14 [14]", "two_phase": "15 []", "proto_version": "10 []"} {
+		if got[name] != want {
+			t.Errorf("%s: first major and corrected majors %s, want %s", name, got[name], want)
+		}
+	}
+	for name, want := range map[string]string{
+		"two_phase": "overlay pgoutput two_phase: the manual of 15 documents it; remove 15 from the entry",
+		"stream":    "overlay pgoutput stream: no manual documents such a parameter",
+	} {
+		entry, err := spec.ParseOverlay([]byte(`{"pgoutput": {"` + name + `": {"majors": "14-15", "reason": "r", "evidence": [{"release": "15.18", "file": "f.c", "function": "f", "lines": "1", "says": "s"}]}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := *ov
+		bad.Pgoutput = entry.Pgoutput
+		if _, err := Build(specs, &bad); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", name, err, want)
+		}
+	}
+	if _, err := spec.ParseOverlay([]byte(`{"pgoutput": {"binary": {"majors": "14-", "reason": "r", "evidence": [{"release": "15.18"}]}}}`)); err == nil ||
+		!strings.Contains(err.Error(), `majors "14-": want a closed range`) || !strings.Contains(err.Error(), "evidence 1: needs release, file, function, lines") {
+		t.Errorf("open range and bare evidence: %v", err)
+	}
+}

@@ -182,7 +182,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		for _, po := range m.Pgoutput {
 			if mj := filter(po.Majors, in); len(mj) > 0 {
 				n := *po
-				n.Majors, n.Values = mj, nil
+				n.Majors, n.Corrected, n.Values = mj, filter(po.Corrected, in), nil
 				for _, v := range po.Values {
 					if vm := filter(v.Majors, in); len(vm) > 0 {
 						v.Majors = vm

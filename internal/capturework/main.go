@@ -2,12 +2,15 @@
 // tools cannot: binary parameters and results over the extended protocol,
 // a suspended portal, COPY FROM STDIN in binary, CopyFail, an empty query,
 // a startup with an unknown protocol option, and on a physical replication connection the standby
-// status update, hot standby feedback and (19 on) primary status request.
+// status update, hot standby feedback and (19 on) primary status request;
+// on 17 and later the slot commands no libpq tool sends: a logical slot
+// created with FAILOVER and altered, a physical slot read, both dropped.
 // testdata/captures/record.sh runs it against each major's server while
 // tcpdump records; it is no test and prints nothing on success.
 //
 //	capturework -addr 127.0.0.1:5415 -user scram_user -password … sessions
 //	capturework -addr 127.0.0.1:5415 -user repl_user -password … physical
+//	capturework -addr 127.0.0.1:5417 -user repl_user -password … slots
 package main
 
 import (
@@ -31,7 +34,7 @@ func main() {
 	user := flag.String("user", "postgres", "role to connect as")
 	password := flag.String("password", "", "the role's password")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: capturework [flags] sessions|physical")
+		fmt.Fprintln(os.Stderr, "usage: capturework [flags] sessions|physical|slots")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -42,6 +45,8 @@ func main() {
 		err = sessions(cfg)
 	case "physical":
 		err = physical(cfg)
+	case "slots":
+		err = slots(cfg)
 	default:
 		flag.Usage()
 		os.Exit(2)
@@ -292,6 +297,35 @@ func physical(cfg pgclient.Config) error {
 	}
 	_, err = c.ReadUntilReady(nil)
 	return err
+}
+
+// slots sends, on a replication=database connection of 17 or later, the
+// slot commands of 17 and later: CREATE_REPLICATION_SLOT with FAILOVER,
+// ALTER_REPLICATION_SLOT, READ_REPLICATION_SLOT of a physical slot (the
+// only kind it reads) and DROP_REPLICATION_SLOT … WAIT.
+func slots(cfg pgclient.Config) error {
+	cfg.Params = map[string]string{"replication": "database", "application_name": "capturework"}
+	c, err := connect(cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	on, off := true, false
+	for _, cmd := range []codec.Command{
+		&codec.CreateReplicationSlot{SlotName: "failover_slot", OutputPlugin: "pgoutput", Snapshot: "nothing", Failover: &on},
+		&codec.AlterReplicationSlot{SlotName: "failover_slot", Failover: &off},
+		&codec.AlterReplicationSlot{SlotName: "failover_slot", Failover: &on},
+		&codec.CreateReplicationSlot{SlotName: "physical_slot", ReserveWAL: &on},
+		&codec.ReadReplicationSlot{SlotName: "physical_slot"},
+		&codec.ReadReplicationSlot{SlotName: "no_such_slot"}, // a row of NULLs
+		&codec.DropReplicationSlot{SlotName: "physical_slot", Wait: true},
+		&codec.DropReplicationSlot{SlotName: "failover_slot", Wait: true},
+	} {
+		if err := c.Command(cmd, nil); err != nil {
+			return fmt.Errorf("%s: %w", cmd, err)
+		}
+	}
+	return nil
 }
 
 // awaitReplication reads the replication stream until done accepts a message.

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/pgspec/pgspec/gen/matrix"
 	"github.com/pgspec/pgspec/internal/corpus"
 )
 
@@ -108,10 +109,15 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 
 // step bounds one step, so a selector that never matches fails the test
 // instead of hanging it; the browser has started, so the timeout does not
-// stop it. A minute: the walk over every range of majors is one step, and
-// grows with each major (20 seconds ran out with 11 on a loaded machine).
+// stop it.
 func step(t *testing.T, ctx context.Context) context.Context {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	return stepWithin(t, ctx, 20*time.Second)
+}
+
+// stepWithin bounds a step that does much work (a walk over every range of
+// majors) by d instead.
+func stepWithin(t *testing.T, ctx context.Context, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, d)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -119,7 +125,13 @@ func step(t *testing.T, ctx context.Context) context.Context {
 // eval runs a script in the page and decodes its result.
 func eval[T any](t *testing.T, ctx context.Context, script string) T {
 	t.Helper()
-	v, err := chromedp.Run(step(t, ctx), chromedp.Evaluate[T](script))
+	return evalWithin[T](t, step(t, ctx), script)
+}
+
+// evalWithin is eval in a step of the caller's bound.
+func evalWithin[T any](t *testing.T, ctx context.Context, script string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](script))
 	if err != nil {
 		t.Fatalf("%s: %v", script, err)
 	}
@@ -182,7 +194,7 @@ func TestPageInChromium(t *testing.T) {
 	defer srv.Close()
 
 	// What the grid must hold, read from the spec files themselves: every
-	// slug any major documents, and the majors.
+	// slug any major documents, every list of its message flow, and the majors.
 	var slugs []string
 	var majors []string
 	for _, s := range h.Specs {
@@ -190,6 +202,11 @@ func TestPageInChromium(t *testing.T) {
 		for _, m := range s.Messages {
 			if !slices.Contains(slugs, m.Slug) {
 				slugs = append(slugs, m.Slug)
+			}
+		}
+		for i := range s.FlowLists {
+			if slug := matrix.FlowSlug(&s.FlowLists[i]); !slices.Contains(slugs, slug) {
+				slugs = append(slugs, slug)
 			}
 		}
 	}
@@ -492,7 +509,8 @@ func TestPageOpensOnTheAnswer(t *testing.T) {
 
 	// Every count reads right: walk every range with only changed rows and
 	// check each layer's count; some range must leave exactly one message.
-	counts := eval[[]string](t, ctx, `(() => {
+	// 45 ranges, each filtering every layer's rows: a minute on a loaded machine.
+	counts := evalWithin[[]string](t, stepWithin(t, ctx, 2*time.Minute), `(() => {
 		const out = [];
 		const f = document.getElementById('from'), t = document.getElementById('to');
 		const ms = [...f.options].map(o => o.value);

@@ -120,12 +120,13 @@ func snapshot(m *sync.Map) map[string]int64 {
 	return out
 }
 
-func add(m *sync.Map, key string) {
+// counter is the counter of key in m.
+func counter(m *sync.Map, key string) *atomic.Int64 {
 	v, ok := m.Load(key)
 	if !ok {
 		v, _ = m.LoadOrStore(key, new(atomic.Int64))
 	}
-	v.(*atomic.Int64).Add(1)
+	return v.(*atomic.Int64)
 }
 
 // Summary writes the counts of both directions.
@@ -166,7 +167,20 @@ type examiner struct {
 	f      formatter
 	bufs   [3][]byte // re-encoding, one per layer
 	grew   bool      // a large message was let go: return the memory at the next read
+	// counts are the analyzer's counters of each layer and message type,
+	// found once per type: a pointer-keyed map of the examiner's own costs
+	// less per message than the shared sync.Maps keyed by name.
+	counts map[counted]typeCounters
 }
+
+// counted is a layer and the descriptor of a message type in it.
+type counted struct {
+	layer string
+	d     *codec.MessageDescriptor
+}
+
+// typeCounters are the analyzer's counters of one counted.
+type typeCounters struct{ layer, message *atomic.Int64 }
 
 func newExaminer(a *analyzer, d *decoder) examiner {
 	return examiner{a: a, d: d, decode: d.decode, f: a.newFormatter()}
@@ -181,8 +195,7 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 	off := x.d.offset
 	st := &x.a.stats[x.d.dir]
 	chain, err := x.decode(frame)
-	var fe *codec.FlowError
-	if errors.As(err, &fe) && chain[len(chain)-1].Msg != nil { // a 'p' the flow has no place for is not decoded
+	if err != nil && isFlowError(err) && chain[len(chain)-1].Msg != nil { // a 'p' the flow has no place for is not decoded
 		st.violations.Add(1)
 		problem, err = fmt.Sprintf("%s breaks the protocol flow: %v", chainName(chain), err), nil
 	}
@@ -205,8 +218,17 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 	}
 	st.decoded.Add(1)
 	for _, l := range chain {
-		add(&st.layers, l.Name)
-		add(&st.messages, l.Msg.Slug())
+		k := counted{l.Name, l.Msg.Descriptor()}
+		c, ok := x.counts[k]
+		if !ok {
+			if x.counts == nil {
+				x.counts = map[counted]typeCounters{}
+			}
+			c = typeCounters{counter(&st.layers, l.Name), counter(&st.messages, l.Msg.Slug())}
+			x.counts[k] = c
+		}
+		c.layer.Add(1)
+		c.message.Add(1)
 	}
 	if !x.a.format.Quiet {
 		lines = x.f.appendLine(lines, at, x.d.c.id, x.d.dir, off, chain, frame)
@@ -226,6 +248,13 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 	}
 	st.identical.Add(1)
 	return lines, true, problem
+}
+
+// isFlowError reports whether err is a *codec.FlowError; called only with
+// an error, since errors.As's target escapes (an allocation per message).
+func isFlowError(err error) bool {
+	var fe *codec.FlowError
+	return errors.As(err, &fe)
 }
 
 // join puts two problems of one message in one line.

@@ -92,6 +92,12 @@ func TestCaptureCommands(t *testing.T) {
 						continue
 					}
 					total[fmt.Sprintf("%T", cmd)]++
+					if bb, ok := cmd.(*codec.BaseBackup); ok && bb.Incremental {
+						total["incremental BASE_BACKUP"]++
+					}
+					if cs, ok := cmd.(*codec.CreateReplicationSlot); ok && cs.Failover != nil && *cs.Failover {
+						total["FAILOVER slot"]++
+					}
 					if b, err := cmd.Append(nil, p); err != nil || string(b) != ex.text {
 						t.Errorf("%q written back as %q, %v", ex.text, b, err)
 					}
@@ -106,7 +112,10 @@ func TestCaptureCommands(t *testing.T) {
 	}
 	// What the workloads send, at least.
 	for typ, least := range map[string]int{"*codec.IdentifySystem": 20, "*codec.Show": 20, "*codec.CreateReplicationSlot": 10,
-		"*codec.StartReplicationLogical": 10, "*codec.StartReplicationPhysical": 5, "*codec.BaseBackup": 5} {
+		"*codec.StartReplicationLogical": 10, "*codec.StartReplicationPhysical": 5, "*codec.BaseBackup": 5,
+		// 17's capturework slots and incremental backup.
+		"*codec.AlterReplicationSlot": 2, "*codec.ReadReplicationSlot": 2, "*codec.DropReplicationSlot": 2, "*codec.UploadManifest": 1,
+		"incremental BASE_BACKUP": 1, "FAILOVER slot": 1} {
 		if total[typ] < least {
 			t.Errorf("%s: %d in the captures, want at least %d (%v)", typ, total[typ], least, total)
 		}
@@ -138,11 +147,12 @@ func exported(c codec.Command) []any {
 
 // readResults reads an exchange's result sets with the command's types:
 // each set must be one the manual documents for it (BASE_BACKUP's start
-// and end positions, whose columns the manual does not name, excepted), and
-// read without error.
+// and end positions in prose, the tablespaces between them), and read
+// without error.
 func readResults(t *testing.T, cmd codec.Command, ex exchange) {
 	t.Helper()
-	for _, rs := range ex.results {
+	var start []codec.BaseBackupPositionResult
+	for i, rs := range ex.results {
 		var err error
 		var n int
 		switch c := cmd.(type) {
@@ -155,24 +165,39 @@ func readResults(t *testing.T, cmd codec.Command, ex exchange) {
 		case *codec.CreateReplicationSlot:
 			var r []codec.CreateReplicationSlotResult
 			r, err = codec.ReadCreateReplicationSlotResult(rs.desc, rs.rows)
-			if n = len(r); err == nil && (r[0].SlotName != c.SlotName || r[0].ConsistentPoint == 0 || (r[0].OutputPlugin == nil) != (c.OutputPlugin == "")) {
+			// A physical slot's consistent point is 0/0: the server reports its confirmed_flush.
+			if n = len(r); err == nil && (r[0].SlotName != c.SlotName || (r[0].ConsistentPoint == 0) != (c.OutputPlugin == "") || (r[0].OutputPlugin == nil) != (c.OutputPlugin == "")) {
 				t.Errorf("%s: %+v", ex.text, r[0])
 			}
 		case *codec.ReadReplicationSlot:
 			var r []codec.ReadReplicationSlotResult
 			r, err = codec.ReadReadReplicationSlotResult(rs.desc, rs.rows)
-			n = len(r)
+			// A physical slot's type and position; a slot that does not exist, a row of NULLs.
+			if n = len(r); err == nil && (r[0].SlotType == nil) != (c.SlotName == "no_such_slot") {
+				t.Errorf("%s: %+v", ex.text, r[0])
+			}
 		case *codec.TimelineHistory:
 			var r []codec.TimelineHistoryResult
 			r, err = codec.ReadTimelineHistoryResult(rs.desc, rs.rows)
 			n = len(r)
 		case *codec.BaseBackup:
-			if rs.desc.Fields[0].Name == "recptr" {
-				continue // the start and end positions: "two columns", not named by the manual
+			switch i {
+			case 0: // "the starting position of the backup, in a single row with two columns"
+				start, err = codec.ReadBaseBackupPositionResult(rs.desc, rs.rows)
+				if n = len(start); err == nil && (start[0].Recptr == 0 || start[0].TLI != 1) {
+					t.Errorf("%s: start %+v", ex.text, start[0])
+				}
+			case len(ex.results) - 1: // "the WAL end position of the backup"
+				var r []codec.BaseBackupPositionResult
+				r, err = codec.ReadBaseBackupPositionResult(rs.desc, rs.rows)
+				if n = len(r); err == nil && (len(start) != 1 || r[0].Recptr < start[0].Recptr || r[0].TLI != 1) {
+					t.Errorf("%s: end %+v after start %+v", ex.text, r[0], start)
+				}
+			default:
+				var r []codec.BaseBackupResult
+				r, err = codec.ReadBaseBackupResult(rs.desc, rs.rows)
+				n = len(r)
 			}
-			var r []codec.BaseBackupResult
-			r, err = codec.ReadBaseBackupResult(rs.desc, rs.rows)
-			n = len(r)
 		case *codec.Show:
 			// One column named by the parameter: no type of its own.
 			if len(rs.desc.Fields) != 1 || rs.desc.Fields[0].Name != c.Name || len(rs.rows) != 1 {

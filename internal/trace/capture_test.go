@@ -321,7 +321,7 @@ func TestDecodeCaptureLogical(t *testing.T) {
 	frames = append(frames, c.send(true, wire(t, codec.Params{}, startup(0)), 1460)...)
 	frames = append(frames, c.send(false, wire(t, codec.Params{}, &codec.AuthenticationOk{}, &codec.ParameterStatus{Name: "server_version", Value: "18.1"},
 		&codec.ReadyForQuery{TxStatus: 'I'}), 1460)...)
-	frames = append(frames, c.send(true, wire(t, codec.Params{}, &codec.Query{String: `START_REPLICATION SLOT "s" LOGICAL 0/0 ("proto_version" '2', "streaming" 'on')`}), 1460)...)
+	frames = append(frames, c.send(true, wire(t, codec.Params{}, &codec.Query{String: `START_REPLICATION SLOT "s" LOGICAL 0/0 ("proto_version" '2', "publication_names" 'p', "streaming" 'on')`}), 1460)...)
 	frames = append(frames, c.send(false, wire(t, codec.Params{}, &codec.CopyBothResponse{},
 		wal(&codec.LogicalStreamStart{Xid: 7, FirstSegment: 1}, v2), wal(&codec.LogicalRelation{Xid: 7, RelationOID: 16390, Namespace: "public", RelationName: "t"}, streamed),
 		wal(insert(7), streamed), wal(&codec.LogicalStreamStop{}, v2),

@@ -99,7 +99,6 @@ type decoder struct {
 	c      *conn
 	dir    Direction
 	offset int64 // of the next message in this direction's byte stream
-	er     EncryptionResponse
 	layers [3]Layer
 }
 
@@ -179,21 +178,17 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 		}
 		s, err = c.conv.Frontend.Next(frame)
 	} else {
+		if c.conv.Backend.OneByte() { // SSLResponse or GSSEncResponse: untagged too
+			name = "startup"
+		}
 		s, err = c.conv.Backend.Next(frame)
 	}
-	var fe *codec.FlowError
-	if c.resumed && errors.As(err, &fe) {
+	if c.resumed && err != nil && isFlowError(err) {
 		err = nil
-	}
-	if s.Msg == nil && s.Answer != 0 {
-		d.er.Answer = s.Answer
-		d.layers[0] = Layer{Name: "startup", Msg: &d.er}
-		return d.layers[:1], err
 	}
 	d.layers[0] = Layer{Name: name, Msg: s.Msg, Params: s.P}
 	// A layer inside that failed to decode is the last, without a Msg.
-	var de *codec.DecodeError
-	failed := errors.As(err, &de)
+	failed := err != nil && isDecodeError(err)
 	if _, ok := s.Msg.(*codec.CopyData); s.Sub == nil && (!ok || !failed) {
 		return d.layers[:1], err
 	}
@@ -205,27 +200,8 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	return d.layers[:3], err
 }
 
-// EncryptionResponse is the one-byte answer to SSLRequest or GSSENCRequest.
-// It is no codec message (it has no length), so it is only printed.
-type EncryptionResponse struct{ Answer byte }
-
-func (m *EncryptionResponse) Encode(dst []byte, _ codec.Params) ([]byte, error) {
-	return append(dst, m.Answer), nil
-}
-func (m *EncryptionResponse) Decode(src []byte, _ codec.Params) error {
-	if len(src) != 1 {
-		return codec.ErrBadLength
-	}
-	m.Answer = src[0]
-	return nil
-}
-func (*EncryptionResponse) Slug() string           { return "encryption-answer" }
-func (*EncryptionResponse) Majors() codec.MajorSet { return 0 }
-func (*EncryptionResponse) Descriptor() *codec.MessageDescriptor {
-	return &encryptionResponseDescriptor
-}
-
-var encryptionResponseDescriptor = codec.MessageDescriptor{
-	Name: "EncryptionResponse", Slug: "encryption-answer", Layer: codec.LayerFrontendBackend, Direction: codec.FromBackend,
-	Fields: []codec.FieldDescriptor{{Name: "Answer", Format: "Byte1", Wire: codec.WireByte, Majors: codec.GeneratedMajors}},
+// isDecodeError reports whether err is a *codec.DecodeError (see isFlowError).
+func isDecodeError(err error) bool {
+	var de *codec.DecodeError
+	return errors.As(err, &de)
 }

@@ -2,10 +2,12 @@ package trace
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ type recorded struct {
 	p        codec.Params
 	auth     codec.AuthState // of a 'p'
 	startup  bool            // an untagged startup packet
+	oneByte  bool            // the server's answer to SSLRequest or GSSENCRequest
 	sub      bool            // a CopyData whose payload is a replication message
 	logical  bool            // an XLogData whose WAL data is pgoutput
 	logicalP codec.Params
@@ -35,12 +38,16 @@ type capturedConn struct {
 	file   string
 	major  int // the capture's server (pgNN-…)
 	frames []recorded
+	// streams are the bytes each direction sent (by Direction), the
+	// frames one after the other.
+	streams [2][]byte
 }
 
-// capturedConversations reads every committed capture's connections, frame
-// by frame in capture order, and what a Conversation decoded each with.
-func capturedConversations(tb testing.TB) []capturedConn {
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", "pg*.gz"))
+// capturedConversations reads the connections of every committed capture
+// whose name matches glob (pg*.gz: all), frame by frame in capture order,
+// and what a Conversation decoded each with.
+func capturedConversations(tb testing.TB, glob string) []capturedConn {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", glob))
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("captures: %v %v", files, err)
 	}
@@ -64,28 +71,150 @@ func capturedConversations(tb testing.TB) []capturedConn {
 			tb.Fatal(err)
 		}
 		for _, id := range order {
-			conv := byConn[id]
+			conv := capturedConn{file: filepath.Base(f), major: major, frames: byConn[id]}
 			c := codec.NewConversation(codec.Params{})
-			for i := range conv {
-				r := &conv[i]
+			for i := range conv.frames {
+				r := &conv.frames[i]
+				conv.streams[r.dir] = append(conv.streams[r.dir], r.frame...)
 				next := c.Backend.Next
+				r.oneByte = c.Backend.OneByte()
 				if r.dir == Frontend {
-					r.startup = c.Frontend.Untagged()
+					r.startup, r.oneByte = c.Frontend.Untagged(), false
 					next = c.Frontend.Next
 				}
 				s, err := next(r.frame)
 				if err != nil {
-					tb.Fatalf("%s connection %d frame %d: %v", filepath.Base(f), id, i, err)
+					tb.Fatalf("%s connection %d frame %d: %v", conv.file, id, i, err)
 				}
 				r.p, r.sub, r.logical, r.logicalP = s.P, s.Sub != nil, s.Logical != nil, s.LogicalP
 				if s.Msg != nil {
 					r.auth = authOf[s.Msg.Slug()]
 				}
 			}
-			convs = append(convs, capturedConn{filepath.Base(f), major, conv})
+			convs = append(convs, conv)
 		}
 	}
 	return convs
+}
+
+// framer cuts one connection's two byte streams into messages; read again
+// after rewind, it allocates nothing.
+type framer struct {
+	src [2]bytes.Reader
+	fr  [2]*codec.FrameReader
+}
+
+func (f *framer) rewind(c *capturedConn) {
+	for d := range f.src {
+		f.src[d].Reset(c.streams[d])
+		if f.fr[d] == nil {
+			f.fr[d] = codec.NewFrameReader(&f.src[d])
+		}
+	}
+}
+
+// bareDecoder decodes a connection as a caller that kept the Params by
+// hand does: frames cut as the capture says, dispatchers given the Params
+// the conversation found.
+type bareDecoder struct {
+	framer
+	st  codec.Startup
+	fe  codec.Frontend
+	be  codec.Backend
+	ssl codec.SSLResponse
+	rb  codec.ReplicationBackend
+	rf  codec.ReplicationFrontend
+	lg  codec.Logical
+}
+
+func (d *bareDecoder) pass(c *capturedConn) error {
+	d.rewind(c)
+	for i := range c.frames {
+		r := &c.frames[i]
+		fr := d.fr[r.dir]
+		var frame []byte
+		var m codec.Message
+		var err error
+		switch {
+		case r.oneByte:
+			if frame, err = fr.NextByte(); err == nil {
+				m, err = &d.ssl, d.ssl.Decode(frame, r.p)
+			}
+		case r.startup:
+			if frame, err = fr.NextUntagged(); err == nil {
+				m, err = d.st.Decode(frame, r.p)
+			}
+		case r.dir == Frontend:
+			if frame, err = fr.Next(); err == nil {
+				d.fe.Auth = r.auth
+				m, err = d.fe.Decode(frame, r.p)
+			}
+		default:
+			if frame, err = fr.Next(); err == nil {
+				m, err = d.be.Decode(frame, r.p)
+			}
+		}
+		if err != nil || !r.sub {
+			if err != nil && !r.oneByte { // a GSSEncResponse in SSLResponse's place: no capture has one
+				return fmt.Errorf("%s frame %d: %w", c.file, i, err)
+			}
+			continue
+		}
+		data := m.(*codec.CopyData).Data
+		if r.dir == Frontend {
+			_, err = d.rf.Decode(data, r.p)
+		} else if m, err = d.rb.Decode(data, r.p); err == nil && r.logical {
+			_, err = d.lg.Decode(m.(*codec.XLogData).WALData, r.logicalP)
+		}
+		if err != nil {
+			return fmt.Errorf("%s frame %d: %w", c.file, i, err)
+		}
+	}
+	return nil
+}
+
+// trackedDecoder decodes a connection through a Conversation, which says
+// how each frame is cut, finds the Params and checks the flow.
+type trackedDecoder struct {
+	framer
+	conv *codec.Conversation
+}
+
+func (d *trackedDecoder) pass(c *capturedConn) error {
+	d.rewind(c)
+	if d.conv == nil {
+		d.conv = codec.NewConversation(codec.Params{})
+	}
+	conv := d.conv
+	conv.Reset(codec.Params{})
+	for i := range c.frames {
+		fr := d.fr[c.frames[i].dir]
+		var frame []byte
+		var err error
+		if c.frames[i].dir == Frontend {
+			if conv.Frontend.Untagged() {
+				frame, err = fr.NextUntagged()
+			} else {
+				frame, err = fr.Next()
+			}
+			if err == nil {
+				_, err = conv.Frontend.Next(frame)
+			}
+		} else {
+			if conv.Backend.OneByte() {
+				frame, err = fr.NextByte()
+			} else {
+				frame, err = fr.Next()
+			}
+			if err == nil {
+				_, err = conv.Backend.Next(frame)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s frame %d: %w", c.file, i, err)
+		}
+	}
+	return nil
 }
 
 // TestCapturesThroughTheTrackers: every frame of every committed capture
@@ -95,7 +224,7 @@ func capturedConversations(tb testing.TB) []capturedConn {
 // streams the proto_version of its START_REPLICATION.
 func TestCapturesThroughTheTrackers(t *testing.T) {
 	logical, sessions := 0, 0
-	for i, c := range capturedConversations(t) {
+	for i, c := range capturedConversations(t, "pg*.gz") {
 		last := c.frames[len(c.frames)-1].p
 		if last.Major != 0 { // a CancelRequest's connection hears no server_version
 			sessions++
@@ -103,18 +232,50 @@ func TestCapturesThroughTheTrackers(t *testing.T) {
 				t.Errorf("%s connection %d: ended with %+v", c.file, i, last)
 			}
 		}
+		streamed, decoded := false, false // a replication stream; pgoutput in it
 		for _, r := range c.frames {
+			streamed = streamed || r.sub
 			if r.logical {
 				logical++
+				decoded = true
 				if r.logicalP.LogicalVersion < 1 || r.logicalP.LogicalVersion > 4 || r.logicalP.Major != r.p.Major {
 					t.Errorf("%s connection %d: pgoutput decoded with %+v under %+v", c.file, i, r.logicalP, r.p)
 				}
 			}
 		}
+		// Every logical capture's stream is pgoutput: its START_REPLICATION
+		// was read (ParseCommand, ParsePgoutputOptions) as the server did.
+		if strings.Contains(c.file, "-logical") && streamed && !decoded {
+			t.Errorf("%s connection %d: a replication stream without pgoutput decoded in it", c.file, i)
+		}
 	}
 	if logical == 0 || sessions < 20 {
 		t.Errorf("%d sessions, %d pgoutput messages in the captures", sessions, logical)
 	}
+}
+
+// replay gives the conversation the recorded frames.
+func replay(t *testing.T, conv *codec.Conversation, frames []recorded) {
+	t.Helper()
+	for i, r := range frames {
+		next := conv.Backend.Next
+		if r.dir == Frontend {
+			next = conv.Frontend.Next
+		}
+		if _, err := next(r.frame); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+	}
+}
+
+// mallocs counts the heap allocations f makes.
+func mallocs(f func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
 }
 
 // cpuTime is the process's user and system CPU time so far.
@@ -131,96 +292,88 @@ func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
-// BenchmarkTracker decodes every committed capture's connections, both
-// directions in capture order: impl=bare with dispatchers given the Params
-// (what a caller that kept them by hand does), impl=tracker through a
-// Conversation that finds them and checks the flow.
+// BenchmarkTracker frames and decodes every committed capture's
+// connections from their byte streams, both directions in capture order:
+// impl=bare cuts each message as the capture says and decodes it with
+// dispatchers given the Params (what a caller that kept them by hand
+// does), impl=tracker through a Conversation that says how to cut, finds
+// the Params and checks the flow. Each connection has its decoders and
+// frame readers, as in a proxy.
 func BenchmarkTracker(b *testing.B) {
-	convs := capturedConversations(b)
+	convs := capturedConversations(b, "pg*.gz")
 	n := 0
 	for _, c := range convs {
-		for _, r := range c.frames {
-			n += len(r.frame)
-		}
+		n += len(c.streams[0]) + len(c.streams[1])
 	}
-	// Each connection has its decoders, as in a proxy, for both impls.
-	type decoders struct {
-		st codec.Startup
-		fe codec.Frontend
-		be codec.Backend
-		rb codec.ReplicationBackend
-		rf codec.ReplicationFrontend
-		lg codec.Logical
+	bench := func(b *testing.B, pass func(j int) error) {
+		b.SetBytes(int64(n))
+		b.ReportAllocs()
+		start := cpuTime()
+		defer reportCPU(b, start)
+		for b.Loop() {
+			for j := range convs {
+				if err := pass(j); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
 	}
 	b.Run("impl=bare", func(b *testing.B) {
-		ds := make([]decoders, len(convs))
-		b.SetBytes(int64(n))
-		b.ReportAllocs()
-		start := cpuTime()
-		defer reportCPU(b, start)
-		for b.Loop() {
-			for j, c := range convs {
-				st, fe, be, rb, rf, lg := &ds[j].st, &ds[j].fe, &ds[j].be, &ds[j].rb, &ds[j].rf, &ds[j].lg
-				for i := range c.frames {
-					r := &c.frames[i]
-					var m codec.Message
-					var err error
-					switch {
-					case len(r.frame) == 1: // a one-byte answer: nothing to decode
-						continue
-					case r.startup:
-						m, err = st.Decode(r.frame, r.p)
-					case r.dir == Frontend:
-						fe.Auth = r.auth
-						m, err = fe.Decode(r.frame, r.p)
-					default:
-						m, err = be.Decode(r.frame, r.p)
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					if !r.sub {
-						continue
-					}
-					data := m.(*codec.CopyData).Data
-					if r.dir == Frontend {
-						_, err = rf.Decode(data, r.p)
-					} else if m, err = rb.Decode(data, r.p); err == nil && r.logical {
-						_, err = lg.Decode(m.(*codec.XLogData).WALData, r.logicalP)
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		}
+		ds := make([]bareDecoder, len(convs))
+		bench(b, func(j int) error { return ds[j].pass(&convs[j]) })
 	})
 	b.Run("impl=tracker", func(b *testing.B) {
-		b.SetBytes(int64(n))
-		b.ReportAllocs()
-		cs := make([]*codec.Conversation, len(convs))
-		start := cpuTime()
-		defer reportCPU(b, start)
-		for b.Loop() {
-			for j, cc := range convs {
-				conv := cc.frames
-				if cs[j] == nil {
-					cs[j] = codec.NewConversation(codec.Params{})
-				}
-				c := cs[j]
-				c.Reset(codec.Params{})
-				for i := range conv {
-					var err error
-					if conv[i].dir == Frontend {
-						_, err = c.Frontend.Next(conv[i].frame)
-					} else {
-						_, err = c.Backend.Next(conv[i].frame)
-					}
-					if err != nil && !errors.Is(err, codec.ErrFlow) {
-						b.Fatal(err)
-					}
+		ds := make([]trackedDecoder, len(convs))
+		bench(b, func(j int) error { return ds[j].pass(&convs[j]) })
+	})
+}
+
+// TestTrackerAllocations: following a conversation allocates nothing of
+// its own. Each committed capture's connections, decoded again after a
+// warm-up, allocate as much through the trackers as bare decoding with the
+// Params given (which allocates only the new strings longer than the
+// intern table keeps), and nothing at all in a replication stream's
+// CopyData, decoded down to pgoutput.
+func TestTrackerAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes every capture")
+	}
+	streams := 0
+	for i, c := range capturedConversations(t, "pg*.gz") {
+		var bare bareDecoder
+		var tracked trackedDecoder
+		for _, d := range []interface{ pass(*capturedConn) error }{&bare, &tracked} {
+			for range 2 { // warm-up: the decoders grow their slices
+				if err := d.pass(&c); err != nil {
+					t.Fatal(err)
 				}
 			}
 		}
-	})
+		a := testing.AllocsPerRun(3, func() { bare.pass(&c) })
+		b := testing.AllocsPerRun(3, func() { tracked.pass(&c) })
+		if b != a {
+			t.Errorf("%s connection %d (%d messages): %.0f allocations through the trackers, %.0f decoding bare", c.file, i, len(c.frames), b, a)
+		}
+		// A replication stream's CopyData, after the conversation took
+		// the connection once and again up to the stream.
+		first := slices.IndexFunc(c.frames, func(r recorded) bool { return r.sub })
+		if first < 0 {
+			continue
+		}
+		streams++
+		conv := codec.NewConversation(codec.Params{})
+		replay(t, conv, c.frames)
+		conv.Reset(codec.Params{})
+		replay(t, conv, c.frames[:first])
+		stream := c.frames[first:]
+		if end := slices.IndexFunc(stream, func(r recorded) bool { return !r.sub }); end >= 0 {
+			stream = stream[:end]
+		}
+		if n := mallocs(func() { replay(t, conv, stream) }); n != 0 {
+			t.Errorf("%s connection %d: %d allocations in the replication stream's %d messages", c.file, i, n, len(stream))
+		}
+	}
+	if streams < 10 {
+		t.Errorf("only %d replication streams in the captures", streams)
+	}
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/hex"
+	"hash/maphash"
 	"reflect"
 	"strconv"
 	"time"
@@ -29,8 +30,10 @@ type formatter struct {
 	style
 	names   map[nameKey]string // message names by type and major
 	bodies  map[string]*body   // rendered messages of small frames (appendLine)
-	second  int64              // the Unix second seconds holds
-	seconds []byte             // "2006-01-02T15:04:05" of second
+	seen    map[uint64]bool    // hashes of small frames seen once and not kept in bodies
+	seed    maphash.Seed
+	second  int64  // the Unix second seconds holds
+	seconds []byte // "2006-01-02T15:04:05" of second
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -47,8 +50,9 @@ type formatter struct {
 //
 // frame is what chain was decoded from: a small frame seen before with the
 // same layer types and params prints what it printed then (a pure function
-// of those), rendered once. Frames that carry a secret are not kept; a nil
-// frame is not looked up.
+// of those), rendered once. A frame is kept the second time it comes (most
+// frames that carry a value never come again: a Bind of a random key); frames
+// that carry a secret are not kept; a nil frame is not looked up.
 func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer, frame []byte) []byte {
 	b = f.appendHeader(b, at, id, d, off)
 	if frame == nil || len(frame) > maxCachedFrame || hasSecret(chain) {
@@ -61,6 +65,9 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 	mark := len(b)
 	b = f.appendMessages(b, chain)
 	if e == nil {
+		if !f.seenBefore(frame) {
+			return f.appendEnd(b)
+		}
 		if len(f.bodies) >= maxCachedBodies {
 			clear(f.bodies)
 		}
@@ -72,6 +79,24 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 	}
 	e.set(chain, b[mark:])
 	return f.appendEnd(b)
+}
+
+// seenBefore reports whether frame came before (as far as the last
+// maxCachedBodies frames not kept tell), and remembers it otherwise.
+func (f *formatter) seenBefore(frame []byte) bool {
+	if f.seen == nil {
+		f.seen, f.seed = map[uint64]bool{}, maphash.MakeSeed()
+	}
+	h := maphash.Bytes(f.seed, frame)
+	if f.seen[h] {
+		delete(f.seen, h)
+		return true
+	}
+	if len(f.seen) >= maxCachedBodies {
+		clear(f.seen)
+	}
+	f.seen[h] = true
+	return false
 }
 
 // The rendering cache holds frames of up to maxCachedFrame bytes, and is
@@ -395,7 +420,7 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 		shown = data[:cut]
 	}
 	if isString || readsAsText(shown) {
-		b = strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(shown), len(shown))) // read only
+		b = appendQuoted(b, shown)
 	} else {
 		b = append(b, "0x"...)
 		b = hex.AppendEncode(b, shown)
@@ -406,6 +431,20 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 		b = append(b, " bytes)"...)
 	}
 	return b
+}
+
+// appendQuoted is strconv.AppendQuote of data, without its per-rune work
+// when data is printable ASCII with nothing to escape (SQL text, names,
+// command tags: most values a trace shows).
+func appendQuoted(b, data []byte) []byte {
+	for _, c := range data {
+		if c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(data), len(data))) // read only
+		}
+	}
+	b = append(b, '"')
+	b = append(b, data...)
+	return append(b, '"')
 }
 
 // readsAsText reports whether a person would rather read data as escaped

@@ -228,7 +228,7 @@ func TestNamesPerMajor(t *testing.T) {
 
 // TestRenderingCache: a frame seen again prints as it did, unless what
 // decides its rendering changed: here the server's major, which renames
-// XLogData.
+// XLogData; a frame seen once is not kept.
 func TestRenderingCache(t *testing.T) {
 	a := &analyzer{}
 	a.init(Format{}, nil)
@@ -252,5 +252,26 @@ func TestRenderingCache(t *testing.T) {
 	}
 	if len(x.f.bodies) != 1 {
 		t.Errorf("%d cached frames", len(x.f.bodies))
+	}
+	// A frame is kept the second time it comes, not the first.
+	other, err := (&codec.CopyData{Data: wire(t, codec.Params{}, &codec.XLogData{WALStart: 2, WALData: []byte("w")})}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{1, 2} {
+		lines, _, _ = x.examine(other, at, lines)
+		if len(x.f.bodies) != want {
+			t.Errorf("after the other frame %d times: %d cached frames, want %d", i+1, len(x.f.bodies), want)
+		}
+	}
+}
+
+// TestAppendQuoted: the ASCII fast path writes what strconv.AppendQuote
+// writes, for text with and without what needs escaping.
+func TestAppendQuoted(t *testing.T) {
+	for _, s := range []string{"", "SELECT abalance FROM pgbench_accounts WHERE aid = 1;", `say "hi"`, `a\b`, "tab\there", "ü", "\x7f", "~ !"} {
+		if got, want := string(appendQuoted(nil, []byte(s))), strconv.Quote(s); got != want {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
 	}
 }

@@ -113,7 +113,7 @@ func TestHugeMessageBeforeAuthentication(t *testing.T) {
 	if n > 4<<20 {
 		t.Errorf("the proxy allocated %d bytes for three 1 GiB announcements", n)
 	}
-	if want := "frontend byte offset 22: codec: frame 'p' length 1073741824 (max 65535): message longer than the maximum size; closing the session"; strings.Count(tr.log.String(), want) != 3 {
+	if want := "frontend byte offset 22: codec: frame 'p' length 1073741824 (max 65535): message longer than the maximum size; closing the session"; strings.Count(tr.logged(), want) != 3 {
 		t.Errorf("log lacks 3 × %q:\n%s", want, tr.log)
 	}
 }
@@ -248,7 +248,7 @@ func TestConnectionLimit(t *testing.T) {
 	waitOpen(t, tr, 2)
 	dial(t, tr.addr)
 	waitOpen(t, tr, 3)
-	if !strings.Contains(tr.log.String(), "session #6: refused: 3 sessions open (--max-conns)") {
+	if !strings.Contains(tr.logged(), "session #6: refused: 3 sessions open (--max-conns)") {
 		t.Errorf("log:\n%s", tr.log)
 	}
 }
@@ -305,7 +305,7 @@ func TestStartupTimeout(t *testing.T) {
 	if took := time.Since(start); took < 300*time.Millisecond || took > 3*time.Second {
 		t.Errorf("closed after %s", took)
 	}
-	if want := "session #1: not authenticated within 300ms (--startup-timeout); closing the session"; !strings.Contains(tr.log.String(), want) {
+	if want := "session #1: not authenticated within 300ms (--startup-timeout); closing the session"; !strings.Contains(tr.logged(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
 	}
 }
@@ -326,7 +326,7 @@ func TestIdleTimeout(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	expectClosed(t, idle)
-	if want := "session #1: idle for "; !strings.Contains(tr.log.String(), want) || strings.Contains(tr.log.String(), "session #2: idle") {
+	if want := "session #1: idle for "; !strings.Contains(tr.logged(), want) || strings.Contains(tr.logged(), "session #2: idle") {
 		t.Errorf("log:\n%s", tr.log)
 	}
 }
@@ -348,7 +348,7 @@ func TestUndecodableStartupRelaysAnswer(t *testing.T) {
 		t.Fatalf("relayed %q %v\nlog:\n%s", answer, err, tr.log)
 	}
 	for _, want := range []string{"warning: frontend message at byte offset 0: StartupMessage undecodable: codec: decode StartupMessage.Parameters at byte 8: missing zero terminator", "forwarded as received", "relaying the rest of the session undecoded"} {
-		if !strings.Contains(tr.log.String(), want) {
+		if !strings.Contains(tr.logged(), want) {
 			t.Errorf("log lacks %q:\n%s", want, tr.log)
 		}
 	}
@@ -367,7 +367,7 @@ func TestCancelRequest32ByteKeyStrict(t *testing.T) {
 	c.Write(frame)
 	c.(*net.TCPConn).CloseWrite()
 	expectClosed(t, c)
-	if st := tr.Stats(Frontend); st.Identical != 1 || st.Undecodable+st.Mismatched != 0 || tr.log.String() != "" {
+	if st := tr.Stats(Frontend); st.Identical != 1 || st.Undecodable+st.Mismatched != 0 || tr.logged() != "" {
 		t.Errorf("counts %+v, log %q", st, tr.log)
 	}
 	if lines := tr.lines(t); !strings.Contains(lines, "CancelRequest ProcessID=4242 SecretKey=<redacted 32 bytes>") {
@@ -429,7 +429,7 @@ func TestAuthenticationMessageLimit(t *testing.T) {
 			t.Errorf("length %d: the client got %q; log:\n%s", n, got, tr.log)
 		}
 	}
-	if want := "frontend byte offset 22: codec: frame 'p' length 65536 (max 65535)"; strings.Count(tr.log.String(), want) != 1 {
+	if want := "frontend byte offset 22: codec: frame 'p' length 65536 (max 65535)"; strings.Count(tr.logged(), want) != 1 {
 		t.Errorf("log lacks %q once:\n%s", want, tr.log)
 	}
 }

@@ -52,6 +52,7 @@ func TestReencodingThatDiffersIsCaught(t *testing.T) {
 		if st.Decoded != 1 || st.Mismatched != 1 || st.Identical != 0 {
 			t.Errorf("strict=%v: counts %+v", strict, st)
 		}
+		p.log.flush()
 		line := log.String()
 		if !strings.Contains(line, "session #7") || !strings.Contains(line, "backend message at byte offset 100") ||
 			!strings.Contains(line, "skewed re-encodes differently from byte 12: got 43") {

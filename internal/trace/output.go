@@ -16,18 +16,22 @@ import (
 // (one uncontended lock per read, not per message). One writer goroutine
 // collects the sinks every writeEvery, or sooner when one fills up, and is
 // the only one that writes. A sink the writer has not emptied for a while
-// (a paused pager, an unread FIFO) stops taking lines at maxPending and
-// counts the lines it refuses; once a write fails (a closed pipe) every
-// later line is refused and counted at once. Forwarding never waits.
+// (a paused pager, an unread FIFO) stops taking lines at the output's
+// limit and counts the lines it refuses; once a write fails (a closed pipe)
+// every later line is refused and counted at once. Forwarding never waits.
+// The warnings log is an output too, so a stalled stderr holds nothing back
+// either.
 const (
 	writeEvery = 50 * time.Millisecond
 	batchSize  = 32 << 10 // a sink this full asks for a write at once
-	maxPending = 4 << 20  // a sink this full drops further lines, counted, until the writer catches up
+	maxPending = 4 << 20  // a sink of message lines this full drops further lines, counted, until the writer catches up
+	maxLogged  = 64 << 10 // the same for warnings, which are rare: about 500 of them
 	closeWait  = 2 * time.Second
 )
 
 type output struct {
-	w io.Writer
+	w     io.Writer
+	limit int // a sink's most pending bytes
 
 	mu    sync.Mutex // guards sinks and busy
 	sinks map[*sink]bool
@@ -47,9 +51,10 @@ type output struct {
 	reportedAt atomic.Int64 // Unix nanoseconds
 	reporting  atomic.Bool
 
-	kick chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	kick    chan struct{}
+	flushes chan chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // dropReportEvery spaces out the reports of dropped lines.
@@ -76,9 +81,11 @@ type span struct {
 	start, end int
 }
 
-// newOutput starts the writer of w; onDrop (may be nil) hears of dropped lines.
-func newOutput(w io.Writer, onDrop func(total int64)) *output {
-	o := &output{w: w, onDrop: onDrop, sinks: map[*sink]bool{}, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+// newOutput starts the writer of w, whose sinks hold at most limit bytes;
+// onDrop (may be nil) hears of dropped lines.
+func newOutput(w io.Writer, limit int, onDrop func(total int64)) *output {
+	o := &output{w: w, limit: limit, onDrop: onDrop, sinks: map[*sink]bool{}, kick: make(chan struct{}, 1),
+		flushes: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go o.run()
 	return o
 }
@@ -94,8 +101,24 @@ func (o *output) run() {
 			return
 		case <-tick.C:
 		case <-o.kick:
+		case done := <-o.flushes:
+			o.write()
+			close(done)
+			continue
 		}
 		o.write()
+	}
+}
+
+// flush returns once every line put before it has been written or
+// dropped: what a test waits for before it reads the output. It waits for
+// a stalled writer too; the proxy itself never calls it.
+func (o *output) flush() {
+	done := make(chan struct{})
+	select {
+	case o.flushes <- done:
+		<-done
+	case <-o.done:
 	}
 }
 
@@ -199,7 +222,7 @@ func (o *output) sink() *sink {
 }
 
 // put moves lines bearing the time at to the sink, or drops them (counted)
-// when the writer has fallen maxPending behind or the output failed. It
+// when the writer has fallen the output's limit behind or the output failed. It
 // never waits for the writer.
 func (s *sink) put(lines []byte, at time.Time) {
 	if len(lines) == 0 {
@@ -210,7 +233,7 @@ func (s *sink) put(lines []byte, at time.Time) {
 		return
 	}
 	s.mu.Lock()
-	if len(s.pending)+len(lines) > maxPending {
+	if len(s.pending)+len(lines) > s.o.limit {
 		s.mu.Unlock()
 		s.o.drop(lines)
 		s.o.wake()
@@ -231,6 +254,13 @@ func (o *output) wake() {
 	case o.kick <- struct{}{}:
 	default:
 	}
+}
+
+// Write puts b as lines of the current time: a sink is an io.Writer that
+// never waits (the warnings log is written through one).
+func (s *sink) Write(b []byte) (int, error) {
+	s.put(b, time.Now())
+	return len(b), nil
 }
 
 // close hands the sink's last lines to the writer, which forgets the sink

@@ -10,7 +10,7 @@ import (
 // answer's whichever direction hands its lines over first.
 func TestOutputMergesDirections(t *testing.T) {
 	var b syncBuffer
-	o := newOutput(&b, nil)
+	o := newOutput(&b, maxPending, nil)
 	front, back := o.sink(), o.sink()
 	t0 := time.Now()
 	back.put([]byte("answer 1\n"), t0.Add(1*time.Millisecond))

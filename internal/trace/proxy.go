@@ -80,7 +80,8 @@ type Options struct {
 type Proxy struct {
 	analyzer
 	opts   Options
-	out    *output
+	out    *output // message lines
+	log    *output // warnings
 	nextID atomic.Int64
 	wg     sync.WaitGroup
 
@@ -107,9 +108,12 @@ func New(opts Options) *Proxy {
 	if opts.StartupTimeout <= 0 {
 		opts.StartupTimeout = DefaultStartupTimeout
 	}
-	p := &Proxy{opts: opts}
-	p.init(opts.Format, opts.Log)
-	p.out = newOutput(opts.Out, func(total int64) {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	p := &Proxy{opts: opts, log: newOutput(opts.Log, maxLogged, nil)}
+	p.init(opts.Format, p.log.sink())
+	p.out = newOutput(opts.Out, maxPending, func(total int64) {
 		p.logf("output is not being read (stalled or closed): lines dropped so far: %d; traffic is not held back", total)
 	})
 	return p
@@ -126,8 +130,9 @@ func (p *Proxy) CheckUpstream() error {
 }
 
 // Serve accepts clients until l is closed, then waits for their sessions to
-// end and for their lines to be written.
+// end and for their lines and warnings to be written.
 func (p *Proxy) Serve(l net.Listener) error {
+	defer p.log.close()
 	defer p.out.close()
 	defer p.wg.Wait()
 	if p.opts.IdleTimeout > 0 {
@@ -280,17 +285,26 @@ func (p *Proxy) passCancel(id int64, frame []byte) {
 // was not read fast enough or was closed.
 func (p *Proxy) Dropped() int64 { return p.out.Dropped() }
 
-// Summary writes the counts of both directions and the lines dropped.
+// WarningsDropped is how many warnings were never written because the log
+// was not read fast enough or was closed.
+func (p *Proxy) WarningsDropped() int64 { return p.log.Dropped() }
+
+// Summary writes the counts of both directions and the lines and warnings dropped.
 func (p *Proxy) Summary(w io.Writer) {
 	p.analyzer.Summary(w)
 	if n := p.Dropped(); n > 0 {
 		fmt.Fprintf(w, "lines dropped: %d (the output was not read fast enough, or was closed)\n", n)
 	}
+	if n := p.WarningsDropped(); n > 0 {
+		fmt.Fprintf(w, "warnings dropped: %d (the log was not read fast enough, or was closed)\n", n)
+	}
 }
 
 // Clean reports whether every message was decoded and re-encoded
-// identically and every line written.
-func (p *Proxy) Clean() bool { return p.analyzer.Clean() && p.Dropped() == 0 }
+// identically and every line and warning written.
+func (p *Proxy) Clean() bool {
+	return p.analyzer.Clean() && p.Dropped() == 0 && p.WarningsDropped() == 0
+}
 
 // closeIdle ends the sessions in which neither side has sent a byte for IdleTimeout.
 func (p *Proxy) closeIdle(stop <-chan struct{}) {

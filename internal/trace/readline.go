@@ -132,7 +132,7 @@ func (p lineParams) params() codec.Params {
 // messageTypes maps every slug a line may name to its type.
 var messageTypes = sync.OnceValue(func() map[string]reflect.Type {
 	out := map[string]reflect.Type{}
-	for _, m := range append(codec.NewMessages(), &EncryptionResponse{}) {
+	for _, m := range codec.NewMessages() {
 		out[m.Slug()] = reflect.TypeOf(m).Elem()
 	}
 	return out

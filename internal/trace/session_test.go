@@ -37,7 +37,7 @@ func streaming(t *testing.T, c *conn, cmd string) {
 // and is decoded as such.
 func TestNewStreamStartsUnstreamed(t *testing.T) {
 	c := newConn(1)
-	const start = "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on')"
+	const start = "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', publication_names 'p', streaming 'on')"
 	v2 := codec.Params{LogicalVersion: 2}
 	rel := &codec.LogicalRelation{RelationOID: 16390, Namespace: "public", RelationName: "t"}
 	insert := &codec.LogicalInsert{RelationOID: 16390, New: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 't', Data: []byte("1")}}}}

@@ -2,11 +2,13 @@ package trace
 
 import (
 	"io"
+	"net"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
@@ -70,10 +72,10 @@ func TestStalledOutputDoesNotHoldTraffic(t *testing.T) {
 				t.Error("Clean() with dropped lines")
 			}
 			deadline := time.Now().Add(5 * time.Second)
-			for !strings.Contains(tr.log.String(), "; traffic is not held back") && time.Now().Before(deadline) {
+			for !strings.Contains(tr.logged(), "; traffic is not held back") && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			if !strings.Contains(tr.log.String(), "; traffic is not held back") {
+			if !strings.Contains(tr.logged(), "; traffic is not held back") {
 				t.Errorf("log does not report the dropped lines:\n%s", tr.log)
 			}
 			var sum strings.Builder
@@ -82,5 +84,39 @@ func TestStalledOutputDoesNotHoldTraffic(t *testing.T) {
 				t.Errorf("summary does not count dropped lines:\n%s", &sum)
 			}
 		})
+	}
+}
+
+// TestStalledLogDoesNotHoldTraffic: with a warnings log nobody reads (a
+// stalled stderr), clients past --max-conns are still refused at once, each
+// refusal logged; the warnings past what the log holds are counted, summed
+// up, and make the proxy not clean.
+func TestStalledLogDoesNotHoldTraffic(t *testing.T) {
+	log := stalledWriter{make(chan struct{})}
+	tr := startTrace(t, Options{Upstream: fakeServer(t, false), MaxConns: 1, Log: log})
+	t.Cleanup(func() { close(log.release) }) // before the proxy's cleanup, so that its log can be closed
+	dial(t, tr.addr)
+	waitOpen(t, tr, 1)
+	const refused = 2000 // about 120 kB of warnings, more than the log holds
+	for i := range refused {
+		c, err := net.DialTimeout("tcp", tr.addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.Write(startupPacket(t))
+		m, err := codec.NewFrameReader(c).Next() // written after the warning
+		c.Close()
+		if err != nil || m[0] != 'E' {
+			t.Fatalf("client %d past the limit: %q, %v", i, m, err)
+		}
+	}
+	if n := tr.WarningsDropped(); n <= 0 || n >= refused {
+		t.Errorf("%d of %d warnings counted as dropped", n, refused)
+	}
+	var sum strings.Builder
+	tr.Summary(&sum)
+	if tr.Clean() || !strings.Contains(sum.String(), "warnings dropped: ") {
+		t.Errorf("Clean() %v, summary:\n%s", tr.Clean(), &sum)
 	}
 }

@@ -28,7 +28,7 @@ func TestClientTLS(t *testing.T) {
 		t.Fatalf("psql through the TLS proxy: %v\n%s\nproxy log:\n%s", err, out, tr.log)
 	}
 	lines := tr.lines(t)
-	for _, want := range []string{"F @0 SSLRequest", "B @0 EncryptionResponse Answer='S'", "StartupMessage", "SASLInitialResponse", `Query String="select 'inside ' || 'tls'"`, "DataRow"} {
+	for _, want := range []string{"F @0 SSLRequest", "B @0 SSLResponse Answer='S'", "StartupMessage", "SASLInitialResponse", `Query String="select 'inside ' || 'tls'"`, "DataRow"} {
 		if !strings.Contains(lines, want) {
 			t.Errorf("no %q in\n%s", want, lines)
 		}
@@ -73,7 +73,7 @@ func TestDirectTLS(t *testing.T) {
 		t.Errorf("direct TLS without ALPN: read %d bytes, want the connection closed", n)
 	}
 	waitSessions(t, tr, 0)
-	if want := `direct TLS without ALPN "postgresql"; closing the session`; !strings.Contains(tr.log.String(), want) {
+	if want := `direct TLS without ALPN "postgresql"; closing the session`; !strings.Contains(tr.logged(), want) {
 		t.Errorf("log:\n%s\nwant %q", tr.log, want)
 	}
 }
@@ -174,7 +174,7 @@ func TestUpstreamTLS(t *testing.T) {
 		t.Error("a session went on with an upstream of the wrong name")
 	}
 	waitSessions(t, wrong, 0)
-	if !strings.Contains(wrong.log.String(), "unreachable: TLS: tls: failed to verify certificate") {
+	if !strings.Contains(wrong.logged(), "unreachable: TLS: tls: failed to verify certificate") {
 		t.Errorf("log:\n%s", wrong.log)
 	}
 }

@@ -93,14 +93,17 @@ type tracer struct {
 	log  *syncBuffer
 }
 
-// startTrace runs a proxy in-process until the test ends. Its log is kept;
-// its decoded lines only when opts.Out is a *syncBuffer (tests of heavy
-// traffic discard them, though every line is still formatted).
+// startTrace runs a proxy in-process until the test ends. Its log is kept
+// unless opts.Log is set; its decoded lines only when opts.Out is a
+// *syncBuffer (tests of heavy traffic discard them, though every line is
+// still formatted).
 func startTrace(t *testing.T, opts Options) *tracer {
 	t.Helper()
 	tr := &tracer{log: &syncBuffer{}}
 	tr.out, _ = opts.Out.(*syncBuffer)
-	opts.Log = tr.log
+	if opts.Log == nil {
+		opts.Log = tr.log
+	}
 	tr.Proxy = New(opts)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -125,6 +128,13 @@ func startTrace(t *testing.T, opts Options) *tracer {
 	return tr
 }
 
+// logged returns the warnings logged so far, once the log's writer has
+// written every one logged before the call.
+func (tr *tracer) logged() string {
+	tr.Proxy.log.flush()
+	return tr.log.String()
+}
+
 // lines returns the lines printed once every session has ended (a session
 // ends a moment after its client, and writes its last lines then).
 func (tr *tracer) lines(t *testing.T) string {
@@ -137,7 +147,7 @@ func (tr *tracer) lines(t *testing.T) string {
 // identically and the proxy logged nothing.
 func (tr *tracer) requireClean(t *testing.T) {
 	t.Helper()
-	if !tr.Clean() || tr.log.String() != "" {
+	if !tr.Clean() || tr.logged() != "" {
 		var sum bytes.Buffer
 		tr.Summary(&sum)
 		t.Errorf("proxy not clean:\n%s%s", tr.log, &sum)
@@ -223,7 +233,7 @@ select 'done';
 	}
 	tr.requireClean(t)
 	lines := tr.lines(t)
-	for _, want := range []string{"F @0 SSLRequest", "B @0 EncryptionResponse Answer='N'", "SASLInitialResponse AuthMechanism=\"SCRAM-SHA-256\"",
+	for _, want := range []string{"F @0 SSLRequest", "B @0 SSLResponse Answer='N'", "SASLInitialResponse AuthMechanism=\"SCRAM-SHA-256\"",
 		"AuthenticationSASLFinal", "PasswordMessage", "AuthenticationMD5Password", "CopyInResponse", "CopyOutResponse",
 		"ErrorResponse", "FunctionCall", "FunctionCallResponse", `NotificationResponse`, `Query String="select 'done';"`} {
 		if !strings.Contains(lines, want) {
@@ -398,7 +408,7 @@ func TestGarbageClient(t *testing.T) {
 	bad := dial(t, tr.addr)
 	bad.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
 	expectClosed(t, bad)
-	if want := "frontend byte offset 0: codec: frame length 1195725856 (max 10000)"; !strings.Contains(tr.log.String(), want) {
+	if want := "frontend byte offset 0: codec: frame length 1195725856 (max 10000)"; !strings.Contains(tr.logged(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
 	}
 
@@ -406,7 +416,7 @@ func TestGarbageClient(t *testing.T) {
 	bad, _, sent := startRaw(t, tr.addr)
 	bad.Write([]byte{'!', 0, 0, 0, 4})
 	expectClosed(t, bad)
-	if want := fmt.Sprintf("error: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag '!' (want 'B', 'C', 'D', 'E', 'F', 'H', 'P', 'Q', 'S', 'X', 'c', 'd', 'f', 'p'); closing the session (--strict)", sent); !strings.Contains(tr.log.String(), want) {
+	if want := fmt.Sprintf("error: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag '!' (want 'B', 'C', 'D', 'E', 'F', 'H', 'P', 'Q', 'S', 'X', 'c', 'd', 'f', 'p'); closing the session (--strict)", sent); !strings.Contains(tr.logged(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
 	}
 
@@ -439,7 +449,7 @@ func TestDefaultForwardsUndecodable(t *testing.T) {
 	if msg := session.NewError(e.Fields).Get(codec.ErrorFieldMessage); msg != "invalid frontend message type 33" {
 		t.Errorf("server saw %q", msg)
 	}
-	if want := fmt.Sprintf("warning: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag '!' (want 'B', 'C', 'D', 'E', 'F', 'H', 'P', 'Q', 'S', 'X', 'c', 'd', 'f', 'p'); forwarded as received", sent); !strings.Contains(tr.log.String(), want) {
+	if want := fmt.Sprintf("warning: frontend message at byte offset %d: message '!' undecodable: codec: decode frontend message.tag at byte 0: unknown tag '!' (want 'B', 'C', 'D', 'E', 'F', 'H', 'P', 'Q', 'S', 'X', 'c', 'd', 'f', 'p'); forwarded as received", sent); !strings.Contains(tr.logged(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
 	}
 }
@@ -507,7 +517,7 @@ func TestUnreachableUpstream(t *testing.T) {
 	}
 	c := dial(t, tr.addr)
 	expectClosed(t, c)
-	if want := "session #1: upstream " + closed + " unreachable"; !strings.Contains(tr.log.String(), want) {
+	if want := "session #1: upstream " + closed + " unreachable"; !strings.Contains(tr.logged(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
 	}
 }
@@ -542,7 +552,7 @@ func TestProtocolNegotiation(t *testing.T) {
 	}
 	// The client has the relayed 'G' before the proxy logs and closes.
 	waitSessions(t, tr, 0)
-	if want := "server accepted encryption ('G') at backend offset 0; cannot decode, closing (--strict)"; !strings.Contains(tr.log.String(), want) {
+	if want := "server accepted encryption ('G') at backend offset 0; cannot decode, closing (--strict)"; !strings.Contains(tr.logged(), want) {
 		t.Errorf("log lacks %q:\n%s", want, tr.log)
 	}
 }

@@ -11,7 +11,9 @@
 # to this script (OUT=DIR: elsewhere).
 #
 # Needs root, debootstrap, tcpdump, go and Debian's mirror. CHROOTS says
-# where the chroots live (default /var/tmp/pgspec-chroots, outside the repo).
+# where the chroots live (default /var/tmp/pgspec-chroots, outside the repo);
+# CAPTURE_KINDS which files to record again (default all four: sessions
+# logical physical backup).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +21,7 @@ repo=$(cd "$here/../.." && pwd)
 chroots=${CHROOTS:-/var/tmp/pgspec-chroots}
 out=${OUT:-$here}
 majors=("$@")
+kinds=" ${CAPTURE_KINDS:-sessions logical physical backup} "
 [ ${#majors[@]} -gt 0 ] || majors=(13 15 17 18 19)
 
 for tool in debootstrap tcpdump go; do
@@ -88,6 +91,8 @@ start_server() {
 	EOF
 	# 16 and later can stream every transaction at once: no 64 kB of changes needed.
 	[ "$major" -lt 16 ] || echo "debug_logical_replication_streaming = immediate" >>"$root$data/postgresql.conf"
+	# 17 and later: WAL summaries, which an incremental backup needs.
+	[ "$major" -lt 17 ] || echo "summarize_wal = on" >>"$root$data/postgresql.conf"
 	cat >"$root$data/pg_hba.conf" <<-EOF
 		local all all trust
 		local replication all trust
@@ -306,6 +311,8 @@ logical() {
 		as repl_user repl-secret timeout 60 pg_recvlogical -d postgres -S "slot_v$v" --start --endpos="$end" -f /dev/null \
 			$(recvlogical_options "$v")
 	done
+	# 17 and later: FAILOVER slots, ALTER_REPLICATION_SLOT, READ_REPLICATION_SLOT.
+	[ "$major" -lt 17 ] || "$work/capturework" -addr "127.0.0.1:$port" -user repl_user -password repl-secret slots
 }
 
 physical() {
@@ -326,6 +333,13 @@ physical() {
 backup() {
 	# --max-rate: loopback outruns tcpdump's buffer otherwise.
 	as repl_user repl-secret pg_basebackup -D /tmp/pgspec-backup -Ft -X fetch -P -c fast --max-rate=16M 2>/dev/null
+	# 17 and later: an incremental backup on top of it (UPLOAD_MANIFEST, the
+	# manifest in CopyData, BASE_BACKUP with INCREMENTAL).
+	if [ "$major" -ge 17 ]; then
+		sql -c "INSERT INTO unpublished VALUES (4)" -c "CHECKPOINT" >/dev/null
+		as repl_user repl-secret pg_basebackup -D /tmp/pgspec-incremental -Ft -X fetch -c fast --max-rate=16M \
+			--incremental=/tmp/pgspec-backup/backup_manifest 2>/dev/null
+	fi
 }
 
 # in_chroot ROOT SUITE PACKAGE... makes or updates a chroot, quietly unless it fails.
@@ -360,9 +374,9 @@ for major in "${majors[@]}"; do
 		CREATE PUBLICATION pub FOR TABLE lr, lr_full;
 		SELECT pg_replication_origin_create('upstream') \g /dev/null
 	EOF
-	capture sessions pcapng sessions
-	capture logical pcap logical
-	capture physical pcapng physical
-	capture backup pcap backup
+	[[ $kinds != *" sessions "* ]] || capture sessions pcapng sessions
+	[[ $kinds != *" logical "* ]] || capture logical pcap logical
+	[[ $kinds != *" physical "* ]] || capture physical pcapng physical
+	[[ $kinds != *" backup "* ]] || capture backup pcap backup
 	stop_server
 done

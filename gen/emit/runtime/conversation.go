@@ -40,6 +40,7 @@ type Conversation struct {
 	discarding bool        // an extended-query error: requests until the next Sync get no answer
 	pending    copyKind    // the stream the last replication command asked for
 	feCopy     bool        // the frontend's CopyData carry replication messages
+	nego       negotiation // what the StartupMessage asked for, and its answer
 }
 
 // maxPending bounds the requests waiting for an answer: a client that
@@ -58,7 +59,7 @@ func NewConversation(p Params) *Conversation {
 // keeping the decoders and queue it grew (a pool of connections reuses it).
 func (c *Conversation) Reset(p Params) {
 	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
-	c.queue, c.head, c.discarding, c.pending, c.feCopy = c.queue[:0], 0, false, copyNone, false
+	c.queue, c.head, c.discarding, c.pending, c.feCopy, c.nego = c.queue[:0], 0, false, copyNone, false, negotiation{}
 	c.Frontend.tracker = tracker{c: c}
 	c.Backend.tracker = tracker{c: c}
 	c.Replication.reset(p)
@@ -70,7 +71,11 @@ func (c *Conversation) Encrypted() bool { return c.be == stBackendEncrypted }
 
 // Authenticated reports whether the server sent AuthenticationOk.
 func (c *Conversation) Authenticated() bool {
-	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption && c.be != stBackendAuthentication && c.be != stBackendWaiting && c.be != stBackendClosed
+	switch c.be {
+	case stBackendWaiting, stBackendAuthentication, stBackendSaslWait, stBackendSasl, stBackendSaslFinal, stBackendClosed:
+		return false
+	}
+	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption
 }
 
 // Started reports whether the frontend sent its StartupMessage: its
@@ -87,18 +92,16 @@ type tracker struct {
 	Offset, Index int64
 
 	step Step
-
-	last      *flowRule // the rule the last message took, in lastState for lastKind under lastMajor
-	lastState flowState
-	lastKind  flowKind
-	lastMajor int
 }
 
 // begin starts the Step of frame, decoded with the Params reached, and
 // returns it with the frame's offset.
 func (t *tracker) begin(frame []byte) (*Step, int64) {
 	s := &t.step
-	s.Msg, s.P, s.Sub, s.Logical, s.Answer = nil, t.c.P, nil, nil, 0
+	s.Msg, s.P = nil, t.c.P
+	if s.Sub != nil || s.Logical != nil { // pointer writes cost more than the test
+		s.Sub, s.Logical = nil, nil
+	}
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
@@ -111,13 +114,7 @@ func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRul
 	if err != nil {
 		return nil, err
 	}
-	// A run of one message in one state (DataRow after DataRow, CopyData
-	// after CopyData) takes the rule found last, under the same major.
-	if st == t.lastState && k == t.lastKind && t.c.P.Major == t.lastMajor && t.last != nil {
-		return t.last, nil
-	}
 	if r := flowLookup(st, k, t.c.P.Major); r != nil {
-		t.last, t.lastState, t.lastKind, t.lastMajor = r, st, k, t.c.P.Major
 		return r, nil
 	}
 	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
@@ -177,6 +174,7 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	switch k {
 	case kindStartupMessage:
 		c.P.ProtocolMinor = int(s.Msg.(*StartupMessage).ProtocolVersion & 0xffff)
+		c.nego.ask(s.Msg.(*StartupMessage))
 	case kindQuery:
 		c.pending = c.Replication.start(s.Msg.(*Query).String)
 	case kindCopyData:
@@ -195,7 +193,10 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	if c.fe != stFrontendCopyBoth {
 		c.feCopy = false
 	}
-	return s, offsetted(err, off)
+	if err != nil {
+		return s, offsetted(err, off)
+	}
+	return s, nil
 }
 
 // Release lets go of the decoded messages the tracker keeps for reuse:
@@ -209,13 +210,31 @@ func (t *FrontendTracker) Release() {
 // BackendTracker takes the messages the backend sends.
 type BackendTracker struct {
 	tracker
-	be Backend
+	be  Backend
+	ssl SSLResponse
+	// pgspec:if message:gssenc-response
+	gss GSSEncResponse
+	// pgspec:end
 }
 
 // OneByte reports whether the backend's next message is the one-byte
-// answer to an SSLRequest or GSSENCRequest (read exactly one byte).
-func (t *BackendTracker) OneByte() bool {
-	return t.c.be == stBackendSslAnswer || t.c.be == stBackendGssAnswer
+// answer to an encryption request (read exactly one byte, with
+// FrameReader.NextByte): Next decodes it as the message answering the
+// request the frontend sent (SSLResponse after SSLRequest).
+func (t *BackendTracker) OneByte() bool { return answerKinds[t.c.be] != kindNone }
+
+// answer decodes the one-byte answer of kind k.
+func (t *BackendTracker) answer(k flowKind, frame []byte, p Params) (Message, error) {
+	var m Message = &t.ssl
+	// pgspec:if message:gssenc-response
+	if k == kindGSSEncResponse {
+		m = &t.gss
+	}
+	// pgspec:end
+	if err := m.Decode(frame, p); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Next decodes one whole message the backend sent (a one-byte answer when
@@ -228,9 +247,10 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	var k flowKind
 	var err error
 	switch {
-	case t.OneByte() && len(frame) == 1:
-		s.Answer = frame[0]
-		k = answerKind(frame[0])
+	case len(frame) == 1 && answerKinds[st] != kindNone:
+		// A server that predates SSL answers with an ErrorResponse instead.
+		k = answerKinds[st]
+		s.Msg, err = t.answer(k, frame, s.P)
 	case len(frame) >= 9 && frame[0] == 'R':
 		if sub := binary.BigEndian.Uint32(frame[5:]); sub < uint32(len(authKinds)) {
 			k = authKinds[sub]
@@ -258,16 +278,29 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	if err != nil {
 		return s, err
 	}
+	if r.answer != 0 {
+		if r = r.forAnswer(frame[0]); r == nil {
+			return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
+		}
+	}
 	switch k {
 	case kindParameterStatus:
 		if m := s.Msg.(*ParameterStatus); m.Name == "server_version" && !c.FixMajor {
 			c.P.Major = ServerMajor(m.Value)
 			c.Replication.P.Major = c.P.Major
 		}
+	// pgspec:if message:negotiate-protocol-version
 	case kindNegotiateProtocolVersion:
-		if minor := int(s.Msg.(*NegotiateProtocolVersion).NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
+		m := s.Msg.(*NegotiateProtocolVersion)
+		if d := c.nego.answer(m); r.requires == requiresNegotiation && d != "" {
+			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+			e.Detail = d
+			return s, e
+		}
+		if minor := int(m.NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
 			c.P.ProtocolMinor = minor
 		}
+	// pgspec:end
 	case kindCopyBothResponse:
 		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
 		c.Replication.open(c.pending)
@@ -279,38 +312,33 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		} else {
 			c.Replication.open(copyNone)
 		}
-	case kindCopyData:
-		if st == stBackendQueryCopyBoth || st == stBackendQueryCopyBothDone || st == stBackendQueryCopyOut {
-			err = c.Replication.next(s, sideBackend, s.Msg.(*CopyData).Data)
-		}
+	case kindCopyData: // the rule allows it only in a copy state
+		err = c.Replication.next(s, sideBackend, s.Msg.(*CopyData).Data)
 	case kindCommandComplete, kindErrorResponse:
 		c.Replication.open(copyNone)
 	case kindReadyForQuery:
 		c.pending = copyNone
+		if d := c.nego.missing(); r.requires == requiresNegotiated && d != "" {
+			// What is missing came before: the start-up is over all the same.
+			c.move(sideBackend, r)
+			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+			e.Detail = d
+			return s, e
+		}
 	}
 	if r.moves {
 		c.move(sideBackend, r)
 	}
-	return s, offsetted(err, off)
+	if err != nil {
+		return s, offsetted(err, off)
+	}
+	return s, nil
 }
 
 // Release lets go of the decoded messages the tracker keeps for reuse.
 func (t *BackendTracker) Release() {
 	t.be, t.step = Backend{}, Step{}
 	t.c.Replication.release(sideBackend)
-}
-
-// answerKind is the kind of a one-byte answer.
-func answerKind(b byte) flowKind {
-	switch b {
-	case 'S':
-		return kindByteS
-	case 'G':
-		return kindByteG
-	case 'N':
-		return kindByteN
-	}
-	return kindNone
 }
 
 // offsetted puts off, the enclosing message's offset, into a FlowError from

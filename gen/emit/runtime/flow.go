@@ -19,8 +19,7 @@ var ErrFlow = errors.New("protocol flow violation")
 type FlowError struct {
 	// State is where the conversation was: "backend query-rows".
 	State string
-	// Got is the slug of the message that came ("data-row"), or the
-	// one-byte answer quoted.
+	// Got is the slug of the message that came ("data-row").
 	Got string
 	// Expected lists the slugs the state allows, in kind order; empty when
 	// the state allows nothing (the side must wait for the other).
@@ -73,7 +72,10 @@ type flowRule struct {
 	moves    bool
 	streamed uint8
 	requires uint8
-	majors   MajorSet
+	// answer narrows the rule to a one-byte answer's value ('S'); alt is
+	// the rule (+1) for another value of the same answer.
+	answer, alt uint8
+	majors      MajorSet
 }
 
 // The values of flowRule.streamed and flowRule.requires.
@@ -87,6 +89,8 @@ const (
 	requiresRelation = 1 + iota
 	requiresTypes
 	requiresNoChangeYet
+	requiresNegotiation
+	requiresNegotiated
 )
 
 // flowLookup is the rule allowing kind in st under major, nil if none.
@@ -98,6 +102,17 @@ func flowLookup(st flowState, k flowKind, major int) *flowRule {
 	r := &flowRules[i-1]
 	if !r.majors.Has(major) {
 		return nil
+	}
+	return r
+}
+
+// forAnswer is the rule of r's chain that takes the answer b, nil if none.
+func (r *flowRule) forAnswer(b byte) *flowRule {
+	for r != nil && r.answer != 0 && r.answer != b {
+		if r.alt == 0 {
+			return nil
+		}
+		r = &flowRules[r.alt-1]
 	}
 	return r
 }
@@ -131,10 +146,6 @@ type Step struct {
 	// stream, decoded with LogicalP, else nil.
 	Logical  Message
 	LogicalP Params
-	// Answer is the server's one-byte answer to SSLRequest or
-	// GSSENCRequest ('S', 'G' or 'N'), which is no message of the
-	// manual's tables: Msg is then nil.
-	Answer byte
 }
 
 // copyKind is what the CopyData of a copy stream carry.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // reader is the bounds-checked cursor generated decoders read through:
@@ -167,10 +168,44 @@ func (r reader) badLength() reader {
 
 // str reads a zero-terminated string. The result never aliases the input:
 // it is old (what the field held) when that has the same bytes, so that
-// decoding into a value again costs no copy, else intern's copy. It is the
-// one hot reader helper that is not inlined: the comparison and intern's
-// table are calls anyway, and one call per string is the least.
+// decoding into a value again costs no copy, else intern's copy. A field
+// that holds its bytes again (a reused value: the same command tag, column
+// names, parameter names) is recognised with a few word loads and no
+// call; a word v holds a zero byte when (v - 0x01…01) &^ v & 0x80…80 is
+// not zero, and old's bytes followed by a zero are the string only when
+// they hold none.
 func (r reader) str(field string, old string) (string, reader) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b, n := r.rest, len(old)
+	if n < len(b) && b[n] == 0 {
+		o := unsafe.Slice(unsafe.StringData(old), n)
+		le := binary.LittleEndian
+		same := false
+		switch { // as appendStr: overlapping loads of the first and last bytes
+		case n >= 8 && n <= 16:
+			x, y := le.Uint64(b), le.Uint64(b[n-8:])
+			same = x == le.Uint64(o) && y == le.Uint64(o[n-8:]) && ((x-ones)&^x|(y-ones)&^y)&highs == 0
+		case n >= 4 && n < 8:
+			x, y := le.Uint32(b), le.Uint32(b[n-4:])
+			same = x == le.Uint32(o) && y == le.Uint32(o[n-4:]) && ((x-ones&0xffffffff)&^x|(y-ones&0xffffffff)&^y)&(highs&0xffffffff) == 0
+		case n > 16 && n <= 32:
+			x, y := le.Uint64(b), le.Uint64(b[8:])
+			u, v := le.Uint64(b[n-16:]), le.Uint64(b[n-8:])
+			same = x == le.Uint64(o) && y == le.Uint64(o[8:]) && u == le.Uint64(o[n-16:]) && v == le.Uint64(o[n-8:]) &&
+				((x-ones)&^x|(y-ones)&^y|(u-ones)&^u|(v-ones)&^v)&highs == 0
+		case n > 0 && n < 4:
+			same = b[0] == o[0] && b[n/2] == o[n/2] && b[n-1] == o[n-1] && b[0] != 0 && b[n/2] != 0 && b[n-1] != 0
+		}
+		if same {
+			return old, reader{b[n+1:], r.err}
+		}
+	}
+	return r.anyStr(field, old)
+}
+
+// anyStr is str for every other string: empty, longer than 32 bytes, or
+// new to the field.
+func (r reader) anyStr(field string, old string) (string, reader) {
 	end := bytes.IndexByte(r.rest, 0)
 	if end < 0 {
 		return "", r.fail(field, ErrUnterminated)

@@ -5,7 +5,9 @@ package codec
 //pgspec:machines replication-backend,replication-frontend
 
 import (
+	// pgspec:if no-commands
 	"strconv"
+	// pgspec:end
 	"strings"
 )
 
@@ -28,6 +30,12 @@ type ReplicationTracker struct {
 	be, fe flowState
 	rb     ReplicationBackend
 	rf     ReplicationFrontend
+	// The last command read, and what it began under which Params: a
+	// connection that starts the same stream again (a pool, a consumer
+	// reconnecting) reads it once.
+	lastCmd       string
+	lastIn, lastP Params
+	lastKind      copyKind
 }
 
 // Start takes the replication command that begins a stream:
@@ -41,24 +49,65 @@ func (r *ReplicationTracker) Start(cmd string) bool {
 }
 
 // start recognises a command that begins a replication stream:
+// START_REPLICATION (physical, or logical) or BASE_BACKUP; anything else
+// is copyNone. For pgoutput it sets Logical's LogicalVersion
+// (proto_version) and ParallelStreaming (streaming 'parallel', PG 16 on:
+// Stream Abort then carries the abort LSN and time); binary, messages and
+// two_phase change which messages come, not how they are laid out. A
+// logical stream of another plugin (test_decoding …), or options pgoutput
+// would refuse, leave the XLogData opaque.
+func (r *ReplicationTracker) start(cmd string) copyKind {
+	cmd = strings.TrimLeft(cmd, " \t\r\n")
+	if !hasWord(cmd, "START_REPLICATION") && !hasWord(cmd, "BASE_BACKUP") {
+		return copyNone
+	}
+	in := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
+	if cmd != r.lastCmd || in != r.lastIn {
+		r.lastKind, r.lastP = readCommand(cmd, in)
+		r.lastCmd, r.lastIn = cmd, in
+	}
+	if r.lastKind == copyLogical {
+		r.Logical.reset(r.lastP)
+	}
+	return r.lastKind
+}
+
+// pgspec:if commands
+// readCommand reads cmd with ParseCommand: the stream it begins and, for
+// pgoutput, the Params its options give (ParsePgoutputOptions, as the
+// plugin reads them).
+func readCommand(cmd string, p Params) (copyKind, Params) {
+	c, err := ParseCommand(cmd, p)
+	if err != nil {
+		return copyNone, p // the server refuses it too: no stream follows
+	}
+	switch c := c.(type) {
+	case *BaseBackup:
+		return copyBackup, p
+	case *StartReplicationLogical:
+		o, err := ParsePgoutputOptions(c.Options, p)
+		if err != nil {
+			return copyPhysical, p
+		}
+		if lp, err := o.DecodeParams(p); err == nil {
+			return copyLogical, lp
+		}
+	}
+	return copyPhysical, p
+}
+
+// pgspec:end
+// pgspec:if no-commands
+// readCommand finds the stream cmd begins and pgoutput's proto_version and
+// streaming options with a scan of its own: a codec generated without the
+// commands layer has no ParseCommand.
 //
 //	START_REPLICATION [SLOT name] [PHYSICAL] X/X [TIMELINE n]
 //	START_REPLICATION SLOT name LOGICAL X/X [(option ['value'] [, ...])]
 //	BASE_BACKUP [(option ['value'] [, ...])]
-//
-// For pgoutput it sets Logical's LogicalVersion (proto_version) and
-// ParallelStreaming (streaming 'parallel', PG 16 on: Stream Abort then
-// carries the abort LSN and time); binary, messages and two_phase change
-// which messages come, not how they are laid out. A logical stream of
-// another plugin (test_decoding …) has no proto_version and its XLogData
-// stay opaque. Anything else is copyNone.
-func (r *ReplicationTracker) start(cmd string) copyKind {
-	cmd = strings.TrimLeft(cmd, " \t\r\n")
-	switch {
-	case hasWord(cmd, "BASE_BACKUP"):
-		return copyBackup
-	case !hasWord(cmd, "START_REPLICATION"):
-		return copyNone
+func readCommand(cmd string, p Params) (copyKind, Params) {
+	if hasWord(cmd, "BASE_BACKUP") {
+		return copyBackup, p
 	}
 	toks := replTokens(cmd)
 	logical := false
@@ -67,9 +116,8 @@ func (r *ReplicationTracker) start(cmd string) copyKind {
 		logical = logical || strings.EqualFold(toks[i], "LOGICAL")
 	}
 	if !logical {
-		return copyPhysical
+		return copyPhysical, p
 	}
-	p := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
 	// Options: name [value] separated by commas inside parentheses.
 	for i++; i < len(toks) && toks[i] != ")"; i++ {
 		if toks[i] == "," {
@@ -90,12 +138,12 @@ func (r *ReplicationTracker) start(cmd string) copyKind {
 		}
 	}
 	if p.LogicalVersion == 0 {
-		return copyPhysical // not pgoutput: the WAL data stay opaque
+		return copyPhysical, p // not pgoutput: the WAL data stay opaque
 	}
-	r.Logical.reset(p)
-	return copyLogical
+	return copyLogical, p
 }
 
+// pgspec:end
 // hasWord reports whether s starts with word (any case) followed by the
 // end or a separator.
 func hasWord(s, word string) bool {
@@ -105,9 +153,16 @@ func hasWord(s, word string) bool {
 
 // open begins a stream of kind k.
 func (r *ReplicationTracker) open(k copyKind) {
+	// pgspec:if message:replication-archive-or-manifest-data
 	if k == copyBackup && !(&BackupData{}).Majors().Has(r.P.Major) {
 		k = copyNone // before 15 a base backup's CopyData are raw tar and manifest bytes
 	}
+	// pgspec:end
+	// pgspec:if no-message:replication-archive-or-manifest-data
+	if k == copyBackup {
+		k = copyNone // before 15 a base backup's CopyData are raw tar and manifest bytes
+	}
+	// pgspec:end
 	r.kind, r.be, r.fe = k, stReplicationBackendStreaming, stReplicationFrontendStreaming
 	if k == copyBackup {
 		r.be = stReplicationBackendBackup
@@ -149,25 +204,23 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 
 // next decodes payload into s.Sub (and s.Logical), checking the flow.
 func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
-	if r.kind == copyNone {
+	if r.kind == copyNone || len(payload) == 0 {
 		return nil
 	}
 	var m Message
 	var err error
+	var k flowKind
 	st := &r.be
 	if dir == sideFrontend {
-		st = &r.fe
+		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
 	} else {
+		k = kindsReplicationBackend[payload[0]]
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
 	if err != nil {
 		return err
-	}
-	k := kindsReplicationFrontend[payload[0]]
-	if dir == sideBackend {
-		k = kindsReplicationBackend[payload[0]]
 	}
 	rule := flowLookup(*st, k, r.P.Major)
 	if rule == nil {
@@ -176,15 +229,15 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if rule.next != 0 {
 		*st = rule.next - 1
 	}
-	x, ok := m.(*XLogData)
-	if !ok || r.kind != copyLogical {
+	if k != kindXLogData || r.kind != copyLogical {
 		return nil
 	}
 	s.LogicalP = r.Logical.P
-	s.Logical, err = r.Logical.next(x.WALData)
+	s.Logical, err = r.Logical.next(m.(*XLogData).WALData)
 	return err
 }
 
+// pgspec:if no-commands
 // replTokens splits a replication command into words, 'literals',
 // "identifiers" and the punctuation ( ) , — enough of the walsender grammar
 // to find the options.
@@ -234,3 +287,5 @@ func unquote(t string) string {
 	}
 	return t
 }
+
+// pgspec:end

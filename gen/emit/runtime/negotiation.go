@@ -1,0 +1,85 @@
+//go:build ignore
+
+package codec
+
+//pgspec:machines frontend,backend
+
+import "strconv"
+
+// The negotiation of protocol-flow.html's start-up: a StartupMessage asks
+// for a protocol minor and may carry `_pq_.` options; a server that lacks
+// the minor or does not recognise an option answers NegotiateProtocolVersion
+// once, with its newest minor and the options it did not recognise. No
+// major documents an option it recognises, so every `_pq_.` option is
+// answered.
+
+// negotiation is what the StartupMessage asked for and whether it was
+// answered.
+type negotiation struct {
+	minor      int  // the protocol minor asked for
+	options    int  // how many _pq_. options it carried
+	negotiated bool // a NegotiateProtocolVersion came
+}
+
+// newestMinor is the newest protocol minor a documented major speaks (3.2,
+// from 18): a server answers a newer one with NegotiateProtocolVersion.
+const newestMinor = 2
+
+// ask notes what a StartupMessage asks for.
+func (n *negotiation) ask(m *StartupMessage) {
+	*n = negotiation{minor: int(m.ProtocolVersion & 0xffff)}
+	for i := range m.Parameters {
+		if isProtocolOption(m.Parameters[i].Name) {
+			n.options++
+		}
+	}
+}
+
+// isProtocolOption says whether a startup parameter is a protocol option.
+func isProtocolOption(name string) bool { return len(name) > 5 && name[:5] == "_pq_." }
+
+// pgspec:if message:negotiate-protocol-version
+// answer checks a NegotiateProtocolVersion against what was asked: it
+// comes once, for a newer minor or options asked for, offers an older
+// minor of protocol 3 (or the minor alone) and names only _pq_. options. It returns what is
+// wrong, "" when nothing is.
+func (n *negotiation) answer(m *NegotiateProtocolVersion) string {
+	minor := int(m.NewestProtocolVersion & 0xffff)
+	// what was asked, written only for an answer that is wrong: a message
+	// the flow allows allocates nothing
+	asked := func() string {
+		return "the StartupMessage asked for 3." + strconv.Itoa(n.minor) + " and " + strconv.Itoa(n.options) + " _pq_. option(s)"
+	}
+	switch {
+	case n.negotiated:
+		return "a second NegotiateProtocolVersion: the server negotiates once"
+	case m.NewestProtocolVersion>>16 != 3 && m.NewestProtocolVersion>>16 != 0: // PostgreSQL sends 3.x, the manual describes the minor alone
+		return "offers protocol " + strconv.Itoa(int(m.NewestProtocolVersion>>16)) + "." + strconv.Itoa(minor) + "; " + asked()
+	case minor > n.minor:
+		return "offers 3." + strconv.Itoa(minor) + ", newer than asked: " + asked()
+	case minor == n.minor && len(m.UnrecognizedOptions) == 0:
+		return "negotiates nothing (the minor asked for, no option): " + asked()
+	case len(m.UnrecognizedOptions) > n.options:
+		return "names " + strconv.Itoa(len(m.UnrecognizedOptions)) + " unrecognised option(s); " + asked()
+	}
+	for _, o := range m.UnrecognizedOptions {
+		if !isProtocolOption(o) {
+			return "names " + strconv.Quote(o) + ", which is no _pq_. option"
+		}
+	}
+	n.negotiated = true
+	return ""
+}
+
+// pgspec:end
+
+// missing says what NegotiateProtocolVersion should have answered by the
+// end of start-up, "" when nothing: _pq_. options, or a minor no major
+// speaks.
+func (n *negotiation) missing() string {
+	if n.negotiated || n.options == 0 && n.minor <= newestMinor {
+		return ""
+	}
+	return "start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3." + strconv.Itoa(n.minor) +
+		" and " + strconv.Itoa(n.options) + " _pq_. option(s), which no server of protocol 3." + strconv.Itoa(newestMinor) + " or older recognises"
+}

@@ -1,0 +1,82 @@
+package matrix
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pgspec/pgspec/spec"
+)
+
+// The flow layer of the matrix: each message list of protocol-flow.html,
+// what the server may send in one phase of the conversation, per major. A
+// list's wire is the set of messages it names (a message the server may
+// now send, or no longer, in that phase); its lead and the descriptions
+// are wording.
+
+// flowLayer is the flow's message lists as an item layer.
+var flowLayer = itemLayer{
+	id:    "flow",
+	title: func(v words) string { return v.flow },
+	head:  func(v words) string { return v.list },
+	items: func(s *spec.Spec) []item {
+		var out []item
+		for i := range s.FlowLists {
+			l := &s.FlowLists[i]
+			out = append(out, item{FlowSlug(l), l.Title.En + " " + strconv.Itoa(l.Index)})
+		}
+		return out
+	},
+	wire: func(s *spec.Spec, slug string) []string {
+		l := flowList(s, slug)
+		if l == nil {
+			return nil
+		}
+		var out []string
+		for _, it := range l.Items {
+			out = append(out, "may send "+it.Slug)
+		}
+		slices.Sort(out) // the order a page lists them in is wording
+		return out
+	},
+	text: func(s *spec.Spec, slug string, zh bool) []string {
+		l := flowList(s, slug)
+		if l == nil {
+			return nil
+		}
+		pick := func(t spec.Text) string {
+			if zh {
+				return t.Zh
+			}
+			return t.En
+		}
+		out := []string{pick(l.Lead)}
+		for _, it := range l.Items {
+			name := it.Name
+			if zh && it.NameZh != "" {
+				name = it.NameZh
+			}
+			out = append(out, name+": "+pick(it.Description))
+		}
+		return out
+	},
+	translated: func(s *spec.Spec, slug string) bool {
+		l := flowList(s, slug)
+		return l != nil && l.Lead.Zh != ""
+	},
+}
+
+// FlowSlug names a list in the matrix: "flow-start-up-2".
+func FlowSlug(l *spec.FlowList) string {
+	return "flow-" + strings.ToLower(strings.TrimPrefix(l.Section, "PROTOCOL-FLOW-")) + "-" + strconv.Itoa(l.Index)
+}
+
+// flowList is the list of s the slug names, nil if none.
+func flowList(s *spec.Spec, slug string) *spec.FlowList {
+	for i := range s.FlowLists {
+		if FlowSlug(&s.FlowLists[i]) == slug {
+			return &s.FlowLists[i]
+		}
+	}
+	return nil
+}
