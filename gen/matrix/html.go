@@ -340,18 +340,9 @@ func (h *History) itemPage(l itemLayer) (pageLayer, []pageDetail) {
 					d.Sides[k].Rows = append(d.Sides[k].Rows, fieldRow{Prose: true, Text: bi{en[j], zh[j]}})
 				}
 			}
-			for _, zh := range []bool{false, true} {
-				ca, cb := marks(l.text(a, r.Slug, zh && l.translated(a, r.Slug)), l.text(b, r.Slug, zh && l.translated(b, r.Slug)))
-				for k, changed := range [][]bool{ca, cb} {
-					for j, ch := range changed {
-						if zh {
-							d.Sides[k].Rows[j].ChangedZh = ch
-						} else {
-							d.Sides[k].Rows[j].ChangedEn = ch
-						}
-					}
-				}
-			}
+			d.markChanged(func(zh bool) ([]string, []string) {
+				return l.text(a, r.Slug, zh && l.translated(a, r.Slug)), l.text(b, r.Slug, zh && l.translated(b, r.Slug))
+			})
 			if d.Wire {
 				wa, wb := l.wire(a, r.Slug), l.wire(b, r.Slug)
 				ca, cb := marks(wa, wb)
@@ -402,18 +393,7 @@ func (h *History) pageDetail(r Row, i int, pageURL func(string, int) string) pag
 			}
 		}
 	}
-	for _, zh := range []bool{false, true} {
-		ca, cb := marks(rowKeys(a, zh), rowKeys(b, zh))
-		for k, changed := range [][]bool{ca, cb} {
-			for j, ch := range changed {
-				if zh {
-					d.Sides[k].Rows[j].ChangedZh = ch
-				} else {
-					d.Sides[k].Rows[j].ChangedEn = ch
-				}
-			}
-		}
-	}
+	d.markChanged(func(zh bool) ([]string, []string) { return rowKeys(a, zh), rowKeys(b, zh) })
 	if d.Wire {
 		la, lb := h.layouts[i-1][r.Slug], h.layouts[i][r.Slug]
 		ca, cb := marks(codes(la), codes(lb))
@@ -449,6 +429,23 @@ func tableRows(m *spec.Message) []fieldRow {
 		out = append(out, prose(n.Text))
 	}
 	return out
+}
+
+// markChanged marks, in each language, the rows of both sides whose keys
+// differ; keys gives both sides' row keys in English or Chinese.
+func (d *pageDetail) markChanged(keys func(zh bool) (a, b []string)) {
+	for _, zh := range []bool{false, true} {
+		ca, cb := marks(keys(zh))
+		for k, changed := range [][]bool{ca, cb} {
+			for j, ch := range changed {
+				if zh {
+					d.Sides[k].Rows[j].ChangedZh = ch
+				} else {
+					d.Sides[k].Rows[j].ChangedEn = ch
+				}
+			}
+		}
+	}
 }
 
 // rowKeys are the rows of tableRows(m) in one language, as compared.
