@@ -291,7 +291,7 @@ func TestCaptures(t *testing.T) {
 		for _, run := range runs {
 			versions = append(versions, run.version)
 		}
-		if want := []int{1, 2, 3, 4}[:maxProto(major)]; !slices.Equal(versions, want) {
+		if want := []int{1, 2, 3, 4}[:codec.PgoutputOptions{}.Version(codec.Params{Major: major})]; !slices.Equal(versions, want) {
 			t.Fatalf("%d: runs of proto_version %v, want %v", major, versions, want)
 		}
 		for _, run := range runs {

@@ -93,9 +93,13 @@ func New(conn *session.Conn, cfg Config) (*Consumer, error) {
 	}
 	start := max(confirmed, cfg.Start)
 	c.Acks = NewAcks(start)
-	c.asm = NewAssembler(AssemblerConfig{Major: major, LogicalVersion: c.Options.ProtoVersion, Parallel: c.Options.Streaming == "parallel",
+	c.asm = NewAssembler(AssemblerConfig{Major: major, LogicalVersion: c.Options.ProtoVersion, Parallel: c.Options.Streaming == codec.StreamingParallel,
 		Types: cfg.Types, Start: start, MemoryLimit: cfg.MemoryLimit, SpillDir: cfg.SpillDir})
-	if err := conn.StartReplication(startReplication(cfg.Slot, start, cfg.Publications, c.Options)); err != nil {
+	cmd, err := startReplication(cfg.Slot, start, cfg.Publications, c.Options, major)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.StartReplication(cmd); err != nil {
 		return nil, err
 	}
 	return c, nil

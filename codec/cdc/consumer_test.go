@@ -138,7 +138,7 @@ func TestAcks(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-f.queries
-	if q := <-f.queries; q != `START_REPLICATION SLOT "s" LOGICAL 0/100 ("proto_version" '3', "publication_names" '"we""ird"', "streaming" 'on', "two_phase" 'on', "messages" 'on')` {
+	if q := <-f.queries; q != `START_REPLICATION SLOT "s" LOGICAL 0/100 ("proto_version" '3', "publication_names" '"we""ird"', "messages" 'true', "streaming" 'on', "two_phase" 'true')` {
 		t.Errorf("start: %s", q)
 	}
 	commits := make(chan LSN)

@@ -2,19 +2,20 @@ package cdc
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/pgspec/pgspec/codec"
 )
 
-// PluginOptions are pgoutput's START_REPLICATION options.
+// PluginOptions are pgoutput's START_REPLICATION options; what each
+// major and proto_version accepts is the codec's (PgoutputOptions, from
+// the manual and its reviewed corrections), not a table of this package.
 type PluginOptions struct {
 	// ProtoVersion is pgoutput's proto_version, 1 to 4.
 	ProtoVersion int
-	// Streaming is "" (off), "on" or "parallel": the server sends a large
+	// Streaming is off, on or parallel: the server sends a large
 	// transaction in segments before it commits.
-	Streaming string
+	Streaming codec.PgoutputStreaming
 	// TwoPhase sends prepared transactions at PREPARE TRANSACTION.
 	TwoPhase bool
 	// Binary sends values in their types' binary form.
@@ -30,91 +31,40 @@ type PluginOptions struct {
 func OptionsFor(major int) PluginOptions {
 	switch {
 	case major >= 16:
-		return PluginOptions{ProtoVersion: 4, Streaming: "parallel", TwoPhase: true, Messages: true}
+		return PluginOptions{ProtoVersion: 4, Streaming: codec.StreamingParallel, TwoPhase: true, Messages: true}
 	case major == 15:
-		return PluginOptions{ProtoVersion: 3, Streaming: "on", TwoPhase: true, Messages: true}
+		return PluginOptions{ProtoVersion: 3, Streaming: codec.StreamingOn, TwoPhase: true, Messages: true}
 	case major == 14:
-		return PluginOptions{ProtoVersion: 2, Streaming: "on", Messages: true}
+		return PluginOptions{ProtoVersion: 2, Streaming: codec.StreamingOn, Messages: true}
 	}
 	return PluginOptions{ProtoVersion: 1}
 }
 
-// maxProto is the newest proto_version of a major's pgoutput.
-func maxProto(major int) int {
-	switch {
-	case major >= 16:
-		return 4
-	case major >= 14:
-		return major - 12
-	}
-	return 1
+// pgoutput is o for the publications pubs, as the codec's typed options.
+func (o PluginOptions) pgoutput(pubs []string) codec.PgoutputOptions {
+	return codec.PgoutputOptions{ProtoVersion: o.ProtoVersion, Publications: pubs, Binary: o.Binary,
+		Messages: o.Messages, Streaming: o.Streaming, TwoPhase: o.TwoPhase}
 }
 
-// Check says whether a server of the given major accepts o, and the
-// proto_version its options need.
+// Check says whether a server of the given major accepts o: an error
+// naming the option, and the majors or the proto_version it needs.
 func (o PluginOptions) Check(major int) error {
-	need := func(what string, proto, since int) error {
-		switch {
-		case o.ProtoVersion < proto:
-			return fmt.Errorf("cdc: %s needs proto_version %d or later, not %d", what, proto, o.ProtoVersion)
-		case major < since:
-			return fmt.Errorf("cdc: %s needs PostgreSQL %d or later, not %d", what, since, major)
-		}
-		return nil
+	if o.ProtoVersion < 1 {
+		// The codec reads 0 as "the newest"; a consumer names its version.
+		return fmt.Errorf("cdc: proto_version %d: set 1 or later", o.ProtoVersion)
 	}
-	if o.ProtoVersion < 1 || o.ProtoVersion > maxProto(major) {
-		return fmt.Errorf("cdc: proto_version %d: PostgreSQL %d speaks 1 to %d", o.ProtoVersion, major, maxProto(major))
-	}
-	var errs []error
-	switch o.Streaming {
-	case "":
-	case "on":
-		errs = append(errs, need("streaming", 2, 14))
-	case "parallel":
-		errs = append(errs, need("streaming 'parallel'", 4, 16))
-	default:
-		errs = append(errs, fmt.Errorf("cdc: streaming %q: want \"\", \"on\" or \"parallel\"", o.Streaming))
-	}
-	if o.TwoPhase {
-		errs = append(errs, need("two_phase", 3, 15))
-	}
-	if o.Binary {
-		errs = append(errs, need("binary", 1, 14))
-	}
-	if o.Messages {
-		errs = append(errs, need("messages", 1, 14))
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := o.pgoutput([]string{"p"}).PluginOptions(codec.Params{Major: major})
+	return err
 }
 
 // startReplication is START_REPLICATION for slot from lsn with o, sending
-// the publications' changes.
-func startReplication(slot string, lsn LSN, pubs []string, o PluginOptions) *codec.StartReplicationLogical {
-	names := make([]string, len(pubs))
-	for i, p := range pubs {
-		names[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
+// the publications' changes; o was checked for major.
+func startReplication(slot string, lsn LSN, pubs []string, o PluginOptions, major int) (*codec.StartReplicationLogical, error) {
+	opts, err := o.pgoutput(pubs).PluginOptions(codec.Params{Major: major})
+	if err != nil {
+		return nil, err
 	}
-	opt := func(name, value string) codec.PluginOption {
-		return codec.PluginOption{Name: name, Value: value, HasValue: true}
-	}
-	opts := []codec.PluginOption{opt("proto_version", strconv.Itoa(o.ProtoVersion)), opt("publication_names", strings.Join(names, ","))}
-	if o.Streaming != "" {
-		opts = append(opts, opt("streaming", o.Streaming))
-	}
-	for _, b := range []struct {
-		name string
-		on   bool
-	}{{"two_phase", o.TwoPhase}, {"binary", o.Binary}, {"messages", o.Messages}} {
-		if b.on {
-			opts = append(opts, opt(b.name, "on"))
-		}
-	}
-	return &codec.StartReplicationLogical{SlotName: slot, LSN: codec.LSN(lsn), Options: opts}
+	return &codec.StartReplicationLogical{SlotName: slot, LSN: codec.LSN(lsn), Options: opts}, nil
 }
 
 // createSlot creates slot for pgoutput without exporting a snapshot,

@@ -36,14 +36,14 @@ func TestOptionsFor(t *testing.T) {
 		major int
 		want  string
 	}{
-		{PluginOptions{ProtoVersion: 0}, 15, "proto_version 0: PostgreSQL 15 speaks 1 to 3"},
-		{PluginOptions{ProtoVersion: 4}, 15, "proto_version 4: PostgreSQL 15 speaks 1 to 3"},
-		{PluginOptions{ProtoVersion: 1, Streaming: "on"}, 15, "streaming needs proto_version 2 or later, not 1"},
-		{PluginOptions{ProtoVersion: 3, Streaming: "parallel"}, 16, "streaming 'parallel' needs proto_version 4 or later, not 3"},
-		{PluginOptions{ProtoVersion: 2, TwoPhase: true}, 15, "two_phase needs proto_version 3 or later, not 2"},
-		{PluginOptions{ProtoVersion: 1, Binary: true}, 13, "binary needs PostgreSQL 14 or later, not 13"},
-		{PluginOptions{ProtoVersion: 1, Messages: true}, 12, "messages needs PostgreSQL 14 or later, not 12"},
-		{PluginOptions{ProtoVersion: 2, Streaming: "yes"}, 14, `streaming "yes"`},
+		{PluginOptions{ProtoVersion: 0}, 15, "proto_version 0: set 1 or later"},
+		{PluginOptions{ProtoVersion: 4}, 15, "pgoutput proto_version: version 4 is not supported by PostgreSQL 15 (it is in PostgreSQL 16 and later)"},
+		{PluginOptions{ProtoVersion: 1, Streaming: "on"}, 15, "pgoutput streaming: needs proto_version 2 or later, not 1"},
+		{PluginOptions{ProtoVersion: 3, Streaming: "parallel"}, 16, "pgoutput streaming: parallel needs proto_version 4 or later, not 3"},
+		{PluginOptions{ProtoVersion: 2, TwoPhase: true}, 15, "pgoutput two_phase: needs proto_version 3 or later, not 2"},
+		{PluginOptions{ProtoVersion: 1, Binary: true}, 13, "pgoutput binary: not in PostgreSQL 13 (it is in PostgreSQL 14 and later)"},
+		{PluginOptions{ProtoVersion: 1, Messages: true}, 12, "pgoutput messages: not in PostgreSQL 12 (it is in PostgreSQL 14 and later)"},
+		{PluginOptions{ProtoVersion: 2, Streaming: "yes"}, 14, `pgoutput streaming: value "yes" is not one the manual names`},
 	} {
 		if err := tc.o.Check(tc.major); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v on %d: %v, want %q", tc.o, tc.major, err, tc.want)
@@ -62,11 +62,15 @@ func TestCommands(t *testing.T) {
 		}
 		return string(b)
 	}
+	start, err := startReplication("s", 0x16_B374D848, []string{"a", "it's"}, PluginOptions{ProtoVersion: 1, Binary: true}, 14)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ got, want string }{
 		{must(createSlot("s", 14, false), 14), `CREATE_REPLICATION_SLOT "s" LOGICAL "pgoutput" NOEXPORT_SNAPSHOT`},
 		{must(createSlot("s", 15, true), 15), `CREATE_REPLICATION_SLOT "s" LOGICAL "pgoutput" (TWO_PHASE, SNAPSHOT 'nothing')`},
-		{must(startReplication("s", 0x16_B374D848, []string{"a", "it's"}, PluginOptions{ProtoVersion: 1, Binary: true}), 14),
-			`START_REPLICATION SLOT "s" LOGICAL 16/B374D848 ("proto_version" '1', "publication_names" '"a","it''s"', "binary" 'on')`},
+		{must(start, 14),
+			`START_REPLICATION SLOT "s" LOGICAL 16/B374D848 ("proto_version" '1', "publication_names" '"a","it''s"', "binary" 'true')`},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got  %s\nwant %s", tc.got, tc.want)
