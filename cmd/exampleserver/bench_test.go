@@ -110,15 +110,8 @@ func startBench(b *testing.B, name string) *benchProcess {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", p.addr); err == nil {
-			c.Close()
-			return p
-		}
-		if time.Since(start) > 10*time.Second {
-			b.Fatalf("%s never listened", name)
-		}
-	}
+	benchproc.WaitListening(b, p.addr, name)
+	return p
 }
 
 // TestHelperBenchServer is not a test but BenchmarkServers' servers, run

@@ -6,6 +6,7 @@ package benchproc
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"slices"
@@ -95,4 +96,19 @@ func TPS(out []byte) (float64, error) {
 		return 0, fmt.Errorf("benchproc: pgbench printed no tps")
 	}
 	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+// WaitListening waits up to ten seconds for what, a process just started,
+// to accept connections on addr, and fails tb if it never does.
+func WaitListening(tb testing.TB, addr, what string) {
+	tb.Helper()
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		if time.Since(start) > 10*time.Second {
+			tb.Fatalf("%s never listened on %s", what, addr)
+		}
+	}
 }

@@ -140,15 +140,7 @@ func (p *proxyProcess) start(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", p.addr); err == nil {
-			c.Close()
-			return
-		}
-		if time.Since(start) > 10*time.Second {
-			b.Fatalf("%s never listened", p.cmd.Path)
-		}
-	}
+	benchproc.WaitListening(b, p.addr, p.cmd.Path)
 }
 
 func (p *proxyProcess) stop() {
