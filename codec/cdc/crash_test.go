@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pgspec/pgspec/codec/session"
+	"github.com/pgspec/pgspec/internal/atomicfile"
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
@@ -125,7 +126,7 @@ func (ch *child) consumeOnce() (done bool, err error) {
 		}
 		break
 	}
-	if err := os.WriteFile(ch.out+".ready", nil, 0o644); err != nil {
+	if err := atomicfile.WriteFile(ch.out+".ready", nil, 0o644); err != nil {
 		return false, err
 	}
 	var held []string // delivered, not stored: lost if the child dies
@@ -143,7 +144,7 @@ func (ch *child) consumeOnce() (done bool, err error) {
 			batch = int(b)
 			held = append(held, fmt.Sprintf("row %d %d\n", b, id))
 			if rows++; rows == 100 && batch == ch.hang {
-				if err := os.WriteFile(ch.out+".inside", []byte(ch.holding(c)), 0o644); err != nil {
+				if err := atomicfile.WriteFile(ch.out+".inside", []byte(ch.holding(c)), 0o644); err != nil {
 					return err
 				}
 				select {} // SIGKILL comes here, mid-transaction
@@ -152,7 +153,7 @@ func (ch *child) consumeOnce() (done bool, err error) {
 			held = append(held, "commit "+e.EndLSN.String()+"\n")
 			rows = 0
 			if batch == ch.announce {
-				if err := os.WriteFile(ch.out+".delivered", nil, 0o644); err != nil {
+				if err := atomicfile.WriteFile(ch.out+".delivered", nil, 0o644); err != nil {
 					return err
 				}
 			}
@@ -167,7 +168,7 @@ func (ch *child) consumeOnce() (done bool, err error) {
 				return err
 			}
 			if batch == ch.hangStored {
-				if err := os.WriteFile(ch.out+".inside", nil, 0o644); err != nil {
+				if err := atomicfile.WriteFile(ch.out+".inside", nil, 0o644); err != nil {
 					return err
 				}
 				select {} // SIGKILL comes here: stored, not confirmed
@@ -190,9 +191,9 @@ func (ch *child) consumeOnce() (done bool, err error) {
 	switch {
 	case cc.cut:
 		ch.cut = 0
-		return false, os.WriteFile(ch.out+".cut", []byte(err.Error()), 0o644) // start again from the file
+		return false, atomicfile.WriteFile(ch.out+".cut", []byte(err.Error()), 0o644) // start again from the file
 	case err == nil && !done:
-		return false, os.WriteFile(ch.out+".stopped", nil, 0o644)
+		return false, atomicfile.WriteFile(ch.out+".stopped", nil, 0o644)
 	}
 	return done, err
 }
