@@ -120,17 +120,6 @@ func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRul
 	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
 }
 
-// stays reports whether st allows kind k under major by a rule that changes
-// no state and requires nothing: the steady states' fast paths.
-func stays(st flowState, k flowKind, major int) bool {
-	i := flowTable[st][k]
-	if i == 0 {
-		return false
-	}
-	r := &flowRules[i-1]
-	return !r.moves && r.requires == 0 && r.majors.Has(major)
-}
-
 // FrontendTracker takes the messages the frontend sends.
 type FrontendTracker struct {
 	tracker
