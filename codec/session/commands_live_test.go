@@ -35,7 +35,13 @@ func (c *countingConn) Write(b []byte) (int, error) {
 // the test server.
 func replConn(t *testing.T, u pgtest.User, mode string) (*session.Conn, *countingConn) {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", pgtest.Get(t).Addr(), 10*time.Second)
+	return replConnTo(t, pgtest.Get(t), u, mode)
+}
+
+// replConnTo is replConn to server s.
+func replConnTo(t *testing.T, s *pgtest.Server, u pgtest.User, mode string) (*session.Conn, *countingConn) {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", s.Addr(), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
