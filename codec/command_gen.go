@@ -6,6 +6,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -26,8 +27,6 @@ type Command interface {
 	// Majors is the set of majors whose manual documents the command.
 	Majors() MajorSet
 	desc() *commandDesc
-	values() []cmdValue
-	setValues([]cmdValue)
 	spell() *spelling
 }
 
@@ -157,6 +156,19 @@ type tmpl struct {
 	kids  [][]tmpl
 }
 
+// The generated forms are written with these, so a form reads like its
+// synopsis: seq(val(0), opt(kw(1, "TEMPORARY")), alt(seq(lit("PHYSICAL")), …)).
+
+func seq(nodes ...tmpl) []tmpl         { return nodes }
+func lit(keyword string) tmpl          { return tmpl{op: opLit, lit: keyword} }
+func val(item int) tmpl                { return tmpl{op: opValue, item: item} }
+func kw(item int, keyword string) tmpl { return tmpl{op: opValue, item: item, lit: keyword} }
+func opt(nodes ...tmpl) tmpl           { return tmpl{op: opOpt, kids: [][]tmpl{nodes}} }
+func alt(kids ...[]tmpl) tmpl          { return tmpl{op: opAlt, kids: kids} }
+func anyOf(kids ...[]tmpl) tmpl        { return tmpl{op: opAny, kids: kids} }
+func list(items ...int) tmpl           { return tmpl{op: opList, items: items} }
+func pluginOptions(item int) tmpl      { return tmpl{op: opPlugin, item: item} }
+
 // cmdValue is one item's value; set says it is given.
 type cmdValue struct {
 	set  bool
@@ -177,7 +189,7 @@ type spelling struct {
 
 // appendCommand writes c for p.Major.
 func appendCommand(dst []byte, c Command, p Params) ([]byte, error) {
-	out, err := renderCommand(c.desc(), c.values(), p.major())
+	out, err := renderCommand(c.desc(), commandValues(c), p.major())
 	if err != nil {
 		return dst, err
 	}
@@ -191,7 +203,7 @@ func appendCommand(dst []byte, c Command, p Params) ([]byte, error) {
 // built in Go: keywords in capitals, identifiers double-quoted, values as
 // string constants, options joined by ", ", whatever text c was parsed from.
 func AppendCanonical(dst []byte, c Command, p Params) ([]byte, error) {
-	out, err := renderCommand(c.desc(), c.values(), p.major())
+	out, err := renderCommand(c.desc(), commandValues(c), p.major())
 	if err != nil {
 		return dst, err
 	}
@@ -564,7 +576,7 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 						return nil, &CommandError{Command: d.name, Option: it.name, Major: major, Majors: it.majors, Offset: p.offs[i], Reason: fmt.Sprintf("not in PostgreSQL %d", major)}
 					}
 				}
-				c.setValues(p.vals)
+				setCommandValues(c, p.vals)
 				canon, err := renderCommand(d, p.vals, major)
 				if err != nil {
 					return nil, err
@@ -915,36 +927,70 @@ func (p *parser) snapshot() []cmdValue {
 
 func (p *parser) restore(v []cmdValue) { copy(p.vals, v) }
 
-// Helpers of the generated values and setValues methods.
-
-func boolValue(b *bool) cmdValue {
-	if b == nil {
-		return cmdValue{}
+// commandValues reads c's fields, which are its items in order, each of
+// the Go type its kind has: a flag a bool, a boolean a *bool, an integer
+// an *int64, an LSN an LSN, a timeline a uint32, plugin options a
+// []PluginOption, any other kind a string. Unset is the zero value (an LSN
+// is always set: 0/0 is a position).
+func commandValues(c Command) []cmdValue {
+	v := reflect.ValueOf(c).Elem()
+	items := c.desc().items
+	out := make([]cmdValue, len(items))
+	for i, it := range items {
+		f := v.Field(i)
+		switch it.kind {
+		case kindFlag:
+			out[i] = cmdValue{set: f.Bool(), b: f.Bool()}
+		case kindBoolean:
+			if !f.IsNil() {
+				out[i] = cmdValue{set: true, b: f.Elem().Bool()}
+			}
+		case kindInteger:
+			if !f.IsNil() {
+				out[i] = cmdValue{set: true, n: f.Elem().Int()}
+			}
+		case kindLSN:
+			out[i] = cmdValue{set: true, n: int64(f.Uint())}
+		case kindTimeline:
+			out[i] = cmdValue{set: f.Uint() != 0, n: int64(f.Uint())}
+		case kindPluginOptions:
+			opts := f.Interface().([]PluginOption)
+			out[i] = cmdValue{set: len(opts) > 0, opts: opts}
+		default:
+			out[i] = cmdValue{set: f.String() != "", s: f.String()}
+		}
 	}
-	return cmdValue{set: true, b: *b}
+	return out
 }
 
-func intValue(n *int64) cmdValue {
-	if n == nil {
-		return cmdValue{}
+// setCommandValues stores vals in c's fields, as commandValues reads them.
+func setCommandValues(c Command, vals []cmdValue) {
+	v := reflect.ValueOf(c).Elem()
+	for i, it := range c.desc().items {
+		f, x := v.Field(i), vals[i]
+		switch it.kind {
+		case kindFlag:
+			f.SetBool(x.b)
+		case kindBoolean:
+			f.Set(reflect.Zero(f.Type()))
+			if x.set {
+				b := x.b
+				f.Set(reflect.ValueOf(&b))
+			}
+		case kindInteger:
+			f.Set(reflect.Zero(f.Type()))
+			if x.set {
+				n := x.n
+				f.Set(reflect.ValueOf(&n))
+			}
+		case kindLSN, kindTimeline:
+			f.SetUint(uint64(x.n))
+		case kindPluginOptions:
+			f.Set(reflect.ValueOf(x.opts))
+		default:
+			f.SetString(x.s)
+		}
 	}
-	return cmdValue{set: true, n: *n}
-}
-
-func (v cmdValue) boolPtr() *bool {
-	if !v.set {
-		return nil
-	}
-	b := v.b
-	return &b
-}
-
-func (v cmdValue) intPtr() *int64 {
-	if !v.set {
-		return nil
-	}
-	n := v.n
-	return &n
 }
 
 // ErrResult marks a result set whose columns or values are not what the
