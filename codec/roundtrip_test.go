@@ -99,11 +99,11 @@ func (f *filler) fill(v reflect.Value, items []*model.Item) {
 		}
 		switch it.Op {
 		case model.OpPart:
-			f.fill(fv, f.layout(it.Part).Items)
+			f.fill(fv, f.layout(it.Part.Slug).Items)
 		case model.OpGroup:
 			s := reflect.MakeSlice(fv.Type(), 3, 3)
 			for i := range 3 {
-				if it.ElemType != "" {
+				if it.Struct != nil {
 					f.fill(s.Index(i), it.Elem)
 				} else {
 					s.Index(i).Set(f.value(it.Elem[len(it.Elem)-1], fv.Type().Elem(), i))

@@ -279,7 +279,7 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 // values (DataRow's columns, Bind's parameters): the runtime reads and
 // writes those in one loop (bytes32s) rather than one call per value.
 func bulkBytes(it *model.Item) bool {
-	return it.ElemType == "" && !it.Terminated && len(it.Elem) == 1 &&
+	return it.Struct == nil && !it.Terminated && len(it.Elem) == 1 &&
 		it.Elem[0].Op == model.OpBytes && it.Elem[0].Cond.Always()
 }
 
@@ -318,7 +318,7 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Statement, loop *jen.Statement, first ...jen.Code) []jen.Code {
 	name := sc.name(it)
 	body := first
-	if it.ElemType == "" {
+	if it.Struct == nil {
 		v := it.Elem[len(it.Elem)-1]
 		body = append(append(body, e.readItems(it.Elem[:len(it.Elem)-1], sc)...), readValue(target().Index(jen.Id("i")), v, name))
 	} else {
@@ -496,7 +496,7 @@ func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 	first := it.Elem[0]
 	var body []jen.Code
 	var loop *jen.Statement
-	if it.ElemType == "" {
+	if it.Struct == nil {
 		inner.recv, inner.value, first = sc.recv, "v", it.Elem[len(it.Elem)-1]
 		loop = jen.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(sc.target(it)))
 	} else {
@@ -546,7 +546,7 @@ func minSize(items []*model.Item, mod *model.Model) int {
 		case model.OpBytes:
 			n += 4
 		case model.OpPart:
-			n += partMin(it.Part, mod)
+			n += partMin(it.Part.Slug, mod)
 		case model.OpGroup:
 			if it.Terminated {
 				n++

@@ -182,7 +182,7 @@ func itemFormat(it *model.Item) string {
 			fs = append(fs, r.Format)
 		}
 		return strings.Join(fs, " or ")
-	case it.Op == model.OpGroup && it.ElemType == "" && len(it.Elem) > 0:
+	case it.Op == model.OpGroup && it.Struct == nil && len(it.Elem) > 0:
 		return itemFormat(it.Elem[len(it.Elem)-1])
 	case it.Latest != nil:
 		return it.Latest.Format
@@ -215,7 +215,7 @@ func elemItems(mod *model.Model, st, name string) []*model.Item {
 			if it.Op != model.OpGroup {
 				continue
 			}
-			if it.ElemType == st {
+			if it.Struct != nil && it.Struct.Name == st {
 				for _, el := range it.Elem {
 					if el.Field == name && el.Op != model.OpCount {
 						out = append(out, el)

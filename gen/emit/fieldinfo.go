@@ -144,7 +144,7 @@ func walkFields(items []*model.Item, prefix string, parts map[string]*model.Mess
 			add(prefix+it.Field, false, it.Row.Format)
 		}
 		switch {
-		case it.Op == model.OpGroup && it.ElemType == "":
+		case it.Op == model.OpGroup && it.Struct == nil:
 			// One value per element, read under the group's name.
 			for _, el := range it.Elem {
 				if el.Row != nil {
@@ -154,7 +154,7 @@ func walkFields(items []*model.Item, prefix string, parts map[string]*model.Mess
 		case it.Op == model.OpGroup:
 			walkFields(it.Elem, prefix+it.Field+".", parts, u, add)
 		case it.Op == model.OpPart:
-			if p := parts[it.Part]; p != nil {
+			if p := parts[it.Part.Slug]; p != nil {
 				for _, l := range p.Layouts {
 					walkFields(l.Items, prefix+it.Field+".", parts, u, add)
 				}

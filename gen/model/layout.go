@@ -46,13 +46,15 @@ type builder struct {
 	m     *spec.Message
 	ov    *spec.Overlay
 	me    *spec.MessageEntry
+	// msgs are the messages by slug, the parts items point at.
+	msgs  map[string]*Message
 	p     *problems
 	d     *defaults
 	where string
 }
 
-func buildLayout(s *spec.Spec, m *spec.Message, ov *spec.Overlay, me *spec.MessageEntry, p *problems, d *defaults, used usage) *Layout {
-	b := &builder{rules: ov.RuleTables(), s: s, m: m, ov: ov, me: me, p: p, d: d, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
+func buildLayout(s *spec.Spec, m *spec.Message, ov *spec.Overlay, me *spec.MessageEntry, msgs map[string]*Message, p *problems, d *defaults, used usage) *Layout {
+	b := &builder{rules: ov.RuleTables(), s: s, m: m, ov: ov, me: me, msgs: msgs, p: p, d: d, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
 	top := b.segment(used)
 	b.matchEntries(top, used)
 	if len(top) > 0 && top[0].row != nil && !m.Part && top[0].row.Type.Kind == spec.KindByte && top[0].row.Type.Tag != "" {
