@@ -172,7 +172,8 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		}
 		return eligible(msg)
 	}
-	// The messages parts the kept ones carry, in the selected majors.
+	// The message parts the kept messages carry in the selected majors, and
+	// the messages the replication commands' results are read with.
 	carried := map[*Message]bool{}
 	var carry func(items []*Item)
 	carry = func(items []*Item) {
@@ -226,7 +227,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	}
 	cp := &copier{msgs: map[*Message]*Message{}, items: map[*Item]*Item{}, structs: map[*Struct]*Struct{}}
 	for _, msg := range m.Messages {
-		if keep(msg) || msg.Part && carried[msg] || msg.AnswerTo != "" && keep(m.Find(msg.AnswerTo)) {
+		if keep(msg) || carried[msg] || msg.AnswerTo != "" && keep(m.Find(msg.AnswerTo)) {
 			out.Messages = append(out.Messages, cp.only(msg, in))
 		}
 	}

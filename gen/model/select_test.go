@@ -139,6 +139,22 @@ func TestSelectPatterns(t *testing.T) {
 	}
 }
 
+// The commands layer alone brings the messages its results are read with,
+// RowDescription and DataRow, and no other message.
+func TestSelectCommandsAlone(t *testing.T) {
+	mod, err := committedModel(t).Select(Selection{Layers: []string{spec.LayerCommands}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range mod.Messages {
+		names = append(names, m.Slug)
+	}
+	if got := strings.Join(names, " "); got != "data-row row-description" || len(mod.Commands) == 0 {
+		t.Errorf("messages %s and %d commands, want data-row row-description and the commands", got, len(mod.Commands))
+	}
+}
+
 func TestSelectRefuses(t *testing.T) {
 	full := committedModel(t)
 	for _, c := range []struct {
