@@ -217,11 +217,10 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 	case model.OpLength:
 		return []jen.Code{rcall(nil, "length")}
 	case model.OpCount:
-		g := it.Sizes
 		n := "n" + it.Field
 		return []jen.Code{
 			jen.Var().Id(n).Int(),
-			e.countCall(n, name, it.Width, e.minElem(g)),
+			e.countCall(n, name, it.Width, model.MinSize(it.Sizes.Elem)), // never 0: the model checks
 		}
 	case model.OpBytesN:
 		return []jen.Code{rcall(nil, "fill", jen.Lit(name), sc.target(it).Index(jen.Empty(), jen.Empty()))}
@@ -334,24 +333,17 @@ func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Stateme
 
 // terminatedShape is what reader.terminated needs to count a zero-terminated
 // group's elements: how many fixed bytes each starts with, then how many
-// zero-terminated strings follow. Every such group in the manual has that
+// zero-terminated strings follow. The model holds every such group to that
 // shape (ErrorResponse's code and value, StartupMessage's name and value,
 // AuthenticationSASL's mechanisms).
 func terminatedShape(g *model.Item) (fixed, strs int) {
 	for _, it := range g.Elem {
-		switch {
-		case !it.Cond.Always():
-		case it.Op == model.OpString:
+		switch it.Op {
+		case model.OpString:
 			strs++
-			continue
-		case strs == 0 && it.Op == model.OpByte:
-			fixed++
-			continue
-		case strs == 0 && it.Op == model.OpInt:
+		case model.OpByte, model.OpInt:
 			fixed += it.Width
-			continue
 		}
-		panic("emit: zero-terminated group " + g.Field + " has an element other than fixed bytes then strings")
 	}
 	return fixed, strs
 }
@@ -516,59 +508,6 @@ func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 		out = append(out, wcall("u8", jen.Lit(0)))
 	}
 	return out
-}
-
-// minElem is the fewest bytes one element of a group takes on the wire;
-// a count is checked against the remaining bytes with it.
-func (e *emitter) minElem(g *model.Item) int {
-	n := minSize(g.Elem, e.mod)
-	if n == 0 {
-		panic("emit: group " + g.Field + " has elements of zero bytes")
-	}
-	return n
-}
-
-func minSize(items []*model.Item, mod *model.Model) int {
-	n := 0
-	for _, it := range items {
-		if !it.Cond.Always() {
-			continue
-		}
-		switch it.Op {
-		case model.OpFixed, model.OpInt, model.OpCount, model.OpRaw, model.OpBytesN, model.OpLength:
-			n += it.Width
-		case model.OpTag, model.OpByte, model.OpString:
-			n++
-		case model.OpChoice:
-			if !it.Choice.Optional {
-				n++
-			}
-		case model.OpBytes:
-			n += 4
-		case model.OpPart:
-			n += partMin(it.Part.Slug, mod)
-		case model.OpGroup:
-			if it.Terminated {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func partMin(slug string, mod *model.Model) int {
-	least := -1
-	for _, m := range mod.Messages {
-		if m.Slug != slug {
-			continue
-		}
-		for _, l := range m.Layouts {
-			if s := minSize(l.Items, mod); least < 0 || s < least {
-				least = s
-			}
-		}
-	}
-	return max(least, 0)
 }
 
 // fixedRun is the run of fixed-width values items starts with: integers and

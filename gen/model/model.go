@@ -322,6 +322,9 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	}
 	mod.ErrorFields = errorFields(specs, ov, &p, &d)
 	checkNames(mod, &p)
+	if len(p) == 0 { // sizes follow every reference, resolved only then
+		checkSizes(mod, &p)
+	}
 	if err := p.err(); err != nil {
 		return nil, err
 	}

@@ -147,6 +147,9 @@ func TestOverlayProblems(t *testing.T) {
 		{"unknown overlay key", func(ov map[string]any) {
 			entry(ov, "bind")["nmae"] = "typo"
 		}, []string{`unknown field "nmae"`}},
+		{"counted group of elements that can take no bytes", func(ov map[string]any) {
+			entry(ov, "bind")["fields"] = append(fields(ov, "bind"), map[string]any{"match": "value of the parameter", "name": "Params", "gate": "streamed", "reason": "a test"})
+		}, []string{`pg10–11 bind: group Params has elements that can take no bytes, so its count cannot be bounded`}},
 		{"every problem at once", func(ov map[string]any) {
 			messages(ov)["auth-ok"] = map[string]any{"name": "AuthOk", "reason": "r"}
 			entry(ov, "bind")["fields"] = append(fields(ov, "bind")[1:], map[string]any{"match": "nothing at all", "name": "Ghost"})
