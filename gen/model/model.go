@@ -382,22 +382,6 @@ func checkNames(mod *Model, p *problems) {
 	}
 }
 
-// linkStructs gives every struct the structs of its name in the model's
-// messages (Struct.Same).
-func (m *Model) linkStructs() {
-	same := map[string][]*Struct{}
-	for _, msg := range m.Messages {
-		for _, st := range msg.Structs {
-			same[st.Name] = append(same[st.Name], st)
-		}
-	}
-	for _, msg := range m.Messages {
-		for _, st := range msg.Structs {
-			st.Same = same[st.Name]
-		}
-	}
-}
-
 // shape renders a struct's fields and types.
 func (st *Struct) shape() string {
 	var b strings.Builder

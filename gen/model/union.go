@@ -75,6 +75,22 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 	}
 }
 
+// linkStructs gives every struct the structs of its name in the model's
+// messages (Struct.Same).
+func (m *Model) linkStructs() {
+	same := map[string][]*Struct{}
+	for _, msg := range m.Messages {
+		for _, st := range msg.Structs {
+			same[st.Name] = append(same[st.Name], st)
+		}
+	}
+	for _, msg := range m.Messages {
+		for _, st := range msg.Structs {
+			st.Same = same[st.Name]
+		}
+	}
+}
+
 // secrets marks the fields the overlay says PostgreSQL never logs, and
 // asks for a meaning of every 64-bit integer: a number that wide is a WAL
 // position, a time or a full xid more often than a count, and a tool must
