@@ -17,19 +17,19 @@ type emitter struct {
 	f   *jen.File
 }
 
-func (e *emitter) message(owners map[string]string) error {
+func (e *emitter) message() error {
 	msg := e.msg
 	docComment(e.f, e.typeDoc())
 	e.f.Type().Id(msg.GoName).Struct(fieldDecls(msg.Fields)...)
-	var owned []*model.Struct
+	var owned []*model.Struct // the element types the message declares
 	for _, st := range msg.Structs {
-		if owners[st.Name] != msg.Slug {
+		if st.Same[0] != st {
 			continue
 		}
 		owned = append(owned, st)
 		e.f.Line()
 		docComment(e.f, []string{fmt.Sprintf("%s is one element of %s. The manual opens the group with: %s",
-			st.Name, strings.Join(e.groupsOf(st.Name), " and "), quoteName(st.Doc))})
+			st.Name, strings.Join(groupsOf(st), " and "), quoteName(st.Doc))})
 		e.f.Type().Id(st.Name).Struct(fieldDecls(st.Fields)...)
 	}
 	majors := e.majorsConst()
@@ -195,15 +195,11 @@ func (e *emitter) typeDoc() []string {
 	return doc
 }
 
-// groupsOf lists the message fields whose elements are of struct type name.
-func (e *emitter) groupsOf(name string) []string {
+// groupsOf lists the message fields whose elements are of st's type.
+func groupsOf(st *model.Struct) []string {
 	var out []string
-	for _, m := range e.mod.Messages {
-		for _, st := range m.Structs {
-			if st.Name == name {
-				out = append(out, m.GoName+"."+st.Group)
-			}
-		}
+	for _, s := range st.Same {
+		out = append(out, s.Msg.GoName+"."+s.Group)
 	}
 	return out
 }
