@@ -33,6 +33,20 @@ func (*Close) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Close) Decode(src []byte, p Params) error {
+	if closeMajors.Has(p.Major) {
+		f := body(src, 'C')
+		m.ObjectType, f = f.u8()
+		m.Name, f = f.str(m.Name)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Close) decode(src []byte, p Params) error {
 	if !closeMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -40,11 +54,8 @@ func (m *Close) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('C') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('C').length()
-	}
+	r = r.tag('C')
+	r = r.length()
 	m.ObjectType, r = r.u8("ObjectType")
 	m.Name, r = r.str("Name", m.Name)
 	r = r.end("Name")

@@ -39,6 +39,19 @@ func (*CommandComplete) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CommandComplete) Decode(src []byte, p Params) error {
+	if commandCompleteMajors.Has(p.Major) {
+		f := body(src, 'C')
+		m.CommandTag, f = f.str(m.CommandTag)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CommandComplete) decode(src []byte, p Params) error {
 	if !commandCompleteMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -46,11 +59,8 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('C') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('C').length()
-	}
+	r = r.tag('C')
+	r = r.length()
 	m.CommandTag, r = r.str("CommandTag", m.CommandTag)
 	r = r.end("CommandTag")
 	return r.done("CommandComplete", len(src), p)

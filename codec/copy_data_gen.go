@@ -36,6 +36,16 @@ func (*CopyData) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CopyData) Decode(src []byte, p Params) error {
+	if framed(src, 'd') && copyDataMajors.Has(p.Major) {
+		m.Data = src[5:len(src):len(src)]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyData) decode(src []byte, p Params) error {
 	if !copyDataMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -43,11 +53,8 @@ func (m *CopyData) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('d') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('d').length()
-	}
+	r = r.tag('d')
+	r = r.length()
 	m.Data, r = r.remaining("Data", 0, anyLength)
 	r = r.end("Data")
 	return r.done("CopyData", len(src), p)

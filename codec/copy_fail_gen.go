@@ -29,6 +29,19 @@ func (*CopyFail) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CopyFail) Decode(src []byte, p Params) error {
+	if copyFailMajors.Has(p.Major) {
+		f := body(src, 'f')
+		m.Message, f = f.str(m.Message)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyFail) decode(src []byte, p Params) error {
 	if !copyFailMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -36,11 +49,8 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('f') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('f').length()
-	}
+	r = r.tag('f')
+	r = r.length()
 	m.Message, r = r.str("Message", m.Message)
 	r = r.end("Message")
 	return r.done("CopyFail", len(src), p)

@@ -33,6 +33,20 @@ func (*Describe) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Describe) Decode(src []byte, p Params) error {
+	if describeMajors.Has(p.Major) {
+		f := body(src, 'D')
+		m.ObjectType, f = f.u8()
+		m.Name, f = f.str(m.Name)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Describe) decode(src []byte, p Params) error {
 	if !describeMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -40,11 +54,8 @@ func (m *Describe) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('D') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('D').length()
-	}
+	r = r.tag('D')
+	r = r.length()
 	m.ObjectType, r = r.u8("ObjectType")
 	m.Name, r = r.str("Name", m.Name)
 	r = r.end("Name")

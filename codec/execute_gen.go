@@ -33,6 +33,20 @@ func (*Execute) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Execute) Decode(src []byte, p Params) error {
+	if executeMajors.Has(p.Major) {
+		f := body(src, 'E')
+		m.Portal, f = f.str(m.Portal)
+		m.MaxRows, f = signed[int32](f.u32())
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Execute) decode(src []byte, p Params) error {
 	if !executeMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -40,11 +54,8 @@ func (m *Execute) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('E') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('E').length()
-	}
+	r = r.tag('E')
+	r = r.length()
 	m.Portal, r = r.str("Portal", m.Portal)
 	m.MaxRows, r = signed[int32](r.u32("MaxRows"))
 	r = r.end("MaxRows")

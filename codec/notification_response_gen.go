@@ -36,6 +36,21 @@ func (*NotificationResponse) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *NotificationResponse) Decode(src []byte, p Params) error {
+	if notificationResponseMajors.Has(p.Major) {
+		f := body(src, 'A')
+		m.ProcessID, f = f.u32()
+		m.Channel, f = f.str(m.Channel)
+		m.Payload, f = f.str(m.Payload)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *NotificationResponse) decode(src []byte, p Params) error {
 	if !notificationResponseMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -43,11 +58,8 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('A') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('A').length()
-	}
+	r = r.tag('A')
+	r = r.length()
 	m.ProcessID, r = r.u32("ProcessID")
 	m.Channel, r = r.str("Channel", m.Channel)
 	m.Payload, r = r.str("Payload", m.Payload)

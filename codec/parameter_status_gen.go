@@ -32,6 +32,20 @@ func (*ParameterStatus) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *ParameterStatus) Decode(src []byte, p Params) error {
+	if parameterStatusMajors.Has(p.Major) {
+		f := body(src, 'S')
+		m.Name, f = f.str(m.Name)
+		m.Value, f = f.str(m.Value)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ParameterStatus) decode(src []byte, p Params) error {
 	if !parameterStatusMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -39,11 +53,8 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('S') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('S').length()
-	}
+	r = r.tag('S')
+	r = r.length()
 	m.Name, r = r.str("Name", m.Name)
 	m.Value, r = r.str("Value", m.Value)
 	r = r.end("Value")

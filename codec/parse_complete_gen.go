@@ -26,6 +26,15 @@ func (*ParseComplete) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *ParseComplete) Decode(src []byte, p Params) error {
+	if sized(src, '1', 4) && parseCompleteMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ParseComplete) decode(src []byte, p Params) error {
 	if !parseCompleteMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -33,11 +42,8 @@ func (m *ParseComplete) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('1') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('1').length()
-	}
+	r = r.tag('1')
+	r = r.length()
 	r = r.end("length")
 	return r.done("ParseComplete", len(src), p)
 }

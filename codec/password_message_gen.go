@@ -30,6 +30,19 @@ func (*PasswordMessage) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *PasswordMessage) Decode(src []byte, p Params) error {
+	if passwordMessageMajors.Has(p.Major) {
+		f := body(src, 'p')
+		m.Password, f = f.secret(m.Password)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PasswordMessage) decode(src []byte, p Params) error {
 	if !passwordMessageMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -37,12 +50,9 @@ func (m *PasswordMessage) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('p') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('p').length()
-	}
-	m.Password, r = r.str("Password", m.Password)
+	r = r.tag('p')
+	r = r.length()
+	m.Password, r = r.secret("Password", m.Password)
 	r = r.end("Password")
 	return r.done("PasswordMessage", len(src), p)
 }

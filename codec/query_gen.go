@@ -29,6 +29,19 @@ func (*Query) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Query) Decode(src []byte, p Params) error {
+	if queryMajors.Has(p.Major) {
+		f := body(src, 'Q')
+		m.String, f = f.str(m.String)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Query) decode(src []byte, p Params) error {
 	if !queryMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -36,11 +49,8 @@ func (m *Query) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('Q') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('Q').length()
-	}
+	r = r.tag('Q')
+	r = r.length()
 	m.String, r = r.str("String", m.String)
 	r = r.end("String")
 	return r.done("Query", len(src), p)

@@ -35,6 +35,16 @@ func (*SASLResponse) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *SASLResponse) Decode(src []byte, p Params) error {
+	if framed(src, 'p') && saslResponseMajors.Has(p.Major) {
+		m.Data = src[5:len(src):len(src)]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *SASLResponse) decode(src []byte, p Params) error {
 	if !saslResponseMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -42,11 +52,8 @@ func (m *SASLResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('p') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('p').length()
-	}
+	r = r.tag('p')
+	r = r.length()
 	m.Data, r = r.remaining("Data", 0, anyLength)
 	r = r.end("Data")
 	return r.done("SASLResponse", len(src), p)

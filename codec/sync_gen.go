@@ -26,6 +26,15 @@ func (*Sync) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Sync) Decode(src []byte, p Params) error {
+	if sized(src, 'S', 4) && syncMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Sync) decode(src []byte, p Params) error {
 	if !syncMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -33,11 +42,8 @@ func (m *Sync) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('S') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('S').length()
-	}
+	r = r.tag('S')
+	r = r.length()
 	r = r.end("length")
 	return r.done("Sync", len(src), p)
 }

@@ -28,6 +28,19 @@ func (*Password) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Password) Decode(src []byte, p Params) error {
+	if passwordMajors.Has(p.Major) {
+		f := body(src, 'p')
+		m.Password, f = f.str(m.Password)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Password) decode(src []byte, p Params) error {
 	if !passwordMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -35,11 +48,8 @@ func (m *Password) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('p') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('p').length()
-	}
+	r = r.tag('p')
+	r = r.length()
 	m.Password, r = r.str("Password", m.Password)
 	r = r.end("Password")
 	return r.done("Password", len(src), p)
