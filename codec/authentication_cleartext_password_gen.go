@@ -54,6 +54,17 @@ func (m *AuthenticationCleartextPassword) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationCleartextPassword) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 9) && authenticationCleartextPasswordMajors.Has(p.Major) {
+		b := appendHeader(dst, 'R', 8)
+		b = binary.BigEndian.AppendUint32(b, 3)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationCleartextPassword) encode(dst []byte, p Params) ([]byte, error) {
 	if !authenticationCleartextPasswordMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -59,6 +59,18 @@ func (m *AuthenticationMD5Password) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 13) && authenticationMD5PasswordMajors.Has(p.Major) {
+		b := appendHeader(dst, 'R', 12)
+		b = binary.BigEndian.AppendUint32(b, 5)
+		b = append(b, m.Salt[:]...)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationMD5Password) encode(dst []byte, p Params) ([]byte, error) {
 	if !authenticationMD5PasswordMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

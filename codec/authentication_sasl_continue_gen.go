@@ -6,6 +6,7 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 )
 
 // AuthenticationSASLContinue is the message of the frontend/backend protocol
@@ -65,6 +66,18 @@ func (m *AuthenticationSASLContinue) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationSASLContinue) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 8 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && authenticationSASLContinueMajors.Has(p.Major) {
+		b := appendHeader(dst, 'R', n)
+		b = binary.BigEndian.AppendUint32(b, 11)
+		b = append(b, m.Data...)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationSASLContinue) encode(dst []byte, p Params) ([]byte, error) {
 	if !authenticationSASLContinueMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

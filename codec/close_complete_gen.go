@@ -50,6 +50,16 @@ func (m *CloseComplete) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CloseComplete) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && closeCompleteMajors.Has(p.Major) {
+		b := appendHeader(dst, '3', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CloseComplete) encode(dst []byte, p Params) ([]byte, error) {
 	if !closeCompleteMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

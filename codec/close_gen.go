@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // Close is the message of the frontend/backend protocol “Close” (F).
 //
 // Identifies the message as a Close command.
@@ -64,6 +66,18 @@ func (m *Close) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 6 + len(m.Name); hasRoom(dst, 1+n) && n <= math.MaxInt32 && closeMajors.Has(p.Major) && noZero(m.Name) {
+		b := appendHeader(dst, 'C', n)
+		b = append(b, m.ObjectType)
+		b = append(append(b, m.Name...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Close) encode(dst []byte, p Params) ([]byte, error) {
 	if !closeMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

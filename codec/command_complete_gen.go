@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // CommandComplete is the message of the frontend/backend protocol “CommandComplete” (B).
 //
 // Identifies the message as a command-completed response.
@@ -68,6 +70,17 @@ func (m *CommandComplete) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.CommandTag); hasRoom(dst, 1+n) && n <= math.MaxInt32 && commandCompleteMajors.Has(p.Major) && noZero(m.CommandTag) {
+		b := appendHeader(dst, 'C', n)
+		b = append(append(b, m.CommandTag...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CommandComplete) encode(dst []byte, p Params) ([]byte, error) {
 	if !commandCompleteMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

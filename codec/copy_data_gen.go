@@ -3,7 +3,10 @@
 
 package codec
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // CopyData is the message of the frontend/backend protocol “CopyData” (F & B).
 //
@@ -62,6 +65,17 @@ func (m *CopyData) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 4 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyDataMajors.Has(p.Major) {
+		b := appendHeader(dst, 'd', n)
+		b = append(b, m.Data...)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyData) encode(dst []byte, p Params) ([]byte, error) {
 	if !copyDataMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -50,6 +50,16 @@ func (m *CopyDone) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyDone) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && copyDoneMajors.Has(p.Major) {
+		b := appendHeader(dst, 'c', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyDone) encode(dst []byte, p Params) ([]byte, error) {
 	if !copyDoneMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // CopyFail is the message of the frontend/backend protocol “CopyFail” (F).
 //
 // Identifies the message as a COPY-failure indicator.
@@ -58,6 +60,17 @@ func (m *CopyFail) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.Message); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyFailMajors.Has(p.Major) && noZero(m.Message) {
+		b := appendHeader(dst, 'f', n)
+		b = append(append(b, m.Message...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyFail) encode(dst []byte, p Params) ([]byte, error) {
 	if !copyFailMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // Describe is the message of the frontend/backend protocol “Describe” (F).
 //
 // Identifies the message as a Describe command.
@@ -64,6 +66,18 @@ func (m *Describe) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 6 + len(m.Name); hasRoom(dst, 1+n) && n <= math.MaxInt32 && describeMajors.Has(p.Major) && noZero(m.Name) {
+		b := appendHeader(dst, 'D', n)
+		b = append(b, m.ObjectType)
+		b = append(append(b, m.Name...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Describe) encode(dst []byte, p Params) ([]byte, error) {
 	if !describeMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

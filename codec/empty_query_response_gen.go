@@ -52,6 +52,16 @@ func (m *EmptyQueryResponse) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && emptyQueryResponseMajors.Has(p.Major) {
+		b := appendHeader(dst, 'I', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *EmptyQueryResponse) encode(dst []byte, p Params) ([]byte, error) {
 	if !emptyQueryResponseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,11 @@
 
 package codec
 
+import (
+	"encoding/binary"
+	"math"
+)
+
 // Execute is the message of the frontend/backend protocol “Execute” (F).
 //
 // Identifies the message as an Execute command.
@@ -64,6 +69,18 @@ func (m *Execute) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 9 + len(m.Portal); hasRoom(dst, 1+n) && n <= math.MaxInt32 && executeMajors.Has(p.Major) && noZero(m.Portal) {
+		b := appendHeader(dst, 'E', n)
+		b = append(append(b, m.Portal...), 0)
+		b = binary.BigEndian.AppendUint32(b, uint32(m.MaxRows))
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Execute) encode(dst []byte, p Params) ([]byte, error) {
 	if !executeMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

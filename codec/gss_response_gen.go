@@ -3,7 +3,10 @@
 
 package codec
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // GSSResponse is the message of the frontend/backend protocol “GSSResponse” (F).
 //
@@ -61,6 +64,17 @@ func (m *GSSResponse) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *GSSResponse) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 4 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && gssResponseMajors.Has(p.Major) {
+		b := appendHeader(dst, 'p', n)
+		b = append(b, m.Data...)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *GSSResponse) encode(dst []byte, p Params) ([]byte, error) {
 	if !gssResponseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

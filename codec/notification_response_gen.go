@@ -3,6 +3,11 @@
 
 package codec
 
+import (
+	"encoding/binary"
+	"math"
+)
+
 // NotificationResponse is the message of the frontend/backend protocol
 // “NotificationResponse” (B).
 //
@@ -69,6 +74,19 @@ func (m *NotificationResponse) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 10 + len(m.Channel) + len(m.Payload); hasRoom(dst, 1+n) && n <= math.MaxInt32 && notificationResponseMajors.Has(p.Major) && noZero(m.Channel) && noZero(m.Payload) {
+		b := appendHeader(dst, 'A', n)
+		b = binary.BigEndian.AppendUint32(b, m.ProcessID)
+		b = append(append(b, m.Channel...), 0)
+		b = append(append(b, m.Payload...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *NotificationResponse) encode(dst []byte, p Params) ([]byte, error) {
 	if !notificationResponseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // ParameterStatus is the message of the frontend/backend protocol “ParameterStatus” (B).
 //
 // Identifies the message as a run-time parameter status report.
@@ -63,6 +65,18 @@ func (m *ParameterStatus) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 6 + len(m.Name) + len(m.Value); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parameterStatusMajors.Has(p.Major) && noZero(m.Name) && noZero(m.Value) {
+		b := appendHeader(dst, 'S', n)
+		b = append(append(b, m.Name...), 0)
+		b = append(append(b, m.Value...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ParameterStatus) encode(dst []byte, p Params) ([]byte, error) {
 	if !parameterStatusMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // PasswordMessage is the message of the frontend/backend protocol “PasswordMessage” (F).
 //
 // Identifies the message as a password response. Note that this is also used for GSSAPI,
@@ -59,6 +61,17 @@ func (m *PasswordMessage) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *PasswordMessage) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.Password); hasRoom(dst, 1+n) && n <= math.MaxInt32 && passwordMessageMajors.Has(p.Major) && noZero(m.Password) {
+		b := appendHeader(dst, 'p', n)
+		b = append(append(b, m.Password...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PasswordMessage) encode(dst []byte, p Params) ([]byte, error) {
 	if !passwordMessageMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -51,6 +51,16 @@ func (m *PortalSuspended) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && portalSuspendedMajors.Has(p.Major) {
+		b := appendHeader(dst, 's', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PortalSuspended) encode(dst []byte, p Params) ([]byte, error) {
 	if !portalSuspendedMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // Query is the message of the frontend/backend protocol “Query” (F).
 //
 // Identifies the message as a simple query.
@@ -58,6 +60,17 @@ func (m *Query) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.String); hasRoom(dst, 1+n) && n <= math.MaxInt32 && queryMajors.Has(p.Major) && noZero(m.String) {
+		b := appendHeader(dst, 'Q', n)
+		b = append(append(b, m.String...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Query) encode(dst []byte, p Params) ([]byte, error) {
 	if !queryMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

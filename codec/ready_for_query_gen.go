@@ -58,6 +58,17 @@ func (m *ReadyForQuery) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 6) && readyForQueryMajors.Has(p.Major) {
+		b := appendHeader(dst, 'Z', 5)
+		b = append(b, m.TxStatus)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ReadyForQuery) encode(dst []byte, p Params) ([]byte, error) {
 	if !readyForQueryMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -50,6 +50,16 @@ func (m *Sync) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Sync) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && syncMajors.Has(p.Major) {
+		b := appendHeader(dst, 'S', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Sync) encode(dst []byte, p Params) ([]byte, error) {
 	if !syncMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -169,3 +169,69 @@ func (e *emitter) strMethod(it *model.Item, sc scope) string {
 	}
 	return "str"
 }
+
+// fastEncode is the fast path in front of encode, for the messages Decode
+// has one for: their length is known before anything is written, so the
+// fast path checks what encode would refuse (a zero byte inside a string, a
+// message over math.MaxInt32 bytes) first, and that dst has room for the
+// whole message, then appends the tag and the length, never back-patched,
+// and every field after them; a message that fails a check goes to encode,
+// which grows dst or names the field.
+func (e *emitter) fastEncode() []jen.Code {
+	items, tag, ok := e.fastItems()
+	if !ok {
+		return nil
+	}
+	m := func(it *model.Item) *jen.Statement { return jen.Id("m").Dot(it.Field) }
+	fixed := 4
+	var lens []jen.Code
+	cond := jen.Id(e.majorsConst()).Dot("Has").Call(jen.Id("p").Dot("Major"))
+	var writes []jen.Code
+	appendTo := func(v ...jen.Code) {
+		writes = append(writes, jen.Id("b").Op("=").Append(append([]jen.Code{jen.Id("b")}, v...)...))
+	}
+	for _, it := range items {
+		switch it.Op {
+		case model.OpString:
+			fixed++
+			lens = append(lens, jen.Len(m(it)))
+			cond = cond.Op("&&").Id("noZero").Call(m(it))
+			writes = append(writes, jen.Id("b").Op("=").Append(jen.Append(jen.Id("b"), m(it).Op("...")), jen.Lit(0)))
+		case model.OpRest:
+			lens = append(lens, jen.Len(m(it)))
+			appendTo(m(it).Op("..."))
+		case model.OpBytesN:
+			fixed += it.Width
+			appendTo(m(it).Index(jen.Empty(), jen.Empty()).Op("..."))
+		case model.OpByte:
+			fixed++
+			appendTo(m(it))
+		case model.OpFixed:
+			fixed += it.Width
+			if it.Width == 1 {
+				appendTo(fixedValue(it))
+			} else {
+				writes = append(writes, jen.Id("b").Op("=").Qual("encoding/binary", "BigEndian").Dot("AppendUint"+widthSuffix(it.Width)).Call(jen.Id("b"), fixedValue(it)))
+			}
+		default: // OpInt
+			fixed += it.Width
+			v := m(it)
+			if !it.Type.Unsigned() {
+				v = typeCode(model.Uint(it.Width)).Call(v)
+			}
+			writes = append(writes, jen.Id("b").Op("=").Qual("encoding/binary", "BigEndian").Dot("AppendUint"+widthSuffix(it.Width)).Call(jen.Id("b"), v))
+		}
+	}
+	n := jen.Lit(fixed)
+	for _, l := range lens {
+		n = n.Op("+").Add(l)
+	}
+	init, length, whole := jen.Null(), n, jen.Lit(1+fixed)
+	if len(lens) > 0 {
+		init, length, whole = jen.Id("n").Op(":=").Add(n), jen.Id("n"), jen.Lit(1).Op("+").Id("n")
+		cond = jen.Id("n").Op("<=").Qual("math", "MaxInt32").Op("&&").Add(cond)
+	}
+	cond = jen.Id("hasRoom").Call(jen.Id("dst"), whole).Op("&&").Add(cond)
+	body := append([]jen.Code{jen.Id("b").Op(":=").Id("appendHeader").Call(jen.Id("dst"), tag, length)}, writes...)
+	return []jen.Code{jen.If(init, cond).Block(append(body, jen.Return(jen.Id("b"), jen.Nil()))...)}
+}

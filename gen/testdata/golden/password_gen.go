@@ -2,6 +2,8 @@
 
 package codec
 
+import "math"
+
 // Password is the message of the frontend/backend protocol “Password” (F).
 //
 // Identifies the message as a password response.
@@ -57,6 +59,17 @@ func (m *Password) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.Password); hasRoom(dst, 1+n) && n <= math.MaxInt32 && passwordMajors.Has(p.Major) && noZero(m.Password) {
+		b := appendHeader(dst, 'p', n)
+		b = append(append(b, m.Password...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Password) encode(dst []byte, p Params) ([]byte, error) {
 	if !passwordMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),
