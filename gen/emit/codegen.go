@@ -108,7 +108,10 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 		}
 	}
 	items := l.Items
-	if tag, ok := framedBy(items); ok {
+	if _, _, fast := e.fastItems(); fast {
+		// Decode's fast path has checked tag and length and found them wrong,
+		// or something after them.
+	} else if tag, ok := framedBy(items); ok {
 		// Tag and length in one check on the path every message takes; the
 		// separate reads only run to say what is wrong.
 		out = append(out, jen.If(jen.Id("r").Dot("framed").Call(tag)).Block(
@@ -235,6 +238,8 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 			jen.Id("r").Op("=").Add(sc.target(it)).Dot("read").Call(jen.Id("r"), jen.Id("p")).Dot("in").Call(jen.Lit(name)))}
 	case model.OpGroup:
 		return e.readGroup(it, sc)
+	case model.OpString:
+		return []jen.Code{rcall([]jen.Code{sc.target(it)}, e.strMethod(it, sc), jen.Lit(name), sc.target(it))}
 	}
 	return []jen.Code{readValue(sc.target(it), it, name)}
 }
@@ -539,7 +544,7 @@ func (e *emitter) readRun(run []*model.Item, sc scope) jen.Code {
 	var fast, slow []jen.Code
 	off := 0
 	for _, it := range run {
-		fast = append(fast, sc.target(it).Op("=").Add(valueAt(it, off)))
+		fast = append(fast, sc.target(it).Op("=").Add(valueAt("b", it, off)))
 		off += it.Width
 		slow = append(slow, e.readItem(it, sc)...)
 	}
@@ -548,14 +553,10 @@ func (e *emitter) readRun(run []*model.Item, sc scope) jen.Code {
 		Block(fast...).Else().Block(slow...)
 }
 
-// valueAt is the big-endian value of it at offset off of b, as its Go type.
-func valueAt(it *model.Item, off int) *jen.Statement {
-	var v *jen.Statement
-	if it.Width == 1 {
-		v = jen.Id("b").Index(jen.Lit(off))
-	} else {
-		v = jen.Qual("encoding/binary", "BigEndian").Dot("Uint" + widthSuffix(it.Width)).Call(jen.Id("b").Index(jen.Lit(off), jen.Empty()))
-	}
+// valueAt is the big-endian value of it at offset off of the slice b, as
+// its Go type.
+func valueAt(b string, it *model.Item, off int) *jen.Statement {
+	v := uintAt(b, it.Width, off)
 	if it.Type.Unsigned() {
 		return v
 	}
