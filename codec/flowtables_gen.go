@@ -196,229 +196,452 @@ const (
 )
 
 // flowRules are the rules of spec/flow.json, state by state.
-var flowRules = [...]flowRule{ // frontend startup, SSLRequest: "the frontend should first send an SSLRequest"; nothing else may follow until the server's single byte (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stFrontendEncryption + 1, peer: stBackendSslAnswer + 1, moves: true, majors: 0xffc00},          // frontend startup, GSSEncRequest: "the frontend initially sends a GSSENCRequest message" and waits for the single byte (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stFrontendEncryption + 1, peer: stBackendGssAnswer + 1, moves: true, majors: 0xff000},          // frontend startup, StartupMessage: "To begin a session, a frontend opens a connection to the server and sends a startup message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00}, // frontend startup, CancelRequest: "the frontend opens a new connection to the server and sends a CancelRequest message"; "the server will process this request and then close the connection" (protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS)
-	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},                 // frontend authenticating, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend password, PasswordMessage: "The frontend must now send a PasswordMessage containing the password" (in clear text, or MD5-encrypted) ()
-	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                                    // frontend password, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend sasl-initial, SASLInitialResponse: "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message to the server" (sasl-authentication.html#SASL-AUTH-BEGIN)
-	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},           // frontend sasl-initial, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend sasl, SASLResponse: "the client responds with a SASLResponse message" to each AuthenticationSASLContinue (sasl-authentication.html#SASL-AUTH-CONTINUE)
-	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},           // frontend sasl, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend gss, GSSResponse: "The frontend must now initiate a GSSAPI negotiation … and send a GSSResponse message"; each AuthenticationGSSContinue is answered the same way ()
-	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                                    // frontend gss, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend session, Query: "A simple query cycle is initiated by the frontend sending a Query message to the backend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{push: stBackendQuery + 1, majors: 0xffc00},                                                           // frontend session, Parse: the extended query protocol: "the frontend sends a Parse message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendParse + 1, majors: 0xffc00},                                                           // frontend session, Bind: "Once a prepared statement exists, it can be readied for execution using a Bind message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendBind + 1, majors: 0xffc00},                                                            // frontend session, Describe: "The Describe message (portal variant)" / "(statement variant)" is answered with a description (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendDescribe + 1, majors: 0xffc00},                                                        // frontend session, Execute: "Once a portal exists, it can be executed using an Execute message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendExecute + 1, majors: 0xffc00},                                                         // frontend session, Close: "The Close message closes an existing prepared statement or portal" and is answered with CloseComplete (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendClose + 1, majors: 0xffc00},                                                           // frontend session, Sync: "At completion of each series of extended-query messages, the frontend should issue a Sync message", answered with ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendSync + 1, majors: 0xffc00},                                                            // frontend session, Flush: "The Flush message does not cause any specific output to be generated" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{majors: 0xffc00}, // frontend session, FunctionCall: "A Function Call cycle is initiated by the frontend sending a FunctionCall message to the backend" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{push: stBackendFunctionCall + 1, majors: 0xffc00},             // frontend session, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00}, // frontend copy-in, CopyData: "The frontend should then send zero or more CopyData messages, forming a stream of input data" (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // frontend copy-in, CopyDone: copy-in "is terminated by sending either a CopyDone message (allowing successful termination)" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stFrontendSession + 1, moves: true, majors: 0xffc00}, // frontend copy-in, CopyFail: "or a CopyFail message (which will cause the COPY SQL statement to fail with an error)" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stFrontendSession + 1, moves: true, majors: 0xffc00}, // frontend copy-in, Flush: "The backend will ignore Flush and Sync messages received during copy-in mode" (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // frontend copy-in, Sync: "The backend will ignore Flush and Sync messages received during copy-in mode": no ReadyForQuery answers it (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // frontend copy-in, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00}, // frontend copy-both, CopyData: "There is another Copy-related mode called copy-both, which allows high-speed bulk data transfer to and from the server" (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // frontend copy-both, CopyDone: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stFrontendSession + 1, moves: true, majors: 0xffc00},                                                           // frontend copy-both, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                                        // backend ssl-answer, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows, which is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 34, majors: 0xffc00}, // backend ssl-answer, SSLResponse 'N': N: "the frontend might choose to abandon the connection … or it might continue … with an unencrypted connection" (a StartupMessage or a GSSENCRequest) (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},           // backend ssl-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (a server that predates SSL support) (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},                                 // backend gss-answer, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 37, majors: 0xff000}, // backend gss-answer, GSSEncResponse 'N': N: the frontend may go on unencrypted, or ask for SSL instead (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xff000},           // backend gss-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},                                 // backend authentication, NegotiateProtocolVersion: "The server does not support the minor protocol version requested by the client … This message will also be sent if the client requested unsupported protocol options (i.e., beginning with _pq_.)"; "This message will be followed by an ErrorResponse or a message indicating the success or failure of authentication": it comes before the authentication requests, once, for what the StartupMessage asked (protocol-message-formats.html#PROTOCOL-MESSAGE-FORMATS-NEGOTIATEPROTOCOLVERSION)
-	{requires: requiresNegotiation, majors: 0xff800},                                                                      // backend authentication, AuthenticationOk: "The authentication exchange is successfully completed" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},                            // backend authentication, AuthenticationCleartextPassword: "The frontend must now send a PasswordMessage containing the password in clear-text form" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},                                                          // backend authentication, AuthenticationMD5Password: "The frontend must now send a PasswordMessage containing the password … encrypted via MD5" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},                                                          // backend authentication, AuthenticationSASL: "To begin a SASL authentication exchange, the server sends an AuthenticationSASL message"; "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message": the server waits for it (sasl-authentication.html#SASL-AUTH-BEGIN)
-	{next: stBackendSaslWait + 1, peer: stFrontendSaslInitial + 1, moves: true, majors: 0xffc00},                          // backend authentication, AuthenticationGSS: "The frontend must now initiate a GSSAPI negotiation" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                                               // backend authentication, AuthenticationSSPI: "The frontend must now initiate a SSPI negotiation", answered with GSSResponse (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                                               // backend authentication, AuthenticationGSSContinue: "If the GSSAPI or SSPI authentication is not complete, the frontend must respond with a GSSResponse message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                                               // backend authentication, AuthenticationKerberosV5: "The frontend must now take part in a Kerberos V5 authentication dialog (not described here …). This is no longer supported by PostgreSQL": the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},                                 // backend authentication, AuthenticationSCMCredential: "This response is only possible for local Unix-domain connections": the credential is no message of the protocol, so the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xfc00},                                  // backend authentication, NoticeResponse: the list of the authentication phase leaves it out; the section on asynchronous operations allows it anywhere ("It is possible for NoticeResponse messages to be generated due to outside activity"), and PostgreSQL sends a WARNING during authentication (e.g. a password about to expire) (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend authentication, ErrorResponse: "The connection has been rejected. The server then immediately closes it" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl-wait, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (authentication_timeout runs out while the client is silent) (sasl-authentication.html#SASL-AUTHENTICATION)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl, AuthenticationSASLContinue: "One or more server-challenge and client-response message will follow. Each server-challenge is sent in an AuthenticationSASLContinue message, followed by a response from client in a SASLResponse message" (sasl-authentication.html#SASL-AUTH-CONTINUE)
-	{next: stBackendSaslWait + 1, peer: stFrontendSasl + 1, moves: true, majors: 0xffc00},            // backend sasl, AuthenticationSASLFinal: "when the authentication exchange is completed successfully, the server sends an AuthenticationSASLFinal message, followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
-	{next: stBackendSaslFinal + 1, peer: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00}, // backend sasl, AuthenticationOk: "If the authentication mechanism doesn't use additional data that's sent at completion, the AuthenticationSASLFinal message is not sent": AuthenticationOk ends the exchange at once (sasl-authentication.html#SASL-AUTH-END)
-	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},       // backend sasl, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (a wrong password: the client's proof does not verify) (sasl-authentication.html#SASL-AUTHENTICATION)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl-final, AuthenticationOk: AuthenticationSASLFinal is "followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
-	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},       // backend sasl-final, ErrorResponse: "the server can abort the authentication at any stage" (sasl-authentication.html#SASL-AUTH-END)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend parameters, ParameterStatus: "This message informs the frontend about the current (initial) setting of backend parameters" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{majors: 0xffc00}, // backend parameters, BackendKeyData: "This message provides secret-key data that the frontend must save if it wants to be able to issue cancel requests later" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{majors: 0xffc00}, // backend parameters, NoticeResponse: "A warning message has been issued" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{majors: 0xffc00}, // backend parameters, NegotiateProtocolVersion: the list after AuthenticationOk leaves it out, but PostgreSQL sends NegotiateProtocolVersion after AuthenticationOk when the startup packet asked for a newer minor or unknown _pq_ options (ProcessStartupPacket defers it until the client is authenticated) (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{requires: requiresNegotiation, majors: 0xff800},                                      // backend parameters, ReadyForQuery: "Start-up is completed. The frontend can now issue commands"; a StartupMessage that asked for _pq_. options (which no major documents a server recognising) or a minor newer than any major speaks had its NegotiateProtocolVersion by now (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendIdle + 1, moves: true, requires: requiresNegotiated, majors: 0xffc00}, // backend parameters, ErrorResponse: "Start-up failed. The connection is closed after sending this message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00}, // backend idle, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend idle, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend idle, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend idle, ErrorResponse: an ErrorResponse no request asked for is a FATAL one (administrator shutdown, idle timeouts): "the backend will … close the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00}, // backend query, RowDescription: "Indicates that rows are about to be returned in response to a SELECT, FETCH, etc. query" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryRows + 1, moves: true, majors: 0xffc00},                          // backend query, CommandComplete: "An SQL command completed normally"; a query string of several statements completes each (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{majors: 0xffc00}, // backend query, EmptyQueryResponse: "An empty query string was recognized" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{majors: 0xffc00}, // backend query, CopyInResponse: "The backend is ready to copy data from the frontend to a table" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryCopyIn + 1, peer: stFrontendCopyIn + 1, moves: true, majors: 0xffc00},     // backend query, CopyOutResponse: "The backend is ready to copy data from a table to the frontend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryCopyOut + 1, moves: true, majors: 0xffc00},                                // backend query, CopyBothResponse: the list of simple query leaves it out (it predates copy-both); the COPY section: copy-both "is initiated when a backend in walsender mode executes a START_REPLICATION statement" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQueryCopyBoth + 1, peer: stFrontendCopyBoth + 1, moves: true, majors: 0xffc00}, // backend query, ErrorResponse: "An error has occurred"; the rest of the query string is not run (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},                                 // backend query, ReadyForQuery: "Processing of the query string is complete" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{end: true, moves: true, majors: 0xffc00},                                                      // backend query, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query-failed, ReadyForQuery: "ReadyForQuery will always be sent, whether processing terminates successfully or with an error" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{end: true, moves: true, majors: 0xffc00}, // backend query-failed, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query-failed, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query-failed, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query-rows, DataRow: "One of the set of rows returned by a SELECT, FETCH, etc. query", after its RowDescription (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{majors: 0xffc00},                         // backend query-rows, CommandComplete: the statement's rows end with its CommandComplete (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},       // backend query-rows, ErrorResponse: an error may end a result set part way (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00}, // backend query-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-out, CopyData: the list of simple query names the copy responses only, the COPY section the rest: "The backend sends … CopyData messages" in copy-out mode (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // backend query-copy-out, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "followed by a CopyDone message"; the CommandComplete follows (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},       // backend query-copy-out, ErrorResponse: "or an ErrorResponse if there was a backend error" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00}, // backend query-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-in, CommandComplete: "The backend then sends CommandComplete" after the frontend's CopyDone (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQuery + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},       // backend query-copy-in, ErrorResponse: after CopyFail, or on a backend error during copy-in: "any subsequent CopyData, CopyDone, or CopyFail messages issued by the frontend will simply be dropped", so the frontend's copy is over (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQueryFailed + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00}, // backend query-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-both, CopyData: the list of simple query names the copy responses only, the COPY section the rest: the replication stream travels in CopyData (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // backend query-copy-both, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages"; a result set (the next timeline) and CommandComplete may follow (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQueryCopyBothDone + 1, moves: true, majors: 0xffc00}, // backend query-copy-both, ErrorResponse: "In the event of a backend-detected error during copy-both mode, the backend will issue an ErrorResponse message" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},       // backend query-copy-both, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-both, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-both, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-both-done, CopyData: decided: the manual says a side that sent CopyDone "can no longer send CopyData messages", but a walsender answering the client's CopyDone sends its CopyDone and then one more keepalive in a CopyData (every logical capture of 13, 15, 17, 18 and 19 in testdata/captures): taken as what servers do (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00}, // backend query-copy-both-done, RowDescription: "the server sends a result set of one row" naming the next timeline when the stream ended at a timeline switch (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQueryRows + 1, moves: true, majors: 0xffc00},   // backend query-copy-both-done, CommandComplete: the copy's CommandComplete ("COPY 0"), then the command's (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},       // backend query-copy-both-done, ErrorResponse: an error ends the command (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00}, // backend query-copy-both-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend query-copy-both-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend query-copy-both-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend parse, ParseComplete: "The response is either ParseComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend parse, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00}, // backend parse, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend parse, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend parse, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend bind, BindComplete: "The response is either BindComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend bind, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00}, // backend bind, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend bind, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend bind, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe, ParameterDescription: statement variant: "a ParameterDescription message describing the parameters needed by the statement, followed by a RowDescription message … (or NoData)" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{next: stBackendDescribeRows + 1, moves: true, majors: 0xffc00}, // backend describe, RowDescription: "the backend sends a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},                       // backend describe, NoData: "a NoData message if the portal does not contain a query that will return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},                       // backend describe, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00},                   // backend describe, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe-rows, RowDescription: "followed by a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend describe-rows, NoData: "or NoData if the statement will not return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend describe-rows, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00}, // backend describe-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend execute, DataRow: Execute returns rows as DataRow without a RowDescription: "Execute doesn't cause ReadyForQuery or RowDescription to be issued" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{majors: 0xffc00},                             // backend execute, CommandComplete: "If Execute terminates before completing the execution of a portal … Otherwise … CommandComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend execute, EmptyQueryResponse: "If the portal was created from an empty query string … EmptyQueryResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend execute, PortalSuspended: "If Execute terminates before completing the execution of a portal (due to reaching a nonzero result-row count), it will send a PortalSuspended message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend execute, CopyInResponse: a COPY FROM STDIN run by Execute enters copy-in mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{next: stBackendExecuteCopyIn + 1, peer: stFrontendCopyIn + 1, moves: true, majors: 0xffc00}, // backend execute, CopyOutResponse: a COPY TO STDOUT run by Execute enters copy-out mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{next: stBackendExecuteCopyOut + 1, moves: true, majors: 0xffc00},                            // backend execute, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00},                                                // backend execute, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute-copy-out, CopyData: copy-out data (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // backend execute-copy-out, CopyDone: the CopyDone, then the Execute's CommandComplete (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendExecute + 1, moves: true, majors: 0xffc00}, // backend execute-copy-out, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00},              // backend execute-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute-copy-in, CommandComplete: after the frontend's CopyDone the Execute completes (protocol-flow.html#PROTOCOL-COPY)
-	{peer: stFrontendSession + 1, end: true, moves: true, majors: 0xffc00},     // backend execute-copy-in, ErrorResponse: an error ends copy-in (the frontend's further copy messages are dropped) and, in the extended protocol, discards until Sync (protocol-flow.html#PROTOCOL-COPY)
-	{peer: stFrontendSession + 1, discard: true, moves: true, majors: 0xffc00}, // backend execute-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend execute-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend execute-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend close, CloseComplete: "The response is CloseComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend close, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00}, // backend close, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend close, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend close, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend sync, ReadyForQuery: "Sync causes the backend to close the current transaction … and issue ReadyForQuery" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend sync, ErrorResponse: committing the implicit transaction at Sync can fail: its ErrorResponse comes before the ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{majors: 0xffc00},                             // backend sync, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend sync, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend sync, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend function-call, FunctionCallResponse: "The function call was completed and returned the result given in the message" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{next: stBackendFunctionCallDone + 1, moves: true, majors: 0xffc00}, // backend function-call, ErrorResponse: "An error has occurred" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{next: stBackendFunctionCallDone + 1, moves: true, majors: 0xffc00}, // backend function-call, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call-done, ReadyForQuery: "Processing of the function call is complete" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{end: true, moves: true, majors: 0xffc00}, // backend function-call-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // replication-backend streaming, XLogData: "XLogData (B)": WAL data sent in the stream (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00},                         // replication-backend streaming, PrimaryKeepalive: "Primary keepalive message (B)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00},                         // replication-backend streaming, PrimaryStatusUpdate: "Primary status update (B)", the answer to a request for it (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0x80000},                         // replication-backend backup, BackupNewArchive: "each archive … is preceded by a new-archive message" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{next: stReplicationBackendBackupArchive + 1, moves: true, majors: 0xf8000}, // replication-backend backup, BackupProgress: progress reports may come whenever the server has progress to report (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-backend backup-archive, BackupData: "Archive or manifest data": the archive's (or the manifest's) bytes, after the message that opened it (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-backend backup-archive, BackupNewArchive: the next archive begins (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-backend backup-archive, BackupManifest: "the server will send a manifest message" after the last archive; manifest data follow (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-backend backup-archive, BackupProgress: "Progress report" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-frontend streaming, StandbyStatusUpdate: "Standby status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00}, // replication-frontend streaming, HotStandbyFeedback: "Hot standby feedback message (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00}, // replication-frontend streaming, RequestPrimaryStatusUpdate: "Request primary status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0x80000}, // logical between, LogicalBegin: "all messages between a pair of Begin and Commit messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalTransaction + 1, moves: true, majors: 0xffc00},                  // logical between, LogicalBeginPrepare: "all messages between a pair of Begin Prepare and Prepare messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalPreparedTransaction + 1, moves: true, majors: 0xf8000},          // logical between, LogicalStreamStart: "changes of large in-progress transactions between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalStream + 1, moves: true, streamed: streamOpen, majors: 0xfc000}, // logical between, LogicalStreamCommit: "The last stream of such a transaction contains a Stream Commit or Stream Abort message"; pgoutput sends it after that stream's Stream Stop, for a transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{streamed: streamClose, majors: 0xfc000},                                        // logical between, LogicalStreamAbort: Stream Abort ends a streamed transaction (or one of its subtransactions) a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{streamed: streamAbort, majors: 0xfc000},                                        // logical between, LogicalStreamPrepare: Stream Prepare prepares a streamed transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{streamed: streamClose, majors: 0xf8000},                                        // logical between, LogicalCommitPrepared: COMMIT PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xf8000},                                                               // logical between, LogicalRollbackPrepared: ROLLBACK PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xf8000},                                                               // logical between, LogicalMessage: a non-transactional message of pg_logical_emit_message is sent outside transactions (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xfc000},                                                               // logical transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresTypes, majors: 0xffc00},                                      // logical transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xffc00},                                                               // logical transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical transaction, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xff800},                                   // logical transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xfc000},                                                               // logical transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresNoChangeYet, majors: 0xffc00},                                // logical transaction, LogicalCommit: Commit ends the transaction Begin opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalBetween + 1, moves: true, majors: 0xffc00},                      // logical prepared-transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresTypes, majors: 0xffc00},                                      // logical prepared-transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xffc00},                                                               // logical prepared-transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical prepared-transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical prepared-transaction, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical prepared-transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xff800},                                   // logical prepared-transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xfc000},                                                               // logical prepared-transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresNoChangeYet, majors: 0xffc00},                                // logical prepared-transaction, LogicalPrepare: Prepare ends the transaction Begin Prepare opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalBetween + 1, moves: true, majors: 0xf8000},                      // logical stream, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresTypes, majors: 0xffc00},                                      // logical stream, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xffc00},                                                               // logical stream, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical stream, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical stream, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical stream, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xff800},                                   // logical stream, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xfc000},                                                               // logical stream, LogicalOrigin: pgoutput sends the origin at the start of each stream of a transaction that has one (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xffc00},                                                               // logical stream, LogicalStreamStop: "between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+var flowRules = [...]flowRule{
+	// frontend startup, SSLRequest: "the frontend should first send an SSLRequest"; nothing else may follow until the server's single byte (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stFrontendEncryption + 1, peer: stBackendSslAnswer + 1, moves: true, majors: 0xffc00},
+	// frontend startup, GSSEncRequest: "the frontend initially sends a GSSENCRequest message" and waits for the single byte (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stFrontendEncryption + 1, peer: stBackendGssAnswer + 1, moves: true, majors: 0xff000},
+	// frontend startup, StartupMessage: "To begin a session, a frontend opens a connection to the server and sends a startup message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00},
+	// frontend startup, CancelRequest: "the frontend opens a new connection to the server and sends a CancelRequest message"; "the server will process this request and then close the connection" (protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS)
+	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},
+	// frontend authenticating, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend password, PasswordMessage: "The frontend must now send a PasswordMessage containing the password" (in clear text, or MD5-encrypted)
+	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},
+	// frontend password, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend sasl-initial, SASLInitialResponse: "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message to the server" (sasl-authentication.html#SASL-AUTH-BEGIN)
+	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},
+	// frontend sasl-initial, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend sasl, SASLResponse: "the client responds with a SASLResponse message" to each AuthenticationSASLContinue (sasl-authentication.html#SASL-AUTH-CONTINUE)
+	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},
+	// frontend sasl, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend gss, GSSResponse: "The frontend must now initiate a GSSAPI negotiation … and send a GSSResponse message"; each AuthenticationGSSContinue is answered the same way
+	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},
+	// frontend gss, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend session, Query: "A simple query cycle is initiated by the frontend sending a Query message to the backend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{push: stBackendQuery + 1, majors: 0xffc00},
+	// frontend session, Parse: the extended query protocol: "the frontend sends a Parse message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendParse + 1, majors: 0xffc00},
+	// frontend session, Bind: "Once a prepared statement exists, it can be readied for execution using a Bind message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendBind + 1, majors: 0xffc00},
+	// frontend session, Describe: "The Describe message (portal variant)" / "(statement variant)" is answered with a description (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendDescribe + 1, majors: 0xffc00},
+	// frontend session, Execute: "Once a portal exists, it can be executed using an Execute message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendExecute + 1, majors: 0xffc00},
+	// frontend session, Close: "The Close message closes an existing prepared statement or portal" and is answered with CloseComplete (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendClose + 1, majors: 0xffc00},
+	// frontend session, Sync: "At completion of each series of extended-query messages, the frontend should issue a Sync message", answered with ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendSync + 1, majors: 0xffc00},
+	// frontend session, Flush: "The Flush message does not cause any specific output to be generated" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{majors: 0xffc00},
+	// frontend session, FunctionCall: "A Function Call cycle is initiated by the frontend sending a FunctionCall message to the backend" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
+	{push: stBackendFunctionCall + 1, majors: 0xffc00},
+	// frontend session, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend copy-in, CopyData: "The frontend should then send zero or more CopyData messages, forming a stream of input data" (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// frontend copy-in, CopyDone: copy-in "is terminated by sending either a CopyDone message (allowing successful termination)" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// frontend copy-in, CopyFail: "or a CopyFail message (which will cause the COPY SQL statement to fail with an error)" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// frontend copy-in, Flush: "The backend will ignore Flush and Sync messages received during copy-in mode" (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// frontend copy-in, Sync: "The backend will ignore Flush and Sync messages received during copy-in mode": no ReadyForQuery answers it (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// frontend copy-in, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend copy-both, CopyData: "There is another Copy-related mode called copy-both, which allows high-speed bulk data transfer to and from the server" (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// frontend copy-both, CopyDone: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// frontend copy-both, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// backend ssl-answer, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows, which is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 34, majors: 0xffc00},
+	// backend ssl-answer, SSLResponse 'N': N: "the frontend might choose to abandon the connection … or it might continue … with an unencrypted connection" (a StartupMessage or a GSSENCRequest) (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},
+	// backend ssl-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (a server that predates SSL support) (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend gss-answer, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 37, majors: 0xff000},
+	// backend gss-answer, GSSEncResponse 'N': N: the frontend may go on unencrypted, or ask for SSL instead (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xff000},
+	// backend gss-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend authentication, NegotiateProtocolVersion: "The server does not support the minor protocol version requested by the client … This message will also be sent if the client requested unsupported protocol options (i.e., beginning with _pq_.)"; "This message will be followed by an ErrorResponse or a message indicating the success or failure of authentication": it comes before the authentication requests, once, for what the StartupMessage asked (protocol-message-formats.html#PROTOCOL-MESSAGE-FORMATS-NEGOTIATEPROTOCOLVERSION)
+	{requires: requiresNegotiation, majors: 0xff800},
+	// backend authentication, AuthenticationOk: "The authentication exchange is successfully completed" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationCleartextPassword: "The frontend must now send a PasswordMessage containing the password in clear-text form" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationMD5Password: "The frontend must now send a PasswordMessage containing the password … encrypted via MD5" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationSASL: "To begin a SASL authentication exchange, the server sends an AuthenticationSASL message"; "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message": the server waits for it (sasl-authentication.html#SASL-AUTH-BEGIN)
+	{next: stBackendSaslWait + 1, peer: stFrontendSaslInitial + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationGSS: "The frontend must now initiate a GSSAPI negotiation" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationSSPI: "The frontend must now initiate a SSPI negotiation", answered with GSSResponse (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationGSSContinue: "If the GSSAPI or SSPI authentication is not complete, the frontend must respond with a GSSResponse message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationKerberosV5: "The frontend must now take part in a Kerberos V5 authentication dialog (not described here …). This is no longer supported by PostgreSQL": the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationSCMCredential: "This response is only possible for local Unix-domain connections": the credential is no message of the protocol, so the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xfc00},
+	// backend authentication, NoticeResponse: the list of the authentication phase leaves it out; the section on asynchronous operations allows it anywhere ("It is possible for NoticeResponse messages to be generated due to outside activity"), and PostgreSQL sends a WARNING during authentication (e.g. a password about to expire) (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend authentication, ErrorResponse: "The connection has been rejected. The server then immediately closes it" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend sasl-wait, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (authentication_timeout runs out while the client is silent) (sasl-authentication.html#SASL-AUTHENTICATION)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend sasl, AuthenticationSASLContinue: "One or more server-challenge and client-response message will follow. Each server-challenge is sent in an AuthenticationSASLContinue message, followed by a response from client in a SASLResponse message" (sasl-authentication.html#SASL-AUTH-CONTINUE)
+	{next: stBackendSaslWait + 1, peer: stFrontendSasl + 1, moves: true, majors: 0xffc00},
+	// backend sasl, AuthenticationSASLFinal: "when the authentication exchange is completed successfully, the server sends an AuthenticationSASLFinal message, followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendSaslFinal + 1, peer: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},
+	// backend sasl, AuthenticationOk: "If the authentication mechanism doesn't use additional data that's sent at completion, the AuthenticationSASLFinal message is not sent": AuthenticationOk ends the exchange at once (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend sasl, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (a wrong password: the client's proof does not verify) (sasl-authentication.html#SASL-AUTHENTICATION)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend sasl-final, AuthenticationOk: AuthenticationSASLFinal is "followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend sasl-final, ErrorResponse: "the server can abort the authentication at any stage" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend parameters, ParameterStatus: "This message informs the frontend about the current (initial) setting of backend parameters" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{majors: 0xffc00},
+	// backend parameters, BackendKeyData: "This message provides secret-key data that the frontend must save if it wants to be able to issue cancel requests later" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{majors: 0xffc00},
+	// backend parameters, NoticeResponse: "A warning message has been issued" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{majors: 0xffc00},
+	// backend parameters, NegotiateProtocolVersion: the list after AuthenticationOk leaves it out, but PostgreSQL sends NegotiateProtocolVersion after AuthenticationOk when the startup packet asked for a newer minor or unknown _pq_ options (ProcessStartupPacket defers it until the client is authenticated) (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{requires: requiresNegotiation, majors: 0xff800},
+	// backend parameters, ReadyForQuery: "Start-up is completed. The frontend can now issue commands"; a StartupMessage that asked for _pq_. options (which no major documents a server recognising) or a minor newer than any major speaks had its NegotiateProtocolVersion by now (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendIdle + 1, moves: true, requires: requiresNegotiated, majors: 0xffc00},
+	// backend parameters, ErrorResponse: "Start-up failed. The connection is closed after sending this message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend idle, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend idle, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend idle, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend idle, ErrorResponse: an ErrorResponse no request asked for is a FATAL one (administrator shutdown, idle timeouts): "the backend will … close the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend query, RowDescription: "Indicates that rows are about to be returned in response to a SELECT, FETCH, etc. query" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryRows + 1, moves: true, majors: 0xffc00},
+	// backend query, CommandComplete: "An SQL command completed normally"; a query string of several statements completes each (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{majors: 0xffc00},
+	// backend query, EmptyQueryResponse: "An empty query string was recognized" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{majors: 0xffc00},
+	// backend query, CopyInResponse: "The backend is ready to copy data from the frontend to a table" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryCopyIn + 1, peer: stFrontendCopyIn + 1, moves: true, majors: 0xffc00},
+	// backend query, CopyOutResponse: "The backend is ready to copy data from a table to the frontend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryCopyOut + 1, moves: true, majors: 0xffc00},
+	// backend query, CopyBothResponse: the list of simple query leaves it out (it predates copy-both); the COPY section: copy-both "is initiated when a backend in walsender mode executes a START_REPLICATION statement" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryCopyBoth + 1, peer: stFrontendCopyBoth + 1, moves: true, majors: 0xffc00},
+	// backend query, ErrorResponse: "An error has occurred"; the rest of the query string is not run (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query, ReadyForQuery: "Processing of the query string is complete" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend query, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-failed, ReadyForQuery: "ReadyForQuery will always be sent, whether processing terminates successfully or with an error" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend query-failed, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-failed, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-failed, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-rows, DataRow: "One of the set of rows returned by a SELECT, FETCH, etc. query", after its RowDescription (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{majors: 0xffc00},
+	// backend query-rows, CommandComplete: the statement's rows end with its CommandComplete (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},
+	// backend query-rows, ErrorResponse: an error may end a result set part way (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-out, CopyData: the list of simple query names the copy responses only, the COPY section the rest: "The backend sends … CopyData messages" in copy-out mode (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// backend query-copy-out, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "followed by a CopyDone message"; the CommandComplete follows (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-out, ErrorResponse: "or an ErrorResponse if there was a backend error" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-in, CommandComplete: "The backend then sends CommandComplete" after the frontend's CopyDone (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQuery + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-in, ErrorResponse: after CopyFail, or on a backend error during copy-in: "any subsequent CopyData, CopyDone, or CopyFail messages issued by the frontend will simply be dropped", so the frontend's copy is over (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryFailed + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both, CopyData: the list of simple query names the copy responses only, the COPY section the rest: the replication stream travels in CopyData (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// backend query-copy-both, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages"; a result set (the next timeline) and CommandComplete may follow (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQueryCopyBothDone + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both, ErrorResponse: "In the event of a backend-detected error during copy-both mode, the backend will issue an ErrorResponse message" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both-done, CopyData: decided: the manual says a side that sent CopyDone "can no longer send CopyData messages", but a walsender answering the client's CopyDone sends its CopyDone and then one more keepalive in a CopyData (every logical capture of 13, 15, 17, 18 and 19 in testdata/captures): taken as what servers do (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// backend query-copy-both-done, RowDescription: "the server sends a result set of one row" naming the next timeline when the stream ended at a timeline switch (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQueryRows + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both-done, CommandComplete: the copy's CommandComplete ("COPY 0"), then the command's (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both-done, ErrorResponse: an error ends the command (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend parse, ParseComplete: "The response is either ParseComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend parse, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend parse, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend parse, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend parse, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend bind, BindComplete: "The response is either BindComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend bind, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend bind, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend bind, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend bind, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe, ParameterDescription: statement variant: "a ParameterDescription message describing the parameters needed by the statement, followed by a RowDescription message … (or NoData)" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{next: stBackendDescribeRows + 1, moves: true, majors: 0xffc00},
+	// backend describe, RowDescription: "the backend sends a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend describe, NoData: "a NoData message if the portal does not contain a query that will return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend describe, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend describe, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe-rows, RowDescription: "followed by a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend describe-rows, NoData: "or NoData if the statement will not return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend describe-rows, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend describe-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute, DataRow: Execute returns rows as DataRow without a RowDescription: "Execute doesn't cause ReadyForQuery or RowDescription to be issued" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{majors: 0xffc00},
+	// backend execute, CommandComplete: "If Execute terminates before completing the execution of a portal … Otherwise … CommandComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend execute, EmptyQueryResponse: "If the portal was created from an empty query string … EmptyQueryResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend execute, PortalSuspended: "If Execute terminates before completing the execution of a portal (due to reaching a nonzero result-row count), it will send a PortalSuspended message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend execute, CopyInResponse: a COPY FROM STDIN run by Execute enters copy-in mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{next: stBackendExecuteCopyIn + 1, peer: stFrontendCopyIn + 1, moves: true, majors: 0xffc00},
+	// backend execute, CopyOutResponse: a COPY TO STDOUT run by Execute enters copy-out mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{next: stBackendExecuteCopyOut + 1, moves: true, majors: 0xffc00},
+	// backend execute, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend execute, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-out, CopyData: copy-out data (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// backend execute-copy-out, CopyDone: the CopyDone, then the Execute's CommandComplete (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendExecute + 1, moves: true, majors: 0xffc00},
+	// backend execute-copy-out, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend execute-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-in, CommandComplete: after the frontend's CopyDone the Execute completes (protocol-flow.html#PROTOCOL-COPY)
+	{peer: stFrontendSession + 1, end: true, moves: true, majors: 0xffc00},
+	// backend execute-copy-in, ErrorResponse: an error ends copy-in (the frontend's further copy messages are dropped) and, in the extended protocol, discards until Sync (protocol-flow.html#PROTOCOL-COPY)
+	{peer: stFrontendSession + 1, discard: true, moves: true, majors: 0xffc00},
+	// backend execute-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend close, CloseComplete: "The response is CloseComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend close, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend close, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend close, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend close, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend sync, ReadyForQuery: "Sync causes the backend to close the current transaction … and issue ReadyForQuery" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend sync, ErrorResponse: committing the implicit transaction at Sync can fail: its ErrorResponse comes before the ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{majors: 0xffc00},
+	// backend sync, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend sync, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend sync, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call, FunctionCallResponse: "The function call was completed and returned the result given in the message" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
+	{next: stBackendFunctionCallDone + 1, moves: true, majors: 0xffc00},
+	// backend function-call, ErrorResponse: "An error has occurred" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
+	{next: stBackendFunctionCallDone + 1, moves: true, majors: 0xffc00},
+	// backend function-call, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call-done, ReadyForQuery: "Processing of the function call is complete" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend function-call-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// replication-backend streaming, XLogData: "XLogData (B)": WAL data sent in the stream (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// replication-backend streaming, PrimaryKeepalive: "Primary keepalive message (B)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// replication-backend streaming, PrimaryStatusUpdate: "Primary status update (B)", the answer to a request for it (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0x80000},
+	// replication-backend backup, BackupNewArchive: "each archive … is preceded by a new-archive message" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{next: stReplicationBackendBackupArchive + 1, moves: true, majors: 0xf8000},
+	// replication-backend backup, BackupProgress: progress reports may come whenever the server has progress to report (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-backend backup-archive, BackupData: "Archive or manifest data": the archive's (or the manifest's) bytes, after the message that opened it (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-backend backup-archive, BackupNewArchive: the next archive begins (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-backend backup-archive, BackupManifest: "the server will send a manifest message" after the last archive; manifest data follow (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-backend backup-archive, BackupProgress: "Progress report" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-frontend streaming, StandbyStatusUpdate: "Standby status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// replication-frontend streaming, HotStandbyFeedback: "Hot standby feedback message (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// replication-frontend streaming, RequestPrimaryStatusUpdate: "Request primary status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0x80000},
+	// logical between, LogicalBegin: "all messages between a pair of Begin and Commit messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalTransaction + 1, moves: true, majors: 0xffc00},
+	// logical between, LogicalBeginPrepare: "all messages between a pair of Begin Prepare and Prepare messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalPreparedTransaction + 1, moves: true, majors: 0xf8000},
+	// logical between, LogicalStreamStart: "changes of large in-progress transactions between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalStream + 1, moves: true, streamed: streamOpen, majors: 0xfc000},
+	// logical between, LogicalStreamCommit: "The last stream of such a transaction contains a Stream Commit or Stream Abort message"; pgoutput sends it after that stream's Stream Stop, for a transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{streamed: streamClose, majors: 0xfc000},
+	// logical between, LogicalStreamAbort: Stream Abort ends a streamed transaction (or one of its subtransactions) a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{streamed: streamAbort, majors: 0xfc000},
+	// logical between, LogicalStreamPrepare: Stream Prepare prepares a streamed transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{streamed: streamClose, majors: 0xf8000},
+	// logical between, LogicalCommitPrepared: COMMIT PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xf8000},
+	// logical between, LogicalRollbackPrepared: ROLLBACK PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xf8000},
+	// logical between, LogicalMessage: a non-transactional message of pg_logical_emit_message is sent outside transactions (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xfc000},
+	// logical transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresTypes, majors: 0xffc00},
+	// logical transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xffc00},
+	// logical transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical transaction, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xff800},
+	// logical transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xfc000},
+	// logical transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresNoChangeYet, majors: 0xffc00},
+	// logical transaction, LogicalCommit: Commit ends the transaction Begin opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalBetween + 1, moves: true, majors: 0xffc00},
+	// logical prepared-transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresTypes, majors: 0xffc00},
+	// logical prepared-transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xffc00},
+	// logical prepared-transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical prepared-transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical prepared-transaction, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical prepared-transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xff800},
+	// logical prepared-transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xfc000},
+	// logical prepared-transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresNoChangeYet, majors: 0xffc00},
+	// logical prepared-transaction, LogicalPrepare: Prepare ends the transaction Begin Prepare opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalBetween + 1, moves: true, majors: 0xf8000},
+	// logical stream, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresTypes, majors: 0xffc00},
+	// logical stream, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xffc00},
+	// logical stream, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical stream, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical stream, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical stream, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xff800},
+	// logical stream, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xfc000},
+	// logical stream, LogicalOrigin: pgoutput sends the origin at the start of each stream of a transaction that has one (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xffc00},
+	// logical stream, LogicalStreamStop: "between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{next: stLogicalBetween + 1, moves: true, majors: 0xfc000}}
 
 // flowTable names the rule (1-based; 0: not allowed) of each state and kind.

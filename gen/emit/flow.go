@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -194,7 +195,13 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int) jen.Code {
 	if r.Answer != 0 {
 		what += fmt.Sprintf(" %q", r.Answer)
 	}
-	return jen.Comment(fmt.Sprintf("%s, %s: %s (%s)", st.ID(), what, r.Reason, r.Source)).Line().Values(fields...)
+	doc := fmt.Sprintf("%s, %s: %s", st.ID(), what, r.Reason)
+	if src := cmp.Or(r.Source, st.Source); src != "" { // a rule without one is of its state's section
+		doc += " (" + src + ")"
+	}
+	// The comment goes on a line of its own before the rule: one after the
+	// rule's comma would be gofmt's to attach to the next line.
+	return jen.Line().Comment(doc).Line().Values(fields...)
 }
 
 // kindLookup renders the table naming the kind of a dispatcher's message by
