@@ -254,6 +254,14 @@ func TestNegotiation(t *testing.T) {
 			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.0 and 1 _pq_. option(s)"},
 		{"a greasing minor left unanswered", slices.Delete(with(2, startup(9999)), 3, 4), ready - 1,
 			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.9999 and 0 _pq_. option(s)"},
+		// The server's major (server_version, after authentication) says
+		// which minors it speaks: 17 none newer than 3.0, 18 3.2.
+		{"3.2 taken by a 17 without an answer", slices.Delete(slices.Clone(base), 3, 4), ready - 1,
+			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.2, which PostgreSQL 17 does not speak (its newest is 3.0)"},
+		{"3.2 offered by a 17", slices.Replace(with(2, startup(9999)), 3, 4, npv(2)), ready,
+			"the negotiation settled on 3.2, but PostgreSQL 17 speaks 3.0 at most"},
+		{"an 18 lowering 3.2 to 3.0", with(ready-2, be(&codec.ParameterStatus{Name: "server_version", Value: "18.1"}, p)), ready,
+			"the negotiation settled on 3.0, but PostgreSQL 18 speaks 3.2: it answers the older of that and the 3.2 asked"},
 	} {
 		conv, at, err := play(c.turns)
 		var fe *codec.FlowError
@@ -267,13 +275,25 @@ func TestNegotiation(t *testing.T) {
 	}
 	for name, turns := range map[string][]turn{
 		"an option answered":                          slices.Replace(with(2, startup(0, "_pq_.x", "_pq_.y")), 3, 4, npv(0, "_pq_.x", "_pq_.y")),
-		"3.2 of a 3.2 server, no answer":              slices.Delete(slices.Clone(base), 3, 4),
+		"3.2 of an 18, no answer":                     slices.Delete(with(ready-2, be(&codec.ParameterStatus{Name: "server_version", Value: "18.1"}, p)), 3, 4),
+		"3.9999 of an 18, answered 3.2":               slices.Replace(with(ready-2, be(&codec.ParameterStatus{Name: "server_version", Value: "18.1"}, p)), 2, 4, startup(9999), npv(2)),
+		"3.2 of a server whose major is not known":    slices.Delete(with(ready-2, be(&codec.ParameterStatus{Name: "server_version", Value: "20.0"}, p)), 3, 4),
 		"3.0, no answer":                              slices.Delete(with(2, startup(0)), 3, 4),
 		"the minor alone, as the manual describes it": with(3, be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 0}, p)),
 	} {
 		if _, at, err := play(turns); err != nil {
 			t.Errorf("%s: turn %d: %v", name, at, err)
 		}
+	}
+	// A major known from the start (FixMajor) judges the answer itself.
+	conv := codec.NewConversation(p)
+	conv.FixMajor = true
+	if _, err := conv.Frontend.Next(startup(9999).wire); err != nil {
+		t.Fatal(err)
+	}
+	_, err := conv.Backend.Next(npv(2).wire)
+	if fe := (*codec.FlowError)(nil); !errors.As(err, &fe) || fe.Detail != "offers 3.2, which PostgreSQL 17 does not speak (its newest is 3.0)" {
+		t.Errorf("a 17 offering 3.2: %v", err)
 	}
 }
 

@@ -697,6 +697,12 @@ var authStates = [49]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslI
 // answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.
 var answerKinds = [49]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35}
 
+// protocolMinors is the newest minor of protocol 3 each major speaks, as its manual says ("Before protocol version 3.2, …").
+var protocolMinors = [20]uint8{10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 0, 16: 0, 17: 0, 18: 2, 19: 2}
+
+// newestProtocolMinor is the newest minor of protocol 3 any documented major speaks.
+const newestProtocolMinor = 2
+
 // replicationPart follows the replication messages inside CopyData.
 type replicationPart = ReplicationTracker
 

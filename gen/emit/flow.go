@@ -3,6 +3,8 @@ package emit
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -113,6 +115,9 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	if bm := machine(fl, "backend"); bm != nil {
 		answerByState(f, fl, bm, kindOf)
+		if machine(fl, "frontend") != nil {
+			protocolMinorTable(f, mod)
+		}
 	}
 	stubs(f, fl)
 	return f
@@ -284,6 +289,25 @@ func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf ma
 	}
 	f.Comment("answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.")
 	f.Var().Id("answerKinds").Op("=").Index(jen.Lit(len(fl.States()))).Id("flowKind").Values(kinds...)
+}
+
+// protocolMinorTable renders the newest protocol minor of each major the
+// codec has (model.ProtocolMinors) and the newest of any major, what a
+// server of a major the codec lacks may speak.
+func protocolMinorTable(f *jen.File, mod *model.Model) {
+	var cells []jen.Code
+	newest := 0
+	for _, mj := range slices.Sorted(maps.Keys(mod.ProtocolMinors)) {
+		minor := mod.ProtocolMinors[mj]
+		newest = max(newest, minor)
+		if slices.Contains(mod.Majors, mj) {
+			cells = append(cells, jen.Lit(mj).Op(":").Lit(minor))
+		}
+	}
+	f.Comment("protocolMinors is the newest minor of protocol 3 each major speaks, as its manual says (\"Before protocol version 3.2, …\").")
+	f.Var().Id("protocolMinors").Op("=").Index(jen.Lit(slices.Max(mod.Majors) + 1)).Uint8().Values(cells...)
+	f.Comment("newestProtocolMinor is the newest minor of protocol 3 any documented major speaks.")
+	f.Const().Id("newestProtocolMinor").Op("=").Lit(newest)
 }
 
 // stubs stand in for the trackers of layers the codec lacks, so that the

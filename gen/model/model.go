@@ -45,6 +45,11 @@ type Model struct {
 	// ("protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1") and major: the
 	// messages the server may send in one phase, as each major lists them.
 	FlowLists map[string]map[int]*spec.FlowList
+	// ProtocolMinors is the newest minor of protocol 3 each major of the
+	// spec speaks (18: 2), from the manual's notes on what a minor changed;
+	// a selection keeps every major's, the newest naming what a server of a
+	// major the codec lacks may speak.
+	ProtocolMinors map[int]int
 }
 
 // Find returns the message with the slug, nil when there is none.
@@ -215,7 +220,7 @@ type ProtocolLength struct {
 func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	var p problems
 	var d defaults
-	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}}
+	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}, ProtocolMinors: protocolMinors(specs)}
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
 		mod.Majors = append(mod.Majors, s.Major)

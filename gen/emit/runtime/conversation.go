@@ -292,7 +292,7 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	// pgspec:if message:negotiate-protocol-version
 	case kindNegotiateProtocolVersion:
 		m := s.Msg.(*NegotiateProtocolVersion)
-		if d := c.nego.answer(m); r.requires == requiresNegotiation && d != "" {
+		if d := c.nego.answer(m, c.P.Major); r.requires == requiresNegotiation && d != "" {
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Detail = d
 			return s, e
@@ -318,7 +318,10 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		c.Replication.open(copyNone)
 	case kindReadyForQuery:
 		c.pending = copyNone
-		if d := c.nego.missing(); r.requires == requiresNegotiated && d != "" {
+		if r.requires != requiresNegotiated {
+			break
+		}
+		if d := c.nego.missing(c.P.Major, c.P.ProtocolMinor); d != "" {
 			// What is missing came before: the start-up is over all the same.
 			c.move(sideBackend, r)
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
