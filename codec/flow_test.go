@@ -482,3 +482,77 @@ func TestLogicalViolations(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectTLS: a connection whose first byte is a TLS record began TLS
+// without SSLRequest, which 17's protocol-flow.html documents first; once
+// the caller holds the TLS end (Decrypted) the frontend sends its
+// StartupMessage and asks for no more encryption, the same after an
+// SSLRequest's 'S'. A GSSENCRequest declined with 'N' still lets an
+// SSLRequest follow.
+func TestDirectTLS(t *testing.T) {
+	if !codec.IsDirectTLS(0x16) || codec.IsDirectTLS(0) || codec.DirectTLSALPN != "postgresql" {
+		t.Fatalf("IsDirectTLS(0x16) %v, IsDirectTLS(0) %v, ALPN %q", codec.IsDirectTLS(0x16), codec.IsDirectTLS(0), codec.DirectTLSALPN)
+	}
+	startup := fe(&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}, codec.Params{})
+	ssl := fe(&codec.SSLRequest{}, codec.Params{})
+	gss := fe(&codec.GSSEncRequest{}, codec.Params{})
+	conv := func(major int) *codec.Conversation {
+		c := codec.NewConversation(codec.Params{Major: major})
+		c.FixMajor = true
+		return c
+	}
+	wantFlow := func(what string, err error, state, got string) {
+		t.Helper()
+		var e *codec.FlowError
+		if !errors.As(err, &e) || e.State != state || e.Got != got {
+			t.Errorf("%s: %v, want a FlowError in %s for %s", what, err, state, got)
+		}
+	}
+
+	c := conv(17)
+	if _, err := c.Frontend.DirectTLS(); err != nil || !c.Encrypted() {
+		t.Fatalf("direct TLS on 17: %v, encrypted %v", err, c.Encrypted())
+	}
+	c.Decrypted()
+	if !c.Frontend.Untagged() {
+		t.Fatal("after the handshake the frontend's StartupMessage is untagged")
+	}
+	_, err := c.Frontend.Next(ssl.wire)
+	wantFlow("an SSLRequest through direct TLS", err, "frontend encrypted-startup", "ssl-request")
+	if _, err := c.Frontend.Next(startup.wire); err != nil || !c.Started() {
+		t.Errorf("StartupMessage through direct TLS: %v, started %v", err, c.Started())
+	}
+	_, err = c.Frontend.DirectTLS()
+	wantFlow("direct TLS after the StartupMessage", err, "frontend authenticating", "direct-tls")
+
+	_, err = conv(16).Frontend.DirectTLS()
+	wantFlow("direct TLS on 16", err, "frontend startup", "direct-tls")
+	var e *codec.FlowError
+	if errors.As(err, &e) && slices.Contains(e.Expected, "direct-tls") {
+		t.Errorf("16 expects %v", e.Expected)
+	}
+
+	c = conv(16)
+	play := func(ts ...turn) error {
+		for _, tr := range ts {
+			var err error
+			if tr.backend {
+				_, err = c.Backend.Next(tr.wire)
+			} else {
+				_, err = c.Frontend.Next(tr.wire)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := play(gss, turn{true, []byte{'N'}}, ssl, turn{true, []byte{'S'}}); err != nil || !c.Encrypted() {
+		t.Fatalf("GSSENCRequest 'N', SSLRequest 'S': %v, encrypted %v", err, c.Encrypted())
+	}
+	c.Decrypted()
+	wantFlow("a GSSENCRequest through TLS", play(gss), "frontend encrypted-startup", "gssenc-request")
+	if err := play(startup); err != nil {
+		t.Errorf("StartupMessage through TLS: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // flowFile renders the tables the trackers (runtime/flow.go and the
@@ -38,12 +39,17 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	f.Const().Defs(sc...)
 	f.Line()
-	f.Comment("The kinds of message the flow tells apart: 0 is none the codec knows.")
+	f.Comment("The kinds of message the flow tells apart, then its events: 0 is none the codec knows.")
 	kc := []jen.Code{jen.Id("kindNone").Id("flowKind").Op("=").Lit(0)}
 	for i, m := range kinds {
 		kc = append(kc, jen.Id("kind"+m.GoName).Id("flowKind").Op("=").Lit(i+1))
 	}
-	kc = append(kc, jen.Id("flowKinds").Op("=").Lit(len(kinds)+1))
+	eventKind := map[string]int{}
+	for i, ev := range flowEvents {
+		eventKind[ev.slug] = len(kinds) + 1 + i
+		kc = append(kc, jen.Id(ev.kind).Id("flowKind").Op("=").Lit(eventKind[ev.slug]))
+	}
+	kc = append(kc, jen.Id("flowKinds").Op("=").Lit(len(kinds)+len(flowEvents)+1))
 	f.Const().Defs(kc...)
 	f.Line()
 
@@ -54,11 +60,14 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	alt := map[int]int{}
 	table := make([][]int, len(states))
 	for _, st := range states {
-		table[st.Index] = make([]int, len(kinds)+1)
+		table[st.Index] = make([]int, len(kinds)+len(flowEvents)+1)
 		last := map[int]int{}
 		for _, r := range st.Rules {
 			all, of = append(all, r), append(of, st)
 			k := kindOf[r.Msg]
+			if r.Event != "" {
+				k = eventKind[r.Event]
+			}
 			if prev := last[k]; prev != 0 {
 				alt[prev] = len(all)
 			} else {
@@ -98,6 +107,9 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	for _, m := range kinds {
 		slugs = append(slugs, jen.Lit(m.Slug))
 	}
+	for _, ev := range flowEvents {
+		slugs = append(slugs, jen.Lit(ev.slug))
+	}
 	f.Comment("flowStateNames name each state as \"machine state\".")
 	f.Var().Id("flowStateNames").Op("=").Index(jen.Op("...")).String().Values(names...)
 	f.Comment("flowKindNames are each kind's slug.")
@@ -117,10 +129,33 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 		answerByState(f, fl, bm, kindOf)
 		if machine(fl, "frontend") != nil {
 			protocolMinorTable(f, mod)
+			directTLS(f, mod)
 		}
 	}
 	stubs(f, fl)
 	return f
+}
+
+// flowEvents are what a flow rule allows that is no message, each with a
+// kind after the messages'.
+var flowEvents = []struct{ slug, kind string }{{spec.EventDirectTLS, "kindDirectTLS"}}
+
+// directTLS renders the ALPN protocol name a client beginning TLS at once
+// offers, as the newest major's protocol-flow.html gives it; nothing when
+// no major of the codec documents direct TLS.
+func directTLS(f *jen.File, mod *model.Model) {
+	var d *spec.DirectTLS
+	for _, mj := range mod.Majors {
+		if mod.DirectTLS[mj] != nil {
+			d = mod.DirectTLS[mj]
+		}
+	}
+	if d == nil {
+		return
+	}
+	f.Comment("DirectTLSALPN is the ALPN protocol a client that begins TLS without SSLRequest must offer:")
+	f.Comment(fmt.Sprintf("%q (%s#%s).", d.ALPN, d.Page, d.Section))
+	f.Const().Id("DirectTLSALPN").Op("=").Lit(d.ALPN)
 }
 
 // flowKinds are the messages the machines follow, by slug.
@@ -196,7 +231,10 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int) jen.Code {
 		fields = append(fields, jen.Id("alt").Op(":").Lit(alt))
 	}
 	fields = append(fields, jen.Id("majors").Op(":").Op(fmt.Sprintf("%#x", majorSet(r.Majors))))
-	what := r.Msg.GoName
+	what := r.Event
+	if r.Msg != nil {
+		what = r.Msg.GoName
+	}
 	if r.Answer != 0 {
 		what += fmt.Sprintf(" %q", r.Answer)
 	}
@@ -281,7 +319,7 @@ func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf ma
 	var kinds []jen.Code
 	for _, st := range bm.States {
 		for _, r := range st.Rules {
-			if r.Msg.AnswerTo != "" {
+			if r.Msg != nil && r.Msg.AnswerTo != "" {
 				kinds = append(kinds, jen.Id(stateConst(st)).Op(":").Lit(kindOf[r.Msg]))
 				break
 			}

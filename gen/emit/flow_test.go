@@ -31,7 +31,11 @@ func TestFlowRuleComments(t *testing.T) {
 	var want []string
 	for _, st := range mod.Flow.States() {
 		for _, r := range st.Rules {
-			want = append(want, st.ID()+", "+r.Msg.GoName)
+			what := r.Event
+			if r.Msg != nil {
+				what = r.Msg.GoName
+			}
+			want = append(want, st.ID()+", "+what)
 		}
 	}
 	var elts []ast.Expr

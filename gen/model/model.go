@@ -50,6 +50,9 @@ type Model struct {
 	// a selection keeps every major's, the newest naming what a server of a
 	// major the codec lacks may speak.
 	ProtocolMinors map[int]int
+	// DirectTLS is, by major, protocol-flow.html's paragraph on connections
+	// that begin TLS without SSLRequest, for the majors whose page has it.
+	DirectTLS map[int]*spec.DirectTLS
 }
 
 // Find returns the message with the slug, nil when there is none.
@@ -220,10 +223,13 @@ type ProtocolLength struct {
 func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	var p problems
 	var d defaults
-	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}, ProtocolMinors: protocolMinors(specs)}
+	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}, ProtocolMinors: protocolMinors(specs), DirectTLS: map[int]*spec.DirectTLS{}}
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
 		mod.Majors = append(mod.Majors, s.Major)
+		if s.DirectTLS != nil {
+			mod.DirectTLS[s.Major] = s.DirectTLS
+		}
 		for i := range s.FlowLists {
 			l := &s.FlowLists[i]
 			if mod.FlowLists[l.Key()] == nil {
