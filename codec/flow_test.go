@@ -31,6 +31,13 @@ func mustEncodeP(m codec.Message, p codec.Params) []byte {
 // (with the turn it came at), or nil and the conversation.
 func play(turns []turn) (*codec.Conversation, int, error) {
 	c := codec.NewConversation(codec.Params{})
+	at, err := feed(c, turns)
+	return c, at, err
+}
+
+// feed gives c the turns and returns the first error with the turn it
+// came at, or -1 and nil.
+func feed(c *codec.Conversation, turns []turn) (int, error) {
 	for i, t := range turns {
 		var err error
 		if t.backend {
@@ -39,10 +46,10 @@ func play(turns []turn) (*codec.Conversation, int, error) {
 			_, err = c.Frontend.Next(t.wire)
 		}
 		if err != nil {
-			return c, i, err
+			return i, err
 		}
 	}
-	return c, -1, nil
+	return -1, nil
 }
 
 // session is a whole conversation of a 3.2 client with a PostgreSQL 17
@@ -534,18 +541,8 @@ func TestDirectTLS(t *testing.T) {
 
 	c = conv(16)
 	play := func(ts ...turn) error {
-		for _, tr := range ts {
-			var err error
-			if tr.backend {
-				_, err = c.Backend.Next(tr.wire)
-			} else {
-				_, err = c.Frontend.Next(tr.wire)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := feed(c, ts)
+		return err
 	}
 	if err := play(gss, turn{true, []byte{'N'}}, ssl, turn{true, []byte{'S'}}); err != nil || !c.Encrypted() {
 		t.Fatalf("GSSENCRequest 'N', SSLRequest 'S': %v, encrypted %v", err, c.Encrypted())
