@@ -85,6 +85,16 @@ var flowLayer = itemLayer{
 	},
 }
 
+// FlowSlugs are the rows the flow layer has for s: its lists, then direct
+// TLS where its page documents it.
+func FlowSlugs(s *spec.Spec) []string {
+	var out []string
+	for _, it := range flowLayer.items(s) {
+		out = append(out, it.slug)
+	}
+	return out
+}
+
 // directTLSSlug is the flow layer's row of direct TLS.
 const directTLSSlug = "flow-direct-tls"
 
