@@ -457,15 +457,19 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 	}
 	// Values are written in place, field by field: appending a Value
 	// built on the stack copies it whole, under a bulk write barrier while
-	// the GC runs.
+	// the GC runs. The slices of one length let the loop go without
+	// bounds checks.
 	n := len(dst)
 	dst = slices.Grow(dst, len(t.Columns))[:n+len(t.Columns)]
-	for i := range t.Columns {
-		c, v := &t.Columns[i], &dst[n+i]
-		if d := &rel.decoders[i]; v.dec != d { // else the reused slot holds this column's value already
-			v.TypeOID, v.dec = rel.Columns[i].TypeOID, d
+	vals := dst[n:]
+	cols, decs, types := t.Columns[:len(vals)], rel.decoders[:len(vals)], rel.Columns[:len(vals)]
+	for i := range vals {
+		c, v := &cols[i], &vals[i]
+		if d := &decs[i]; v.dec != d { // else the reused slot holds this column's value already
+			v.TypeOID, v.dec = types[i].TypeOID, d
 		}
-		v.Raw, v.Null, v.Unchanged, v.Filled, v.Binary = nil, false, false, false, false
+		raw := c.Data // nil for 'n' and 'u'
+		v.Null, v.Unchanged, v.Filled, v.Binary = false, false, false, false
 		switch c.Kind {
 		case 'n':
 			v.Null = true
@@ -475,11 +479,11 @@ func (a *Assembler) row(dst []Value, rel *Relation, t *codec.TupleData, what str
 			v.Binary = true
 			fallthrough
 		case 't':
-			v.Raw = c.Data
-			if v.Raw == nil {
-				v.Raw = empty
+			if raw == nil {
+				raw = empty
 			}
 		} // the codec admits no other kind
+		v.Raw = raw // one pointer write: each goes through the GC's write barrier while it marks
 	}
 	return dst, nil
 }

@@ -510,3 +510,59 @@ func TestSpillUnlinked(t *testing.T) {
 		t.Errorf("after Close: %+v", st)
 	}
 }
+
+// TestDecodeScalars holds Decode of the scalar types, whose plans it keeps,
+// to what the codec's DecodeValue gives for the same bytes: values, Go
+// types and errors, text and binary in turn on one column, and a result
+// that does not change when the column decodes the next value.
+func TestDecodeScalars(t *testing.T) {
+	types := pgtype.NewMap()
+	cases := []struct {
+		oid    uint32
+		values []any
+	}{
+		{pgtype.Int2OID, []any{int16(-7), int16(300)}},
+		{pgtype.Int4OID, []any{int32(-42), int32(1 << 30)}},
+		{pgtype.Int8OID, []any{int64(-1), int64(1) << 40}},
+		{pgtype.Float4OID, []any{float32(1.5), float32(-0.25)}},
+		{pgtype.Float8OID, []any{2.5e300, -1.0}},
+		{pgtype.BoolOID, []any{true, false}},
+		{pgtype.ByteaOID, []any{[]byte{0, 1, 0xff}, []byte{}}},
+	}
+	for _, c := range cases {
+		typ, _ := types.TypeForOID(c.oid)
+		if scalarOf(typ.Codec) == nil {
+			t.Errorf("%s: not taken as a scalar", typ.Name)
+		}
+		var inputs []Value
+		for _, x := range c.values {
+			for _, format := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
+				raw, err := types.Encode(c.oid, format, x, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw = append([]byte{}, raw...) // never nil, as the Assembler gives a value that is not NULL
+				inputs = append(inputs, Value{Raw: raw, Binary: format == pgtype.BinaryFormatCode})
+			}
+		}
+		inputs = append(inputs, Value{Raw: []byte("x")}, Value{Raw: []byte{1, 2, 3}, Binary: true}, Value{Raw: []byte{}, Binary: true})
+		dec := &decoder{types: types}
+		var held []any
+		for _, in := range inputs {
+			v := in
+			v.TypeOID, v.dec = c.oid, dec
+			got, gotErr := v.Decode()
+			want, wantErr := typ.Codec.DecodeValue(types, c.oid, v.Format(), v.Raw)
+			if fmt.Sprintf("%T %v %v", got, got, gotErr) != fmt.Sprintf("%T %v %v", want, want, wantErr) {
+				t.Errorf("%s %q (binary %v): Decode %T %v, %v; DecodeValue %T %v, %v", typ.Name, v.Raw, v.Binary, got, got, gotErr, want, want, wantErr)
+			}
+			held = append(held, got)
+		}
+		for i, in := range inputs {
+			want, _ := typ.Codec.DecodeValue(types, c.oid, in.Format(), in.Raw)
+			if fmt.Sprint(held[i]) != fmt.Sprint(want) {
+				t.Errorf("%s: value %d became %v after the column decoded more", typ.Name, i, held[i])
+			}
+		}
+	}
+}

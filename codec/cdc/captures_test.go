@@ -3,6 +3,7 @@ package cdc
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -12,9 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgspec/pgspec/codec"
@@ -48,31 +46,19 @@ func readCapture(t testing.TB, path string, port uint16) []replicationRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := pcapgo.NewReader(z)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type half struct {
 		next  uint32
 		bytes []byte
 	}
 	conns := map[uint16]*[2]half{} // by client port: to the server, from it
 	var order []uint16
-	for {
-		data, _, err := r.ReadPacketData()
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		p := gopacket.NewPacket(data, layers.LinkTypeEthernet, gopacket.DecodeOptions{Lazy: true, NoCopy: true})
-		tcp, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		if !ok || (uint16(tcp.DstPort) != port && uint16(tcp.SrcPort) != port) {
+	for seg := range tcpSegments(t, path, z) {
+		if seg.dst != port && seg.src != port {
 			continue
 		}
-		client, dir := uint16(tcp.SrcPort), 0
+		client, dir := seg.src, 0
 		if client == port {
-			client, dir = uint16(tcp.DstPort), 1
+			client, dir = seg.dst, 1
 		}
 		c := conns[client]
 		if c == nil {
@@ -82,15 +68,15 @@ func readCapture(t testing.TB, path string, port uint16) []replicationRun {
 		}
 		h := &c[dir]
 		switch {
-		case tcp.SYN:
-			h.next = tcp.Seq + 1
-		case len(tcp.Payload) == 0 || tcp.Seq+uint32(len(tcp.Payload)) <= h.next:
+		case seg.syn:
+			h.next = seg.seq + 1
+		case len(seg.payload) == 0 || seg.seq+uint32(len(seg.payload)) <= h.next:
 			// an ACK or a retransmission
-		case tcp.Seq != h.next:
+		case seg.seq != h.next:
 			t.Fatalf("%s: connection from port %d: a gap at sequence %d", path, client, h.next)
 		default:
-			h.bytes = append(h.bytes, tcp.Payload...)
-			h.next += uint32(len(tcp.Payload))
+			h.bytes = append(h.bytes, seg.payload...)
+			h.next += uint32(len(seg.payload))
 		}
 	}
 	start := regexp.MustCompile(`START_REPLICATION SLOT \S+ LOGICAL \S+ \(([^)]*)\)`)
@@ -112,6 +98,80 @@ func readCapture(t testing.TB, path string, port uint16) []replicationRun {
 		runs = append(runs, run)
 	}
 	return runs
+}
+
+// tcpSegment is what readCapture needs of a captured TCP segment.
+type tcpSegment struct {
+	src, dst uint16
+	seq      uint32
+	syn      bool
+	payload  []byte
+}
+
+// tcpSegments reads the TCP segments of a classic little-endian pcap file
+// of Ethernet frames (what record.sh writes) carrying IPv4 or IPv6. It is
+// written here rather than taken from gopacket, whose layer tables (7 MB
+// of pointers) would be garbage-collection roots of this package's
+// benchmarks, taxing in every GC cycle the consumer that allocates more.
+func tcpSegments(t testing.TB, path string, r io.Reader) func(yield func(tcpSegment) bool) {
+	return func(yield func(tcpSegment) bool) {
+		var head [24]byte
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		le := binary.LittleEndian
+		if le.Uint32(head[:]) != 0xa1b2c3d4 || le.Uint32(head[20:]) != 1 {
+			t.Fatalf("%s: not a little-endian pcap of Ethernet frames (% x)", path, head)
+		}
+		var rec [16]byte
+		for {
+			if _, err := io.ReadFull(r, rec[:]); err == io.EOF {
+				return
+			} else if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			frame := make([]byte, le.Uint32(rec[8:]))
+			if _, err := io.ReadFull(r, frame); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if le.Uint32(rec[8:]) != le.Uint32(rec[12:]) {
+				t.Fatalf("%s: a frame cut to %d of its %d bytes", path, le.Uint32(rec[8:]), le.Uint32(rec[12:]))
+			}
+			if seg, ok := tcpOf(t, path, frame); ok && !yield(seg) {
+				return
+			}
+		}
+	}
+}
+
+// tcpOf is the TCP segment of an Ethernet frame, if it carries one.
+func tcpOf(t testing.TB, path string, frame []byte) (tcpSegment, bool) {
+	be := binary.BigEndian
+	if len(frame) < 14 {
+		t.Fatalf("%s: an Ethernet frame of %d bytes", path, len(frame))
+	}
+	ip := frame[14:]
+	var from, to int // the TCP segment in ip
+	switch be.Uint16(frame[12:]) {
+	case 0x0800: // IPv4: the header's length in words, then the packet's
+		if len(ip) < 20 || ip[9] != 6 {
+			return tcpSegment{}, false
+		}
+		from, to = int(ip[0]&0x0f)*4, int(be.Uint16(ip[2:]))
+	case 0x86dd: // IPv6, without extension headers
+		if len(ip) < 40 || ip[6] != 6 {
+			return tcpSegment{}, false
+		}
+		from, to = 40, 40+int(be.Uint16(ip[4:]))
+	default:
+		return tcpSegment{}, false
+	}
+	if to > len(ip) || to-from < 20 || int(ip[from+12]>>4)*4 > to-from {
+		t.Fatalf("%s: an IP packet of %d bytes whose lengths do not fit it", path, len(ip))
+	}
+	tcp := ip[from:to]
+	off := int(tcp[12]>>4) * 4
+	return tcpSegment{src: be.Uint16(tcp[0:]), dst: be.Uint16(tcp[2:]), seq: be.Uint32(tcp[4:]), syn: tcp[13]&0x02 != 0, payload: tcp[off:]}, true
 }
 
 // backendWAL is the XLogData of a server's byte stream after its answer

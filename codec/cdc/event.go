@@ -3,8 +3,8 @@ package cdc
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -172,14 +172,69 @@ type Relation struct {
 }
 
 // decoder is what decoding a column's values needs from pgtype, kept so
-// that each row does not look it up again: the type, and the scan plan of
-// the last destination type scanned into.
+// that each row does not look it up again: the type, the scan plan of the
+// last destination type scanned into, and Decode's own for a scalar type.
 type decoder struct {
 	types  *pgtype.Map
 	typ    *pgtype.Type
-	target reflect.Type
+	target unsafe.Pointer // typeOf the plan's destination
 	format int16
 	plan   pgtype.ScanPlan
+	scalar scalarDecoder
+}
+
+// scalarDecoder is Decode for the pgtype codecs whose DecodeValue scans
+// with the codec's own plan into a variable of one Go type and returns it
+// (pgtype's int.go, float4.go, float8.go, bool.go, bytea.go;
+// TestDecodeScalars holds Decode to DecodeValue for each): it keeps the
+// plan and the variable, so that only the result's box is allocated.
+type scalarDecoder interface {
+	decode(v *Value) (any, error)
+}
+
+func scalarOf(c pgtype.Codec) scalarDecoder {
+	switch c.(type) {
+	case pgtype.Int2Codec:
+		return new(scalarPlan[int16])
+	case pgtype.Int4Codec:
+		return new(scalarPlan[int32])
+	case pgtype.Int8Codec:
+		return new(scalarPlan[int64])
+	case pgtype.Float4Codec:
+		return new(scalarPlan[float32])
+	case pgtype.Float8Codec:
+		return new(scalarPlan[float64])
+	case pgtype.BoolCodec:
+		return new(scalarPlan[bool])
+	case pgtype.ByteaCodec:
+		return new(scalarPlan[[]byte])
+	}
+	return nil
+}
+
+type scalarPlan[T any] struct {
+	x      T
+	format int16
+	plan   pgtype.ScanPlan
+}
+
+// decode scans into x and returns what it holds, clearing it so that the
+// decoder keeps no bytes the caller was given.
+func (s *scalarPlan[T]) decode(v *Value) (any, error) {
+	d, format := v.dec, v.Format()
+	if s.plan == nil || s.format != format {
+		if s.plan, s.format = d.typ.Codec.PlanScan(d.types, v.TypeOID, format, &s.x), format; s.plan == nil {
+			return nil, fmt.Errorf("PlanScan did not find a plan") // codecScan's words
+		}
+	}
+	err := s.plan.Scan(v.Raw, &s.x)
+	x := s.x
+	var zero T
+	s.x = zero
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // Column is a column of a Relation.
@@ -258,7 +313,10 @@ func (v *Value) Decode() (any, error) {
 		if !ok {
 			return nil, fmt.Errorf("cdc: no pgtype codec for type OID %d: register it in the Types map", v.TypeOID)
 		}
-		v.dec.typ = t
+		v.dec.typ, v.dec.scalar = t, scalarOf(t.Codec)
+	}
+	if v.dec.scalar != nil {
+		return v.dec.scalar.decode(v)
 	}
 	return v.dec.typ.Codec.DecodeValue(v.dec.types, v.TypeOID, v.Format(), v.Raw)
 }
@@ -269,9 +327,13 @@ func (v *Value) Scan(dst any) error {
 	if !v.Known() {
 		return ErrUnchanged
 	}
-	d, target, format := v.dec, reflect.TypeOf(dst), v.Format()
+	d, target, format := v.dec, typeOf(dst), v.Format()
 	if d.plan == nil || d.format != format || d.target != target {
 		d.plan, d.target, d.format = d.types.PlanScan(v.TypeOID, format, dst), target, format
 	}
 	return d.plan.Scan(v.Raw, dst)
 }
+
+// typeOf is the dynamic type of x, the first word of an interface value:
+// comparing two is one instruction, comparing reflect.Types a call.
+func typeOf(x any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&x))[0] }
