@@ -45,6 +45,14 @@ type Model struct {
 	// ("protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1") and major: the
 	// messages the server may send in one phase, as each major lists them.
 	FlowLists map[string]map[int]*spec.FlowList
+	// ProtocolMinors is the newest minor of protocol 3 each major of the
+	// spec speaks (18: 2), from the manual's notes on what a minor changed;
+	// a selection keeps every major's, the newest naming what a server of a
+	// major the codec lacks may speak.
+	ProtocolMinors map[int]int
+	// DirectTLS is, by major, protocol-flow.html's paragraph on connections
+	// that begin TLS without SSLRequest, for the majors whose page has it.
+	DirectTLS map[int]*spec.DirectTLS
 }
 
 // Find returns the message with the slug, nil when there is none.
@@ -224,10 +232,13 @@ type ProtocolLength struct {
 func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	var p problems
 	var d defaults
-	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}}
+	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}, ProtocolMinors: protocolMinors(specs), DirectTLS: map[int]*spec.DirectTLS{}}
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
 		mod.Majors = append(mod.Majors, s.Major)
+		if s.DirectTLS != nil {
+			mod.DirectTLS[s.Major] = s.DirectTLS
+		}
 		for i := range s.FlowLists {
 			l := &s.FlowLists[i]
 			if mod.FlowLists[l.Key()] == nil {

@@ -144,7 +144,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	cmdEligible := func(c *Command) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, spec.LayerCommands)) && slices.ContainsFunc(c.Majors, in)
 	}
-	out := &Model{Majors: majors, Released: filter(m.Released, in), Rules: m.Rules}
+	out := &Model{Majors: majors, Released: filter(m.Released, in), Rules: m.Rules, ProtocolMinors: m.ProtocolMinors, DirectTLS: m.DirectTLS}
 
 	wanted := map[string]bool{}
 	for _, pat := range sel.Messages {
