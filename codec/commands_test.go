@@ -180,16 +180,17 @@ func TestParseCommandCase(t *testing.T) {
 }
 
 // Text that is no command of the major is a *CommandError with the byte
-// offset of what was not understood.
+// offset of what was not understood; an option the command has in other
+// majors only names them.
 func TestParseCommandRefuses(t *testing.T) {
 	for _, c := range []struct {
 		major int
 		text  string
 		want  string
 	}{
-		{15, `BASE_BACKUP (LABEL 'x', FAST)`, `BASE_BACKUP (byte 24): unknown option FAST`},
+		{15, `BASE_BACKUP (LABEL 'x', FAST)`, `BASE_BACKUP FAST (byte 24): not in PostgreSQL 15 (it is in PostgreSQL 10–14)`},
 		{13, `BASE_BACKUP (LABEL 'x')`, `BASE_BACKUP (byte 12): unexpected text`},
-		{16, `CREATE_REPLICATION_SLOT "s" LOGICAL "p" (FAILOVER)`, `CREATE_REPLICATION_SLOT (byte 41): unknown option FAILOVER`},
+		{16, `CREATE_REPLICATION_SLOT "s" LOGICAL "p" (FAILOVER)`, `CREATE_REPLICATION_SLOT FAILOVER (byte 41): not in PostgreSQL 16 (it is in PostgreSQL 17 and later)`},
 		{17, `CREATE_REPLICATION_SLOT "s" LOGICAL "p" (FAILOVER maybe)`, `CREATE_REPLICATION_SLOT (byte 50): want the value of FAILOVER`},
 		{14, `READ_REPLICATION_SLOT s`, `READ_REPLICATION_SLOT (byte 0): not in PostgreSQL 14 (it is in PostgreSQL 15 and later)`},
 		{18, `SELECT 1`, `SELECT (byte 0): no replication command of PostgreSQL 18`},
@@ -199,6 +200,7 @@ func TestParseCommandRefuses(t *testing.T) {
 		{17, `BASE_BACKUP (MANIFEST 'maybe')`, `BASE_BACKUP MANIFEST: value "maybe" is not one of yes, force-encode, no`},
 		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS 'md5'`, `BASE_BACKUP MANIFEST_CHECKSUMS: value "md5" is not one of NONE, CRC32C, SHA224, SHA256, SHA384, SHA512`},
 		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS sha256`, `BASE_BACKUP (byte 27): unexpected text`},
+		{15, `BASE_BACKUP (LABEL 'x', NOSUCH)`, `BASE_BACKUP (byte 24): unknown option NOSUCH`},
 		{18, `BASE_BACKUP (LABEL 'a', LABEL 'b')`, `BASE_BACKUP (byte 24): option LABEL given twice`},
 		{18, "IDENTIFY_SYSTEM " + strings.Repeat(" ", codec.MaxCommand), `replication command (byte 65536): longer than 65536 bytes`},
 	} {

@@ -564,7 +564,7 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 			if !f.majors.Has(major) {
 				continue
 			}
-			p := parser{d: d, toks: toks, vals: make([]cmdValue, len(d.items))}
+			p := parser{d: d, major: major, toks: toks, vals: make([]cmdValue, len(d.items))}
 			n, ok := p.seq(f.seq, 1)
 			if ok && n < len(toks) {
 				p.note(n, "unexpected text")
@@ -604,12 +604,14 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 // parser matches tokens against a form's grammar, backtracking over
 // optional parts and alternatives.
 type parser struct {
-	d    *commandDesc
-	toks []token
-	vals []cmdValue
-	offs map[int]int
-	far  int // the furthest token reached, for the error
-	why  string
+	d     *commandDesc
+	major int
+	toks  []token
+	vals  []cmdValue
+	offs  map[int]int
+	far   int // the furthest token reached, for the error
+	why   string
+	other *itemDesc // the option of other majors the error is about, if any
 }
 
 func (p *parser) failure() *CommandError {
@@ -624,12 +626,15 @@ func (p *parser) failure() *CommandError {
 	if why == "" {
 		why = "unexpected text"
 	}
+	if p.other != nil {
+		return &CommandError{Command: p.d.name, Option: p.other.name, Major: p.major, Majors: p.other.majors, Offset: off, Reason: why}
+	}
 	return &CommandError{Command: p.d.name, Offset: off, Reason: why}
 }
 
 func (p *parser) note(i int, why string) {
 	if i >= p.far {
-		p.far, p.why = i, why
+		p.far, p.why, p.other = i, why, nil
 	}
 }
 
@@ -682,7 +687,7 @@ func (p *parser) seq(nodes []tmpl, i int) (int, bool) {
 		return 0, false
 	case opAny:
 		// A part that is not there is no error of its own.
-		far, why := p.far, p.why
+		far, why, other := p.far, p.why, p.other
 		used := make([]bool, len(n.kids))
 		j := i
 		for progress := true; progress; {
@@ -699,7 +704,7 @@ func (p *parser) seq(nodes []tmpl, i int) (int, bool) {
 				p.restore(save)
 			}
 		}
-		p.far, p.why = far, why
+		p.far, p.why, p.other = far, why, other
 		return p.seq(rest, j)
 	case opList, opPlugin:
 		if i >= len(p.toks) || p.toks[i].text != "(" || p.toks[i].kind != tokPunct {
@@ -903,6 +908,14 @@ func (p *parser) listOption(n tmpl, i int) (int, bool) {
 		}
 		p.set(idx, v, t.off)
 		return j + 1, true
+	}
+	// An option the command has in other majors only says which.
+	for k := range p.d.items {
+		if it := &p.d.items[k]; t.kind == tokWord && strings.EqualFold(t.text, it.name) && !it.majors.Has(p.major) {
+			p.note(i, fmt.Sprintf("not in PostgreSQL %d", p.major))
+			p.other = it
+			return 0, false
+		}
 	}
 	p.note(i, "unknown option "+t.text)
 	return 0, false
