@@ -119,6 +119,17 @@ func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRul
 	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
 }
 
+// stays reports whether st allows kind k under major by a rule that changes
+// no state and requires nothing: the steady states' fast paths.
+func stays(st flowState, k flowKind, major int) bool {
+	i := flowTable[st][k]
+	if i == 0 {
+		return false
+	}
+	r := &flowRules[i-1]
+	return !r.moves && r.requires == 0 && r.majors.Has(major)
+}
+
 // FrontendTracker takes the messages the frontend sends.
 type FrontendTracker struct {
 	tracker
@@ -237,6 +248,29 @@ func (t *BackendTracker) answer(k flowKind, frame []byte, p Params) (Message, er
 // holds nothing decoded; on a *FlowError it holds the message.
 func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
+	if len(frame) > 0 {
+		// Nearly every frame of a result set or a copy stream is a DataRow
+		// or CopyData its state allows and that changes nothing: decoded
+		// without the dispatcher, allowed by one rule lookup. Anything else,
+		// or a frame that fails, takes the general path below.
+		switch k := kindsBackend[frame[0]]; k {
+		case kindDataRow:
+			if stays(c.be, k, c.P.Major) && t.be.dataRow.Decode(frame, c.P) == nil {
+				s, _ := t.begin(frame)
+				s.Msg = &t.be.dataRow
+				return s, nil
+			}
+		case kindCopyData:
+			if stays(c.be, k, c.P.Major) && t.be.copyData.Decode(frame, c.P) == nil {
+				s, off := t.begin(frame)
+				s.Msg = &t.be.copyData
+				if err := c.Replication.next(s, sideBackend, t.be.copyData.Data); err != nil {
+					return s, offsetted(err, off)
+				}
+				return s, nil
+			}
+		}
+	}
 	s, off := t.begin(frame)
 	st := c.be
 	var k flowKind

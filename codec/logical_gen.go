@@ -41,6 +41,9 @@ const firstUserOID = 16384
 func (t *LogicalTracker) Next(src []byte) (Message, error) { return t.next(src) }
 
 func (t *LogicalTracker) next(src []byte) (Message, error) {
+	if m := t.change(src); m != nil {
+		return m, nil
+	}
 	m, err := t.lg.Decode(src, t.P)
 	if err != nil {
 		return nil, err
@@ -69,6 +72,48 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 		}
 	}
 	return m, nil
+}
+
+// change takes an Insert, Update or Delete of a relation described before,
+// which the state allows without moving: nearly every message of a stream,
+// decoded without the dispatcher and allowed by one rule lookup. Anything
+// else, or a message that fails, is nil: next's general path takes it.
+func (t *LogicalTracker) change(src []byte) Message {
+	if len(src) == 0 || t.st == 0 {
+		return nil
+	}
+	var m Message
+	var oid uint32
+	k := kindsLogical[src[0]]
+	switch k {
+	case kindLogicalInsert:
+		if t.lg.logicalInsert.Decode(src, t.P) != nil {
+			return nil
+		}
+		m, oid = &t.lg.logicalInsert, t.lg.logicalInsert.RelationOID
+	case kindLogicalUpdate:
+		if t.lg.logicalUpdate.Decode(src, t.P) != nil {
+			return nil
+		}
+		m, oid = &t.lg.logicalUpdate, t.lg.logicalUpdate.RelationOID
+	case kindLogicalDelete:
+		if t.lg.logicalDelete.Decode(src, t.P) != nil {
+			return nil
+		}
+		m, oid = &t.lg.logicalDelete, t.lg.logicalDelete.RelationOID
+	default:
+		return nil
+	}
+	i := flowTable[t.st][k]
+	if i == 0 {
+		return nil
+	}
+	r := &flowRules[i-1]
+	if r.moves || r.requires != requiresRelation || !r.majors.Has(t.P.Major) || t.described(oid) != "" {
+		return nil
+	}
+	t.Index++
+	return m
 }
 
 // check applies what the rule requires of what came before, and notes what

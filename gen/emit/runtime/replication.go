@@ -214,8 +214,12 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if dir == sideFrontend {
 		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
+	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData {
+		// Nearly every message of a stream: decoded without the dispatcher.
+		if err = r.rb.xLogData.Decode(payload, r.P); err == nil {
+			m = &r.rb.xLogData
+		}
 	} else {
-		k = kindsReplicationBackend[payload[0]]
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
@@ -233,7 +237,7 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 		return nil
 	}
 	s.LogicalP = r.Logical.P
-	s.Logical, err = r.Logical.next(m.(*XLogData).WALData)
+	s.Logical, err = r.Logical.next(r.rb.xLogData.WALData)
 	return err
 }
 
