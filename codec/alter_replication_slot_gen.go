@@ -27,40 +27,15 @@ type AlterReplicationSlot struct {
 }
 
 var alterReplicationSlotDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: 0x20000,
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}, {
-			items: []int{1},
-			op:    opList,
-		}},
-	}, {
-		main:   true,
-		majors: GeneratedMajors &^ (1<<18 - 1),
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}, {
-			items: []int{2, 1},
-			op:    opList,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindIdentifier,
-		majors: GeneratedMajors &^ (1<<17 - 1),
-		name:   "slot_name",
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors &^ (1<<17 - 1),
-		name:   "FAILOVER",
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors &^ (1<<18 - 1),
-		name:   "TWO_PHASE",
-	}},
+	forms: []commandForm{
+		{majors: 0x20000, main: true, seq: seq(val(0), list(1))},
+		{majors: GeneratedMajors &^ (1<<18 - 1), main: true, seq: seq(val(0), list(2, 1))},
+	},
+	items: []itemDesc{
+		{name: "slot_name", kind: kindIdentifier, majors: GeneratedMajors &^ (1<<17 - 1)},
+		{name: "FAILOVER", kind: kindBoolean, majors: GeneratedMajors &^ (1<<17 - 1)},
+		{name: "TWO_PHASE", kind: kindBoolean, majors: GeneratedMajors &^ (1<<18 - 1)},
+	},
 	majors: GeneratedMajors &^ (1<<17 - 1),
 	name:   "ALTER_REPLICATION_SLOT",
 }
@@ -89,15 +64,4 @@ func (c *AlterReplicationSlot) desc() *commandDesc {
 }
 func (c *AlterReplicationSlot) spell() *spelling {
 	return &c.spelling
-}
-func (c *AlterReplicationSlot) values() []cmdValue {
-	return []cmdValue{{
-		s:   c.SlotName,
-		set: c.SlotName != "",
-	}, boolValue(c.Failover), boolValue(c.TwoPhase)}
-}
-func (c *AlterReplicationSlot) setValues(v []cmdValue) {
-	c.SlotName = v[0].s
-	c.Failover = v[1].boolPtr()
-	c.TwoPhase = v[2].boolPtr()
 }

@@ -94,218 +94,61 @@ type BaseBackup struct {
 }
 
 var baseBackupDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: 0x400,
-		seq: []tmpl{{
-			kids: [][]tmpl{[]tmpl{{
-				item: 0,
-				lit:  "LABEL",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 1,
-				lit:  "PROGRESS",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 2,
-				lit:  "FAST",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 3,
-				lit:  "WAL",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 4,
-				lit:  "NOWAIT",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 5,
-				lit:  "MAX_RATE",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 6,
-				lit:  "TABLESPACE_MAP",
-				op:   opValue,
-			}}},
-			op: opAny,
-		}},
-	}, {
-		main:   true,
-		majors: 0x1800,
-		seq: []tmpl{{
-			kids: [][]tmpl{[]tmpl{{
-				item: 0,
-				lit:  "LABEL",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 1,
-				lit:  "PROGRESS",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 2,
-				lit:  "FAST",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 3,
-				lit:  "WAL",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 4,
-				lit:  "NOWAIT",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 5,
-				lit:  "MAX_RATE",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 6,
-				lit:  "TABLESPACE_MAP",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 7,
-				lit:  "NOVERIFY_CHECKSUMS",
-				op:   opValue,
-			}}},
-			op: opAny,
-		}},
-	}, {
-		main:   true,
-		majors: 0x6000,
-		seq: []tmpl{{
-			kids: [][]tmpl{[]tmpl{{
-				item: 0,
-				lit:  "LABEL",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 1,
-				lit:  "PROGRESS",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 2,
-				lit:  "FAST",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 3,
-				lit:  "WAL",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 4,
-				lit:  "NOWAIT",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 5,
-				lit:  "MAX_RATE",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 6,
-				lit:  "TABLESPACE_MAP",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 7,
-				lit:  "NOVERIFY_CHECKSUMS",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 8,
-				lit:  "MANIFEST",
-				op:   opValue,
-			}}, []tmpl{{
-				item: 9,
-				lit:  "MANIFEST_CHECKSUMS",
-				op:   opValue,
-			}}},
-			op: opAny,
-		}},
-	}, {
-		main:   true,
-		majors: 0x18000,
-		seq: []tmpl{{
-			items: []int{0, 10, 11, 1, 12, 3, 13, 14, 15, 5, 6, 16, 8, 9},
-			op:    opList,
-		}},
-	}, {
-		main:   true,
-		majors: GeneratedMajors &^ (1<<17 - 1),
-		seq: []tmpl{{
-			items: []int{0, 10, 11, 1, 12, 3, 13, 14, 15, 5, 6, 16, 8, 9, 17},
-			op:    opList,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindString,
-		majors: GeneratedMajors,
-		name:   "LABEL",
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors,
-		name:   "PROGRESS",
-	}, {
-		kind:   kindFlag,
-		majors: 0x7c00,
-		name:   "FAST",
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors,
-		name:   "WAL",
-	}, {
-		kind:   kindFlag,
-		majors: 0x7c00,
-		name:   "NOWAIT",
-	}, {
-		kind:   kindInteger,
-		majors: GeneratedMajors,
-		name:   "MAX_RATE",
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors,
-		name:   "TABLESPACE_MAP",
-	}, {
-		kind:   kindFlag,
-		majors: 0x7800,
-		name:   "NOVERIFY_CHECKSUMS",
-	}, {
-		kind:   kindKeyword,
-		majors: GeneratedMajors &^ (1<<13 - 1),
-		name:   "MANIFEST",
-		values: []string{"yes", "force-encode", "no"},
-	}, {
-		kind:   kindKeyword,
-		majors: GeneratedMajors &^ (1<<13 - 1),
-		name:   "MANIFEST_CHECKSUMS",
-		values: []string{"NONE", "CRC32C", "SHA224", "SHA256", "SHA384", "SHA512"},
-	}, {
-		kind:   kindString,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "TARGET",
-	}, {
-		kind:   kindString,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "TARGET_DETAIL",
-	}, {
-		kind:   kindKeyword,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "CHECKPOINT",
-		values: []string{"fast", "spread"},
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "WAIT",
-	}, {
-		kind:   kindString,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "COMPRESSION",
-	}, {
-		kind:   kindString,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "COMPRESSION_DETAIL",
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "VERIFY_CHECKSUMS",
-	}, {
-		kind:   kindFlag,
-		majors: GeneratedMajors &^ (1<<17 - 1),
-		name:   "INCREMENTAL",
-	}},
+	forms: []commandForm{
+		{majors: 0x400, main: true, seq: seq(anyOf(
+			seq(kw(0, "LABEL")),
+			seq(kw(1, "PROGRESS")),
+			seq(kw(2, "FAST")),
+			seq(kw(3, "WAL")),
+			seq(kw(4, "NOWAIT")),
+			seq(kw(5, "MAX_RATE")),
+			seq(kw(6, "TABLESPACE_MAP")),
+		))},
+		{majors: 0x1800, main: true, seq: seq(anyOf(
+			seq(kw(0, "LABEL")),
+			seq(kw(1, "PROGRESS")),
+			seq(kw(2, "FAST")),
+			seq(kw(3, "WAL")),
+			seq(kw(4, "NOWAIT")),
+			seq(kw(5, "MAX_RATE")),
+			seq(kw(6, "TABLESPACE_MAP")),
+			seq(kw(7, "NOVERIFY_CHECKSUMS")),
+		))},
+		{majors: 0x6000, main: true, seq: seq(anyOf(
+			seq(kw(0, "LABEL")),
+			seq(kw(1, "PROGRESS")),
+			seq(kw(2, "FAST")),
+			seq(kw(3, "WAL")),
+			seq(kw(4, "NOWAIT")),
+			seq(kw(5, "MAX_RATE")),
+			seq(kw(6, "TABLESPACE_MAP")),
+			seq(kw(7, "NOVERIFY_CHECKSUMS")),
+			seq(kw(8, "MANIFEST")),
+			seq(kw(9, "MANIFEST_CHECKSUMS")),
+		))},
+		{majors: 0x18000, main: true, seq: seq(list(0, 10, 11, 1, 12, 3, 13, 14, 15, 5, 6, 16, 8, 9))},
+		{majors: GeneratedMajors &^ (1<<17 - 1), main: true, seq: seq(list(0, 10, 11, 1, 12, 3, 13, 14, 15, 5, 6, 16, 8, 9, 17))},
+	},
+	items: []itemDesc{
+		{name: "LABEL", kind: kindString, majors: GeneratedMajors},
+		{name: "PROGRESS", kind: kindBoolean, majors: GeneratedMajors},
+		{name: "FAST", kind: kindFlag, majors: 0x7c00},
+		{name: "WAL", kind: kindBoolean, majors: GeneratedMajors},
+		{name: "NOWAIT", kind: kindFlag, majors: 0x7c00},
+		{name: "MAX_RATE", kind: kindInteger, majors: GeneratedMajors},
+		{name: "TABLESPACE_MAP", kind: kindBoolean, majors: GeneratedMajors},
+		{name: "NOVERIFY_CHECKSUMS", kind: kindFlag, majors: 0x7800},
+		{name: "MANIFEST", kind: kindKeyword, majors: GeneratedMajors &^ (1<<13 - 1), values: []string{"yes", "force-encode", "no"}},
+		{name: "MANIFEST_CHECKSUMS", kind: kindKeyword, majors: GeneratedMajors &^ (1<<13 - 1), values: []string{"NONE", "CRC32C", "SHA224", "SHA256", "SHA384", "SHA512"}},
+		{name: "TARGET", kind: kindString, majors: GeneratedMajors &^ (1<<15 - 1)},
+		{name: "TARGET_DETAIL", kind: kindString, majors: GeneratedMajors &^ (1<<15 - 1)},
+		{name: "CHECKPOINT", kind: kindKeyword, majors: GeneratedMajors &^ (1<<15 - 1), values: []string{"fast", "spread"}},
+		{name: "WAIT", kind: kindBoolean, majors: GeneratedMajors &^ (1<<15 - 1)},
+		{name: "COMPRESSION", kind: kindString, majors: GeneratedMajors &^ (1<<15 - 1)},
+		{name: "COMPRESSION_DETAIL", kind: kindString, majors: GeneratedMajors &^ (1<<15 - 1)},
+		{name: "VERIFY_CHECKSUMS", kind: kindBoolean, majors: GeneratedMajors &^ (1<<15 - 1)},
+		{name: "INCREMENTAL", kind: kindFlag, majors: GeneratedMajors &^ (1<<17 - 1)},
+	},
 	majors: GeneratedMajors,
 	name:   "BASE_BACKUP",
 }
@@ -334,65 +177,6 @@ func (c *BaseBackup) desc() *commandDesc {
 }
 func (c *BaseBackup) spell() *spelling {
 	return &c.spelling
-}
-func (c *BaseBackup) values() []cmdValue {
-	return []cmdValue{{
-		s:   c.Label,
-		set: c.Label != "",
-	}, boolValue(c.Progress), {
-		b:   c.Fast,
-		set: c.Fast,
-	}, boolValue(c.WAL), {
-		b:   c.Nowait,
-		set: c.Nowait,
-	}, intValue(c.MaxRate), boolValue(c.TablespaceMap), {
-		b:   c.NoverifyChecksums,
-		set: c.NoverifyChecksums,
-	}, {
-		s:   c.Manifest,
-		set: c.Manifest != "",
-	}, {
-		s:   c.ManifestChecksums,
-		set: c.ManifestChecksums != "",
-	}, {
-		s:   c.Target,
-		set: c.Target != "",
-	}, {
-		s:   c.TargetDetail,
-		set: c.TargetDetail != "",
-	}, {
-		s:   c.Checkpoint,
-		set: c.Checkpoint != "",
-	}, boolValue(c.Wait), {
-		s:   c.Compression,
-		set: c.Compression != "",
-	}, {
-		s:   c.CompressionDetail,
-		set: c.CompressionDetail != "",
-	}, boolValue(c.VerifyChecksums), {
-		b:   c.Incremental,
-		set: c.Incremental,
-	}}
-}
-func (c *BaseBackup) setValues(v []cmdValue) {
-	c.Label = v[0].s
-	c.Progress = v[1].boolPtr()
-	c.Fast = v[2].b
-	c.WAL = v[3].boolPtr()
-	c.Nowait = v[4].b
-	c.MaxRate = v[5].intPtr()
-	c.TablespaceMap = v[6].boolPtr()
-	c.NoverifyChecksums = v[7].b
-	c.Manifest = v[8].s
-	c.ManifestChecksums = v[9].s
-	c.Target = v[10].s
-	c.TargetDetail = v[11].s
-	c.Checkpoint = v[12].s
-	c.Wait = v[13].boolPtr()
-	c.Compression = v[14].s
-	c.CompressionDetail = v[15].s
-	c.VerifyChecksums = v[16].boolPtr()
-	c.Incremental = v[17].b
 }
 
 // BaseBackupPositionResult is a row of BASE_BACKUP's result set (one row; PostgreSQL 10 and

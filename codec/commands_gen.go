@@ -4,11 +4,14 @@
 package codec
 
 // ParseCommand reads a replication command (a Query's string on a replication connection) as
-// p.Major's manual documents it, in any of its syntaxes: keywords in any case, identifiers
-// quoted or not, values quoted or not where the grammar allows. The result's String and
-// Append give text back byte for byte while its fields are unchanged. Text that is no
-// command of that major is a *CommandError with the byte offset; an option of another major
-// names the majors that have it.
+// p.Major's manual documents it, in any of its syntaxes, as repl_scanner.l and repl_gram.y
+// read it: keywords in capitals, as the scanner matches them (identify_system is no
+// replication command: the server runs it as SQL); a parenthesized list's option names and
+// any unquoted word in any case, downcased as the scanner does; identifiers quoted or not;
+// values quoted or not where the grammar allows. The result's String and Append give text
+// back byte for byte while its fields are unchanged. Text that is no command of that major
+// is a *CommandError with the byte offset; an option of another major names the majors that
+// have it.
 func ParseCommand(text string, p Params) (Command, error) {
 	return parseCommand(text, p.major(), []Command{&IdentifySystem{}, &Show{}, &TimelineHistory{}, &CreateReplicationSlot{}, &StartReplicationPhysical{}, &StartReplicationLogical{}, &DropReplicationSlot{}, &BaseBackup{}, &ReadReplicationSlot{}, &AlterReplicationSlot{}, &UploadManifest{}})
 }

@@ -100,11 +100,12 @@ func TestCommandsInEachMajorsSyntax(t *testing.T) {
 	}
 }
 
-// ParseCommand reads what clients write (any case, quoted or not, values
-// as keywords or constants, a trailing semicolon), keeps the spelling while
-// the fields are unchanged, and writes the canonical form once they change.
+// ParseCommand reads what clients write (option names in any case, quoted
+// or not, values as words or constants, a trailing semicolon), keeps the
+// spelling while the fields are unchanged, and writes the canonical form
+// once they change.
 func TestParseCommandKeepsSpelling(t *testing.T) {
-	text := `base_backup ( label 'x' , progress true, max_rate '100', manifest yes );`
+	text := `BASE_BACKUP ( label 'x' , Progress true, max_rate '100', manifest yes );`
 	cmd, err := codec.ParseCommand(text, codec.Params{Major: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +127,58 @@ func TestParseCommandKeepsSpelling(t *testing.T) {
 	}
 }
 
+// ParseCommand's case is the replication grammar's, checked against
+// PostgreSQL 15 by hand (psql "replication=database" -c ...): keywords are
+// matched as written, in capitals (repl_scanner.l has no caseless option;
+// `identify_system` is no replication command and the server answers
+// "syntax error" from the SQL parser, `CREATE_REPLICATION_SLOT s physical`
+// and `DROP_REPLICATION_SLOT s wait` are syntax errors); a parenthesized
+// list's option names take any case (`(two_phase TRUE, Snapshot nothing)`
+// created its slot) and an unquoted word is downcased, ASCII letters only,
+// as downcase_truncate_identifier does, whereas quoted text stays as it is.
+func TestParseCommandCase(t *testing.T) {
+	for _, c := range []struct {
+		text, want string
+	}{
+		{`identify_system`, `identify_system (byte 0): no replication command of PostgreSQL 15 (its keywords are in capitals: IDENTIFY_SYSTEM)`},
+		{`Identify_System`, `Identify_System (byte 0): no replication command of PostgreSQL 15 (its keywords are in capitals: IDENTIFY_SYSTEM)`},
+		{`CREATE_REPLICATION_SLOT s physical`, `CREATE_REPLICATION_SLOT (byte 26): want LOGICAL`},
+		{`DROP_REPLICATION_SLOT s wait`, `DROP_REPLICATION_SLOT (byte 24): unexpected text`},
+		{`START_REPLICATION slot s LOGICAL 0/1`, `START_REPLICATION (byte 18): want XXX/XXX`},
+		// The keyword syntax's values are string constants and digits only.
+		{`CREATE_REPLICATION_SLOT s LOGICAL p export_snapshot`, `CREATE_REPLICATION_SLOT (byte 36): want (`},
+		{`START_REPLICATION SLOT s LOGICAL 0/1 (proto_version 1)`, `START_REPLICATION (byte 52): want , or )`},
+		{`START_REPLICATION 0/1 TIMELINE '2'`, `START_REPLICATION (byte 31): want tli`},
+	} {
+		_, err := codec.ParseCommand(c.text, codec.Params{Major: 15})
+		if err == nil || err.Error() != c.want || !errors.Is(err, codec.ErrCommand) {
+			t.Errorf("%q: got %v, want %q", c.text, err, c.want)
+		}
+	}
+	cmd, err := codec.ParseCommand(`CREATE_REPLICATION_SLOT Sl LOGICAL PgOutput (two_phase TRUE, Snapshot NOTHING)`, codec.Params{Major: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cmd.(*codec.CreateReplicationSlot); s.SlotName != "sl" || s.OutputPlugin != "pgoutput" || s.TwoPhase == nil || !*s.TwoPhase || s.Snapshot != "nothing" {
+		t.Errorf("mixed case: %+v", s)
+	}
+	cmd, err = codec.ParseCommand(`BASE_BACKUP (LABEL Nightly, COMPRESSION 'GZip', "checkpoint" 'fast', MANIFEST_CHECKSUMS sha256, TARGET "Ünï")`, codec.Params{Major: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// TARGET's quoted identifier is an IDENT too, kept as written.
+	if bb := cmd.(*codec.BaseBackup); bb.Label != "nightly" || bb.Compression != "GZip" || bb.Checkpoint != "fast" || bb.ManifestChecksums != "SHA256" || bb.Target != "Ünï" {
+		t.Errorf("words downcased, constants kept: %+v", bb)
+	}
+	cmd, err = codec.ParseCommand(`SHOW ÉTÉ_Setting`, codec.Params{Major: 15})
+	if err != nil || cmd.(*codec.Show).Name != "ÉtÉ_setting" {
+		t.Errorf("only ASCII letters are downcased: %+v, %v", cmd, err)
+	}
+	if _, err := codec.ParseCommand(`BASE_BACKUP ("PROGRESS")`, codec.Params{Major: 15}); err == nil || err.Error() != `BASE_BACKUP (byte 13): unknown option PROGRESS` {
+		t.Errorf("a quoted option name is compared as written: %v", err)
+	}
+}
+
 // Text that is no command of the major is a *CommandError with the byte
 // offset of what was not understood.
 func TestParseCommandRefuses(t *testing.T) {
@@ -144,7 +197,8 @@ func TestParseCommandRefuses(t *testing.T) {
 		{18, `START_REPLICATION 0/1/2`, `START_REPLICATION (byte 18): want XXX/XXX`},
 		{18, ``, `replication command (byte 0): no command word`},
 		{17, `BASE_BACKUP (MANIFEST 'maybe')`, `BASE_BACKUP MANIFEST: value "maybe" is not one of yes, force-encode, no`},
-		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS md5`, `BASE_BACKUP MANIFEST_CHECKSUMS: value "md5" is not one of NONE, CRC32C, SHA224, SHA256, SHA384, SHA512`},
+		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS 'md5'`, `BASE_BACKUP MANIFEST_CHECKSUMS: value "md5" is not one of NONE, CRC32C, SHA224, SHA256, SHA384, SHA512`},
+		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS sha256`, `BASE_BACKUP (byte 27): unexpected text`},
 		{18, `BASE_BACKUP (LABEL 'a', LABEL 'b')`, `BASE_BACKUP (byte 24): option LABEL given twice`},
 		{18, "IDENTIFY_SYSTEM " + strings.Repeat(" ", codec.MaxCommand), `replication command (byte 65536): longer than 65536 bytes`},
 	} {

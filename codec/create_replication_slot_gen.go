@@ -61,205 +61,45 @@ type CreateReplicationSlot struct {
 }
 
 var createReplicationSlotDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: 0x7c00,
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				item: 1,
-				lit:  "TEMPORARY",
-				op:   opValue,
-			}}},
-			op: opOpt,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				lit: "PHYSICAL",
-				op:  opLit,
-			}, {
-				kids: [][]tmpl{[]tmpl{{
-					item: 2,
-					lit:  "RESERVE_WAL",
-					op:   opValue,
-				}}},
-				op: opOpt,
-			}}, []tmpl{{
-				item: 3,
-				lit:  "LOGICAL",
-				op:   opValue,
-			}, {
-				kids: [][]tmpl{[]tmpl{{
-					kids: [][]tmpl{[]tmpl{{
-						item: 4,
-						lit:  "EXPORT_SNAPSHOT",
-						op:   opValue,
-					}}, []tmpl{{
-						item: 5,
-						lit:  "NOEXPORT_SNAPSHOT",
-						op:   opValue,
-					}}, []tmpl{{
-						item: 6,
-						lit:  "USE_SNAPSHOT",
-						op:   opValue,
-					}}},
-					op: opAlt,
-				}}},
-				op: opOpt,
-			}}},
-			op: opAlt,
-		}},
-	}, {
-		main:   true,
-		majors: 0x18000,
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				item: 1,
-				lit:  "TEMPORARY",
-				op:   opValue,
-			}}},
-			op: opOpt,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				lit: "PHYSICAL",
-				op:  opLit,
-			}}, []tmpl{{
-				item: 3,
-				lit:  "LOGICAL",
-				op:   opValue,
-			}}},
-			op: opAlt,
-		}, {
-			items: []int{7, 2, 8},
-			op:    opList,
-		}},
-	}, {
-		main:   false,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				item: 1,
-				lit:  "TEMPORARY",
-				op:   opValue,
-			}}},
-			op: opOpt,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				lit: "PHYSICAL",
-				op:  opLit,
-			}, {
-				kids: [][]tmpl{[]tmpl{{
-					item: 2,
-					lit:  "RESERVE_WAL",
-					op:   opValue,
-				}}},
-				op: opOpt,
-			}}, []tmpl{{
-				item: 3,
-				lit:  "LOGICAL",
-				op:   opValue,
-			}, {
-				kids: [][]tmpl{[]tmpl{{
-					kids: [][]tmpl{[]tmpl{{
-						item: 4,
-						lit:  "EXPORT_SNAPSHOT",
-						op:   opValue,
-					}}, []tmpl{{
-						item: 5,
-						lit:  "NOEXPORT_SNAPSHOT",
-						op:   opValue,
-					}}, []tmpl{{
-						item: 6,
-						lit:  "USE_SNAPSHOT",
-						op:   opValue,
-					}}, []tmpl{{
-						item: 7,
-						lit:  "TWO_PHASE",
-						op:   opValue,
-					}}},
-					op: opAlt,
-				}}},
-				op: opOpt,
-			}}},
-			op: opAlt,
-		}},
-	}, {
-		main:   true,
-		majors: GeneratedMajors &^ (1<<17 - 1),
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				item: 1,
-				lit:  "TEMPORARY",
-				op:   opValue,
-			}}},
-			op: opOpt,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				lit: "PHYSICAL",
-				op:  opLit,
-			}}, []tmpl{{
-				item: 3,
-				lit:  "LOGICAL",
-				op:   opValue,
-			}}},
-			op: opAlt,
-		}, {
-			items: []int{7, 2, 8, 9},
-			op:    opList,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindIdentifier,
-		majors: GeneratedMajors,
-		name:   "slot_name",
-	}, {
-		kind:   kindFlag,
-		majors: GeneratedMajors,
-		name:   "TEMPORARY",
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors,
-		name:   "RESERVE_WAL",
-	}, {
-		kind:   kindIdentifier,
-		majors: GeneratedMajors,
-		name:   "output_plugin",
-	}, {
-		kind:   kindFlag,
-		majors: GeneratedMajors,
-		name:   "EXPORT_SNAPSHOT",
-	}, {
-		kind:   kindFlag,
-		majors: GeneratedMajors,
-		name:   "NOEXPORT_SNAPSHOT",
-	}, {
-		kind:   kindFlag,
-		majors: GeneratedMajors,
-		name:   "USE_SNAPSHOT",
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "TWO_PHASE",
-	}, {
-		kind:   kindKeyword,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "SNAPSHOT",
-		values: []string{"export", "use", "nothing"},
-	}, {
-		kind:   kindBoolean,
-		majors: GeneratedMajors &^ (1<<17 - 1),
-		name:   "FAILOVER",
-	}},
+	forms: []commandForm{
+		{majors: 0x7c00, main: true, seq: seq(val(0), opt(kw(1, "TEMPORARY")), alt(
+			seq(lit("PHYSICAL"), opt(kw(2, "RESERVE_WAL"))),
+			seq(kw(3, "LOGICAL"), opt(alt(
+				seq(kw(4, "EXPORT_SNAPSHOT")),
+				seq(kw(5, "NOEXPORT_SNAPSHOT")),
+				seq(kw(6, "USE_SNAPSHOT")),
+			))),
+		))},
+		{majors: 0x18000, main: true, seq: seq(val(0), opt(kw(1, "TEMPORARY")), alt(
+			seq(lit("PHYSICAL")),
+			seq(kw(3, "LOGICAL")),
+		), list(7, 2, 8))},
+		{majors: GeneratedMajors &^ (1<<15 - 1), seq: seq(val(0), opt(kw(1, "TEMPORARY")), alt(
+			seq(lit("PHYSICAL"), opt(kw(2, "RESERVE_WAL"))),
+			seq(kw(3, "LOGICAL"), opt(alt(
+				seq(kw(4, "EXPORT_SNAPSHOT")),
+				seq(kw(5, "NOEXPORT_SNAPSHOT")),
+				seq(kw(6, "USE_SNAPSHOT")),
+				seq(kw(7, "TWO_PHASE")),
+			))),
+		))},
+		{majors: GeneratedMajors &^ (1<<17 - 1), main: true, seq: seq(val(0), opt(kw(1, "TEMPORARY")), alt(
+			seq(lit("PHYSICAL")),
+			seq(kw(3, "LOGICAL")),
+		), list(7, 2, 8, 9))},
+	},
+	items: []itemDesc{
+		{name: "slot_name", kind: kindIdentifier, majors: GeneratedMajors},
+		{name: "TEMPORARY", kind: kindFlag, majors: GeneratedMajors},
+		{name: "RESERVE_WAL", kind: kindBoolean, majors: GeneratedMajors},
+		{name: "output_plugin", kind: kindIdentifier, majors: GeneratedMajors},
+		{name: "EXPORT_SNAPSHOT", kind: kindFlag, majors: GeneratedMajors},
+		{name: "NOEXPORT_SNAPSHOT", kind: kindFlag, majors: GeneratedMajors},
+		{name: "USE_SNAPSHOT", kind: kindFlag, majors: GeneratedMajors},
+		{name: "TWO_PHASE", kind: kindBoolean, majors: GeneratedMajors &^ (1<<15 - 1)},
+		{name: "SNAPSHOT", kind: kindKeyword, majors: GeneratedMajors &^ (1<<15 - 1), values: []string{"export", "use", "nothing"}},
+		{name: "FAILOVER", kind: kindBoolean, majors: GeneratedMajors &^ (1<<17 - 1)},
+	},
 	majors: GeneratedMajors,
 	name:   "CREATE_REPLICATION_SLOT",
 }
@@ -288,42 +128,6 @@ func (c *CreateReplicationSlot) desc() *commandDesc {
 }
 func (c *CreateReplicationSlot) spell() *spelling {
 	return &c.spelling
-}
-func (c *CreateReplicationSlot) values() []cmdValue {
-	return []cmdValue{{
-		s:   c.SlotName,
-		set: c.SlotName != "",
-	}, {
-		b:   c.Temporary,
-		set: c.Temporary,
-	}, boolValue(c.ReserveWAL), {
-		s:   c.OutputPlugin,
-		set: c.OutputPlugin != "",
-	}, {
-		b:   c.ExportSnapshot,
-		set: c.ExportSnapshot,
-	}, {
-		b:   c.NoexportSnapshot,
-		set: c.NoexportSnapshot,
-	}, {
-		b:   c.UseSnapshot,
-		set: c.UseSnapshot,
-	}, boolValue(c.TwoPhase), {
-		s:   c.Snapshot,
-		set: c.Snapshot != "",
-	}, boolValue(c.Failover)}
-}
-func (c *CreateReplicationSlot) setValues(v []cmdValue) {
-	c.SlotName = v[0].s
-	c.Temporary = v[1].b
-	c.ReserveWAL = v[2].boolPtr()
-	c.OutputPlugin = v[3].s
-	c.ExportSnapshot = v[4].b
-	c.NoexportSnapshot = v[5].b
-	c.UseSnapshot = v[6].b
-	c.TwoPhase = v[7].boolPtr()
-	c.Snapshot = v[8].s
-	c.Failover = v[9].boolPtr()
 }
 
 // CreateReplicationSlotResult is a row of CREATE_REPLICATION_SLOT's result set (one row;

@@ -22,30 +22,13 @@ type DropReplicationSlot struct {
 }
 
 var dropReplicationSlotDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: GeneratedMajors,
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				item: 1,
-				lit:  "WAIT",
-				op:   opValue,
-			}}},
-			op: opOpt,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindIdentifier,
-		majors: GeneratedMajors,
-		name:   "slot_name",
-	}, {
-		kind:   kindFlag,
-		majors: GeneratedMajors,
-		name:   "WAIT",
-	}},
+	forms: []commandForm{
+		{majors: GeneratedMajors, main: true, seq: seq(val(0), opt(kw(1, "WAIT")))},
+	},
+	items: []itemDesc{
+		{name: "slot_name", kind: kindIdentifier, majors: GeneratedMajors},
+		{name: "WAIT", kind: kindFlag, majors: GeneratedMajors},
+	},
 	majors: GeneratedMajors,
 	name:   "DROP_REPLICATION_SLOT",
 }
@@ -74,17 +57,4 @@ func (c *DropReplicationSlot) desc() *commandDesc {
 }
 func (c *DropReplicationSlot) spell() *spelling {
 	return &c.spelling
-}
-func (c *DropReplicationSlot) values() []cmdValue {
-	return []cmdValue{{
-		s:   c.SlotName,
-		set: c.SlotName != "",
-	}, {
-		b:   c.Wait,
-		set: c.Wait,
-	}}
-}
-func (c *DropReplicationSlot) setValues(v []cmdValue) {
-	c.SlotName = v[0].s
-	c.Wait = v[1].b
 }

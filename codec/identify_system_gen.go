@@ -14,11 +14,9 @@ type IdentifySystem struct {
 }
 
 var identifySystemDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: GeneratedMajors,
-		seq:    []tmpl{},
-	}},
+	forms: []commandForm{
+		{majors: GeneratedMajors, main: true, seq: seq()},
+	},
 	items:  []itemDesc{},
 	majors: GeneratedMajors,
 	name:   "IDENTIFY_SYSTEM",
@@ -49,10 +47,6 @@ func (c *IdentifySystem) desc() *commandDesc {
 func (c *IdentifySystem) spell() *spelling {
 	return &c.spelling
 }
-func (c *IdentifySystem) values() []cmdValue {
-	return []cmdValue{}
-}
-func (c *IdentifySystem) setValues(v []cmdValue) {}
 
 // IdentifySystemResult is a row of IDENTIFY_SYSTEM's result set (one row; PostgreSQL 10 and
 // later), read by ReadIdentifySystemResult from its RowDescription and DataRows, by column

@@ -17,19 +17,12 @@ type ReadReplicationSlot struct {
 }
 
 var readReplicationSlotDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindIdentifier,
-		majors: GeneratedMajors &^ (1<<15 - 1),
-		name:   "slot_name",
-	}},
+	forms: []commandForm{
+		{majors: GeneratedMajors &^ (1<<15 - 1), main: true, seq: seq(val(0))},
+	},
+	items: []itemDesc{
+		{name: "slot_name", kind: kindIdentifier, majors: GeneratedMajors &^ (1<<15 - 1)},
+	},
 	majors: GeneratedMajors &^ (1<<15 - 1),
 	name:   "READ_REPLICATION_SLOT",
 }
@@ -58,15 +51,6 @@ func (c *ReadReplicationSlot) desc() *commandDesc {
 }
 func (c *ReadReplicationSlot) spell() *spelling {
 	return &c.spelling
-}
-func (c *ReadReplicationSlot) values() []cmdValue {
-	return []cmdValue{{
-		s:   c.SlotName,
-		set: c.SlotName != "",
-	}}
-}
-func (c *ReadReplicationSlot) setValues(v []cmdValue) {
-	c.SlotName = v[0].s
 }
 
 // ReadReplicationSlotResult is a row of READ_REPLICATION_SLOT's result set (one row;

@@ -17,19 +17,12 @@ type Show struct {
 }
 
 var showDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: GeneratedMajors,
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindIdentifier,
-		majors: GeneratedMajors,
-		name:   "name",
-	}},
+	forms: []commandForm{
+		{majors: GeneratedMajors, main: true, seq: seq(val(0))},
+	},
+	items: []itemDesc{
+		{name: "name", kind: kindIdentifier, majors: GeneratedMajors},
+	},
 	majors: GeneratedMajors,
 	name:   "SHOW",
 }
@@ -58,13 +51,4 @@ func (c *Show) desc() *commandDesc {
 }
 func (c *Show) spell() *spelling {
 	return &c.spelling
-}
-func (c *Show) values() []cmdValue {
-	return []cmdValue{{
-		s:   c.Name,
-		set: c.Name != "",
-	}}
-}
-func (c *Show) setValues(v []cmdValue) {
-	c.Name = v[0].s
 }

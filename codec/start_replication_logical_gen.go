@@ -30,35 +30,14 @@ type StartReplicationLogical struct {
 }
 
 var startReplicationLogicalDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: GeneratedMajors,
-		seq: []tmpl{{
-			item: 0,
-			lit:  "SLOT",
-			op:   opValue,
-		}, {
-			item: 1,
-			lit:  "LOGICAL",
-			op:   opValue,
-		}, {
-			item: 2,
-			op:   opPlugin,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindIdentifier,
-		majors: GeneratedMajors,
-		name:   "SLOT",
-	}, {
-		kind:   kindLSN,
-		majors: GeneratedMajors,
-		name:   "XXX/XXX",
-	}, {
-		kind:   kindPluginOptions,
-		majors: GeneratedMajors,
-		name:   "option_name",
-	}},
+	forms: []commandForm{
+		{majors: GeneratedMajors, main: true, seq: seq(kw(0, "SLOT"), kw(1, "LOGICAL"), pluginOptions(2))},
+	},
+	items: []itemDesc{
+		{name: "SLOT", kind: kindIdentifier, majors: GeneratedMajors},
+		{name: "XXX/XXX", kind: kindLSN, majors: GeneratedMajors},
+		{name: "option_name", kind: kindPluginOptions, majors: GeneratedMajors},
+	},
 	majors: GeneratedMajors,
 	name:   "START_REPLICATION",
 }
@@ -87,21 +66,4 @@ func (c *StartReplicationLogical) desc() *commandDesc {
 }
 func (c *StartReplicationLogical) spell() *spelling {
 	return &c.spelling
-}
-func (c *StartReplicationLogical) values() []cmdValue {
-	return []cmdValue{{
-		s:   c.SlotName,
-		set: c.SlotName != "",
-	}, {
-		n:   int64(c.LSN),
-		set: true,
-	}, {
-		opts: c.Options,
-		set:  len(c.Options) > 0,
-	}}
-}
-func (c *StartReplicationLogical) setValues(v []cmdValue) {
-	c.SlotName = v[0].s
-	c.LSN = LSN(v[1].n)
-	c.Options = v[2].opts
 }

@@ -29,52 +29,15 @@ type StartReplicationPhysical struct {
 }
 
 var startReplicationPhysicalDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: GeneratedMajors,
-		seq: []tmpl{{
-			kids: [][]tmpl{[]tmpl{{
-				item: 0,
-				lit:  "SLOT",
-				op:   opValue,
-			}}},
-			op: opOpt,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				item: 1,
-				lit:  "PHYSICAL",
-				op:   opValue,
-			}}},
-			op: opOpt,
-		}, {
-			item: 2,
-			op:   opValue,
-		}, {
-			kids: [][]tmpl{[]tmpl{{
-				item: 3,
-				lit:  "TIMELINE",
-				op:   opValue,
-			}}},
-			op: opOpt,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindIdentifier,
-		majors: GeneratedMajors,
-		name:   "slot_name",
-	}, {
-		kind:   kindFlag,
-		majors: GeneratedMajors,
-		name:   "PHYSICAL",
-	}, {
-		kind:   kindLSN,
-		majors: GeneratedMajors,
-		name:   "XXX/XXX",
-	}, {
-		kind:   kindTimeline,
-		majors: GeneratedMajors,
-		name:   "tli",
-	}},
+	forms: []commandForm{
+		{majors: GeneratedMajors, main: true, seq: seq(opt(kw(0, "SLOT")), opt(kw(1, "PHYSICAL")), val(2), opt(kw(3, "TIMELINE")))},
+	},
+	items: []itemDesc{
+		{name: "slot_name", kind: kindIdentifier, majors: GeneratedMajors},
+		{name: "PHYSICAL", kind: kindFlag, majors: GeneratedMajors},
+		{name: "XXX/XXX", kind: kindLSN, majors: GeneratedMajors},
+		{name: "tli", kind: kindTimeline, majors: GeneratedMajors},
+	},
 	majors: GeneratedMajors,
 	name:   "START_REPLICATION",
 }
@@ -103,27 +66,6 @@ func (c *StartReplicationPhysical) desc() *commandDesc {
 }
 func (c *StartReplicationPhysical) spell() *spelling {
 	return &c.spelling
-}
-func (c *StartReplicationPhysical) values() []cmdValue {
-	return []cmdValue{{
-		s:   c.SlotName,
-		set: c.SlotName != "",
-	}, {
-		b:   c.Physical,
-		set: c.Physical,
-	}, {
-		n:   int64(c.LSN),
-		set: true,
-	}, {
-		n:   int64(c.Timeline),
-		set: c.Timeline != 0,
-	}}
-}
-func (c *StartReplicationPhysical) setValues(v []cmdValue) {
-	c.SlotName = v[0].s
-	c.Physical = v[1].b
-	c.LSN = LSN(v[2].n)
-	c.Timeline = uint32(v[3].n)
 }
 
 // TimelineSwitchResult is a row of START_REPLICATION's result set (one row; PostgreSQL 10

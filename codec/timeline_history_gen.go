@@ -17,19 +17,12 @@ type TimelineHistory struct {
 }
 
 var timelineHistoryDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: GeneratedMajors,
-		seq: []tmpl{{
-			item: 0,
-			op:   opValue,
-		}},
-	}},
-	items: []itemDesc{{
-		kind:   kindTimeline,
-		majors: GeneratedMajors,
-		name:   "tli",
-	}},
+	forms: []commandForm{
+		{majors: GeneratedMajors, main: true, seq: seq(val(0))},
+	},
+	items: []itemDesc{
+		{name: "tli", kind: kindTimeline, majors: GeneratedMajors},
+	},
 	majors: GeneratedMajors,
 	name:   "TIMELINE_HISTORY",
 }
@@ -58,15 +51,6 @@ func (c *TimelineHistory) desc() *commandDesc {
 }
 func (c *TimelineHistory) spell() *spelling {
 	return &c.spelling
-}
-func (c *TimelineHistory) values() []cmdValue {
-	return []cmdValue{{
-		n:   int64(c.Timeline),
-		set: c.Timeline != 0,
-	}}
-}
-func (c *TimelineHistory) setValues(v []cmdValue) {
-	c.Timeline = uint32(v[0].n)
 }
 
 // TimelineHistoryResult is a row of TIMELINE_HISTORY's result set (one row; PostgreSQL 10

@@ -14,11 +14,9 @@ type UploadManifest struct {
 }
 
 var uploadManifestDesc = &commandDesc{
-	forms: []commandForm{{
-		main:   true,
-		majors: GeneratedMajors &^ (1<<17 - 1),
-		seq:    []tmpl{},
-	}},
+	forms: []commandForm{
+		{majors: GeneratedMajors &^ (1<<17 - 1), main: true, seq: seq()},
+	},
 	items:  []itemDesc{},
 	majors: GeneratedMajors &^ (1<<17 - 1),
 	name:   "UPLOAD_MANIFEST",
@@ -49,7 +47,3 @@ func (c *UploadManifest) desc() *commandDesc {
 func (c *UploadManifest) spell() *spelling {
 	return &c.spelling
 }
-func (c *UploadManifest) values() []cmdValue {
-	return []cmdValue{}
-}
-func (c *UploadManifest) setValues(v []cmdValue) {}

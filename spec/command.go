@@ -165,6 +165,16 @@ func (s *Spec) FindCommand(slug string) *Command {
 	return nil
 }
 
+// Place is where the manual prints the command:
+// "protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP", the page
+// alone where the major gives the entry no id.
+func (c *Command) Place() string {
+	if c.Anchor == "" {
+		return "protocol-replication.html"
+	}
+	return "protocol-replication.html#" + c.Anchor
+}
+
 // WriteCommand prints a command the way the manual presents it: synopsis,
 // description, its parameters and options with kind, values and default,
 // each result set's columns, and what follows.
@@ -177,11 +187,7 @@ func WriteCommand(w io.Writer, s *Spec, c *Command, lang string) {
 		}
 	}
 	untranslated := "(no translation)"
-	where := "protocol-replication.html"
-	if c.Anchor != "" {
-		where += "#" + c.Anchor
-	}
-	fmt.Fprintf(w, "%s — PostgreSQL %d (%s), %s\n", synopsis, s.Major, release, where)
+	fmt.Fprintf(w, "%s — PostgreSQL %d (%s), %s\n", synopsis, s.Major, release, c.Place())
 	fmt.Fprintf(w, "syntax: %s\n", c.Syntax)
 	if d := c.Description.Pick(lang); d != "" || lang == "zh" {
 		fmt.Fprintf(w, "\n    %s\n", orDefault(d, untranslated))

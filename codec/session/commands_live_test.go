@@ -35,7 +35,13 @@ func (c *countingConn) Write(b []byte) (int, error) {
 // the test server.
 func replConn(t *testing.T, u pgtest.User, mode string) (*session.Conn, *countingConn) {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", pgtest.Get(t).Addr(), 10*time.Second)
+	return replConnTo(t, pgtest.Get(t), u, mode)
+}
+
+// replConnTo is replConn to server s.
+func replConnTo(t *testing.T, s *pgtest.Server, u pgtest.User, mode string) (*session.Conn, *countingConn) {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", s.Addr(), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,5 +234,42 @@ func TestCommandsAgainstPostgreSQL15(t *testing.T) {
 	}
 	if err := bc.Command(&codec.BaseBackup{Target: "blackhole", WAL: on(), Checkpoint: "spread", Wait: &f}, nil); err != nil {
 		t.Errorf("BASE_BACKUP to the blackhole: %v", err)
+	}
+}
+
+// ParseCommand takes what PostgreSQL 15's replication grammar takes and
+// refuses what it refuses, in the cases where case and quoting matter:
+// each text is parsed, then sent as it is; the server's answer (a result
+// or an error) must agree with the parse's. Temporary slots go with the
+// session.
+func TestParseCommandAgreesWithPostgreSQL15(t *testing.T) {
+	c, _ := replConn(t, pgtest.Replication, "database")
+	for _, text := range []string{
+		`IDENTIFY_SYSTEM`,
+		`identify_system`,
+		`Identify_System`,
+		`CREATE_REPLICATION_SLOT i21_case1 TEMPORARY PHYSICAL`,
+		`CREATE_REPLICATION_SLOT i21_case2 temporary PHYSICAL`,
+		`CREATE_REPLICATION_SLOT i21_case3 TEMPORARY physical`,
+		`CREATE_REPLICATION_SLOT I21_Case4 TEMPORARY LOGICAL PgOutput (two_phase TRUE, Snapshot NOTHING)`,
+		`CREATE_REPLICATION_SLOT i21_case5 TEMPORARY PHYSICAL (Reserve_Wal, "reserve_wal" false)`,
+		`CREATE_REPLICATION_SLOT i21_case9 TEMPORARY PHYSICAL (RESERVE_WAL 'On')`,
+		`CREATE_REPLICATION_SLOT i21_case6 TEMPORARY LOGICAL pgoutput noexport_snapshot`,
+		`CREATE_REPLICATION_SLOT i21_case7 TEMPORARY LOGICAL pgoutput ("snapshot" 'nothing')`,
+		`CREATE_REPLICATION_SLOT i21_case8 TEMPORARY LOGICAL pgoutput ("SNAPSHOT" 'nothing')`,
+		`READ_REPLICATION_SLOT I21_CASE4`,
+		`read_replication_slot i21_case4`,
+		`TIMELINE_HISTORY '1'`,
+		`START_REPLICATION slot i21_case1 0/0`,
+	} {
+		_, perr := codec.ParseCommand(text, c.P)
+		err := c.Exec(text, nil)
+		var se *session.Error
+		if err != nil && !errors.As(err, &se) {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if (perr == nil) != (err == nil) {
+			t.Errorf("%s: ParseCommand says %v, the server %v", text, perr, err)
+		}
 	}
 }

@@ -41,44 +41,6 @@ func itemGoType(kind string) *jen.Statement {
 	return jen.String()
 }
 
-// itemValue is the cmdValue of field f (c.F).
-func itemValue(kind string, f *jen.Statement) jen.Code {
-	switch kind {
-	case spec.ValueFlag:
-		return jen.Values(jen.Dict{jen.Id("set"): f.Clone(), jen.Id("b"): f.Clone()})
-	case spec.ValueBoolean:
-		return jen.Id("boolValue").Call(f)
-	case spec.ValueInteger:
-		return jen.Id("intValue").Call(f)
-	case spec.ValueLSN:
-		return jen.Values(jen.Dict{jen.Id("set"): jen.True(), jen.Id("n"): jen.Int64().Call(f)})
-	case spec.ValueTimeline:
-		return jen.Values(jen.Dict{jen.Id("set"): f.Clone().Op("!=").Lit(0), jen.Id("n"): jen.Int64().Call(f)})
-	case model.ItemPluginOptions:
-		return jen.Values(jen.Dict{jen.Id("set"): jen.Len(f).Op(">").Lit(0), jen.Id("opts"): f.Clone()})
-	}
-	return jen.Values(jen.Dict{jen.Id("set"): f.Clone().Op("!=").Lit(""), jen.Id("s"): f.Clone()})
-}
-
-// itemSet assigns v (a cmdValue) to field f.
-func itemSet(kind string, f, v *jen.Statement) jen.Code {
-	switch kind {
-	case spec.ValueFlag:
-		return f.Op("=").Add(v).Dot("b")
-	case spec.ValueBoolean:
-		return f.Op("=").Add(v).Dot("boolPtr").Call()
-	case spec.ValueInteger:
-		return f.Op("=").Add(v).Dot("intPtr").Call()
-	case spec.ValueLSN:
-		return f.Op("=").Id("LSN").Call(v.Dot("n"))
-	case spec.ValueTimeline:
-		return f.Op("=").Uint32().Call(v.Dot("n"))
-	case model.ItemPluginOptions:
-		return f.Op("=").Add(v).Dot("opts")
-	}
-	return f.Op("=").Add(v).Dot("s")
-}
-
 func commandFileName(c *model.Command) string {
 	return strings.ReplaceAll(c.Slug, "-", "_") + "_gen.go"
 }
@@ -121,27 +83,33 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 	f.Line()
 
 	descName := lowerFirst(c.GoName) + "Desc"
+	// The descriptor: one line per item (in the fields' order, which the
+	// runtime reads them by), each form as its grammar.
 	var items []jen.Code
 	for _, it := range c.Items {
-		d := jen.Dict{jen.Id("name"): jen.Lit(it.Name), jen.Id("kind"): jen.Id(kindCodes[it.Kind]), jen.Id("majors"): majorSetCode(it.Majors, mod.Majors)}
+		d := []jen.Code{field("name", jen.Lit(it.Name)), field("kind", jen.Id(kindCodes[it.Kind])), field("majors", majorSetCode(it.Majors, mod.Majors))}
 		if len(it.Values) > 0 {
 			var vs []jen.Code
 			for _, v := range it.Values {
 				vs = append(vs, jen.Lit(v))
 			}
-			d[jen.Id("values")] = jen.Index().String().Values(vs...)
+			d = append(d, field("values", jen.Index().String().Values(vs...)))
 		}
-		items = append(items, jen.Values(d))
+		items = append(items, jen.Values(d...))
 	}
 	var forms []jen.Code
 	for _, form := range c.Forms {
-		forms = append(forms, jen.Values(jen.Dict{jen.Id("majors"): majorSetCode(form.Majors, mod.Majors), jen.Id("main"): jen.Lit(form.Main), jen.Id("seq"): seqCode(form.Seq)}))
+		d := []jen.Code{field("majors", majorSetCode(form.Majors, mod.Majors))}
+		if form.Main {
+			d = append(d, field("main", jen.True()))
+		}
+		forms = append(forms, jen.Values(append(d, field("seq", seqCode(form.Seq)))...))
 	}
 	f.Var().Id(descName).Op("=").Op("&").Id("commandDesc").Values(jen.Dict{
 		jen.Id("name"):   jen.Lit(c.Name),
 		jen.Id("majors"): majorSetCode(c.Majors, mod.Majors),
-		jen.Id("items"):  jen.Index().Id("itemDesc").Values(items...),
-		jen.Id("forms"):  jen.Index().Id("commandForm").Values(forms...),
+		jen.Id("items"):  jen.Index().Id("itemDesc").Custom(multi, items...),
+		jen.Id("forms"):  jen.Index().Id("commandForm").Custom(multi, forms...),
 	})
 	recv := func() *jen.Statement { return jen.Func().Params(jen.Id("c").Op("*").Id(c.GoName)) }
 	f.Comment("Append writes the command in the syntax of p.Major's manual.")
@@ -155,14 +123,6 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 	f.Add(recv()).Id("Majors").Params().Id("MajorSet").Block(jen.Return(jen.Id(descName).Dot("majors")))
 	f.Add(recv()).Id("desc").Params().Op("*").Id("commandDesc").Block(jen.Return(jen.Id(descName)))
 	f.Add(recv()).Id("spell").Params().Op("*").Id("spelling").Block(jen.Return(jen.Op("&").Id("c").Dot("spelling")))
-	var vals []jen.Code
-	var sets []jen.Code
-	for i, it := range c.Items {
-		vals = append(vals, itemValue(it.Kind, jen.Id("c").Dot(it.GoName)))
-		sets = append(sets, itemSet(it.Kind, jen.Id("c").Dot(it.GoName), jen.Id("v").Index(jen.Lit(i))))
-	}
-	f.Add(recv()).Id("values").Params().Index().Id("cmdValue").Block(jen.Return(jen.Index().Id("cmdValue").Values(vals...)))
-	f.Add(recv()).Id("setValues").Params(jen.Id("v").Index().Id("cmdValue")).Block(sets...)
 	for i, r := range c.Results {
 		// Sets "in the same format" share one type (BASE_BACKUP's start and end).
 		if !slices.ContainsFunc(c.Results[:i], func(e *model.ResultSet) bool { return e.GoName == r.GoName }) {
@@ -197,35 +157,59 @@ func formWords(form *model.CommandForm) string {
 	return "its one syntax"
 }
 
-var opCodes = map[string]string{model.OpLit: "opLit", model.OpValue: "opValue", model.OpOpt: "opOpt", model.OpAlt: "opAlt", model.OpList: "opList", model.OpPlugin: "opPlugin", model.OpAny: "opAny"}
+// multi lays out a composite literal or a call one element a line.
+var multi = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
 
+// field is a key: value element of a one-line composite literal.
+func field(key string, v jen.Code) jen.Code { return jen.Id(key).Op(":").Add(v) }
+
+// seqCode writes a form's grammar with the runtime's constructors, so it
+// reads like the synopsis: seq(val(0), opt(kw(1, "TEMPORARY")), alt(…)).
+// A node with alternatives or any-order parts puts each on a line.
 func seqCode(seq []model.Node) jen.Code {
 	var nodes []jen.Code
 	for _, n := range seq {
-		d := jen.Dict{jen.Id("op"): jen.Id(opCodes[n.Op])}
-		if n.Lit != "" {
-			d[jen.Id("lit")] = jen.Lit(n.Lit)
-		}
-		if n.Op == model.OpValue || n.Op == model.OpPlugin {
-			d[jen.Id("item")] = jen.Lit(n.Item)
-		}
-		if len(n.List) > 0 {
-			var l []jen.Code
-			for _, i := range n.List {
-				l = append(l, jen.Lit(i))
-			}
-			d[jen.Id("items")] = jen.Index().Int().Values(l...)
-		}
-		if len(n.Kids) > 0 {
-			var kids []jen.Code
-			for _, k := range n.Kids {
-				kids = append(kids, seqCode(k))
-			}
-			d[jen.Id("kids")] = jen.Index().Index().Id("tmpl").Values(kids...)
-		}
-		nodes = append(nodes, jen.Values(d))
+		nodes = append(nodes, nodeCode(n))
 	}
-	return jen.Index().Id("tmpl").Values(nodes...)
+	return jen.Id("seq").Call(nodes...)
+}
+
+func nodeCode(n model.Node) jen.Code {
+	kids := func(name string) jen.Code {
+		var ks []jen.Code
+		for _, k := range n.Kids {
+			ks = append(ks, seqCode(k))
+		}
+		return jen.Id(name).Custom(jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}, ks...)
+	}
+	switch n.Op {
+	case model.OpLit:
+		return jen.Id("lit").Call(jen.Lit(n.Lit))
+	case model.OpValue:
+		if n.Lit != "" {
+			return jen.Id("kw").Call(jen.Lit(n.Item), jen.Lit(n.Lit))
+		}
+		return jen.Id("val").Call(jen.Lit(n.Item))
+	case model.OpOpt:
+		var ks []jen.Code
+		for _, k := range n.Kids[0] {
+			ks = append(ks, nodeCode(k))
+		}
+		return jen.Id("opt").Call(ks...)
+	case model.OpAlt:
+		return kids("alt")
+	case model.OpAny:
+		return kids("anyOf")
+	case model.OpList:
+		var l []jen.Code
+		for _, i := range n.List {
+			l = append(l, jen.Lit(i))
+		}
+		return jen.Id("list").Call(l...)
+	case model.OpPlugin:
+		return jen.Id("pluginOptions").Call(jen.Lit(n.Item))
+	}
+	panic("commands: no constructor for node op " + n.Op)
 }
 
 // columnGoType is a result column's field type.
@@ -301,7 +285,7 @@ func commandsFile(mod *model.Model, o Options) *jen.File {
 		cands = append(cands, jen.Op("&").Id(c.GoName).Values())
 	}
 	docComment(f, []string{
-		"ParseCommand reads a replication command (a Query's string on a replication connection) as p.Major's manual documents it, in any of its syntaxes: keywords in any case, identifiers quoted or not, values quoted or not where the grammar allows. The result's String and Append give text back byte for byte while its fields are unchanged. Text that is no command of that major is a *CommandError with the byte offset; an option of another major names the majors that have it.",
+		"ParseCommand reads a replication command (a Query's string on a replication connection) as p.Major's manual documents it, in any of its syntaxes, as repl_scanner.l and repl_gram.y read it: keywords in capitals, as the scanner matches them (identify_system is no replication command: the server runs it as SQL); a parenthesized list's option names and any unquoted word in any case, downcased as the scanner does; identifiers quoted or not; values quoted or not where the grammar allows. The result's String and Append give text back byte for byte while its fields are unchanged. Text that is no command of that major is a *CommandError with the byte offset; an option of another major names the majors that have it.",
 	})
 	f.Func().Id("ParseCommand").Params(jen.Id("text").String(), jen.Id("p").Id("Params")).Params(jen.Id("Command"), jen.Error()).Block(
 		jen.Return(jen.Id("parseCommand").Call(jen.Id("text"), jen.Id("p").Dot("major").Call(), jen.Index().Id("Command").Values(cands...))),

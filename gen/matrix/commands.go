@@ -33,6 +33,32 @@ var commandLayer = itemLayer{
 		c := s.FindCommand(slug)
 		return c != nil && c.Description.Zh != ""
 	},
+	shown:    bi{"commands shown", "条命令"},
+	shownOne: bi{"command shown", "条命令"},
+	wireHead: bi{"What a client writes and reads", "客户端写出与读到的内容"},
+	manual: func(s *spec.Spec, slug string) string {
+		if c := s.FindCommand(slug); c != nil {
+			return c.Place()
+		}
+		return ""
+	},
+	note:      commandNote,
+	sitePages: true,
+}
+
+// commandNote tells apart the rows that share a command word: the two
+// forms of START_REPLICATION by their keyword, and the older syntax a
+// later major still documents beside the option list.
+func commandNote(slug string) bi {
+	switch {
+	case strings.HasSuffix(slug, "-legacy"):
+		return bi{"older syntax", "旧语法"}
+	case strings.HasSuffix(slug, "-physical"):
+		return bi{"PHYSICAL", "PHYSICAL"}
+	case strings.HasSuffix(slug, "-logical"):
+		return bi{"LOGICAL", "LOGICAL"}
+	}
+	return bi{}
 }
 
 // CommandRows compares each major's commands with the previous major's,

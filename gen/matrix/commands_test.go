@@ -77,3 +77,32 @@ func TestCommandsLayer(t *testing.T) {
 		t.Errorf("JSON commands: %v %+v", err, doc.Commands.Title)
 	}
 }
+
+// The page holds the commands layer in both languages: a grid with the
+// command's head and count, a note on each row that shares its command
+// word, and BASE_BACKUP's 14 → 15 syntax change as its detail's lines,
+// linked to both majors' manual entries.
+func TestCommandsOnThePage(t *testing.T) {
+	h := committed(t)
+	page, err := h.HTML(English)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<section class="layer" id="layer-commands" aria-labelledby="layer-commands-h">`,
+		`<span class="one"><span lang="en">command shown</span><span lang="zh-CN">条命令</span></span>`,
+		`<thead><tr><th scope="col"><span lang="en">command</span><span lang="zh-CN">命令</span></th>`,
+		`<a href="#create-replication-slot-legacy">CREATE_<wbr>REPLICATION_<wbr>SLOT</a><small><span lang="en">older syntax</span><span lang="zh-CN">旧语法</span></small></th>`,
+		`<a href="#start-replication-physical">START_<wbr>REPLICATION</a><small>PHYSICAL</small></th>`,
+		`<td id="base-backup-15" data-major="15" class="s-wire chg"><a class="cell" href="#base-backup-14-to-15">`,
+		`<article class="detail item" id="base-backup-14-to-15" data-to="15">`,
+		`<tr class="ce cz"><td><code>syntax keyword</code></td></tr>`,
+		`<tr class="ce cz"><td><code>syntax list</code></td></tr>`,
+		`<a href="https://www.postgresql.org/docs/15/protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP">`,
+		`<h3><a href="#start-replication-logical-17-to-18">START_REPLICATION (LOGICAL) · 17 → 18</a>`,
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}

@@ -64,6 +64,15 @@ var flowLayer = itemLayer{
 		l := flowList(s, slug)
 		return l != nil && l.Lead.Zh != ""
 	},
+	shown:    bi{"lists shown", "个列表"},
+	shownOne: bi{"list shown", "个列表"},
+	wireHead: bi{"What the server may send", "服务器可以发送的消息"},
+	manual: func(s *spec.Spec, slug string) string {
+		if l := flowList(s, slug); l != nil {
+			return l.Page + "#" + l.Section
+		}
+		return ""
+	},
 }
 
 // FlowSlug names a list in the matrix: "flow-start-up-2".

@@ -90,7 +90,7 @@ func TestFlowLayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`<section class="layer" id="layer-flow"`, `<td id="flow-start-up-1-16" data-major="16" class="s-wire chg">`,
-		`<article class="detail" id="flow-start-up-1-15-to-16"`, `<tr class="ce cz"><td><code>may send authentication-scm-credential</code>`} {
+		`<article class="detail item" id="flow-start-up-1-15-to-16"`, `<tr class="ce cz"><td><code>may send authentication-scm-credential</code>`} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the page lacks %s", want)
 		}

@@ -44,8 +44,8 @@ func TestHTMLIsSelfContained(t *testing.T) {
 	}
 }
 
-// A name may wrap between the words of CamelCase, never inside one, and
-// its direction stays with it.
+// A name may wrap between the words of CamelCase or of a command word,
+// never inside one, and its direction stays with it.
 func TestBreakable(t *testing.T) {
 	for in, want := range map[string]string{
 		"AuthenticationCleartextPassword (B)": "Authentication<wbr>Cleartext<wbr>Password&nbsp;(B)",
@@ -56,6 +56,8 @@ func TestBreakable(t *testing.T) {
 		"AuthenticationMD5Password (B)":       "Authentication<wbr>MD5<wbr>Password&nbsp;(B)",
 		"XLogData":                            "XLog<wbr>Data",
 		"Stream Abort":                        "Stream Abort",
+		"CREATE_REPLICATION_SLOT":             "CREATE_<wbr>REPLICATION_<wbr>SLOT",
+		"SHOW":                                "SHOW",
 		"a<b>":                                "a&lt;b&gt;",
 	} {
 		if got := string(breakable(in)); got != want {

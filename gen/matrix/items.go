@@ -25,6 +25,16 @@ type itemLayer struct {
 	text func(s *spec.Spec, slug string, zh bool) []string
 	// translated says whether s's Chinese page gave the item its text.
 	translated func(s *spec.Spec, slug string) bool
+
+	// What the page needs besides: how it counts the rows it shows ("3
+	// commands shown"), the heading of a detail's wire lines, and the
+	// item's place in s's manual ("protocol-replication.html#ANCHOR").
+	shown, shownOne, wireHead bi
+	manual                    func(s *spec.Spec, slug string) string
+	// note tells apart rows that share a name, nil when none do.
+	note func(slug string) bi
+	// sitePages says whether the site has a page per item and major.
+	sitePages bool
 }
 
 // item is one row's identity and the name it is shown by.

@@ -164,15 +164,7 @@ func start() (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	// A free port can be taken between our probe and the server's bind: retry a few times.
-	for attempt := 0; ; attempt++ {
-		if s.Port, err = freePort(); err != nil {
-			break
-		}
-		if err = s.run("pg_ctl", "-D", s.data(), "-l", s.Log, "-w", "-t", "60", "-o", "-p "+strconv.Itoa(s.Port), "start"); err == nil || attempt == 2 {
-			break
-		}
-	}
+	err = s.listen()
 	if err == nil {
 		err = s.createRoles()
 	}
@@ -182,6 +174,68 @@ func start() (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// listen starts the server on a free port and waits until it takes
+// connections. A free port can be taken between our probe and the
+// server's bind: it tries a few times.
+func (s *Server) listen() error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		if s.Port, err = freePort(); err != nil {
+			return err
+		}
+		if err = s.run("pg_ctl", "-D", s.data(), "-l", s.Log, "-w", "-t", "60", "-o", "-p "+strconv.Itoa(s.Port), "start"); err == nil || attempt == 2 {
+			return err
+		}
+	}
+}
+
+// Standby makes a physical standby of s (pg_basebackup -R over the unix
+// socket, as the superuser), starts it and stops it when tb ends: a second
+// server with s's roles, which pg_promote moves to a new timeline, the
+// history a timeline switch needs.
+func (s *Server) Standby(tb testing.TB) *Server {
+	tb.Helper()
+	st, err := s.standby()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("standby log %s:\n%s", st.Log, st.newLog(8<<10))
+		}
+		if err := st.stop(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return st
+}
+
+func (s *Server) standby() (*Server, error) {
+	dir, err := os.MkdirTemp("", "pgtest-standby-")
+	if err != nil {
+		return nil, err
+	}
+	st := &Server{Dir: dir, Host: s.Host, SocketDir: filepath.Join(dir, "sock"), Log: filepath.Join(dir, "server.log")}
+	if err := st.setOwner(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	err = st.run("pg_basebackup", "-D", st.data(), "-h", s.SocketDir, "-p", strconv.Itoa(s.Port), "-U", Superuser.Name, "-R", "-X", "stream", "-c", "fast")
+	if err == nil {
+		// The copy names the primary's socket directory; the standby has its own.
+		err = st.appendFile("postgresql.conf", "unix_socket_directories = '"+st.SocketDir+"'\n")
+	}
+	if err == nil {
+		err = st.listen()
+	}
+	if err != nil {
+		err = fmt.Errorf("standby: %w\nserver log %s:\n%s", err, st.Log, st.newLog(8<<10))
+		st.stop()
+		return nil, err
+	}
+	return st, nil
 }
 
 func (s *Server) data() string { return filepath.Join(s.Dir, "data") }

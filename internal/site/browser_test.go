@@ -194,7 +194,8 @@ func TestPageInChromium(t *testing.T) {
 	defer srv.Close()
 
 	// What the grid must hold, read from the spec files themselves: every
-	// slug any major documents, every list of its message flow, and the majors.
+	// slug any major documents, every replication command, every list of
+	// its message flow, and the majors.
 	var slugs []string
 	var majors []string
 	for _, s := range h.Specs {
@@ -202,6 +203,11 @@ func TestPageInChromium(t *testing.T) {
 		for _, m := range s.Messages {
 			if !slices.Contains(slugs, m.Slug) {
 				slugs = append(slugs, m.Slug)
+			}
+		}
+		for _, c := range s.Commands {
+			if !slices.Contains(slugs, c.Slug) {
+				slugs = append(slugs, c.Slug)
 			}
 		}
 		for i := range s.FlowLists {
@@ -266,6 +272,35 @@ func TestPageInChromium(t *testing.T) {
 	if focused := eval[string](t, ctx, focusedCell); focused != "backend-key-data-18" {
 		t.Errorf("focus after closing the detail: %q, want back on the cell", focused)
 	}
+
+	// BASE_BACKUP took the option list in 15: the detail sets 14's keyword
+	// syntax against 15's list, the row links to the command's page, and
+	// rows that share a command word say which form they are.
+	do(t, ctx, chromedp.Click(chromedp.CSS("#base-backup-15 a")))
+	if !eval[bool](t, ctx, dialogOpen) {
+		t.Fatal("BASE_BACKUP 15's detail did not open")
+	}
+	before = eval[string](t, ctx, `document.querySelector('#detail-dialog .before .steps').innerText`)
+	after = eval[string](t, ctx, `document.querySelector('#detail-dialog .after .steps').innerText`)
+	if !strings.Contains(before, "syntax keyword") || !strings.Contains(after, "syntax list") {
+		t.Errorf("BASE_BACKUP 14 → 15 lines:\n14: %s\n15: %s\nwant the keyword syntax against the list", before, after)
+	}
+	if links := eval[[]string](t, ctx, `[...document.querySelectorAll('#detail-dialog .fields caption a')].map(a => a.getAttribute('href'))`); !slices.Contains(links, "/protocol/base-backup/?v=15") ||
+		!slices.Contains(links, "https://www.postgresql.org/docs/15/protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP") {
+		t.Errorf("BASE_BACKUP 15's detail links %q, want the manual's entry and the site's page", links)
+	}
+	screenshot(t, ctx, "desktop-command-detail.png")
+	do(t, ctx, chromedp.KeyEvent(kb.Escape))
+	newestMajor := majors[len(majors)-1]
+	if got := eval[[]string](t, ctx, `['base-backup', 'start-replication-logical', 'create-replication-slot-legacy'].map(id => (r => r.querySelector('a').getAttribute('href') + ' ' + r.innerText.replace(/\s+/g, ' '))(document.getElementById(id).querySelector('th')))`); !slices.Equal(got, []string{
+		"/protocol/base-backup/?v=" + newestMajor + " BASE_BACKUP",
+		"/protocol/start-replication-logical/?v=" + newestMajor + " START_REPLICATION LOGICAL",
+		"/protocol/create-replication-slot-legacy/?v=" + newestMajor + " CREATE_REPLICATION_SLOT older syntax"}) {
+		t.Errorf("command rows' names and links: %q", got)
+	}
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('layer-commands').scrollIntoView()`))
+	screenshot(t, ctx, "desktop-commands.png")
+	do(t, ctx, chromedp.Focus(chromedp.CSS("#backend-key-data-18 a")))
 
 	// Arrow keys walk the grid: left to 17's cell, down to the next message.
 	do(t, ctx, chromedp.KeyEvent(kb.ArrowLeft))
@@ -332,6 +367,17 @@ func TestPageInChromium(t *testing.T) {
 	if label := eval[string](t, ctx, `document.getElementById('backend-key-data-18').innerText`); !strings.Contains(label, "线格式") {
 		t.Errorf("BackendKeyData 18 in Chinese: %q", label)
 	}
+	if got := eval[[]string](t, ctx, `[document.getElementById('layer-commands-h').innerText, document.querySelector('#layer-commands thead th').innerText, document.querySelector('#create-replication-slot-legacy th').innerText.replace(/\s+/g, ' ')]`); !strings.HasPrefix(got[0], "复制命令") || got[1] != "命令" || got[2] != "CREATE_REPLICATION_SLOT 旧语法" {
+		t.Errorf("the commands layer in Chinese: title, head, legacy row = %q", got)
+	}
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('layer-commands').scrollIntoView()`))
+	screenshot(t, ctx, "desktop-zh-commands.png")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#create-replication-slot-17 a")))
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#detail-dialog h4')].map(h => h.innerText)`); !slices.Equal(got, []string{"客户端写出与读到的内容", "手册原文"}) {
+		t.Errorf("CREATE_REPLICATION_SLOT 16 → 17 in Chinese: headings %q", got)
+	}
+	screenshot(t, ctx, "desktop-zh-command-detail.png")
+	do(t, ctx, chromedp.KeyEvent(kb.Escape))
 	screenshot(t, ctx, "desktop-zh.png")
 
 	// A permalink to a detail opens it.
@@ -362,6 +408,8 @@ func TestPageInChromium(t *testing.T) {
 	screenshot(t, ctx, "phone-en.png")
 	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('layer-logical-replication').scrollIntoView()`))
 	screenshot(t, ctx, "phone-grid.png")
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('layer-commands').scrollIntoView()`))
+	screenshot(t, ctx, "phone-commands.png")
 	do(t, ctx, chromedp.Click(chromedp.CSS("#backend-key-data-18 a")))
 	if !eval[bool](t, ctx, dialogOpen) {
 		t.Error("the cell's detail did not open on a phone")
@@ -508,7 +556,8 @@ func TestPageOpensOnTheAnswer(t *testing.T) {
 	screenshot(t, ctx, "range-15-18-facts.png")
 
 	// Every count reads right: walk every range with only changed rows and
-	// check each layer's count; some range must leave exactly one message.
+	// check each layer's count in its own noun; some range must leave
+	// exactly one row in a layer.
 	// 45 ranges, each filtering every layer's rows: a minute on a loaded machine.
 	counts := evalWithin[[]string](t, stepWithin(t, ctx, 2*time.Minute), `(() => {
 		const out = [];
@@ -517,20 +566,25 @@ func TestPageOpensOnTheAnswer(t *testing.T) {
 		for (let i = 0; i < ms.length - 1; i++) for (let j = i + 1; j < ms.length; j++) {
 			f.value = ms[i]; f.dispatchEvent(new Event('change'));
 			t.value = ms[j]; t.dispatchEvent(new Event('change'));
-			for (const s of document.querySelectorAll('.layer .shown')) out.push(s.innerText.trim());
+			for (const s of document.querySelectorAll('.layer .shown')) out.push(s.closest('.layer').id + ' ' + s.innerText.trim());
 		}
 		return out;
 	})()`)
 	singular := 0
 	for _, c := range counts {
-		n, rest, _ := strings.Cut(c, " ")
-		want := "messages shown"
+		layer, count, _ := strings.Cut(c, " ")
+		n, rest, _ := strings.Cut(count, " ")
+		noun := map[string]string{"layer-commands": "command", "layer-flow": "list"}[layer]
+		if noun == "" {
+			noun = "message"
+		}
+		want := noun + "s shown"
 		if n == "1" {
-			want = "message shown"
+			want = noun + " shown"
 			singular++
 		}
 		if rest != want {
-			t.Errorf("count %q, want %q after the number", c, want)
+			t.Errorf("%s count %q, want %q after the number", layer, count, want)
 		}
 	}
 	if singular == 0 {

@@ -5,6 +5,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -25,8 +26,6 @@ type Command interface {
 	// Majors is the set of majors whose manual documents the command.
 	Majors() MajorSet
 	desc() *commandDesc
-	values() []cmdValue
-	setValues([]cmdValue)
 	spell() *spelling
 }
 
@@ -156,6 +155,19 @@ type tmpl struct {
 	kids  [][]tmpl
 }
 
+// The generated forms are written with these, so a form reads like its
+// synopsis: seq(val(0), opt(kw(1, "TEMPORARY")), alt(seq(lit("PHYSICAL")), …)).
+
+func seq(nodes ...tmpl) []tmpl         { return nodes }
+func lit(keyword string) tmpl          { return tmpl{op: opLit, lit: keyword} }
+func val(item int) tmpl                { return tmpl{op: opValue, item: item} }
+func kw(item int, keyword string) tmpl { return tmpl{op: opValue, item: item, lit: keyword} }
+func opt(nodes ...tmpl) tmpl           { return tmpl{op: opOpt, kids: [][]tmpl{nodes}} }
+func alt(kids ...[]tmpl) tmpl          { return tmpl{op: opAlt, kids: kids} }
+func anyOf(kids ...[]tmpl) tmpl        { return tmpl{op: opAny, kids: kids} }
+func list(items ...int) tmpl           { return tmpl{op: opList, items: items} }
+func pluginOptions(item int) tmpl      { return tmpl{op: opPlugin, item: item} }
+
 // cmdValue is one item's value; set says it is given.
 type cmdValue struct {
 	set  bool
@@ -176,7 +188,7 @@ type spelling struct {
 
 // appendCommand writes c for p.Major.
 func appendCommand(dst []byte, c Command, p Params) ([]byte, error) {
-	out, err := renderCommand(c.desc(), c.values(), p.major())
+	out, err := renderCommand(c.desc(), commandValues(c), p.major())
 	if err != nil {
 		return dst, err
 	}
@@ -190,7 +202,7 @@ func appendCommand(dst []byte, c Command, p Params) ([]byte, error) {
 // built in Go: keywords in capitals, identifiers double-quoted, values as
 // string constants, options joined by ", ", whatever text c was parsed from.
 func AppendCanonical(dst []byte, c Command, p Params) ([]byte, error) {
-	out, err := renderCommand(c.desc(), c.values(), p.major())
+	out, err := renderCommand(c.desc(), commandValues(c), p.major())
 	if err != nil {
 		return dst, err
 	}
@@ -449,7 +461,7 @@ const (
 	tokWord   = iota // keyword or unquoted identifier
 	tokQIdent        // "identifier"
 	tokString        // 'constant'
-	tokNumber        // digits, an optional sign
+	tokNumber        // digits (UCONST: a sign is a character of its own)
 	tokLSN           // hex/hex
 	tokPunct         // ( ) , ;
 )
@@ -464,7 +476,10 @@ type token struct {
 // query is far larger, but a replication command is short.
 const MaxCommand = 1 << 16
 
-// tokenize splits a command the way repl_scanner.l does.
+// tokenize splits a command the way repl_scanner.l does. Its keywords are
+// rules of their own, in capitals, with no caseless option: a keyword
+// matches only as written (Parse compares them exactly), and any other
+// word is an identifier, which the scanner downcases.
 func tokenize(s string) ([]token, error) {
 	var out []token
 	for i := 0; i < len(s); {
@@ -507,7 +522,7 @@ func tokenize(s string) ([]token, error) {
 			k := tokWord
 			if _, err := ParseLSN(w); err == nil {
 				k = tokLSN
-			} else if _, err := strconv.ParseInt(w, 10, 64); err == nil {
+			} else if strings.Trim(w, "0123456789") == "" {
 				k = tokNumber
 			}
 			out = append(out, token{k, w, i})
@@ -534,7 +549,7 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 	if len(toks) == 0 || toks[0].kind != tokWord {
 		return nil, &CommandError{Command: "replication command", Offset: 0, Reason: "no command word"}
 	}
-	word := strings.ToUpper(toks[0].text)
+	word := toks[0].text
 	var best *CommandError
 	for _, c := range cands {
 		d := c.desc()
@@ -560,7 +575,7 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 						return nil, &CommandError{Command: d.name, Option: it.name, Major: major, Majors: it.majors, Offset: p.offs[i], Reason: fmt.Sprintf("not in PostgreSQL %d", major)}
 					}
 				}
-				c.setValues(p.vals)
+				setCommandValues(c, p.vals)
 				canon, err := renderCommand(d, p.vals, major)
 				if err != nil {
 					return nil, err
@@ -573,7 +588,15 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 		}
 	}
 	if best == nil {
-		best = &CommandError{Command: word, Offset: toks[0].off, Reason: fmt.Sprintf("no replication command of PostgreSQL %d", major)}
+		reason := fmt.Sprintf("no replication command of PostgreSQL %d", major)
+		for _, c := range cands {
+			if d := c.desc(); d.name != word && strings.EqualFold(d.name, word) {
+				// The scanner has no rule for it: the server runs it as SQL.
+				reason += fmt.Sprintf(" (its keywords are in capitals: %s)", d.name)
+				break
+			}
+		}
+		best = &CommandError{Command: word, Offset: toks[0].off, Reason: reason}
 	}
 	return nil, best
 }
@@ -624,7 +647,7 @@ func (p *parser) seq(nodes []tmpl, i int) (int, bool) {
 	}
 	switch n.op {
 	case opLit:
-		if i < len(p.toks) && p.toks[i].kind == tokWord && strings.EqualFold(p.toks[i].text, n.lit) {
+		if i < len(p.toks) && p.toks[i].kind == tokWord && p.toks[i].text == n.lit {
 			return try(i+1, true)
 		}
 		p.note(i, "want "+n.lit)
@@ -699,7 +722,7 @@ func (p *parser) seq(nodes []tmpl, i int) (int, bool) {
 func (p *parser) value(n tmpl, i int) (int, bool) {
 	it := p.d.items[n.item]
 	if n.lit != "" {
-		if i >= len(p.toks) || p.toks[i].kind != tokWord || !strings.EqualFold(p.toks[i].text, n.lit) {
+		if i >= len(p.toks) || p.toks[i].kind != tokWord || p.toks[i].text != n.lit {
 			p.note(i, "want "+n.lit)
 			return 0, false
 		}
@@ -713,7 +736,7 @@ func (p *parser) value(n tmpl, i int) (int, bool) {
 		p.note(i, "want "+it.name)
 		return 0, false
 	}
-	v, ok := p.scalar(it, p.toks[i])
+	v, ok := p.scalar(it, p.toks[i], false)
 	if !ok {
 		p.note(i, "want "+it.name)
 		return 0, false
@@ -722,22 +745,29 @@ func (p *parser) value(n tmpl, i int) (int, bool) {
 	return i + 1, true
 }
 
-// scalar reads a token as a value of item's kind.
-func (p *parser) scalar(it itemDesc, t token) (cmdValue, bool) {
+// scalar reads a token as a value of item's kind. In a parenthesized
+// list (generic_option) a value is an identifier (IDENT, quoted or not), a
+// string constant or digits, whatever its kind, and the server reads its
+// text; elsewhere the grammar takes one token kind only: SCONST for a
+// string, UCONST for a number, RECPTR for an LSN.
+func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
+	if list && (t.kind == tokWord || t.kind == tokQIdent || t.kind == tokNumber) {
+		if t.kind == tokWord {
+			t.text = downcase(t.text)
+		}
+		t.kind = tokString
+	}
 	switch it.kind {
 	case kindIdentifier:
 		switch t.kind {
 		case tokQIdent:
 			return cmdValue{set: true, s: t.text}, true
 		case tokWord:
-			return cmdValue{set: true, s: strings.ToLower(t.text)}, true
+			return cmdValue{set: true, s: downcase(t.text)}, true
 		}
 	case kindString, kindKeyword:
-		if t.kind == tokString || t.kind == tokWord || t.kind == tokNumber {
+		if t.kind == tokString {
 			s := t.text
-			if it.kind == kindKeyword && t.kind != tokString {
-				s = strings.ToLower(s)
-			}
 			if it.kind == kindKeyword {
 				for _, v := range it.values {
 					if strings.EqualFold(v, s) {
@@ -752,19 +782,32 @@ func (p *parser) scalar(it itemDesc, t token) (cmdValue, bool) {
 		if t.kind == tokString {
 			text = strings.TrimSpace(text)
 		}
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil && (t.kind == tokNumber || t.kind == tokString) {
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil && (t.kind == tokNumber || list && t.kind == tokString) {
 			return cmdValue{set: true, n: n}, true
 		}
 	case kindLSN:
-		if l, err := ParseLSN(t.text); err == nil && (t.kind == tokLSN || t.kind == tokString) {
+		if l, err := ParseLSN(t.text); err == nil && (t.kind == tokLSN || list && t.kind == tokString) {
 			return cmdValue{set: true, n: int64(l)}, true
 		}
 	case kindBoolean:
-		if b, ok := parseBool(t.text); ok && t.kind != tokQIdent {
+		if b, ok := parseBool(t.text); ok && list {
 			return cmdValue{set: true, b: b}, true
 		}
 	}
 	return cmdValue{}, false
+}
+
+// downcase folds an unquoted word as the scanner does
+// (downcase_truncate_identifier): ASCII letters only, so a multibyte
+// character stays as written.
+func downcase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // parseBool reads what the server's defGetBoolean takes.
@@ -814,10 +857,11 @@ func (p *parser) listOption(n tmpl, i int) (int, bool) {
 		}
 		o := PluginOption{Name: t.text}
 		if t.kind == tokWord {
-			o.Name = strings.ToLower(t.text)
+			o.Name = downcase(t.text)
 		}
+		// plugin_opt_arg is a string constant or nothing.
 		j := i + 1
-		if j < len(p.toks) && p.toks[j].kind != tokPunct {
+		if j < len(p.toks) && p.toks[j].kind == tokString {
 			o.Value, o.HasValue = p.toks[j].text, true
 			j++
 		}
@@ -831,8 +875,11 @@ func (p *parser) listOption(n tmpl, i int) (int, bool) {
 		return j, true
 	}
 	for _, idx := range n.items {
+		// ident_or_keyword: a keyword as written or any word downcased; a
+		// quoted name is compared as it is with the lower-case names the
+		// server looks for.
 		it := p.d.items[idx]
-		if t.kind != tokWord || !strings.EqualFold(t.text, it.name) {
+		if !(t.kind == tokWord && strings.EqualFold(t.text, it.name) || t.kind == tokQIdent && t.text == downcase(it.name)) {
 			continue
 		}
 		if p.vals[idx].set {
@@ -849,7 +896,7 @@ func (p *parser) listOption(n tmpl, i int) (int, bool) {
 			p.note(j, "want the value of "+it.name)
 			return 0, false
 		}
-		v, ok := p.scalar(it, p.toks[j])
+		v, ok := p.scalar(it, p.toks[j], true)
 		if !ok {
 			p.note(j, "want the value of "+it.name)
 			return 0, false
@@ -879,36 +926,70 @@ func (p *parser) snapshot() []cmdValue {
 
 func (p *parser) restore(v []cmdValue) { copy(p.vals, v) }
 
-// Helpers of the generated values and setValues methods.
-
-func boolValue(b *bool) cmdValue {
-	if b == nil {
-		return cmdValue{}
+// commandValues reads c's fields, which are its items in order, each of
+// the Go type its kind has: a flag a bool, a boolean a *bool, an integer
+// an *int64, an LSN an LSN, a timeline a uint32, plugin options a
+// []PluginOption, any other kind a string. Unset is the zero value (an LSN
+// is always set: 0/0 is a position).
+func commandValues(c Command) []cmdValue {
+	v := reflect.ValueOf(c).Elem()
+	items := c.desc().items
+	out := make([]cmdValue, len(items))
+	for i, it := range items {
+		f := v.Field(i)
+		switch it.kind {
+		case kindFlag:
+			out[i] = cmdValue{set: f.Bool(), b: f.Bool()}
+		case kindBoolean:
+			if !f.IsNil() {
+				out[i] = cmdValue{set: true, b: f.Elem().Bool()}
+			}
+		case kindInteger:
+			if !f.IsNil() {
+				out[i] = cmdValue{set: true, n: f.Elem().Int()}
+			}
+		case kindLSN:
+			out[i] = cmdValue{set: true, n: int64(f.Uint())}
+		case kindTimeline:
+			out[i] = cmdValue{set: f.Uint() != 0, n: int64(f.Uint())}
+		case kindPluginOptions:
+			opts := f.Interface().([]PluginOption)
+			out[i] = cmdValue{set: len(opts) > 0, opts: opts}
+		default:
+			out[i] = cmdValue{set: f.String() != "", s: f.String()}
+		}
 	}
-	return cmdValue{set: true, b: *b}
+	return out
 }
 
-func intValue(n *int64) cmdValue {
-	if n == nil {
-		return cmdValue{}
+// setCommandValues stores vals in c's fields, as commandValues reads them.
+func setCommandValues(c Command, vals []cmdValue) {
+	v := reflect.ValueOf(c).Elem()
+	for i, it := range c.desc().items {
+		f, x := v.Field(i), vals[i]
+		switch it.kind {
+		case kindFlag:
+			f.SetBool(x.b)
+		case kindBoolean:
+			f.Set(reflect.Zero(f.Type()))
+			if x.set {
+				b := x.b
+				f.Set(reflect.ValueOf(&b))
+			}
+		case kindInteger:
+			f.Set(reflect.Zero(f.Type()))
+			if x.set {
+				n := x.n
+				f.Set(reflect.ValueOf(&n))
+			}
+		case kindLSN, kindTimeline:
+			f.SetUint(uint64(x.n))
+		case kindPluginOptions:
+			f.Set(reflect.ValueOf(x.opts))
+		default:
+			f.SetString(x.s)
+		}
 	}
-	return cmdValue{set: true, n: *n}
-}
-
-func (v cmdValue) boolPtr() *bool {
-	if !v.set {
-		return nil
-	}
-	b := v.b
-	return &b
-}
-
-func (v cmdValue) intPtr() *int64 {
-	if !v.set {
-		return nil
-	}
-	n := v.n
-	return &n
 }
 
 // ErrResult marks a result set whose columns or values are not what the
