@@ -265,7 +265,8 @@ type Row struct {
 }
 
 // Value is one column of a row. Its bytes point into the stream and are
-// valid during the handler call.
+// valid during the handler call. Decode and Scan keep the column's plans:
+// call them for one column from one goroutine at a time.
 type Value struct {
 	// Raw is the value as the server sent it (text or binary, Binary
 	// says), nil for NULL and for an unchanged TOAST value that could not
