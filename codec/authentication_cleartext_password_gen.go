@@ -3,6 +3,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // AuthenticationCleartextPassword is the message of the frontend/backend protocol
 // “AuthenticationCleartextPassword” (B).
 //
@@ -27,6 +29,15 @@ func (*AuthenticationCleartextPassword) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationCleartextPassword) Decode(src []byte, p Params) error {
+	if sized(src, 'R', 8) && binary.BigEndian.Uint32(src[5:]) == 3 && authenticationCleartextPasswordMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationCleartextPassword) decode(src []byte, p Params) error {
 	if !authenticationCleartextPasswordMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -34,11 +45,8 @@ func (m *AuthenticationCleartextPassword) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('R') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('R').length()
-	}
+	r = r.tag('R')
+	r = r.length()
 	r = r.fixed("Int32(3)", 4, 3)
 	r = r.end("Int32(3)")
 	return r.done("AuthenticationCleartextPassword", len(src), p)
@@ -46,6 +54,17 @@ func (m *AuthenticationCleartextPassword) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationCleartextPassword) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 9) && authenticationCleartextPasswordMajors.Has(p.Major) {
+		b := appendHeader(dst, 'R', 8)
+		b = binary.BigEndian.AppendUint32(b, 3)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationCleartextPassword) encode(dst []byte, p Params) ([]byte, error) {
 	if !authenticationCleartextPasswordMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // AuthenticationGSS is the message of the frontend/backend protocol “AuthenticationGSS”
 // (B).
 //
@@ -27,6 +29,15 @@ func (*AuthenticationGSS) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
+	if sized(src, 'R', 8) && binary.BigEndian.Uint32(src[5:]) == 7 && authenticationGSSMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationGSS) decode(src []byte, p Params) error {
 	if !authenticationGSSMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -34,11 +45,8 @@ func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('R') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('R').length()
-	}
+	r = r.tag('R')
+	r = r.length()
 	r = r.fixed("Int32(7)", 4, 7)
 	r = r.end("Int32(7)")
 	return r.done("AuthenticationGSS", len(src), p)
@@ -46,6 +54,17 @@ func (m *AuthenticationGSS) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationGSS) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 9) && authenticationGSSMajors.Has(p.Major) {
+		b := appendHeader(dst, 'R', 8)
+		b = binary.BigEndian.AppendUint32(b, 7)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationGSS) encode(dst []byte, p Params) ([]byte, error) {
 	if !authenticationGSSMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // AuthenticationMD5Password is the message of the frontend/backend protocol
 // “AuthenticationMD5Password” (B).
 //
@@ -30,6 +32,16 @@ func (*AuthenticationMD5Password) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
+	if sized(src, 'R', 12) && binary.BigEndian.Uint32(src[5:]) == 5 && authenticationMD5PasswordMajors.Has(p.Major) {
+		copy(m.Salt[:], src[9:13])
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationMD5Password) decode(src []byte, p Params) error {
 	if !authenticationMD5PasswordMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -37,11 +49,8 @@ func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('R') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('R').length()
-	}
+	r = r.tag('R')
+	r = r.length()
 	r = r.fixed("Int32(5)", 4, 5)
 	r = r.fill("Salt", m.Salt[:])
 	r = r.end("Salt")
@@ -50,6 +59,18 @@ func (m *AuthenticationMD5Password) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 13) && authenticationMD5PasswordMajors.Has(p.Major) {
+		b := appendHeader(dst, 'R', 12)
+		b = binary.BigEndian.AppendUint32(b, 5)
+		b = append(b, m.Salt[:]...)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationMD5Password) encode(dst []byte, p Params) ([]byte, error) {
 	if !authenticationMD5PasswordMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

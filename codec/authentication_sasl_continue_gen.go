@@ -3,7 +3,11 @@
 
 package codec
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+)
 
 // AuthenticationSASLContinue is the message of the frontend/backend protocol
 // “AuthenticationSASLContinue” (B).
@@ -35,6 +39,16 @@ func (*AuthenticationSASLContinue) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *AuthenticationSASLContinue) Decode(src []byte, p Params) error {
+	if framed(src, 'R') && len(src) >= 9 && binary.BigEndian.Uint32(src[5:]) == 11 && authenticationSASLContinueMajors.Has(p.Major) {
+		m.Data = src[9:len(src):len(src)]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationSASLContinue) decode(src []byte, p Params) error {
 	if !authenticationSASLContinueMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -42,11 +56,8 @@ func (m *AuthenticationSASLContinue) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('R') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('R').length()
-	}
+	r = r.tag('R')
+	r = r.length()
 	r = r.fixed("Int32(11)", 4, 11)
 	m.Data, r = r.remaining("Data", 0, anyLength)
 	r = r.end("Data")
@@ -55,6 +66,18 @@ func (m *AuthenticationSASLContinue) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationSASLContinue) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 8 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && authenticationSASLContinueMajors.Has(p.Major) {
+		b := appendHeader(dst, 'R', n)
+		b = binary.BigEndian.AppendUint32(b, 11)
+		b = append(b, m.Data...)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthenticationSASLContinue) encode(dst []byte, p Params) ([]byte, error) {
 	if !authenticationSASLContinueMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

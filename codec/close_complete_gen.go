@@ -26,6 +26,15 @@ func (*CloseComplete) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CloseComplete) Decode(src []byte, p Params) error {
+	if sized(src, '3', 4) && closeCompleteMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CloseComplete) decode(src []byte, p Params) error {
 	if !closeCompleteMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -33,17 +42,24 @@ func (m *CloseComplete) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('3') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('3').length()
-	}
+	r = r.tag('3')
+	r = r.length()
 	r = r.end("length")
 	return r.done("CloseComplete", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CloseComplete) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && closeCompleteMajors.Has(p.Major) {
+		b := appendHeader(dst, '3', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CloseComplete) encode(dst []byte, p Params) ([]byte, error) {
 	if !closeCompleteMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

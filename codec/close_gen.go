@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // Close is the message of the frontend/backend protocol “Close” (F).
 //
 // Identifies the message as a Close command.
@@ -33,6 +35,20 @@ func (*Close) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Close) Decode(src []byte, p Params) error {
+	if closeMajors.Has(p.Major) {
+		f := body(src, 'C')
+		m.ObjectType, f = f.u8()
+		m.Name, f = f.str(m.Name)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Close) decode(src []byte, p Params) error {
 	if !closeMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -40,11 +56,8 @@ func (m *Close) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('C') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('C').length()
-	}
+	r = r.tag('C')
+	r = r.length()
 	m.ObjectType, r = r.u8("ObjectType")
 	m.Name, r = r.str("Name", m.Name)
 	r = r.end("Name")
@@ -53,6 +66,18 @@ func (m *Close) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 6 + len(m.Name); hasRoom(dst, 1+n) && n <= math.MaxInt32 && closeMajors.Has(p.Major) && noZero(m.Name) {
+		b := appendHeader(dst, 'C', n)
+		b = append(b, m.ObjectType)
+		b = append(append(b, m.Name...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Close) encode(dst []byte, p Params) ([]byte, error) {
 	if !closeMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

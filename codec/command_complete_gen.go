@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // CommandComplete is the message of the frontend/backend protocol “CommandComplete” (B).
 //
 // Identifies the message as a command-completed response.
@@ -39,6 +41,19 @@ func (*CommandComplete) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CommandComplete) Decode(src []byte, p Params) error {
+	if commandCompleteMajors.Has(p.Major) {
+		f := body(src, 'C')
+		m.CommandTag, f = f.str(m.CommandTag)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CommandComplete) decode(src []byte, p Params) error {
 	if !commandCompleteMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -46,11 +61,8 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('C') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('C').length()
-	}
+	r = r.tag('C')
+	r = r.length()
 	m.CommandTag, r = r.str("CommandTag", m.CommandTag)
 	r = r.end("CommandTag")
 	return r.done("CommandComplete", len(src), p)
@@ -58,6 +70,17 @@ func (m *CommandComplete) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.CommandTag); hasRoom(dst, 1+n) && n <= math.MaxInt32 && commandCompleteMajors.Has(p.Major) && noZero(m.CommandTag) {
+		b := appendHeader(dst, 'C', n)
+		b = append(append(b, m.CommandTag...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CommandComplete) encode(dst []byte, p Params) ([]byte, error) {
 	if !commandCompleteMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

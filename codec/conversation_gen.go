@@ -74,13 +74,13 @@ func (c *Conversation) Authenticated() bool {
 	case stBackendWaiting, stBackendAuthentication, stBackendSaslWait, stBackendSasl, stBackendSaslFinal, stBackendClosed:
 		return false
 	}
-	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption
+	return c.Started()
 }
 
 // Started reports whether the frontend sent its StartupMessage: its
 // messages are tagged from then on.
 func (c *Conversation) Started() bool {
-	return c.fe != stFrontendStartup && c.fe != stFrontendEncryption
+	return !c.Frontend.Untagged() && c.fe != stFrontendEncryption
 }
 
 // tracker is what both sides' trackers keep.
@@ -119,17 +119,6 @@ func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRul
 	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
 }
 
-// stays reports whether st allows kind k under major by a rule that changes
-// no state and requires nothing: the steady states' fast paths.
-func stays(st flowState, k flowKind, major int) bool {
-	i := flowTable[st][k]
-	if i == 0 {
-		return false
-	}
-	r := &flowRules[i-1]
-	return !r.moves && r.requires == 0 && r.majors.Has(major)
-}
-
 // FrontendTracker takes the messages the frontend sends.
 type FrontendTracker struct {
 	tracker
@@ -139,7 +128,31 @@ type FrontendTracker struct {
 
 // Untagged reports whether the frontend's next message is a startup-phase
 // packet, without a tag (read it with FrameReader.NextUntagged).
-func (t *FrontendTracker) Untagged() bool { return t.c.fe == stFrontendStartup }
+func (t *FrontendTracker) Untagged() bool {
+	return t.c.fe == stFrontendStartup || t.c.fe == stFrontendEncryptedStartup
+}
+
+// IsDirectTLS reports whether a connection's first byte begins a TLS
+// handshake record (0x16) rather than a startup packet, whose length
+// starts with 0 for any size a server accepts: the frontend began TLS
+// without SSLRequest (take it with DirectTLS).
+func IsDirectTLS(first byte) bool { return first == 0x16 }
+
+// DirectTLS takes a connection whose first byte begins a TLS handshake
+// (IsDirectTLS): the frontend began TLS without an SSLRequest, as
+// PostgreSQL 17 on recognises (offering ALPN "postgresql"). What follows is
+// the handshake, no message: a caller holding the TLS end calls Decrypted
+// when it is done. The Step holds no message; in a major whose manual does
+// not document it, or once the frontend spoke, it is a *FlowError.
+func (t *FrontendTracker) DirectTLS() (*Step, error) {
+	s, off := t.begin(nil)
+	r, err := t.rule(t.c.fe, kindDirectTLS, off, nil)
+	if err != nil {
+		return s, err
+	}
+	t.c.move(sideFrontend, r)
+	return s, nil
+}
 
 // Next decodes one whole message the frontend sent and takes it into the
 // conversation. On a *DecodeError the Step holds nothing decoded; on a
@@ -151,7 +164,7 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	var k flowKind
 	var err error
 	switch {
-	case st == stFrontendStartup:
+	case st == stFrontendStartup || st == stFrontendEncryptedStartup:
 		if len(frame) >= 8 {
 			k = kindsStartup(binary.BigEndian.Uint32(frame[4:]))
 			// A CancelRequest comes on a connection of its own: only its
@@ -320,7 +333,7 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		}
 	case kindNegotiateProtocolVersion:
 		m := s.Msg.(*NegotiateProtocolVersion)
-		if d := c.nego.answer(m); r.requires == requiresNegotiation && d != "" {
+		if d := c.nego.answer(m, c.P.Major); r.requires == requiresNegotiation && d != "" {
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Detail = d
 			return s, e
@@ -345,7 +358,10 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		c.Replication.open(copyNone)
 	case kindReadyForQuery:
 		c.pending = copyNone
-		if d := c.nego.missing(); r.requires == requiresNegotiated && d != "" {
+		if r.requires != requiresNegotiated {
+			break
+		}
+		if d := c.nego.missing(c.P.Major, c.P.ProtocolMinor); d != "" {
 			// What is missing came before: the start-up is over all the same.
 			c.move(sideBackend, r)
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
@@ -464,9 +480,10 @@ func (c *Conversation) Resume() {
 	c.fe, c.be = stFrontendSession, stBackendIdle
 }
 
-// Decrypted goes on after the server accepted encryption when the caller
-// holds the TLS or GSSAPI end itself (a proxy terminating TLS): what comes
-// through it is the protocol again, from a startup packet.
+// Decrypted goes on after the server accepted encryption (or the frontend
+// began TLS at once) when the caller holds the TLS or GSSAPI end itself (a
+// proxy terminating TLS): what comes through it is the protocol again, from
+// a startup packet that asks for no more encryption.
 func (c *Conversation) Decrypted() {
-	c.fe, c.be = stFrontendStartup, stBackendWaiting
+	c.fe, c.be = stFrontendEncryptedStartup, stBackendWaiting
 }

@@ -3,7 +3,10 @@
 
 package codec
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // CopyData is the message of the frontend/backend protocol “CopyData” (F & B).
 //
@@ -36,6 +39,16 @@ func (*CopyData) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CopyData) Decode(src []byte, p Params) error {
+	if framed(src, 'd') && copyDataMajors.Has(p.Major) {
+		m.Data = src[5:len(src):len(src)]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyData) decode(src []byte, p Params) error {
 	if !copyDataMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -43,11 +56,8 @@ func (m *CopyData) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('d') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('d').length()
-	}
+	r = r.tag('d')
+	r = r.length()
 	m.Data, r = r.remaining("Data", 0, anyLength)
 	r = r.end("Data")
 	return r.done("CopyData", len(src), p)
@@ -55,6 +65,17 @@ func (m *CopyData) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 4 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyDataMajors.Has(p.Major) {
+		b := appendHeader(dst, 'd', n)
+		b = append(b, m.Data...)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyData) encode(dst []byte, p Params) ([]byte, error) {
 	if !copyDataMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -26,6 +26,15 @@ func (*CopyDone) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CopyDone) Decode(src []byte, p Params) error {
+	if sized(src, 'c', 4) && copyDoneMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyDone) decode(src []byte, p Params) error {
 	if !copyDoneMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -33,17 +42,24 @@ func (m *CopyDone) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('c') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('c').length()
-	}
+	r = r.tag('c')
+	r = r.length()
 	r = r.end("length")
 	return r.done("CopyDone", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyDone) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && copyDoneMajors.Has(p.Major) {
+		b := appendHeader(dst, 'c', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyDone) encode(dst []byte, p Params) ([]byte, error) {
 	if !copyDoneMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // CopyFail is the message of the frontend/backend protocol “CopyFail” (F).
 //
 // Identifies the message as a COPY-failure indicator.
@@ -29,6 +31,19 @@ func (*CopyFail) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CopyFail) Decode(src []byte, p Params) error {
+	if copyFailMajors.Has(p.Major) {
+		f := body(src, 'f')
+		m.Message, f = f.str(m.Message)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyFail) decode(src []byte, p Params) error {
 	if !copyFailMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -36,11 +51,8 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('f') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('f').length()
-	}
+	r = r.tag('f')
+	r = r.length()
 	m.Message, r = r.str("Message", m.Message)
 	r = r.end("Message")
 	return r.done("CopyFail", len(src), p)
@@ -48,6 +60,17 @@ func (m *CopyFail) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.Message); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyFailMajors.Has(p.Major) && noZero(m.Message) {
+		b := appendHeader(dst, 'f', n)
+		b = append(append(b, m.Message...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyFail) encode(dst []byte, p Params) ([]byte, error) {
 	if !copyFailMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // Describe is the message of the frontend/backend protocol “Describe” (F).
 //
 // Identifies the message as a Describe command.
@@ -33,6 +35,20 @@ func (*Describe) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Describe) Decode(src []byte, p Params) error {
+	if describeMajors.Has(p.Major) {
+		f := body(src, 'D')
+		m.ObjectType, f = f.u8()
+		m.Name, f = f.str(m.Name)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Describe) decode(src []byte, p Params) error {
 	if !describeMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -40,11 +56,8 @@ func (m *Describe) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('D') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('D').length()
-	}
+	r = r.tag('D')
+	r = r.length()
 	m.ObjectType, r = r.u8("ObjectType")
 	m.Name, r = r.str("Name", m.Name)
 	r = r.end("Name")
@@ -53,6 +66,18 @@ func (m *Describe) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 6 + len(m.Name); hasRoom(dst, 1+n) && n <= math.MaxInt32 && describeMajors.Has(p.Major) && noZero(m.Name) {
+		b := appendHeader(dst, 'D', n)
+		b = append(b, m.ObjectType)
+		b = append(append(b, m.Name...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Describe) encode(dst []byte, p Params) ([]byte, error) {
 	if !describeMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

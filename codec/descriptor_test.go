@@ -105,7 +105,7 @@ func TestDescribedPresenceIsTheWire(t *testing.T) {
 			for _, major := range l.Majors {
 				for _, p := range paramSets(major) {
 					base := reflect.New(typ)
-					(&filler{p: p, mod: mod, major: major}).fill(base.Elem(), l.Items)
+					(&filler{p: p, major: major}).fill(base.Elem(), l.Items)
 					m := base.Interface().(codec.Message)
 					enc, err := m.Encode(nil, p)
 					if err != nil {

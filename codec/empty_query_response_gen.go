@@ -28,6 +28,15 @@ func (*EmptyQueryResponse) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
+	if sized(src, 'I', 4) && emptyQueryResponseMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *EmptyQueryResponse) decode(src []byte, p Params) error {
 	if !emptyQueryResponseMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -35,17 +44,24 @@ func (m *EmptyQueryResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('I') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('I').length()
-	}
+	r = r.tag('I')
+	r = r.length()
 	r = r.end("length")
 	return r.done("EmptyQueryResponse", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && emptyQueryResponseMajors.Has(p.Major) {
+		b := appendHeader(dst, 'I', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *EmptyQueryResponse) encode(dst []byte, p Params) ([]byte, error) {
 	if !emptyQueryResponseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

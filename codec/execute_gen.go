@@ -3,6 +3,11 @@
 
 package codec
 
+import (
+	"encoding/binary"
+	"math"
+)
+
 // Execute is the message of the frontend/backend protocol “Execute” (F).
 //
 // Identifies the message as an Execute command.
@@ -33,6 +38,20 @@ func (*Execute) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Execute) Decode(src []byte, p Params) error {
+	if executeMajors.Has(p.Major) {
+		f := body(src, 'E')
+		m.Portal, f = f.str(m.Portal)
+		m.MaxRows, f = signed[int32](f.u32())
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Execute) decode(src []byte, p Params) error {
 	if !executeMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -40,11 +59,8 @@ func (m *Execute) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('E') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('E').length()
-	}
+	r = r.tag('E')
+	r = r.length()
 	m.Portal, r = r.str("Portal", m.Portal)
 	m.MaxRows, r = signed[int32](r.u32("MaxRows"))
 	r = r.end("MaxRows")
@@ -53,6 +69,18 @@ func (m *Execute) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 9 + len(m.Portal); hasRoom(dst, 1+n) && n <= math.MaxInt32 && executeMajors.Has(p.Major) && noZero(m.Portal) {
+		b := appendHeader(dst, 'E', n)
+		b = append(append(b, m.Portal...), 0)
+		b = binary.BigEndian.AppendUint32(b, uint32(m.MaxRows))
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Execute) encode(dst []byte, p Params) ([]byte, error) {
 	if !executeMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

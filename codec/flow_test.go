@@ -31,6 +31,13 @@ func mustEncodeP(m codec.Message, p codec.Params) []byte {
 // (with the turn it came at), or nil and the conversation.
 func play(turns []turn) (*codec.Conversation, int, error) {
 	c := codec.NewConversation(codec.Params{})
+	at, err := feed(c, turns)
+	return c, at, err
+}
+
+// feed gives c the turns and returns the first error with the turn it
+// came at, or -1 and nil.
+func feed(c *codec.Conversation, turns []turn) (int, error) {
 	for i, t := range turns {
 		var err error
 		if t.backend {
@@ -39,10 +46,10 @@ func play(turns []turn) (*codec.Conversation, int, error) {
 			_, err = c.Frontend.Next(t.wire)
 		}
 		if err != nil {
-			return c, i, err
+			return i, err
 		}
 	}
-	return c, -1, nil
+	return -1, nil
 }
 
 // session is a whole conversation of a 3.2 client with a PostgreSQL 17
@@ -254,6 +261,14 @@ func TestNegotiation(t *testing.T) {
 			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.0 and 1 _pq_. option(s)"},
 		{"a greasing minor left unanswered", slices.Delete(with(2, startup(9999)), 3, 4), ready - 1,
 			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.9999 and 0 _pq_. option(s)"},
+		// The server's major (server_version, after authentication) says
+		// which minors it speaks: 17 none newer than 3.0, 18 3.2.
+		{"3.2 taken by a 17 without an answer", slices.Delete(slices.Clone(base), 3, 4), ready - 1,
+			"start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3.2, which PostgreSQL 17 does not speak (its newest is 3.0)"},
+		{"3.2 offered by a 17", slices.Replace(with(2, startup(9999)), 3, 4, npv(2)), ready,
+			"the negotiation settled on 3.2, but PostgreSQL 17 speaks 3.0 at most"},
+		{"an 18 lowering 3.2 to 3.0", with(ready-2, be(&codec.ParameterStatus{Name: "server_version", Value: "18.1"}, p)), ready,
+			"the negotiation settled on 3.0, but PostgreSQL 18 speaks 3.2: it answers the older of that and the 3.2 asked"},
 	} {
 		conv, at, err := play(c.turns)
 		var fe *codec.FlowError
@@ -267,13 +282,25 @@ func TestNegotiation(t *testing.T) {
 	}
 	for name, turns := range map[string][]turn{
 		"an option answered":                          slices.Replace(with(2, startup(0, "_pq_.x", "_pq_.y")), 3, 4, npv(0, "_pq_.x", "_pq_.y")),
-		"3.2 of a 3.2 server, no answer":              slices.Delete(slices.Clone(base), 3, 4),
+		"3.2 of an 18, no answer":                     slices.Delete(with(ready-2, be(&codec.ParameterStatus{Name: "server_version", Value: "18.1"}, p)), 3, 4),
+		"3.9999 of an 18, answered 3.2":               slices.Replace(with(ready-2, be(&codec.ParameterStatus{Name: "server_version", Value: "18.1"}, p)), 2, 4, startup(9999), npv(2)),
+		"3.2 of a server whose major is not known":    slices.Delete(with(ready-2, be(&codec.ParameterStatus{Name: "server_version", Value: "20.0"}, p)), 3, 4),
 		"3.0, no answer":                              slices.Delete(with(2, startup(0)), 3, 4),
 		"the minor alone, as the manual describes it": with(3, be(&codec.NegotiateProtocolVersion{NewestProtocolVersion: 0}, p)),
 	} {
 		if _, at, err := play(turns); err != nil {
 			t.Errorf("%s: turn %d: %v", name, at, err)
 		}
+	}
+	// A major known from the start (FixMajor) judges the answer itself.
+	conv := codec.NewConversation(p)
+	conv.FixMajor = true
+	if _, err := conv.Frontend.Next(startup(9999).wire); err != nil {
+		t.Fatal(err)
+	}
+	_, err := conv.Backend.Next(npv(2).wire)
+	if fe := (*codec.FlowError)(nil); !errors.As(err, &fe) || fe.Detail != "offers 3.2, which PostgreSQL 17 does not speak (its newest is 3.0)" {
+		t.Errorf("a 17 offering 3.2: %v", err)
 	}
 }
 
@@ -460,5 +487,69 @@ func TestLogicalViolations(t *testing.T) {
 		if !errors.As(err, &fe) || fe.State != c.state || fe.Got != c.got || fe.Detail != c.detail || m == nil || m.Slug() != c.got {
 			t.Errorf("%s: %v (%+v), message %v; want %s, %s, %q", c.name, err, fe, m, c.state, c.got, c.detail)
 		}
+	}
+}
+
+// TestDirectTLS: a connection whose first byte is a TLS record began TLS
+// without SSLRequest, which 17's protocol-flow.html documents first; once
+// the caller holds the TLS end (Decrypted) the frontend sends its
+// StartupMessage and asks for no more encryption, the same after an
+// SSLRequest's 'S'. A GSSENCRequest declined with 'N' still lets an
+// SSLRequest follow.
+func TestDirectTLS(t *testing.T) {
+	if !codec.IsDirectTLS(0x16) || codec.IsDirectTLS(0) || codec.DirectTLSALPN != "postgresql" {
+		t.Fatalf("IsDirectTLS(0x16) %v, IsDirectTLS(0) %v, ALPN %q", codec.IsDirectTLS(0x16), codec.IsDirectTLS(0), codec.DirectTLSALPN)
+	}
+	startup := fe(&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}, codec.Params{})
+	ssl := fe(&codec.SSLRequest{}, codec.Params{})
+	gss := fe(&codec.GSSEncRequest{}, codec.Params{})
+	conv := func(major int) *codec.Conversation {
+		c := codec.NewConversation(codec.Params{Major: major})
+		c.FixMajor = true
+		return c
+	}
+	wantFlow := func(what string, err error, state, got string) {
+		t.Helper()
+		var e *codec.FlowError
+		if !errors.As(err, &e) || e.State != state || e.Got != got {
+			t.Errorf("%s: %v, want a FlowError in %s for %s", what, err, state, got)
+		}
+	}
+
+	c := conv(17)
+	if _, err := c.Frontend.DirectTLS(); err != nil || !c.Encrypted() {
+		t.Fatalf("direct TLS on 17: %v, encrypted %v", err, c.Encrypted())
+	}
+	c.Decrypted()
+	if !c.Frontend.Untagged() {
+		t.Fatal("after the handshake the frontend's StartupMessage is untagged")
+	}
+	_, err := c.Frontend.Next(ssl.wire)
+	wantFlow("an SSLRequest through direct TLS", err, "frontend encrypted-startup", "ssl-request")
+	if _, err := c.Frontend.Next(startup.wire); err != nil || !c.Started() {
+		t.Errorf("StartupMessage through direct TLS: %v, started %v", err, c.Started())
+	}
+	_, err = c.Frontend.DirectTLS()
+	wantFlow("direct TLS after the StartupMessage", err, "frontend authenticating", "direct-tls")
+
+	_, err = conv(16).Frontend.DirectTLS()
+	wantFlow("direct TLS on 16", err, "frontend startup", "direct-tls")
+	var e *codec.FlowError
+	if errors.As(err, &e) && slices.Contains(e.Expected, "direct-tls") {
+		t.Errorf("16 expects %v", e.Expected)
+	}
+
+	c = conv(16)
+	play := func(ts ...turn) error {
+		_, err := feed(c, ts)
+		return err
+	}
+	if err := play(gss, turn{true, []byte{'N'}}, ssl, turn{true, []byte{'S'}}); err != nil || !c.Encrypted() {
+		t.Fatalf("GSSENCRequest 'N', SSLRequest 'S': %v, encrypted %v", err, c.Encrypted())
+	}
+	c.Decrypted()
+	wantFlow("a GSSENCRequest through TLS", play(gss), "frontend encrypted-startup", "gssenc-request")
+	if err := play(startup); err != nil {
+		t.Errorf("StartupMessage through TLS: %v", err)
 	}
 }

@@ -7,105 +7,107 @@ package codec
 const (
 	// frontend startup: a new connection: the frontend speaks first, untagged
 	stFrontendStartup flowState = 0
+	// frontend encrypted-startup: encryption is established (after S, G or direct TLS) and the caller holds its end: the frontend speaks first again, untagged, and asks for no more encryption
+	stFrontendEncryptedStartup flowState = 1
 	// frontend encryption: an SSLRequest or GSSENCRequest sent: the frontend waits for the server's one-byte answer
-	stFrontendEncryption flowState = 1
+	stFrontendEncryption flowState = 2
 	// frontend authenticating: the frontend waits for an authentication request or the end of authentication
-	stFrontendAuthenticating flowState = 2
+	stFrontendAuthenticating flowState = 3
 	// frontend password: the server asked for a password (AuthenticationCleartextPassword or AuthenticationMD5Password)
-	stFrontendPassword flowState = 3
+	stFrontendPassword flowState = 4
 	// frontend sasl-initial: the server offered SASL mechanisms (AuthenticationSASL)
-	stFrontendSaslInitial flowState = 4
+	stFrontendSaslInitial flowState = 5
 	// frontend sasl: the server sent a SASL challenge (AuthenticationSASLContinue)
-	stFrontendSasl flowState = 5
+	stFrontendSasl flowState = 6
 	// frontend gss: the server asked for GSSAPI or SSPI data (AuthenticationGSS, AuthenticationSSPI, AuthenticationGSSContinue)
-	stFrontendGss flowState = 6
+	stFrontendGss flowState = 7
 	// frontend session: authenticated: the frontend sends queries, each queued for the server to answer in order (pipelining)
-	stFrontendSession flowState = 7
+	stFrontendSession flowState = 8
 	// frontend copy-in: the server entered copy-in mode (CopyInResponse): the frontend sends the data
-	stFrontendCopyIn flowState = 8
+	stFrontendCopyIn flowState = 9
 	// frontend copy-both: the server entered copy-both mode (CopyBothResponse, START_REPLICATION): both sides send CopyData
-	stFrontendCopyBoth flowState = 9
+	stFrontendCopyBoth flowState = 10
 	// frontend terminated: Terminate sent: "the frontend sends a Terminate message and immediately closes the connection"
-	stFrontendTerminated flowState = 10
+	stFrontendTerminated flowState = 11
 	// frontend closed: the connection can carry nothing more: a CancelRequest was sent, or the server refused the session
-	stFrontendClosed flowState = 11
+	stFrontendClosed flowState = 12
 	// backend waiting: the frontend has not spoken yet: the server sends nothing
-	stBackendWaiting flowState = 12
+	stBackendWaiting flowState = 13
 	// backend ssl-answer: an SSLRequest is waiting for its one-byte answer
-	stBackendSslAnswer flowState = 13
+	stBackendSslAnswer flowState = 14
 	// backend gss-answer: a GSSENCRequest is waiting for its one-byte answer
-	stBackendGssAnswer flowState = 14
+	stBackendGssAnswer flowState = 15
 	// backend authentication: the StartupMessage arrived: the server negotiates the protocol and authenticates the frontend
-	stBackendAuthentication flowState = 15
+	stBackendAuthentication flowState = 16
 	// backend sasl-wait: AuthenticationSASL or AuthenticationSASLContinue sent: the server waits for the client's SASLInitialResponse or SASLResponse
-	stBackendSaslWait flowState = 16
+	stBackendSaslWait flowState = 17
 	// backend sasl: the client answered a SASL message: the server challenges again, completes the exchange or refuses it
-	stBackendSasl flowState = 17
+	stBackendSasl flowState = 18
 	// backend sasl-final: AuthenticationSASLFinal sent: AuthenticationOk follows
-	stBackendSaslFinal flowState = 18
+	stBackendSaslFinal flowState = 19
 	// backend parameters: AuthenticationOk sent: the server reports its parameters and its cancel key, then becomes ready
-	stBackendParameters flowState = 19
+	stBackendParameters flowState = 20
 	// backend idle: no frontend request waits for an answer: the server sends only asynchronous messages
-	stBackendIdle flowState = 20
+	stBackendIdle flowState = 21
 	// backend query: answering a simple Query, between its statements
-	stBackendQuery flowState = 21
+	stBackendQuery flowState = 22
 	// backend query-failed: a simple Query failed: only ReadyForQuery ends it
-	stBackendQueryFailed flowState = 22
+	stBackendQueryFailed flowState = 23
 	// backend query-rows: a RowDescription sent: the rows of one statement follow
-	stBackendQueryRows flowState = 23
+	stBackendQueryRows flowState = 24
 	// backend query-copy-out: copy-out mode of a simple Query (COPY TO STDOUT, BASE_BACKUP)
-	stBackendQueryCopyOut flowState = 24
+	stBackendQueryCopyOut flowState = 25
 	// backend query-copy-in: copy-in mode of a simple Query: the frontend sends the data
-	stBackendQueryCopyIn flowState = 25
+	stBackendQueryCopyIn flowState = 26
 	// backend query-copy-both: copy-both mode (START_REPLICATION): the server streams CopyData
-	stBackendQueryCopyBoth flowState = 26
+	stBackendQueryCopyBoth flowState = 27
 	// backend query-copy-both-done: the server ended its side of copy-both mode
-	stBackendQueryCopyBothDone flowState = 27
+	stBackendQueryCopyBothDone flowState = 28
 	// backend parse: answering a Parse
-	stBackendParse flowState = 28
+	stBackendParse flowState = 29
 	// backend bind: answering a Bind
-	stBackendBind flowState = 29
+	stBackendBind flowState = 30
 	// backend describe: answering a Describe
-	stBackendDescribe flowState = 30
+	stBackendDescribe flowState = 31
 	// backend describe-rows: a statement's ParameterDescription sent: its row description follows
-	stBackendDescribeRows flowState = 31
+	stBackendDescribeRows flowState = 32
 	// backend execute: answering an Execute
-	stBackendExecute flowState = 32
+	stBackendExecute flowState = 33
 	// backend execute-copy-out: copy-out mode of an Execute
-	stBackendExecuteCopyOut flowState = 33
+	stBackendExecuteCopyOut flowState = 34
 	// backend execute-copy-in: copy-in mode of an Execute
-	stBackendExecuteCopyIn flowState = 34
+	stBackendExecuteCopyIn flowState = 35
 	// backend close: answering a Close
-	stBackendClose flowState = 35
+	stBackendClose flowState = 36
 	// backend sync: answering a Sync, or discarding until it after an error
-	stBackendSync flowState = 36
+	stBackendSync flowState = 37
 	// backend function-call: answering a FunctionCall
-	stBackendFunctionCall flowState = 37
+	stBackendFunctionCall flowState = 38
 	// backend function-call-done: a FunctionCall answered: its ReadyForQuery follows
-	stBackendFunctionCallDone flowState = 38
+	stBackendFunctionCallDone flowState = 39
 	// backend encrypted: the server accepted encryption: the TLS or GSSAPI handshake follows, no protocol message
-	stBackendEncrypted flowState = 39
+	stBackendEncrypted flowState = 40
 	// backend closed: the server refused the session or ended it: nothing follows
-	stBackendClosed flowState = 40
+	stBackendClosed flowState = 41
 	// replication-backend streaming: START_REPLICATION's copy-both stream
-	stReplicationBackendStreaming flowState = 41
+	stReplicationBackendStreaming flowState = 42
 	// replication-backend backup: BASE_BACKUP's copy-out stream, before its first archive
-	stReplicationBackendBackup flowState = 42
+	stReplicationBackendBackup flowState = 43
 	// replication-backend backup-archive: inside an archive or the manifest of BASE_BACKUP
-	stReplicationBackendBackupArchive flowState = 43
+	stReplicationBackendBackupArchive flowState = 44
 	// replication-frontend streaming: START_REPLICATION's copy-both stream
-	stReplicationFrontendStreaming flowState = 44
+	stReplicationFrontendStreaming flowState = 45
 	// logical between: between transactions
-	stLogicalBetween flowState = 45
+	stLogicalBetween flowState = 46
 	// logical transaction: after Begin
-	stLogicalTransaction flowState = 46
+	stLogicalTransaction flowState = 47
 	// logical prepared-transaction: after Begin Prepare
-	stLogicalPreparedTransaction flowState = 47
+	stLogicalPreparedTransaction flowState = 48
 	// logical stream: between Stream Start and Stream Stop: messages carry the xid
-	stLogicalStream flowState = 48
+	stLogicalStream flowState = 49
 )
 
-// The kinds of message the flow tells apart: 0 is none the codec knows.
+// The kinds of message the flow tells apart, then its events: 0 is none the codec knows.
 const (
 	kindNone                            flowKind = 0
 	kindAuthenticationCleartextPassword flowKind = 1
@@ -192,246 +194,476 @@ const (
 	kindStartupMessage                  flowKind = 82
 	kindSync                            flowKind = 83
 	kindTerminate                       flowKind = 84
-	flowKinds                                    = 85
+	kindDirectTLS                       flowKind = 85
+	flowKinds                                    = 86
 )
 
 // flowRules are the rules of spec/flow.json, state by state.
-var flowRules = [...]flowRule{ // frontend startup, SSLRequest: "the frontend should first send an SSLRequest"; nothing else may follow until the server's single byte (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stFrontendEncryption + 1, peer: stBackendSslAnswer + 1, moves: true, majors: 0xffc00},          // frontend startup, GSSEncRequest: "the frontend initially sends a GSSENCRequest message" and waits for the single byte (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stFrontendEncryption + 1, peer: stBackendGssAnswer + 1, moves: true, majors: 0xff000},          // frontend startup, StartupMessage: "To begin a session, a frontend opens a connection to the server and sends a startup message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00}, // frontend startup, CancelRequest: "the frontend opens a new connection to the server and sends a CancelRequest message"; "the server will process this request and then close the connection" (protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS)
-	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},                 // frontend authenticating, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend password, PasswordMessage: "The frontend must now send a PasswordMessage containing the password" (in clear text, or MD5-encrypted) ()
-	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                                    // frontend password, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend sasl-initial, SASLInitialResponse: "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message to the server" (sasl-authentication.html#SASL-AUTH-BEGIN)
-	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},           // frontend sasl-initial, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend sasl, SASLResponse: "the client responds with a SASLResponse message" to each AuthenticationSASLContinue (sasl-authentication.html#SASL-AUTH-CONTINUE)
-	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},           // frontend sasl, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend gss, GSSResponse: "The frontend must now initiate a GSSAPI negotiation … and send a GSSResponse message"; each AuthenticationGSSContinue is answered the same way ()
-	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},                                    // frontend gss, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                        // frontend session, Query: "A simple query cycle is initiated by the frontend sending a Query message to the backend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{push: stBackendQuery + 1, majors: 0xffc00},                                                           // frontend session, Parse: the extended query protocol: "the frontend sends a Parse message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendParse + 1, majors: 0xffc00},                                                           // frontend session, Bind: "Once a prepared statement exists, it can be readied for execution using a Bind message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendBind + 1, majors: 0xffc00},                                                            // frontend session, Describe: "The Describe message (portal variant)" / "(statement variant)" is answered with a description (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendDescribe + 1, majors: 0xffc00},                                                        // frontend session, Execute: "Once a portal exists, it can be executed using an Execute message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendExecute + 1, majors: 0xffc00},                                                         // frontend session, Close: "The Close message closes an existing prepared statement or portal" and is answered with CloseComplete (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendClose + 1, majors: 0xffc00},                                                           // frontend session, Sync: "At completion of each series of extended-query messages, the frontend should issue a Sync message", answered with ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{push: stBackendSync + 1, majors: 0xffc00},                                                            // frontend session, Flush: "The Flush message does not cause any specific output to be generated" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{majors: 0xffc00}, // frontend session, FunctionCall: "A Function Call cycle is initiated by the frontend sending a FunctionCall message to the backend" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{push: stBackendFunctionCall + 1, majors: 0xffc00},             // frontend session, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00}, // frontend copy-in, CopyData: "The frontend should then send zero or more CopyData messages, forming a stream of input data" (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // frontend copy-in, CopyDone: copy-in "is terminated by sending either a CopyDone message (allowing successful termination)" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stFrontendSession + 1, moves: true, majors: 0xffc00}, // frontend copy-in, CopyFail: "or a CopyFail message (which will cause the COPY SQL statement to fail with an error)" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stFrontendSession + 1, moves: true, majors: 0xffc00}, // frontend copy-in, Flush: "The backend will ignore Flush and Sync messages received during copy-in mode" (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // frontend copy-in, Sync: "The backend will ignore Flush and Sync messages received during copy-in mode": no ReadyForQuery answers it (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // frontend copy-in, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00}, // frontend copy-both, CopyData: "There is another Copy-related mode called copy-both, which allows high-speed bulk data transfer to and from the server" (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // frontend copy-both, CopyDone: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stFrontendSession + 1, moves: true, majors: 0xffc00},                                                           // frontend copy-both, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},                                                        // backend ssl-answer, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows, which is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 34, majors: 0xffc00}, // backend ssl-answer, SSLResponse 'N': N: "the frontend might choose to abandon the connection … or it might continue … with an unencrypted connection" (a StartupMessage or a GSSENCRequest) (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},           // backend ssl-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (a server that predates SSL support) (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},                                 // backend gss-answer, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 37, majors: 0xff000}, // backend gss-answer, GSSEncResponse 'N': N: the frontend may go on unencrypted, or ask for SSL instead (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xff000},           // backend gss-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},                                 // backend authentication, NegotiateProtocolVersion: "The server does not support the minor protocol version requested by the client … This message will also be sent if the client requested unsupported protocol options (i.e., beginning with _pq_.)"; "This message will be followed by an ErrorResponse or a message indicating the success or failure of authentication": it comes before the authentication requests, once, for what the StartupMessage asked (protocol-message-formats.html#PROTOCOL-MESSAGE-FORMATS-NEGOTIATEPROTOCOLVERSION)
-	{requires: requiresNegotiation, majors: 0xff800},                                                                      // backend authentication, AuthenticationOk: "The authentication exchange is successfully completed" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},                            // backend authentication, AuthenticationCleartextPassword: "The frontend must now send a PasswordMessage containing the password in clear-text form" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},                                                          // backend authentication, AuthenticationMD5Password: "The frontend must now send a PasswordMessage containing the password … encrypted via MD5" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},                                                          // backend authentication, AuthenticationSASL: "To begin a SASL authentication exchange, the server sends an AuthenticationSASL message"; "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message": the server waits for it (sasl-authentication.html#SASL-AUTH-BEGIN)
-	{next: stBackendSaslWait + 1, peer: stFrontendSaslInitial + 1, moves: true, majors: 0xffc00},                          // backend authentication, AuthenticationGSS: "The frontend must now initiate a GSSAPI negotiation" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                                               // backend authentication, AuthenticationSSPI: "The frontend must now initiate a SSPI negotiation", answered with GSSResponse (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                                               // backend authentication, AuthenticationGSSContinue: "If the GSSAPI or SSPI authentication is not complete, the frontend must respond with a GSSResponse message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},                                                               // backend authentication, AuthenticationKerberosV5: "The frontend must now take part in a Kerberos V5 authentication dialog (not described here …). This is no longer supported by PostgreSQL": the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},                                 // backend authentication, AuthenticationSCMCredential: "This response is only possible for local Unix-domain connections": the credential is no message of the protocol, so the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xfc00},                                  // backend authentication, NoticeResponse: the list of the authentication phase leaves it out; the section on asynchronous operations allows it anywhere ("It is possible for NoticeResponse messages to be generated due to outside activity"), and PostgreSQL sends a WARNING during authentication (e.g. a password about to expire) (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend authentication, ErrorResponse: "The connection has been rejected. The server then immediately closes it" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl-wait, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (authentication_timeout runs out while the client is silent) (sasl-authentication.html#SASL-AUTHENTICATION)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl, AuthenticationSASLContinue: "One or more server-challenge and client-response message will follow. Each server-challenge is sent in an AuthenticationSASLContinue message, followed by a response from client in a SASLResponse message" (sasl-authentication.html#SASL-AUTH-CONTINUE)
-	{next: stBackendSaslWait + 1, peer: stFrontendSasl + 1, moves: true, majors: 0xffc00},            // backend sasl, AuthenticationSASLFinal: "when the authentication exchange is completed successfully, the server sends an AuthenticationSASLFinal message, followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
-	{next: stBackendSaslFinal + 1, peer: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00}, // backend sasl, AuthenticationOk: "If the authentication mechanism doesn't use additional data that's sent at completion, the AuthenticationSASLFinal message is not sent": AuthenticationOk ends the exchange at once (sasl-authentication.html#SASL-AUTH-END)
-	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},       // backend sasl, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (a wrong password: the client's proof does not verify) (sasl-authentication.html#SASL-AUTHENTICATION)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend sasl-final, AuthenticationOk: AuthenticationSASLFinal is "followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
-	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},       // backend sasl-final, ErrorResponse: "the server can abort the authentication at any stage" (sasl-authentication.html#SASL-AUTH-END)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},            // backend parameters, ParameterStatus: "This message informs the frontend about the current (initial) setting of backend parameters" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{majors: 0xffc00}, // backend parameters, BackendKeyData: "This message provides secret-key data that the frontend must save if it wants to be able to issue cancel requests later" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{majors: 0xffc00}, // backend parameters, NoticeResponse: "A warning message has been issued" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{majors: 0xffc00}, // backend parameters, NegotiateProtocolVersion: the list after AuthenticationOk leaves it out, but PostgreSQL sends NegotiateProtocolVersion after AuthenticationOk when the startup packet asked for a newer minor or unknown _pq_ options (ProcessStartupPacket defers it until the client is authenticated) (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{requires: requiresNegotiation, majors: 0xff800},                                      // backend parameters, ReadyForQuery: "Start-up is completed. The frontend can now issue commands"; a StartupMessage that asked for _pq_. options (which no major documents a server recognising) or a minor newer than any major speaks had its NegotiateProtocolVersion by now (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendIdle + 1, moves: true, requires: requiresNegotiated, majors: 0xffc00}, // backend parameters, ErrorResponse: "Start-up failed. The connection is closed after sending this message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00}, // backend idle, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend idle, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend idle, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend idle, ErrorResponse: an ErrorResponse no request asked for is a FATAL one (administrator shutdown, idle timeouts): "the backend will … close the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00}, // backend query, RowDescription: "Indicates that rows are about to be returned in response to a SELECT, FETCH, etc. query" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryRows + 1, moves: true, majors: 0xffc00},                          // backend query, CommandComplete: "An SQL command completed normally"; a query string of several statements completes each (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{majors: 0xffc00}, // backend query, EmptyQueryResponse: "An empty query string was recognized" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{majors: 0xffc00}, // backend query, CopyInResponse: "The backend is ready to copy data from the frontend to a table" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryCopyIn + 1, peer: stFrontendCopyIn + 1, moves: true, majors: 0xffc00},     // backend query, CopyOutResponse: "The backend is ready to copy data from a table to the frontend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryCopyOut + 1, moves: true, majors: 0xffc00},                                // backend query, CopyBothResponse: the list of simple query leaves it out (it predates copy-both); the COPY section: copy-both "is initiated when a backend in walsender mode executes a START_REPLICATION statement" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQueryCopyBoth + 1, peer: stFrontendCopyBoth + 1, moves: true, majors: 0xffc00}, // backend query, ErrorResponse: "An error has occurred"; the rest of the query string is not run (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},                                 // backend query, ReadyForQuery: "Processing of the query string is complete" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{end: true, moves: true, majors: 0xffc00},                                                      // backend query, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query-failed, ReadyForQuery: "ReadyForQuery will always be sent, whether processing terminates successfully or with an error" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{end: true, moves: true, majors: 0xffc00}, // backend query-failed, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query-failed, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query-failed, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend query-rows, DataRow: "One of the set of rows returned by a SELECT, FETCH, etc. query", after its RowDescription (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{majors: 0xffc00},                         // backend query-rows, CommandComplete: the statement's rows end with its CommandComplete (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},       // backend query-rows, ErrorResponse: an error may end a result set part way (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00}, // backend query-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-out, CopyData: the list of simple query names the copy responses only, the COPY section the rest: "The backend sends … CopyData messages" in copy-out mode (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // backend query-copy-out, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "followed by a CopyDone message"; the CommandComplete follows (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},       // backend query-copy-out, ErrorResponse: "or an ErrorResponse if there was a backend error" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00}, // backend query-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-in, CommandComplete: "The backend then sends CommandComplete" after the frontend's CopyDone (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQuery + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},       // backend query-copy-in, ErrorResponse: after CopyFail, or on a backend error during copy-in: "any subsequent CopyData, CopyDone, or CopyFail messages issued by the frontend will simply be dropped", so the frontend's copy is over (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQueryFailed + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00}, // backend query-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-both, CopyData: the list of simple query names the copy responses only, the COPY section the rest: the replication stream travels in CopyData (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // backend query-copy-both, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages"; a result set (the next timeline) and CommandComplete may follow (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQueryCopyBothDone + 1, moves: true, majors: 0xffc00}, // backend query-copy-both, ErrorResponse: "In the event of a backend-detected error during copy-both mode, the backend will issue an ErrorResponse message" (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},       // backend query-copy-both, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-both, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-both, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend query-copy-both-done, CopyData: decided: the manual says a side that sent CopyDone "can no longer send CopyData messages", but a walsender answering the client's CopyDone sends its CopyDone and then one more keepalive in a CopyData (every logical capture of 13, 15, 17, 18 and 19 in testdata/captures): taken as what servers do (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00}, // backend query-copy-both-done, RowDescription: "the server sends a result set of one row" naming the next timeline when the stream ended at a timeline switch (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQueryRows + 1, moves: true, majors: 0xffc00},   // backend query-copy-both-done, CommandComplete: the copy's CommandComplete ("COPY 0"), then the command's (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},       // backend query-copy-both-done, ErrorResponse: an error ends the command (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00}, // backend query-copy-both-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend query-copy-both-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend query-copy-both-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend parse, ParseComplete: "The response is either ParseComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend parse, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00}, // backend parse, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend parse, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend parse, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend bind, BindComplete: "The response is either BindComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend bind, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00}, // backend bind, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend bind, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend bind, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe, ParameterDescription: statement variant: "a ParameterDescription message describing the parameters needed by the statement, followed by a RowDescription message … (or NoData)" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{next: stBackendDescribeRows + 1, moves: true, majors: 0xffc00}, // backend describe, RowDescription: "the backend sends a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},                       // backend describe, NoData: "a NoData message if the portal does not contain a query that will return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},                       // backend describe, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00},                   // backend describe, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe-rows, RowDescription: "followed by a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend describe-rows, NoData: "or NoData if the statement will not return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend describe-rows, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00}, // backend describe-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend describe-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend execute, DataRow: Execute returns rows as DataRow without a RowDescription: "Execute doesn't cause ReadyForQuery or RowDescription to be issued" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{majors: 0xffc00},                             // backend execute, CommandComplete: "If Execute terminates before completing the execution of a portal … Otherwise … CommandComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend execute, EmptyQueryResponse: "If the portal was created from an empty query string … EmptyQueryResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend execute, PortalSuspended: "If Execute terminates before completing the execution of a portal (due to reaching a nonzero result-row count), it will send a PortalSuspended message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend execute, CopyInResponse: a COPY FROM STDIN run by Execute enters copy-in mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{next: stBackendExecuteCopyIn + 1, peer: stFrontendCopyIn + 1, moves: true, majors: 0xffc00}, // backend execute, CopyOutResponse: a COPY TO STDOUT run by Execute enters copy-out mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{next: stBackendExecuteCopyOut + 1, moves: true, majors: 0xffc00},                            // backend execute, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00},                                                // backend execute, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute-copy-out, CopyData: copy-out data (protocol-flow.html#PROTOCOL-COPY)
-	{majors: 0xffc00}, // backend execute-copy-out, CopyDone: the CopyDone, then the Execute's CommandComplete (protocol-flow.html#PROTOCOL-COPY)
-	{next: stBackendExecute + 1, moves: true, majors: 0xffc00}, // backend execute-copy-out, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00},              // backend execute-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00}, // backend execute-copy-in, CommandComplete: after the frontend's CopyDone the Execute completes (protocol-flow.html#PROTOCOL-COPY)
-	{peer: stFrontendSession + 1, end: true, moves: true, majors: 0xffc00},     // backend execute-copy-in, ErrorResponse: an error ends copy-in (the frontend's further copy messages are dropped) and, in the extended protocol, discards until Sync (protocol-flow.html#PROTOCOL-COPY)
-	{peer: stFrontendSession + 1, discard: true, moves: true, majors: 0xffc00}, // backend execute-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend execute-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend execute-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend close, CloseComplete: "The response is CloseComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend close, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{discard: true, moves: true, majors: 0xffc00}, // backend close, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend close, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend close, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend sync, ReadyForQuery: "Sync causes the backend to close the current transaction … and issue ReadyForQuery" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{end: true, moves: true, majors: 0xffc00},     // backend sync, ErrorResponse: committing the implicit transaction at Sync can fail: its ErrorResponse comes before the ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{majors: 0xffc00},                             // backend sync, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend sync, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend sync, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                             // backend function-call, FunctionCallResponse: "The function call was completed and returned the result given in the message" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{next: stBackendFunctionCallDone + 1, moves: true, majors: 0xffc00}, // backend function-call, ErrorResponse: "An error has occurred" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{next: stBackendFunctionCallDone + 1, moves: true, majors: 0xffc00}, // backend function-call, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call-done, ReadyForQuery: "Processing of the function call is complete" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{end: true, moves: true, majors: 0xffc00}, // backend function-call-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // backend function-call-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{majors: 0xffc00},                         // replication-backend streaming, XLogData: "XLogData (B)": WAL data sent in the stream (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00},                         // replication-backend streaming, PrimaryKeepalive: "Primary keepalive message (B)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00},                         // replication-backend streaming, PrimaryStatusUpdate: "Primary status update (B)", the answer to a request for it (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0x80000},                         // replication-backend backup, BackupNewArchive: "each archive … is preceded by a new-archive message" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{next: stReplicationBackendBackupArchive + 1, moves: true, majors: 0xf8000}, // replication-backend backup, BackupProgress: progress reports may come whenever the server has progress to report (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-backend backup-archive, BackupData: "Archive or manifest data": the archive's (or the manifest's) bytes, after the message that opened it (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-backend backup-archive, BackupNewArchive: the next archive begins (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-backend backup-archive, BackupManifest: "the server will send a manifest message" after the last archive; manifest data follow (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-backend backup-archive, BackupProgress: "Progress report" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{majors: 0xf8000}, // replication-frontend streaming, StandbyStatusUpdate: "Standby status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00}, // replication-frontend streaming, HotStandbyFeedback: "Hot standby feedback message (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0xffc00}, // replication-frontend streaming, RequestPrimaryStatusUpdate: "Request primary status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{majors: 0x80000}, // logical between, LogicalBegin: "all messages between a pair of Begin and Commit messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalTransaction + 1, moves: true, majors: 0xffc00},                  // logical between, LogicalBeginPrepare: "all messages between a pair of Begin Prepare and Prepare messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalPreparedTransaction + 1, moves: true, majors: 0xf8000},          // logical between, LogicalStreamStart: "changes of large in-progress transactions between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalStream + 1, moves: true, streamed: streamOpen, majors: 0xfc000}, // logical between, LogicalStreamCommit: "The last stream of such a transaction contains a Stream Commit or Stream Abort message"; pgoutput sends it after that stream's Stream Stop, for a transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{streamed: streamClose, majors: 0xfc000},                                        // logical between, LogicalStreamAbort: Stream Abort ends a streamed transaction (or one of its subtransactions) a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{streamed: streamAbort, majors: 0xfc000},                                        // logical between, LogicalStreamPrepare: Stream Prepare prepares a streamed transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{streamed: streamClose, majors: 0xf8000},                                        // logical between, LogicalCommitPrepared: COMMIT PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xf8000},                                                               // logical between, LogicalRollbackPrepared: ROLLBACK PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xf8000},                                                               // logical between, LogicalMessage: a non-transactional message of pg_logical_emit_message is sent outside transactions (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xfc000},                                                               // logical transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresTypes, majors: 0xffc00},                                      // logical transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xffc00},                                                               // logical transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical transaction, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xff800},                                   // logical transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xfc000},                                                               // logical transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresNoChangeYet, majors: 0xffc00},                                // logical transaction, LogicalCommit: Commit ends the transaction Begin opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalBetween + 1, moves: true, majors: 0xffc00},                      // logical prepared-transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresTypes, majors: 0xffc00},                                      // logical prepared-transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xffc00},                                                               // logical prepared-transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical prepared-transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical prepared-transaction, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical prepared-transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xff800},                                   // logical prepared-transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xfc000},                                                               // logical prepared-transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresNoChangeYet, majors: 0xffc00},                                // logical prepared-transaction, LogicalPrepare: Prepare ends the transaction Begin Prepare opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{next: stLogicalBetween + 1, moves: true, majors: 0xf8000},                      // logical stream, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresTypes, majors: 0xffc00},                                      // logical stream, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xffc00},                                                               // logical stream, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical stream, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical stream, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xffc00},                                   // logical stream, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{requires: requiresRelation, majors: 0xff800},                                   // logical stream, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xfc000},                                                               // logical stream, LogicalOrigin: pgoutput sends the origin at the start of each stream of a transaction that has one (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{majors: 0xffc00},                                                               // logical stream, LogicalStreamStop: "between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+var flowRules = [...]flowRule{
+	// frontend startup, SSLRequest: "the frontend should first send an SSLRequest"; nothing else may follow until the server's single byte (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stFrontendEncryption + 1, peer: stBackendSslAnswer + 1, moves: true, majors: 0xffc00},
+	// frontend startup, GSSEncRequest: "the frontend initially sends a GSSENCRequest message" and waits for the single byte (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stFrontendEncryption + 1, peer: stBackendGssAnswer + 1, moves: true, majors: 0xff000},
+	// frontend startup, StartupMessage: "To begin a session, a frontend opens a connection to the server and sends a startup message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00},
+	// frontend startup, CancelRequest: "the frontend opens a new connection to the server and sends a CancelRequest message"; "the server will process this request and then close the connection" (protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS)
+	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},
+	// frontend startup, direct-tls: "The server will recognize connections which immediately begin SSL negotiation without any previous SSLRequest packets": the first byte is a TLS handshake record, and the handshake is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stFrontendClosed + 1, peer: stBackendEncrypted + 1, moves: true, majors: 0xe0000},
+	// frontend encrypted-startup, StartupMessage: "Once the SSL connection is established the server will expect a normal startup-request packet"; "In this case any other requests for encryption will be refused": an SSLRequest or GSSENCRequest through the encryption is a violation (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00},
+	// frontend encrypted-startup, CancelRequest: "An initial SSLRequest can also be used in a connection that is being opened to send a CancelRequest message" (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},
+	// frontend authenticating, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend password, PasswordMessage: "The frontend must now send a PasswordMessage containing the password" (in clear text, or MD5-encrypted)
+	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},
+	// frontend password, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend sasl-initial, SASLInitialResponse: "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message to the server" (sasl-authentication.html#SASL-AUTH-BEGIN)
+	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},
+	// frontend sasl-initial, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend sasl, SASLResponse: "the client responds with a SASLResponse message" to each AuthenticationSASLContinue (sasl-authentication.html#SASL-AUTH-CONTINUE)
+	{next: stFrontendAuthenticating + 1, peer: stBackendSasl + 1, moves: true, majors: 0xffc00},
+	// frontend sasl, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend gss, GSSResponse: "The frontend must now initiate a GSSAPI negotiation … and send a GSSResponse message"; each AuthenticationGSSContinue is answered the same way
+	{next: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},
+	// frontend gss, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend session, Query: "A simple query cycle is initiated by the frontend sending a Query message to the backend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{push: stBackendQuery + 1, majors: 0xffc00},
+	// frontend session, Parse: the extended query protocol: "the frontend sends a Parse message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendParse + 1, majors: 0xffc00},
+	// frontend session, Bind: "Once a prepared statement exists, it can be readied for execution using a Bind message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendBind + 1, majors: 0xffc00},
+	// frontend session, Describe: "The Describe message (portal variant)" / "(statement variant)" is answered with a description (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendDescribe + 1, majors: 0xffc00},
+	// frontend session, Execute: "Once a portal exists, it can be executed using an Execute message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendExecute + 1, majors: 0xffc00},
+	// frontend session, Close: "The Close message closes an existing prepared statement or portal" and is answered with CloseComplete (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendClose + 1, majors: 0xffc00},
+	// frontend session, Sync: "At completion of each series of extended-query messages, the frontend should issue a Sync message", answered with ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{push: stBackendSync + 1, majors: 0xffc00},
+	// frontend session, Flush: "The Flush message does not cause any specific output to be generated" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{majors: 0xffc00},
+	// frontend session, FunctionCall: "A Function Call cycle is initiated by the frontend sending a FunctionCall message to the backend" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
+	{push: stBackendFunctionCall + 1, majors: 0xffc00},
+	// frontend session, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend copy-in, CopyData: "The frontend should then send zero or more CopyData messages, forming a stream of input data" (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// frontend copy-in, CopyDone: copy-in "is terminated by sending either a CopyDone message (allowing successful termination)" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// frontend copy-in, CopyFail: "or a CopyFail message (which will cause the COPY SQL statement to fail with an error)" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// frontend copy-in, Flush: "The backend will ignore Flush and Sync messages received during copy-in mode" (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// frontend copy-in, Sync: "The backend will ignore Flush and Sync messages received during copy-in mode": no ReadyForQuery answers it (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// frontend copy-in, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// frontend copy-both, CopyData: "There is another Copy-related mode called copy-both, which allows high-speed bulk data transfer to and from the server" (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// frontend copy-both, CopyDone: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// frontend copy-both, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
+	// backend ssl-answer, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows, which is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 37, majors: 0xffc00},
+	// backend ssl-answer, SSLResponse 'N': N: "the frontend might choose to abandon the connection … or it might continue … with an unencrypted connection" (a StartupMessage or a GSSENCRequest) (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},
+	// backend ssl-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (a server that predates SSL support) (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend gss-answer, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 40, majors: 0xff000},
+	// backend gss-answer, GSSEncResponse 'N': N: the frontend may go on unencrypted, or ask for SSL instead (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xff000},
+	// backend gss-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend authentication, NegotiateProtocolVersion: "The server does not support the minor protocol version requested by the client … This message will also be sent if the client requested unsupported protocol options (i.e., beginning with _pq_.)"; "This message will be followed by an ErrorResponse or a message indicating the success or failure of authentication": it comes before the authentication requests, once, for what the StartupMessage asked (protocol-message-formats.html#PROTOCOL-MESSAGE-FORMATS-NEGOTIATEPROTOCOLVERSION)
+	{requires: requiresNegotiation, majors: 0xff800},
+	// backend authentication, AuthenticationOk: "The authentication exchange is successfully completed" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationCleartextPassword: "The frontend must now send a PasswordMessage containing the password in clear-text form" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationMD5Password: "The frontend must now send a PasswordMessage containing the password … encrypted via MD5" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendPassword + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationSASL: "To begin a SASL authentication exchange, the server sends an AuthenticationSASL message"; "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message": the server waits for it (sasl-authentication.html#SASL-AUTH-BEGIN)
+	{next: stBackendSaslWait + 1, peer: stFrontendSaslInitial + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationGSS: "The frontend must now initiate a GSSAPI negotiation" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationSSPI: "The frontend must now initiate a SSPI negotiation", answered with GSSResponse (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationGSSContinue: "If the GSSAPI or SSPI authentication is not complete, the frontend must respond with a GSSResponse message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{peer: stFrontendGss + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationKerberosV5: "The frontend must now take part in a Kerberos V5 authentication dialog (not described here …). This is no longer supported by PostgreSQL": the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend authentication, AuthenticationSCMCredential: "This response is only possible for local Unix-domain connections": the credential is no message of the protocol, so the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xfc00},
+	// backend authentication, NoticeResponse: the list of the authentication phase leaves it out; the section on asynchronous operations allows it anywhere ("It is possible for NoticeResponse messages to be generated due to outside activity"), and PostgreSQL sends a WARNING during authentication (e.g. a password about to expire) (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend authentication, ErrorResponse: "The connection has been rejected. The server then immediately closes it" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend sasl-wait, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (authentication_timeout runs out while the client is silent) (sasl-authentication.html#SASL-AUTHENTICATION)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend sasl, AuthenticationSASLContinue: "One or more server-challenge and client-response message will follow. Each server-challenge is sent in an AuthenticationSASLContinue message, followed by a response from client in a SASLResponse message" (sasl-authentication.html#SASL-AUTH-CONTINUE)
+	{next: stBackendSaslWait + 1, peer: stFrontendSasl + 1, moves: true, majors: 0xffc00},
+	// backend sasl, AuthenticationSASLFinal: "when the authentication exchange is completed successfully, the server sends an AuthenticationSASLFinal message, followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendSaslFinal + 1, peer: stFrontendAuthenticating + 1, moves: true, majors: 0xffc00},
+	// backend sasl, AuthenticationOk: "If the authentication mechanism doesn't use additional data that's sent at completion, the AuthenticationSASLFinal message is not sent": AuthenticationOk ends the exchange at once (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend sasl, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (a wrong password: the client's proof does not verify) (sasl-authentication.html#SASL-AUTHENTICATION)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend sasl-final, AuthenticationOk: AuthenticationSASLFinal is "followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendParameters + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend sasl-final, ErrorResponse: "the server can abort the authentication at any stage" (sasl-authentication.html#SASL-AUTH-END)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend parameters, ParameterStatus: "This message informs the frontend about the current (initial) setting of backend parameters" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{majors: 0xffc00},
+	// backend parameters, BackendKeyData: "This message provides secret-key data that the frontend must save if it wants to be able to issue cancel requests later" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{majors: 0xffc00},
+	// backend parameters, NoticeResponse: "A warning message has been issued" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{majors: 0xffc00},
+	// backend parameters, NegotiateProtocolVersion: the list after AuthenticationOk leaves it out, but PostgreSQL sends NegotiateProtocolVersion after AuthenticationOk when the startup packet asked for a newer minor or unknown _pq_ options (ProcessStartupPacket defers it until the client is authenticated) (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{requires: requiresNegotiation, majors: 0xff800},
+	// backend parameters, ReadyForQuery: "Start-up is completed. The frontend can now issue commands"; a StartupMessage that asked for _pq_. options (which no major documents a server recognising) or a minor newer than any major speaks had its NegotiateProtocolVersion by now (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendIdle + 1, moves: true, requires: requiresNegotiated, majors: 0xffc00},
+	// backend parameters, ErrorResponse: "Start-up failed. The connection is closed after sending this message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend idle, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend idle, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend idle, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend idle, ErrorResponse: an ErrorResponse no request asked for is a FATAL one (administrator shutdown, idle timeouts): "the backend will … close the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend query, RowDescription: "Indicates that rows are about to be returned in response to a SELECT, FETCH, etc. query" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryRows + 1, moves: true, majors: 0xffc00},
+	// backend query, CommandComplete: "An SQL command completed normally"; a query string of several statements completes each (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{majors: 0xffc00},
+	// backend query, EmptyQueryResponse: "An empty query string was recognized" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{majors: 0xffc00},
+	// backend query, CopyInResponse: "The backend is ready to copy data from the frontend to a table" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryCopyIn + 1, peer: stFrontendCopyIn + 1, moves: true, majors: 0xffc00},
+	// backend query, CopyOutResponse: "The backend is ready to copy data from a table to the frontend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryCopyOut + 1, moves: true, majors: 0xffc00},
+	// backend query, CopyBothResponse: the list of simple query leaves it out (it predates copy-both); the COPY section: copy-both "is initiated when a backend in walsender mode executes a START_REPLICATION statement" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryCopyBoth + 1, peer: stFrontendCopyBoth + 1, moves: true, majors: 0xffc00},
+	// backend query, ErrorResponse: "An error has occurred"; the rest of the query string is not run (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query, ReadyForQuery: "Processing of the query string is complete" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend query, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-failed, ReadyForQuery: "ReadyForQuery will always be sent, whether processing terminates successfully or with an error" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend query-failed, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-failed, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-failed, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-rows, DataRow: "One of the set of rows returned by a SELECT, FETCH, etc. query", after its RowDescription (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{majors: 0xffc00},
+	// backend query-rows, CommandComplete: the statement's rows end with its CommandComplete (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},
+	// backend query-rows, ErrorResponse: an error may end a result set part way (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-out, CopyData: the list of simple query names the copy responses only, the COPY section the rest: "The backend sends … CopyData messages" in copy-out mode (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// backend query-copy-out, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "followed by a CopyDone message"; the CommandComplete follows (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-out, ErrorResponse: "or an ErrorResponse if there was a backend error" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-in, CommandComplete: "The backend then sends CommandComplete" after the frontend's CopyDone (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQuery + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-in, ErrorResponse: after CopyFail, or on a backend error during copy-in: "any subsequent CopyData, CopyDone, or CopyFail messages issued by the frontend will simply be dropped", so the frontend's copy is over (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryFailed + 1, peer: stFrontendSession + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both, CopyData: the list of simple query names the copy responses only, the COPY section the rest: the replication stream travels in CopyData (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// backend query-copy-both, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages"; a result set (the next timeline) and CommandComplete may follow (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQueryCopyBothDone + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both, ErrorResponse: "In the event of a backend-detected error during copy-both mode, the backend will issue an ErrorResponse message" (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both-done, CopyData: decided: the manual says a side that sent CopyDone "can no longer send CopyData messages", but a walsender answering the client's CopyDone sends its CopyDone and then one more keepalive in a CopyData (every logical capture of 13, 15, 17, 18 and 19 in testdata/captures): taken as what servers do (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// backend query-copy-both-done, RowDescription: "the server sends a result set of one row" naming the next timeline when the stream ended at a timeline switch (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQueryRows + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both-done, CommandComplete: the copy's CommandComplete ("COPY 0"), then the command's (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQuery + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both-done, ErrorResponse: an error ends the command (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{next: stBackendQueryFailed + 1, moves: true, majors: 0xffc00},
+	// backend query-copy-both-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend query-copy-both-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend parse, ParseComplete: "The response is either ParseComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend parse, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend parse, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend parse, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend parse, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend bind, BindComplete: "The response is either BindComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend bind, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend bind, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend bind, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend bind, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe, ParameterDescription: statement variant: "a ParameterDescription message describing the parameters needed by the statement, followed by a RowDescription message … (or NoData)" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{next: stBackendDescribeRows + 1, moves: true, majors: 0xffc00},
+	// backend describe, RowDescription: "the backend sends a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend describe, NoData: "a NoData message if the portal does not contain a query that will return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend describe, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend describe, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe-rows, RowDescription: "followed by a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend describe-rows, NoData: "or NoData if the statement will not return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend describe-rows, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend describe-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend describe-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute, DataRow: Execute returns rows as DataRow without a RowDescription: "Execute doesn't cause ReadyForQuery or RowDescription to be issued" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{majors: 0xffc00},
+	// backend execute, CommandComplete: "If Execute terminates before completing the execution of a portal … Otherwise … CommandComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend execute, EmptyQueryResponse: "If the portal was created from an empty query string … EmptyQueryResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend execute, PortalSuspended: "If Execute terminates before completing the execution of a portal (due to reaching a nonzero result-row count), it will send a PortalSuspended message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend execute, CopyInResponse: a COPY FROM STDIN run by Execute enters copy-in mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{next: stBackendExecuteCopyIn + 1, peer: stFrontendCopyIn + 1, moves: true, majors: 0xffc00},
+	// backend execute, CopyOutResponse: a COPY TO STDOUT run by Execute enters copy-out mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{next: stBackendExecuteCopyOut + 1, moves: true, majors: 0xffc00},
+	// backend execute, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend execute, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-out, CopyData: copy-out data (protocol-flow.html#PROTOCOL-COPY)
+	{majors: 0xffc00},
+	// backend execute-copy-out, CopyDone: the CopyDone, then the Execute's CommandComplete (protocol-flow.html#PROTOCOL-COPY)
+	{next: stBackendExecute + 1, moves: true, majors: 0xffc00},
+	// backend execute-copy-out, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend execute-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-in, CommandComplete: after the frontend's CopyDone the Execute completes (protocol-flow.html#PROTOCOL-COPY)
+	{peer: stFrontendSession + 1, end: true, moves: true, majors: 0xffc00},
+	// backend execute-copy-in, ErrorResponse: an error ends copy-in (the frontend's further copy messages are dropped) and, in the extended protocol, discards until Sync (protocol-flow.html#PROTOCOL-COPY)
+	{peer: stFrontendSession + 1, discard: true, moves: true, majors: 0xffc00},
+	// backend execute-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend execute-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend close, CloseComplete: "The response is CloseComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend close, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{discard: true, moves: true, majors: 0xffc00},
+	// backend close, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend close, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend close, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend sync, ReadyForQuery: "Sync causes the backend to close the current transaction … and issue ReadyForQuery" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend sync, ErrorResponse: committing the implicit transaction at Sync can fail: its ErrorResponse comes before the ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
+	{majors: 0xffc00},
+	// backend sync, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend sync, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend sync, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call, FunctionCallResponse: "The function call was completed and returned the result given in the message" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
+	{next: stBackendFunctionCallDone + 1, moves: true, majors: 0xffc00},
+	// backend function-call, ErrorResponse: "An error has occurred" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
+	{next: stBackendFunctionCallDone + 1, moves: true, majors: 0xffc00},
+	// backend function-call, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call-done, ReadyForQuery: "Processing of the function call is complete" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
+	{end: true, moves: true, majors: 0xffc00},
+	// backend function-call-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// backend function-call-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
+	{majors: 0xffc00},
+	// replication-backend streaming, XLogData: "XLogData (B)": WAL data sent in the stream (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// replication-backend streaming, PrimaryKeepalive: "Primary keepalive message (B)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// replication-backend streaming, PrimaryStatusUpdate: "Primary status update (B)", the answer to a request for it (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0x80000},
+	// replication-backend backup, BackupNewArchive: "each archive … is preceded by a new-archive message" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{next: stReplicationBackendBackupArchive + 1, moves: true, majors: 0xf8000},
+	// replication-backend backup, BackupProgress: progress reports may come whenever the server has progress to report (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-backend backup-archive, BackupData: "Archive or manifest data": the archive's (or the manifest's) bytes, after the message that opened it (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-backend backup-archive, BackupNewArchive: the next archive begins (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-backend backup-archive, BackupManifest: "the server will send a manifest message" after the last archive; manifest data follow (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-backend backup-archive, BackupProgress: "Progress report" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
+	{majors: 0xf8000},
+	// replication-frontend streaming, StandbyStatusUpdate: "Standby status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// replication-frontend streaming, HotStandbyFeedback: "Hot standby feedback message (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0xffc00},
+	// replication-frontend streaming, RequestPrimaryStatusUpdate: "Request primary status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
+	{majors: 0x80000},
+	// logical between, LogicalBegin: "all messages between a pair of Begin and Commit messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalTransaction + 1, moves: true, majors: 0xffc00},
+	// logical between, LogicalBeginPrepare: "all messages between a pair of Begin Prepare and Prepare messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalPreparedTransaction + 1, moves: true, majors: 0xf8000},
+	// logical between, LogicalStreamStart: "changes of large in-progress transactions between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalStream + 1, moves: true, streamed: streamOpen, majors: 0xfc000},
+	// logical between, LogicalStreamCommit: "The last stream of such a transaction contains a Stream Commit or Stream Abort message"; pgoutput sends it after that stream's Stream Stop, for a transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{streamed: streamClose, majors: 0xfc000},
+	// logical between, LogicalStreamAbort: Stream Abort ends a streamed transaction (or one of its subtransactions) a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{streamed: streamAbort, majors: 0xfc000},
+	// logical between, LogicalStreamPrepare: Stream Prepare prepares a streamed transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{streamed: streamClose, majors: 0xf8000},
+	// logical between, LogicalCommitPrepared: COMMIT PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xf8000},
+	// logical between, LogicalRollbackPrepared: ROLLBACK PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xf8000},
+	// logical between, LogicalMessage: a non-transactional message of pg_logical_emit_message is sent outside transactions (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xfc000},
+	// logical transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresTypes, majors: 0xffc00},
+	// logical transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xffc00},
+	// logical transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical transaction, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xff800},
+	// logical transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xfc000},
+	// logical transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresNoChangeYet, majors: 0xffc00},
+	// logical transaction, LogicalCommit: Commit ends the transaction Begin opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalBetween + 1, moves: true, majors: 0xffc00},
+	// logical prepared-transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresTypes, majors: 0xffc00},
+	// logical prepared-transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xffc00},
+	// logical prepared-transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical prepared-transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical prepared-transaction, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical prepared-transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xff800},
+	// logical prepared-transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xfc000},
+	// logical prepared-transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresNoChangeYet, majors: 0xffc00},
+	// logical prepared-transaction, LogicalPrepare: Prepare ends the transaction Begin Prepare opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{next: stLogicalBetween + 1, moves: true, majors: 0xf8000},
+	// logical stream, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresTypes, majors: 0xffc00},
+	// logical stream, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xffc00},
+	// logical stream, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical stream, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical stream, LogicalDelete: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xffc00},
+	// logical stream, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{requires: requiresRelation, majors: 0xff800},
+	// logical stream, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xfc000},
+	// logical stream, LogicalOrigin: pgoutput sends the origin at the start of each stream of a transaction that has one (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
+	{majors: 0xffc00},
+	// logical stream, LogicalStreamStop: "between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{next: stLogicalBetween + 1, moves: true, majors: 0xfc000}}
 
 // flowTable names the rule (1-based; 0: not allowed) of each state and kind.
-var flowTable = [49][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 5}, stFrontendPassword: {63: 6, 84: 7}, stFrontendSaslInitial: {78: 8, 84: 9}, stFrontendSasl: {79: 10, 84: 11}, stFrontendGss: {33: 12, 84: 13}, stFrontendSession: {13: 16, 16: 19, 26: 17, 29: 18, 30: 21, 31: 22, 61: 15, 65: 14, 83: 20, 84: 23}, stFrontendCopyIn: {20: 24, 21: 25, 22: 26, 30: 27, 83: 28, 84: 29}, stFrontendCopyBoth: {20: 30, 21: 31, 84: 32}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 35, 81: 33}, stBackendGssAnswer: {28: 38, 35: 36}, stBackendAuthentication: {1: 41, 2: 44, 3: 46, 4: 47, 5: 42, 6: 40, 7: 43, 10: 48, 11: 45, 28: 50, 55: 39, 57: 49}, stBackendSaslWait: {28: 51}, stBackendSasl: {6: 54, 8: 52, 9: 53, 28: 55}, stBackendSaslFinal: {6: 56, 28: 57}, stBackendParameters: {12: 59, 28: 63, 55: 61, 57: 60, 60: 58, 66: 62}, stBackendIdle: {28: 67, 57: 64, 58: 65, 60: 66}, stBackendQuery: {18: 69, 19: 73, 23: 71, 24: 72, 27: 70, 28: 74, 57: 76, 58: 77, 60: 78, 66: 75, 77: 68}, stBackendQueryFailed: {57: 80, 58: 81, 60: 82, 66: 79}, stBackendQueryRows: {18: 84, 25: 83, 28: 85, 57: 86, 58: 87, 60: 88}, stBackendQueryCopyOut: {20: 89, 21: 90, 28: 91, 57: 92, 58: 93, 60: 94}, stBackendQueryCopyIn: {18: 95, 28: 96, 57: 97, 58: 98, 60: 99}, stBackendQueryCopyBoth: {20: 100, 21: 101, 28: 102, 57: 103, 58: 104, 60: 105}, stBackendQueryCopyBothDone: {18: 108, 20: 106, 28: 109, 57: 110, 58: 111, 60: 112, 77: 107}, stBackendParse: {28: 114, 57: 115, 58: 116, 60: 117, 62: 113}, stBackendBind: {14: 118, 28: 119, 57: 120, 58: 121, 60: 122}, stBackendDescribe: {28: 126, 56: 125, 57: 127, 58: 128, 59: 123, 60: 129, 77: 124}, stBackendDescribeRows: {28: 132, 56: 131, 57: 133, 58: 134, 60: 135, 77: 130}, stBackendExecute: {18: 137, 23: 140, 24: 141, 25: 136, 27: 138, 28: 142, 57: 143, 58: 144, 60: 145, 64: 139}, stBackendExecuteCopyOut: {20: 146, 21: 147, 28: 148, 57: 149, 58: 150, 60: 151}, stBackendExecuteCopyIn: {18: 152, 28: 153, 57: 154, 58: 155, 60: 156}, stBackendClose: {17: 157, 28: 158, 57: 159, 58: 160, 60: 161}, stBackendSync: {28: 163, 57: 164, 58: 165, 60: 166, 66: 162}, stBackendFunctionCall: {28: 168, 32: 167, 57: 169, 58: 170, 60: 171}, stBackendFunctionCallDone: {57: 173, 58: 174, 60: 175, 66: 172}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 177, 72: 178, 76: 176}, stReplicationBackendBackup: {70: 179, 73: 180}, stReplicationBackendBackupArchive: {67: 181, 69: 183, 70: 182, 73: 184}, stReplicationFrontendStreaming: {68: 186, 74: 187, 75: 185}, stLogicalBetween: {36: 188, 37: 189, 39: 194, 42: 196, 46: 195, 47: 192, 48: 191, 49: 193, 50: 190}, stLogicalTransaction: {38: 205, 40: 201, 41: 199, 42: 203, 43: 204, 45: 197, 52: 202, 53: 198, 54: 200}, stLogicalPreparedTransaction: {40: 210, 41: 208, 42: 212, 43: 213, 44: 214, 45: 206, 52: 211, 53: 207, 54: 209}, stLogicalStream: {40: 219, 41: 217, 42: 221, 43: 222, 45: 215, 51: 223, 52: 220, 53: 216, 54: 218}}
+var flowTable = [50][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3, 85: 5}, stFrontendEncryptedStartup: {15: 7, 82: 6}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 8}, stFrontendPassword: {63: 9, 84: 10}, stFrontendSaslInitial: {78: 11, 84: 12}, stFrontendSasl: {79: 13, 84: 14}, stFrontendGss: {33: 15, 84: 16}, stFrontendSession: {13: 19, 16: 22, 26: 20, 29: 21, 30: 24, 31: 25, 61: 18, 65: 17, 83: 23, 84: 26}, stFrontendCopyIn: {20: 27, 21: 28, 22: 29, 30: 30, 83: 31, 84: 32}, stFrontendCopyBoth: {20: 33, 21: 34, 84: 35}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 38, 81: 36}, stBackendGssAnswer: {28: 41, 35: 39}, stBackendAuthentication: {1: 44, 2: 47, 3: 49, 4: 50, 5: 45, 6: 43, 7: 46, 10: 51, 11: 48, 28: 53, 55: 42, 57: 52}, stBackendSaslWait: {28: 54}, stBackendSasl: {6: 57, 8: 55, 9: 56, 28: 58}, stBackendSaslFinal: {6: 59, 28: 60}, stBackendParameters: {12: 62, 28: 66, 55: 64, 57: 63, 60: 61, 66: 65}, stBackendIdle: {28: 70, 57: 67, 58: 68, 60: 69}, stBackendQuery: {18: 72, 19: 76, 23: 74, 24: 75, 27: 73, 28: 77, 57: 79, 58: 80, 60: 81, 66: 78, 77: 71}, stBackendQueryFailed: {57: 83, 58: 84, 60: 85, 66: 82}, stBackendQueryRows: {18: 87, 25: 86, 28: 88, 57: 89, 58: 90, 60: 91}, stBackendQueryCopyOut: {20: 92, 21: 93, 28: 94, 57: 95, 58: 96, 60: 97}, stBackendQueryCopyIn: {18: 98, 28: 99, 57: 100, 58: 101, 60: 102}, stBackendQueryCopyBoth: {20: 103, 21: 104, 28: 105, 57: 106, 58: 107, 60: 108}, stBackendQueryCopyBothDone: {18: 111, 20: 109, 28: 112, 57: 113, 58: 114, 60: 115, 77: 110}, stBackendParse: {28: 117, 57: 118, 58: 119, 60: 120, 62: 116}, stBackendBind: {14: 121, 28: 122, 57: 123, 58: 124, 60: 125}, stBackendDescribe: {28: 129, 56: 128, 57: 130, 58: 131, 59: 126, 60: 132, 77: 127}, stBackendDescribeRows: {28: 135, 56: 134, 57: 136, 58: 137, 60: 138, 77: 133}, stBackendExecute: {18: 140, 23: 143, 24: 144, 25: 139, 27: 141, 28: 145, 57: 146, 58: 147, 60: 148, 64: 142}, stBackendExecuteCopyOut: {20: 149, 21: 150, 28: 151, 57: 152, 58: 153, 60: 154}, stBackendExecuteCopyIn: {18: 155, 28: 156, 57: 157, 58: 158, 60: 159}, stBackendClose: {17: 160, 28: 161, 57: 162, 58: 163, 60: 164}, stBackendSync: {28: 166, 57: 167, 58: 168, 60: 169, 66: 165}, stBackendFunctionCall: {28: 171, 32: 170, 57: 172, 58: 173, 60: 174}, stBackendFunctionCallDone: {57: 176, 58: 177, 60: 178, 66: 175}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 180, 72: 181, 76: 179}, stReplicationBackendBackup: {70: 182, 73: 183}, stReplicationBackendBackupArchive: {67: 184, 69: 186, 70: 185, 73: 187}, stReplicationFrontendStreaming: {68: 189, 74: 190, 75: 188}, stLogicalBetween: {36: 191, 37: 192, 39: 197, 42: 199, 46: 198, 47: 195, 48: 194, 49: 196, 50: 193}, stLogicalTransaction: {38: 208, 40: 204, 41: 202, 42: 206, 43: 207, 45: 200, 52: 205, 53: 201, 54: 203}, stLogicalPreparedTransaction: {40: 213, 41: 211, 42: 215, 43: 216, 44: 217, 45: 209, 52: 214, 53: 210, 54: 212}, stLogicalStream: {40: 222, 41: 220, 42: 224, 43: 225, 45: 218, 51: 226, 52: 223, 53: 219, 54: 221}}
 
 // flowStateNames name each state as "machine state".
-var flowStateNames = [...]string{"frontend startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend authentication", "backend sasl-wait", "backend sasl", "backend sasl-final", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
+var flowStateNames = [...]string{"frontend startup", "frontend encrypted-startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend authentication", "backend sasl-wait", "backend sasl", "backend sasl-final", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
 
 // flowKindNames are each kind's slug.
-var flowKindNames = [...]string{"", "authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-scm-credential", "authentication-sspi", "backend-key-data", "bind", "bind-complete", "cancel-request", "close", "close-complete", "command-complete", "copy-both-response", "copy-data", "copy-done", "copy-fail", "copy-in-response", "copy-out-response", "data-row", "describe", "empty-query-response", "error-response", "execute", "flush", "function-call", "function-call-response", "gss-response", "gssenc-request", "gssenc-response", "logical-begin", "logical-begin-prepare", "logical-commit", "logical-commit-prepared", "logical-delete", "logical-insert", "logical-message", "logical-origin", "logical-prepare", "logical-relation", "logical-rollback-prepared", "logical-stream-abort", "logical-stream-commit", "logical-stream-prepare", "logical-stream-start", "logical-stream-stop", "logical-truncate", "logical-type", "logical-update", "negotiate-protocol-version", "no-data", "notice-response", "notification-response", "parameter-description", "parameter-status", "parse", "parse-complete", "password-message", "portal-suspended", "query", "ready-for-query", "replication-archive-or-manifest-data", "replication-hot-standby-feedback-message", "replication-manifest", "replication-new-archive", "replication-primary-keepalive-message", "replication-primary-status-update", "replication-progress-report", "replication-request-primary-status-update", "replication-standby-status-update", "replication-xlog-data", "row-description", "sasl-initial-response", "sasl-response", "ssl-request", "ssl-response", "startup-message", "sync", "terminate"}
+var flowKindNames = [...]string{"", "authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-scm-credential", "authentication-sspi", "backend-key-data", "bind", "bind-complete", "cancel-request", "close", "close-complete", "command-complete", "copy-both-response", "copy-data", "copy-done", "copy-fail", "copy-in-response", "copy-out-response", "data-row", "describe", "empty-query-response", "error-response", "execute", "flush", "function-call", "function-call-response", "gss-response", "gssenc-request", "gssenc-response", "logical-begin", "logical-begin-prepare", "logical-commit", "logical-commit-prepared", "logical-delete", "logical-insert", "logical-message", "logical-origin", "logical-prepare", "logical-relation", "logical-rollback-prepared", "logical-stream-abort", "logical-stream-commit", "logical-stream-prepare", "logical-stream-start", "logical-stream-stop", "logical-truncate", "logical-type", "logical-update", "negotiate-protocol-version", "no-data", "notice-response", "notification-response", "parameter-description", "parameter-status", "parse", "parse-complete", "password-message", "portal-suspended", "query", "ready-for-query", "replication-archive-or-manifest-data", "replication-hot-standby-feedback-message", "replication-manifest", "replication-new-archive", "replication-primary-keepalive-message", "replication-primary-status-update", "replication-progress-report", "replication-request-primary-status-update", "replication-standby-status-update", "replication-xlog-data", "row-description", "sasl-initial-response", "sasl-response", "ssl-request", "ssl-response", "startup-message", "sync", "terminate", "direct-tls"}
 
 // flowStreamed marks the states whose pgoutput messages carry the xid.
-var flowStreamed = [49]bool{stLogicalStream: true}
+var flowStreamed = [50]bool{stLogicalStream: true}
 
 // kindsBackend names the kind of a backend message by its tag.
 var kindsBackend = [256]flowKind{'1': 62, '2': 14, '3': 17, 'A': 58, 'C': 18, 'D': 25, 'E': 28, 'G': 23, 'H': 24, 'I': 27, 'K': 12, 'N': 57, 'S': 60, 'T': 77, 'V': 32, 'W': 19, 'Z': 66, 'c': 21, 'd': 20, 'n': 56, 's': 64, 't': 59, 'v': 55}
@@ -466,13 +698,23 @@ var kindsReplicationBackend = [256]flowKind{'d': 67, 'k': 71, 'm': 69, 'n': 70, 
 var kindsReplicationFrontend = [256]flowKind{'h': 68, 'p': 74, 'r': 75}
 
 // passwordKinds is the kind of a frontend 'p' in each state: the one message of the four the state allows.
-var passwordKinds = [49]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
+var passwordKinds = [50]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
 
 // authStates is the Frontend.Auth that decodes that 'p'.
-var authStates = [49]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
+var authStates = [50]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
 
 // answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.
-var answerKinds = [49]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35}
+var answerKinds = [50]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35}
+
+// protocolMinors is the newest minor of protocol 3 each major speaks, as its manual says ("Before protocol version 3.2, …").
+var protocolMinors = [20]uint8{10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 0, 16: 0, 17: 0, 18: 2, 19: 2}
+
+// newestProtocolMinor is the newest minor of protocol 3 any documented major speaks.
+const newestProtocolMinor = 2
+
+// DirectTLSALPN is the ALPN protocol a client that begins TLS without SSLRequest must offer:
+// "postgresql" (protocol-flow.html#PROTOCOL-FLOW-SSL).
+const DirectTLSALPN = "postgresql"
 
 // replicationPart follows the replication messages inside CopyData.
 type replicationPart = ReplicationTracker

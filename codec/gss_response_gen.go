@@ -3,7 +3,10 @@
 
 package codec
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // GSSResponse is the message of the frontend/backend protocol “GSSResponse” (F).
 //
@@ -35,6 +38,16 @@ func (*GSSResponse) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *GSSResponse) Decode(src []byte, p Params) error {
+	if framed(src, 'p') && gssResponseMajors.Has(p.Major) {
+		m.Data = src[5:len(src):len(src)]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *GSSResponse) decode(src []byte, p Params) error {
 	if !gssResponseMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -42,11 +55,8 @@ func (m *GSSResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('p') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('p').length()
-	}
+	r = r.tag('p')
+	r = r.length()
 	m.Data, r = r.remaining("Data", 0, anyLength)
 	r = r.end("Data")
 	return r.done("GSSResponse", len(src), p)
@@ -54,6 +64,17 @@ func (m *GSSResponse) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *GSSResponse) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 4 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && gssResponseMajors.Has(p.Major) {
+		b := appendHeader(dst, 'p', n)
+		b = append(b, m.Data...)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *GSSResponse) encode(dst []byte, p Params) ([]byte, error) {
 	if !gssResponseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

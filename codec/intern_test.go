@@ -2,10 +2,13 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -132,5 +135,48 @@ func TestStrKeepsOld(t *testing.T) {
 				t.Errorf("n=%d, zero at %d in the old value: %q, rest %q", n, k, got, r.rest)
 			}
 		}
+	}
+}
+
+// TestSecretNotInterned: a password decoded on either path (Decode's fast
+// path, and decode's after trailing bytes) is copied, never put in the
+// intern table that the whole process shares, while an ordinary string of
+// the same bytes is.
+func TestSecretNotInterned(t *testing.T) {
+	interned := func(s string) bool {
+		for i := range internTable {
+			if p := internTable[i].Load(); p != nil && *p == s {
+				return true
+			}
+		}
+		return false
+	}
+	pw := "md5" + strconv.FormatInt(time.Now().UnixNano(), 16) // in no table yet
+	msg, err := (&PasswordMessage{Password: pw}).Encode(nil, Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m PasswordMessage
+	if err := m.Decode(msg, Params{}); err != nil || m.Password != pw {
+		t.Fatalf("decoded %q, %v", m.Password, err)
+	}
+	long := append(append([]byte{}, msg...), 'x') // the password, then a byte too many
+	binary.BigEndian.PutUint32(long[1:], uint32(len(long)-1))
+	var m2 PasswordMessage
+	if err := m2.Decode(long, Params{}); !errors.Is(err, ErrTrailingBytes) || m2.Password != pw {
+		t.Fatalf("with a trailing byte: %q, %v; want the password and ErrTrailingBytes", m2.Password, err)
+	}
+	if interned(pw) {
+		t.Fatal("the password is in the intern table")
+	}
+	q, err := (&Query{String: pw}).Encode(nil, Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := new(Query).Decode(q, Params{}); err != nil {
+		t.Fatal(err)
+	}
+	if !interned(pw) {
+		t.Fatal("a query of the same bytes was not interned: the check above cannot fail")
 	}
 }

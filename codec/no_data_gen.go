@@ -26,6 +26,15 @@ func (*NoData) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *NoData) Decode(src []byte, p Params) error {
+	if sized(src, 'n', 4) && noDataMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *NoData) decode(src []byte, p Params) error {
 	if !noDataMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -33,17 +42,24 @@ func (m *NoData) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('n') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('n').length()
-	}
+	r = r.tag('n')
+	r = r.length()
 	r = r.end("length")
 	return r.done("NoData", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *NoData) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && noDataMajors.Has(p.Major) {
+		b := appendHeader(dst, 'n', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *NoData) encode(dst []byte, p Params) ([]byte, error) {
 	if !noDataMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

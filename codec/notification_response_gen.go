@@ -3,6 +3,11 @@
 
 package codec
 
+import (
+	"encoding/binary"
+	"math"
+)
+
 // NotificationResponse is the message of the frontend/backend protocol
 // “NotificationResponse” (B).
 //
@@ -36,6 +41,21 @@ func (*NotificationResponse) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *NotificationResponse) Decode(src []byte, p Params) error {
+	if notificationResponseMajors.Has(p.Major) {
+		f := body(src, 'A')
+		m.ProcessID, f = f.u32()
+		m.Channel, f = f.str(m.Channel)
+		m.Payload, f = f.str(m.Payload)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *NotificationResponse) decode(src []byte, p Params) error {
 	if !notificationResponseMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -43,11 +63,8 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('A') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('A').length()
-	}
+	r = r.tag('A')
+	r = r.length()
 	m.ProcessID, r = r.u32("ProcessID")
 	m.Channel, r = r.str("Channel", m.Channel)
 	m.Payload, r = r.str("Payload", m.Payload)
@@ -57,6 +74,19 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 10 + len(m.Channel) + len(m.Payload); hasRoom(dst, 1+n) && n <= math.MaxInt32 && notificationResponseMajors.Has(p.Major) && noZero(m.Channel) && noZero(m.Payload) {
+		b := appendHeader(dst, 'A', n)
+		b = binary.BigEndian.AppendUint32(b, m.ProcessID)
+		b = append(append(b, m.Channel...), 0)
+		b = append(append(b, m.Payload...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *NotificationResponse) encode(dst []byte, p Params) ([]byte, error) {
 	if !notificationResponseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

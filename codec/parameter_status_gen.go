@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // ParameterStatus is the message of the frontend/backend protocol “ParameterStatus” (B).
 //
 // Identifies the message as a run-time parameter status report.
@@ -32,6 +34,20 @@ func (*ParameterStatus) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *ParameterStatus) Decode(src []byte, p Params) error {
+	if parameterStatusMajors.Has(p.Major) {
+		f := body(src, 'S')
+		m.Name, f = f.str(m.Name)
+		m.Value, f = f.str(m.Value)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ParameterStatus) decode(src []byte, p Params) error {
 	if !parameterStatusMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -39,11 +55,8 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('S') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('S').length()
-	}
+	r = r.tag('S')
+	r = r.length()
 	m.Name, r = r.str("Name", m.Name)
 	m.Value, r = r.str("Value", m.Value)
 	r = r.end("Value")
@@ -52,6 +65,18 @@ func (m *ParameterStatus) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 6 + len(m.Name) + len(m.Value); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parameterStatusMajors.Has(p.Major) && noZero(m.Name) && noZero(m.Value) {
+		b := appendHeader(dst, 'S', n)
+		b = append(append(b, m.Name...), 0)
+		b = append(append(b, m.Value...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ParameterStatus) encode(dst []byte, p Params) ([]byte, error) {
 	if !parameterStatusMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

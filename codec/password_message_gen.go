@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // PasswordMessage is the message of the frontend/backend protocol “PasswordMessage” (F).
 //
 // Identifies the message as a password response. Note that this is also used for GSSAPI,
@@ -30,6 +32,19 @@ func (*PasswordMessage) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *PasswordMessage) Decode(src []byte, p Params) error {
+	if passwordMessageMajors.Has(p.Major) {
+		f := body(src, 'p')
+		m.Password, f = f.secret(m.Password)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PasswordMessage) decode(src []byte, p Params) error {
 	if !passwordMessageMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -37,18 +52,26 @@ func (m *PasswordMessage) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('p') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('p').length()
-	}
-	m.Password, r = r.str("Password", m.Password)
+	r = r.tag('p')
+	r = r.length()
+	m.Password, r = r.secret("Password", m.Password)
 	r = r.end("Password")
 	return r.done("PasswordMessage", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *PasswordMessage) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.Password); hasRoom(dst, 1+n) && n <= math.MaxInt32 && passwordMessageMajors.Has(p.Major) && noZero(m.Password) {
+		b := appendHeader(dst, 'p', n)
+		b = append(append(b, m.Password...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PasswordMessage) encode(dst []byte, p Params) ([]byte, error) {
 	if !passwordMessageMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

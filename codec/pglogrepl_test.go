@@ -108,8 +108,8 @@ func pglogreplCorpus(t *testing.T) (out []struct {
 			}
 			for _, seed := range []int{0, 1, 2} {
 				v := reflect.New(types[msg.Slug])
-				f := &filler{n: seed, p: p, mod: mod, major: p.Major}
-				f.fill(v.Elem(), f.layout(msg.Slug).Items)
+				f := &filler{n: seed, p: p, major: p.Major}
+				f.fill(v.Elem(), f.layout(msg).Items)
 				if lm, ok := v.Interface().(*codec.LogicalMessage); ok {
 					lm.Flags = int8(seed % 2) // pglogrepl keeps only "transactional"
 				}

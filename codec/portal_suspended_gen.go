@@ -27,6 +27,15 @@ func (*PortalSuspended) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *PortalSuspended) Decode(src []byte, p Params) error {
+	if sized(src, 's', 4) && portalSuspendedMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PortalSuspended) decode(src []byte, p Params) error {
 	if !portalSuspendedMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -34,17 +43,24 @@ func (m *PortalSuspended) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('s') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('s').length()
-	}
+	r = r.tag('s')
+	r = r.length()
 	r = r.end("length")
 	return r.done("PortalSuspended", len(src), p)
 }
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 5) && portalSuspendedMajors.Has(p.Major) {
+		b := appendHeader(dst, 's', 4)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PortalSuspended) encode(dst []byte, p Params) ([]byte, error) {
 	if !portalSuspendedMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "math"
+
 // Query is the message of the frontend/backend protocol “Query” (F).
 //
 // Identifies the message as a simple query.
@@ -29,6 +31,19 @@ func (*Query) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Query) Decode(src []byte, p Params) error {
+	if queryMajors.Has(p.Major) {
+		f := body(src, 'Q')
+		m.String, f = f.str(m.String)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Query) decode(src []byte, p Params) error {
 	if !queryMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -36,11 +51,8 @@ func (m *Query) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('Q') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('Q').length()
-	}
+	r = r.tag('Q')
+	r = r.length()
 	m.String, r = r.str("String", m.String)
 	r = r.end("String")
 	return r.done("Query", len(src), p)
@@ -48,6 +60,17 @@ func (m *Query) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.String); hasRoom(dst, 1+n) && n <= math.MaxInt32 && queryMajors.Has(p.Major) && noZero(m.String) {
+		b := appendHeader(dst, 'Q', n)
+		b = append(append(b, m.String...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Query) encode(dst []byte, p Params) ([]byte, error) {
 	if !queryMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

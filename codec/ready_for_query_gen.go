@@ -32,6 +32,16 @@ func (*ReadyForQuery) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *ReadyForQuery) Decode(src []byte, p Params) error {
+	if sized(src, 'Z', 5) && readyForQueryMajors.Has(p.Major) {
+		m.TxStatus = src[5]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ReadyForQuery) decode(src []byte, p Params) error {
 	if !readyForQueryMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -39,11 +49,8 @@ func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('Z') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('Z').length()
-	}
+	r = r.tag('Z')
+	r = r.length()
 	m.TxStatus, r = r.u8("TxStatus")
 	r = r.end("TxStatus")
 	return r.done("ReadyForQuery", len(src), p)
@@ -51,6 +58,17 @@ func (m *ReadyForQuery) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 6) && readyForQueryMajors.Has(p.Major) {
+		b := appendHeader(dst, 'Z', 5)
+		b = append(b, m.TxStatus)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ReadyForQuery) encode(dst []byte, p Params) ([]byte, error) {
 	if !readyForQueryMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -154,11 +154,20 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if dir == sideFrontend {
 		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
-	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData {
-		// Nearly every message of a stream: decoded without the dispatcher.
-		if err = r.rb.xLogData.Decode(payload, r.P); err == nil {
-			m = &r.rb.xLogData
+	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData && stays(r.be, k, r.P.Major) {
+		// Nearly every message of a stream: an XLogData its state allows
+		// without moving, decoded without the dispatcher.
+		x := &r.rb.xLogData
+		if err = x.Decode(payload, r.P); err != nil {
+			return err
 		}
+		s.Sub = x
+		if r.kind != copyLogical {
+			return nil
+		}
+		s.LogicalP = r.Logical.P
+		s.Logical, err = r.Logical.next(x.WALData)
+		return err
 	} else {
 		m, err = r.rb.Decode(payload, r.P)
 	}
@@ -177,6 +186,6 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 		return nil
 	}
 	s.LogicalP = r.Logical.P
-	s.Logical, err = r.Logical.next(r.rb.xLogData.WALData)
+	s.Logical, err = r.Logical.next(m.(*XLogData).WALData)
 	return err
 }

@@ -58,7 +58,6 @@ func paramSets(major int) []codec.Params {
 type filler struct {
 	n     int
 	p     codec.Params
-	mod   *model.Model
 	major int
 }
 
@@ -103,7 +102,7 @@ func (f *filler) fill(v reflect.Value, items []*model.Item) {
 		case model.OpGroup:
 			s := reflect.MakeSlice(fv.Type(), 3, 3)
 			for i := range 3 {
-				if it.ElemType != "" {
+				if it.Struct != nil {
 					f.fill(s.Index(i), it.Elem)
 				} else {
 					s.Index(i).Set(f.value(it.Elem[len(it.Elem)-1], fv.Type().Elem(), i))
@@ -166,21 +165,12 @@ func (f *filler) value(it *model.Item, typ reflect.Type, i int) reflect.Value {
 	return v
 }
 
-// layout is the layout of the message slug in f's major.
-func (f *filler) layout(slug string) *model.Layout {
-	for _, m := range f.mod.Messages {
-		if m.Slug != slug {
-			continue
-		}
-		for _, l := range m.Layouts {
-			for _, mj := range l.Majors {
-				if mj == f.major {
-					return l
-				}
-			}
-		}
+// layout is the layout of message m in f's major.
+func (f *filler) layout(m *model.Message) *model.Layout {
+	if l := m.LayoutIn(f.major); l != nil {
+		return l
 	}
-	panic("no layout of " + slug)
+	panic("no layout of " + m.Slug)
 }
 
 // TestRoundTrip encodes every message of every major, in every state its
@@ -201,10 +191,10 @@ func TestRoundTrip(t *testing.T) {
 			for _, major := range l.Majors {
 				for _, p := range paramSets(major) {
 					want := reflect.New(typ)
-					(&filler{p: p, mod: mod, major: major}).fill(want.Elem(), l.Items)
+					(&filler{p: p, major: major}).fill(want.Elem(), l.Items)
 					dirty := reflect.New(typ)
 					all := codec.Params{Major: newest.Majors[0], ProtocolMinor: 2, Streaming: codec.Streamed | codec.ParallelStreaming}
-					(&filler{n: 1000, p: all, mod: mod, major: all.Major}).fill(dirty.Elem(), newest.Items)
+					(&filler{n: 1000, p: all, major: all.Major}).fill(dirty.Elem(), newest.Items)
 
 					name := fmt.Sprintf("%s/%d/%+v", msg.GoName, major, p)
 					wm, got := want.Interface().(codec.Message), dirty.Interface().(codec.Message)

@@ -33,6 +33,19 @@ func (w writer) u16(v uint16) writer { w.buf = binary.BigEndian.AppendUint16(w.b
 func (w writer) u32(v uint32) writer { w.buf = binary.BigEndian.AppendUint32(w.buf, v); return w }
 func (w writer) u64(v uint64) writer { w.buf = binary.BigEndian.AppendUint64(w.buf, v); return w }
 
+// appendHeader appends a message's tag and its Int32 length n, known before
+// the fields are written (Encode's fast path, which checked the room).
+func appendHeader(dst []byte, tag byte, n int) []byte {
+	return append(dst, tag, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+}
+
+// hasRoom reports whether dst has room for n more bytes.
+func hasRoom(dst []byte, n int) bool { return cap(dst)-len(dst) >= n }
+
+// noZero reports whether s holds no zero byte, which would end it early on
+// the wire (see str).
+func noZero(s string) bool { return strings.IndexByte(s, 0) < 0 }
+
 // begin appends a placeholder for the Int32 self-inclusive length and
 // returns where it starts; finish back-patches it.
 func (w writer) begin() (writer, int) {

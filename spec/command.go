@@ -146,6 +146,19 @@ func FlowListKey(page, section string, index int) string {
 	return page + "#" + section + "/" + strconv.Itoa(index)
 }
 
+// DirectTLS is what protocol-flow.html says of direct TLS: "The server
+// will recognize connections which immediately begin SSL negotiation
+// without any previous SSLRequest packets".
+type DirectTLS struct {
+	Page string `json:"page"`
+	// Section is the id of the section holding the paragraph.
+	Section string `json:"section"`
+	// ALPN is the protocol name a client must offer ("postgresql").
+	ALPN string `json:"alpn"`
+	// Text is the paragraph.
+	Text Text `json:"text"`
+}
+
 // FlowItem is one message a flow list names.
 type FlowItem struct {
 	Slug string `json:"slug"`

@@ -66,6 +66,9 @@ type FlowRule struct {
 	Include string `json:"include,omitempty"`
 	// Message is the slug of the message allowed.
 	Message string `json:"message,omitempty"`
+	// Event, instead of a message, is something the side does that is no
+	// message: "direct-tls" (EventDirectTLS).
+	Event string `json:"event,omitempty"`
 	// Answer narrows the rule to one value of a one-byte answer
 	// (SSLResponse's 'S' or 'N', GSSEncResponse's 'G' or 'N'): the state
 	// it leads to depends on the byte.
@@ -114,6 +117,11 @@ const (
 	// RequiresNegotiated: start-up ends only after it did, when it had to.
 	RequiresNegotiation = "negotiation"
 	RequiresNegotiated  = "negotiated"
+
+	// EventDirectTLS: the frontend's first bytes are a TLS handshake, no
+	// SSLRequest before it; it holds in the majors whose protocol-flow.html
+	// says the server recognises that (Spec.DirectTLS).
+	EventDirectTLS = "direct-tls"
 )
 
 // LoadFlow reads and checks the flow rules in fsys. What needs the model
@@ -214,6 +222,9 @@ var flowListRE = regexp.MustCompile(`^[a-z-]+\.html#[A-Z0-9-]+/[1-9][0-9]*$`)
 // What names the rule's message, and its answer when it has one:
 // "ssl-response 'N'".
 func (r *FlowRule) What() string {
+	if r.Event != "" {
+		return r.Event
+	}
 	if r.Answer != "" {
 		return r.Message + " '" + r.Answer + "'"
 	}
@@ -221,8 +232,15 @@ func (r *FlowRule) What() string {
 }
 
 func (r *FlowRule) check(addf func(string, ...any), where string, m, peer *FlowMachine, state func(*FlowMachine, string) *FlowState) {
-	if r.Message == "" {
+	switch {
+	case r.Message == "" && r.Event == "":
 		addf("%s: no message", where)
+	case r.Message != "" && r.Event != "":
+		addf("%s: a message and an event: one or the other", where)
+	case r.Event != "" && r.Event != EventDirectTLS:
+		addf("%s: event %q, want %s", where, r.Event, EventDirectTLS)
+	case r.Event != "" && r.Answer != "":
+		addf("%s: an event has no answer", where)
 	}
 	if r.Answer != "" && len(r.Answer) != 1 {
 		addf("%s: answer %q is not one byte", where, r.Answer)

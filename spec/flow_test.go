@@ -28,7 +28,9 @@ func TestFlowProblems(t *testing.T) {
 	      {"message": "bind", "next": "b", "reason": "r"},
 	      {"message": "bind", "reason": "r"},
 	      {"include": "missing"},
-	      {"message": "parse", "end": true, "reason": "r"}
+	      {"message": "parse", "end": true, "reason": "r"},
+	      {"event": "direct-tls", "message": "flush", "reason": "r"},
+	      {"event": "tls", "reason": "r"}
 	    ]}]},
 	  {"name": "backend", "layer": "frontend-backend", "direction": "B", "doc": "d", "states": [
 	    {"name": "a", "doc": "d", "list": "protocol-flow.html#START-UP", "rules": [
@@ -53,6 +55,8 @@ func TestFlowProblems(t *testing.T) {
 		`backend a: ssl-response has a rule for any answer beside one for answer "SN"`,
 		`backend a  'N': no message`,
 		`backend a: list "protocol-flow.html#START-UP", want page.html#SECTION/n`,
+		`frontend a direct-tls: a message and an event: one or the other`,
+		`frontend a tls: event "tls", want direct-tls`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in\n%v", want, err)

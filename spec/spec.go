@@ -61,6 +61,10 @@ type Spec struct {
 	// FlowLists are the message lists of protocol-flow.html: which
 	// messages the server may send in each phase of the conversation.
 	FlowLists []FlowList `json:"flow_lists,omitempty"`
+	// DirectTLS is protocol-flow.html's paragraph on connections that
+	// begin TLS at once, without SSLRequest (17 on); nil where the page
+	// has none.
+	DirectTLS *DirectTLS `json:"direct_tls,omitempty"`
 	// Intros are the paragraphs each message page opens with, before its
 	// first message list, in page order.
 	Intros []Intro `json:"intros,omitempty"`

@@ -189,6 +189,38 @@ func TestProtocolViolation(t *testing.T) {
 	wantSlugs(t, other, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
 }
 
+// TestResyncAfterMalformedFrame: a frame that does not decode puts the
+// conversation out of step (its ErrorResponse answers nothing the
+// conversation took, and the Execute queued behind it gets no answer); the
+// ReadyForQuery answering the Sync must put it back in step, or the stale
+// Execute and Sync it still waits for shift every later answer, and a
+// COPY's CopyInResponse, taken where the conversation has no place for it,
+// leaves the client's CopyData refused as "unexpected during COPY" (what
+// this test sees without the Reset in inStep). Here the next query, a COPY
+// and a pipelined extended query are answered, and another session
+// carries on.
+func TestResyncAfterMalformedFrame(t *testing.T) {
+	addr, _ := serve(t, server.Config{})
+	other := login(t, addr, session.Config{})
+	nc := dial(t, addr)
+	c := session.NewConn(nc)
+	if err := c.Startup(session.Config{User: "app"}); err != nil {
+		t.Fatal(err)
+	}
+	sendAll(t, c, &codec.Parse{Query: "rows 1"})
+	nc.Write([]byte{'B', 0, 0, 0, 6, 'x', 0}) // a Bind cut short
+	sendAll(t, c, &codec.Execute{}, &codec.Sync{})
+	wantSlugs(t, c, "parse-complete error-response:08P01 ready-for-query:I")
+	sendAll(t, c, &codec.Query{String: "rows 1"}) // answered, the stale Sync waiting behind it
+	wantSlugs(t, c, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+	sendAll(t, c, &codec.Query{String: "copyin"}, &codec.CopyData{Data: []byte("1\n")}, &codec.CopyDone{})
+	wantSlugs(t, c, "copy-in-response command-complete:COPY 1 ready-for-query:I")
+	sendAll(t, c, &codec.Parse{Query: "rows 1"}, &codec.Bind{}, &codec.Execute{}, &codec.Sync{})
+	wantSlugs(t, c, "parse-complete bind-complete data-row command-complete:SELECT 1 ready-for-query:I")
+	sendAll(t, other, &codec.Query{String: "rows 1"})
+	wantSlugs(t, other, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+}
+
 // TestHostileFrames: a session fed frames of random tags and bodies —
 // malformed Binds, Executes of portals that never were, stray CopyData —
 // never brings the server down: each frame gets an answer or ends that

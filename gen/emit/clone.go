@@ -16,35 +16,36 @@ func (e *emitter) clones(owned []*model.Struct) {
 	e.f.Comment("Clone returns a deep copy of m: it shares no memory with m, nor with the")
 	e.f.Comment("bytes m was decoded from, so it can be kept after they are reused.")
 	e.f.Func().Params(jen.Id("m").Op("*").Id(name)).Id("Clone").Params().Op("*").Id(name).Block(
-		append(append([]jen.Code{jen.Id("c").Op(":=").Op("*").Id("m")}, e.cloneFields(e.msg.Fields)...),
+		append(append([]jen.Code{jen.Id("c").Op(":=").Op("*").Id("m")}, cloneFields(e.msg.Fields)...),
 			jen.Return(jen.Op("&").Id("c")))...)
 	for _, st := range owned {
-		if !e.deep(model.GoType{Kind: model.KindStruct, Name: st.Name}) {
+		if !deep(st) {
 			continue
 		}
 		e.f.Line()
 		e.f.Comment("clone is a deep copy of m, for " + name + ".Clone.")
 		e.f.Func().Params(jen.Id("m").Id(st.Name)).Id("clone").Params().Id(st.Name).Block(
-			append(append([]jen.Code{jen.Id("c").Op(":=").Id("m")}, e.cloneFields(st.Fields)...),
+			append(append([]jen.Code{jen.Id("c").Op(":=").Id("m")}, cloneFields(st.Fields)...),
 				jen.Return(jen.Id("c")))...)
 	}
 }
 
 // cloneFields copies the fields of c (a copy of m) that share memory with m.
-func (e *emitter) cloneFields(fields []*model.Field) []jen.Code {
+func cloneFields(fields []*model.Field) []jen.Code {
 	var out []jen.Code
 	for _, f := range fields {
-		if x := e.cloneExpr(jen.Id("m").Dot(f.Name), f.Type); x != nil {
+		if x := cloneExpr(jen.Id("m").Dot(f.Name), f); x != nil {
 			out = append(out, jen.Id("c").Dot(f.Name).Op("=").Add(x))
 		}
 	}
 	return out
 }
 
-// cloneExpr is a deep copy of v of type t, nil when a plain copy is one.
-// nil slices stay nil and empty ones empty: a NULL column is not an empty one.
-func (e *emitter) cloneExpr(v *jen.Statement, t model.GoType) jen.Code {
-	switch t.Kind {
+// cloneExpr is a deep copy of v, the value of field f, nil when a plain
+// copy is one. nil slices stay nil and empty ones empty: a NULL column is
+// not an empty one.
+func cloneExpr(v *jen.Statement, f *model.Field) jen.Code {
+	switch t := f.Type; t.Kind {
 	case model.KindBytes:
 		return jen.Qual("bytes", "Clone").Call(v)
 	case model.KindPart:
@@ -55,7 +56,7 @@ func (e *emitter) cloneExpr(v *jen.Statement, t model.GoType) jen.Code {
 			return jen.Id("cloneAll").Call(v, jen.Qual("bytes", "Clone"))
 		case el.Kind == model.KindPart:
 			return jen.Id("cloneAll").Call(v, jen.Func().Params(jen.Id("p").Id(el.Name)).Id(el.Name).Block(jen.Return(jen.Op("*").Id("p").Dot("Clone").Call())))
-		case e.deep(el):
+		case f.Struct != nil && deep(f.Struct):
 			return jen.Id("cloneAll").Call(v, jen.Id(el.Name).Dot("clone"))
 		}
 		return jen.Qual("slices", "Clone").Call(v)
@@ -63,24 +64,13 @@ func (e *emitter) cloneExpr(v *jen.Statement, t model.GoType) jen.Code {
 	return nil
 }
 
-// deep reports whether a value of t holds memory a plain copy would share.
-func (e *emitter) deep(t model.GoType) bool {
-	switch t.Kind {
-	case model.KindBytes, model.KindSlice, model.KindPart:
-		return true
-	case model.KindStruct:
-		for _, msg := range e.mod.Messages {
-			for _, st := range msg.Structs {
-				if st.Name != t.Name {
-					continue
-				}
-				for _, f := range st.Fields {
-					if e.deep(f.Type) {
-						return true
-					}
-				}
-				return false
-			}
+// deep reports whether an element of st holds memory a plain copy would
+// share: a field of bytes, a slice or a part.
+func deep(st *model.Struct) bool {
+	for _, f := range st.Fields {
+		switch f.Type.Kind {
+		case model.KindBytes, model.KindSlice, model.KindPart:
+			return true
 		}
 	}
 	return false

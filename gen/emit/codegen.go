@@ -108,7 +108,10 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 		}
 	}
 	items := l.Items
-	if tag, ok := framedBy(items); ok {
+	if _, _, fast := e.fastItems(); fast {
+		// Decode's fast path has checked tag and length and found them wrong,
+		// or something after them.
+	} else if tag, ok := framedBy(items); ok {
 		// Tag and length in one check on the path every message takes; the
 		// separate reads only run to say what is wrong.
 		out = append(out, jen.If(jen.Id("r").Dot("framed").Call(tag)).Block(
@@ -217,11 +220,10 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 	case model.OpLength:
 		return []jen.Code{rcall(nil, "length")}
 	case model.OpCount:
-		g := it.Sizes
 		n := "n" + it.Field
 		return []jen.Code{
 			jen.Var().Id(n).Int(),
-			e.countCall(n, name, it.Width, e.minElem(g)),
+			e.countCall(n, name, it.Width, model.MinSize(it.Sizes.Elem)), // never 0: the model checks
 		}
 	case model.OpBytesN:
 		return []jen.Code{rcall(nil, "fill", jen.Lit(name), sc.target(it).Index(jen.Empty(), jen.Empty()))}
@@ -236,6 +238,8 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 			jen.Id("r").Op("=").Add(sc.target(it)).Dot("read").Call(jen.Id("r"), jen.Id("p")).Dot("in").Call(jen.Lit(name)))}
 	case model.OpGroup:
 		return e.readGroup(it, sc)
+	case model.OpString:
+		return []jen.Code{rcall([]jen.Code{sc.target(it)}, e.strMethod(it, sc), jen.Lit(name), sc.target(it))}
 	}
 	return []jen.Code{readValue(sc.target(it), it, name)}
 }
@@ -279,7 +283,7 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 // values (DataRow's columns, Bind's parameters): the runtime reads and
 // writes those in one loop (bytes32s) rather than one call per value.
 func bulkBytes(it *model.Item) bool {
-	return it.ElemType == "" && !it.Terminated && len(it.Elem) == 1 &&
+	return it.Struct == nil && !it.Terminated && len(it.Elem) == 1 &&
 		it.Elem[0].Op == model.OpBytes && it.Elem[0].Cond.Always()
 }
 
@@ -318,7 +322,7 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Statement, loop *jen.Statement, first ...jen.Code) []jen.Code {
 	name := sc.name(it)
 	body := first
-	if it.ElemType == "" {
+	if it.Struct == nil {
 		v := it.Elem[len(it.Elem)-1]
 		body = append(append(body, e.readItems(it.Elem[:len(it.Elem)-1], sc)...), readValue(target().Index(jen.Id("i")), v, name))
 	} else {
@@ -334,24 +338,17 @@ func (e *emitter) readElems(it *model.Item, sc scope, target func() *jen.Stateme
 
 // terminatedShape is what reader.terminated needs to count a zero-terminated
 // group's elements: how many fixed bytes each starts with, then how many
-// zero-terminated strings follow. Every such group in the manual has that
+// zero-terminated strings follow. The model holds every such group to that
 // shape (ErrorResponse's code and value, StartupMessage's name and value,
 // AuthenticationSASL's mechanisms).
 func terminatedShape(g *model.Item) (fixed, strs int) {
 	for _, it := range g.Elem {
-		switch {
-		case !it.Cond.Always():
-		case it.Op == model.OpString:
+		switch it.Op {
+		case model.OpString:
 			strs++
-			continue
-		case strs == 0 && it.Op == model.OpByte:
-			fixed++
-			continue
-		case strs == 0 && it.Op == model.OpInt:
+		case model.OpByte, model.OpInt:
 			fixed += it.Width
-			continue
 		}
-		panic("emit: zero-terminated group " + g.Field + " has an element other than fixed bytes then strings")
 	}
 	return fixed, strs
 }
@@ -496,7 +493,7 @@ func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 	first := it.Elem[0]
 	var body []jen.Code
 	var loop *jen.Statement
-	if it.ElemType == "" {
+	if it.Struct == nil {
 		inner.recv, inner.value, first = sc.recv, "v", it.Elem[len(it.Elem)-1]
 		loop = jen.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(sc.target(it)))
 	} else {
@@ -516,59 +513,6 @@ func (e *emitter) writeGroup(it *model.Item, sc scope) []jen.Code {
 		out = append(out, wcall("u8", jen.Lit(0)))
 	}
 	return out
-}
-
-// minElem is the fewest bytes one element of a group takes on the wire;
-// a count is checked against the remaining bytes with it.
-func (e *emitter) minElem(g *model.Item) int {
-	n := minSize(g.Elem, e.mod)
-	if n == 0 {
-		panic("emit: group " + g.Field + " has elements of zero bytes")
-	}
-	return n
-}
-
-func minSize(items []*model.Item, mod *model.Model) int {
-	n := 0
-	for _, it := range items {
-		if !it.Cond.Always() {
-			continue
-		}
-		switch it.Op {
-		case model.OpFixed, model.OpInt, model.OpCount, model.OpRaw, model.OpBytesN, model.OpLength:
-			n += it.Width
-		case model.OpTag, model.OpByte, model.OpString:
-			n++
-		case model.OpChoice:
-			if !it.Choice.Optional {
-				n++
-			}
-		case model.OpBytes:
-			n += 4
-		case model.OpPart:
-			n += partMin(it.Part, mod)
-		case model.OpGroup:
-			if it.Terminated {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func partMin(slug string, mod *model.Model) int {
-	least := -1
-	for _, m := range mod.Messages {
-		if m.Slug != slug {
-			continue
-		}
-		for _, l := range m.Layouts {
-			if s := minSize(l.Items, mod); least < 0 || s < least {
-				least = s
-			}
-		}
-	}
-	return max(least, 0)
 }
 
 // fixedRun is the run of fixed-width values items starts with: integers and
@@ -600,7 +544,7 @@ func (e *emitter) readRun(run []*model.Item, sc scope) jen.Code {
 	var fast, slow []jen.Code
 	off := 0
 	for _, it := range run {
-		fast = append(fast, sc.target(it).Op("=").Add(valueAt(it, off)))
+		fast = append(fast, sc.target(it).Op("=").Add(valueAt("b", it, off)))
 		off += it.Width
 		slow = append(slow, e.readItem(it, sc)...)
 	}
@@ -609,14 +553,10 @@ func (e *emitter) readRun(run []*model.Item, sc scope) jen.Code {
 		Block(fast...).Else().Block(slow...)
 }
 
-// valueAt is the big-endian value of it at offset off of b, as its Go type.
-func valueAt(it *model.Item, off int) *jen.Statement {
-	var v *jen.Statement
-	if it.Width == 1 {
-		v = jen.Id("b").Index(jen.Lit(off))
-	} else {
-		v = jen.Qual("encoding/binary", "BigEndian").Dot("Uint" + widthSuffix(it.Width)).Call(jen.Id("b").Index(jen.Lit(off), jen.Empty()))
-	}
+// valueAt is the big-endian value of it at offset off of the slice b, as
+// its Go type.
+func valueAt(b string, it *model.Item, off int) *jen.Statement {
+	v := uintAt(b, it.Width, off)
 	if it.Type.Unsigned() {
 		return v
 	}

@@ -43,12 +43,12 @@ func (e *emitter) descriptors(owned []*model.Struct) error {
 	e.f.Func().Params(jen.Op("*").Id(msg.GoName)).Id("Descriptor").Params().Op("*").Id("MessageDescriptor").Block(
 		jen.Return(jen.Op("&").Id(descVar(msg.GoName))))
 	for _, st := range owned {
-		fields, err := e.fieldDescs(st.Fields, func(name string) []*model.Item { return elemItems(e.mod, st.Name, name) })
+		fields, err := e.fieldDescs(st.Fields, func(name string) []*model.Item { return elemItems(st, name) })
 		if err != nil {
 			return err
 		}
 		e.f.Line()
-		e.f.Comment(descVar(st.Name) + " describes " + st.Name + ", an element of " + strings.Join(e.groupsOf(st.Name), " and ") + ".")
+		e.f.Comment(descVar(st.Name) + " describes " + st.Name + ", an element of " + strings.Join(groupsOf(st), " and ") + ".")
 		e.f.Var().Id(descVar(st.Name)).Op("=").Id("MessageDescriptor").Values(jen.Dict{
 			jen.Id("Name"):   jen.Lit(st.Name),
 			jen.Id("Layer"):  jen.Id(layerConst[msg.Layer]),
@@ -182,7 +182,7 @@ func itemFormat(it *model.Item) string {
 			fs = append(fs, r.Format)
 		}
 		return strings.Join(fs, " or ")
-	case it.Op == model.OpGroup && it.ElemType == "" && len(it.Elem) > 0:
+	case it.Op == model.OpGroup && it.Struct == nil && len(it.Elem) > 0:
 		return itemFormat(it.Elem[len(it.Elem)-1])
 	case it.Latest != nil:
 		return it.Latest.Format
@@ -205,29 +205,29 @@ func topItems(layouts []*model.Layout, name string) []*model.Item {
 	return out
 }
 
-// elemItems are the items of field name of struct st in every group of
-// every message whose elements are of that struct.
-func elemItems(mod *model.Model, st, name string) []*model.Item {
+// elemItems are the items of field name of struct st in every group whose
+// elements are of st's type, in every message that shares it.
+func elemItems(st *model.Struct, name string) []*model.Item {
 	var out []*model.Item
-	var walk func(items []*model.Item)
-	walk = func(items []*model.Item) {
+	var walk func(s *model.Struct, items []*model.Item)
+	walk = func(s *model.Struct, items []*model.Item) {
 		for _, it := range items {
 			if it.Op != model.OpGroup {
 				continue
 			}
-			if it.ElemType == st {
+			if it.Struct == s {
 				for _, el := range it.Elem {
 					if el.Field == name && el.Op != model.OpCount {
 						out = append(out, el)
 					}
 				}
 			}
-			walk(it.Elem)
+			walk(s, it.Elem)
 		}
 	}
-	for _, m := range mod.Messages {
-		for _, l := range m.Layouts {
-			walk(l.Items)
+	for _, s := range st.Same {
+		for _, l := range s.Msg.Layouts {
+			walk(s, l.Items)
 		}
 	}
 	return out

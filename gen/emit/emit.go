@@ -105,11 +105,10 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	owners := structOwners(mod)
 	for _, msg := range mod.Messages {
 		f := o.newFile()
 		e := &emitter{mod: mod, msg: msg, f: f}
-		if err := e.message(owners); err != nil {
+		if err := e.message(); err != nil {
 			return nil, err
 		}
 		if err := render(f, fileName(msg), out); err != nil {
@@ -238,20 +237,6 @@ func sortedNames(files map[string][]byte) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// structOwners gives each group element type the first message that uses
-// it; its declaration goes in that message's file.
-func structOwners(mod *model.Model) map[string]string {
-	owners := map[string]string{}
-	for _, msg := range mod.Messages {
-		for _, st := range msg.Structs {
-			if _, ok := owners[st.Name]; !ok {
-				owners[st.Name] = msg.Slug
-			}
-		}
-	}
-	return owners
 }
 
 // docComment adds paragraphs to f as the comment of the next declaration.

@@ -14,10 +14,6 @@ import (
 // which Params a message's layout depends on, so that an error typical of a
 // wrong Params can say so.
 func decodeInfo(f *jen.File, mod *model.Model) {
-	bySlug := map[string]*model.Message{}
-	for _, m := range mod.Messages {
-		bySlug[m.Slug] = m
-	}
 	type key struct {
 		msg, field string // Go names; field is scope.name's
 		count      bool
@@ -28,7 +24,7 @@ func decodeInfo(f *jen.File, mod *model.Model) {
 		var u paramsUse
 		for _, l := range m.Layouts {
 			var lu layoutUse
-			walkFields(l.Items, "", bySlug, &lu, func(name string, count bool, format string) {
+			walkFields(l.Items, "", &lu, func(name string, count bool, format string) {
 				k := key{m.GoName, name, count}
 				if formats[k] == nil {
 					formats[k] = map[string]bool{}
@@ -118,7 +114,7 @@ func (u paramsUse) dict(all []int) jen.Dict {
 // walkFields calls add with the name decoders give each item of items (as
 // scope.name does) and its manual format, parts' items included under their
 // own names, and notes in u what decides their presence.
-func walkFields(items []*model.Item, prefix string, parts map[string]*model.Message, u *layoutUse, add func(name string, count bool, format string)) {
+func walkFields(items []*model.Item, prefix string, u *layoutUse, add func(name string, count bool, format string)) {
 	for _, it := range items {
 		switch it.Cond.Gate {
 		case model.GateStreamed:
@@ -144,7 +140,7 @@ func walkFields(items []*model.Item, prefix string, parts map[string]*model.Mess
 			add(prefix+it.Field, false, it.Row.Format)
 		}
 		switch {
-		case it.Op == model.OpGroup && it.ElemType == "":
+		case it.Op == model.OpGroup && it.Struct == nil:
 			// One value per element, read under the group's name.
 			for _, el := range it.Elem {
 				if el.Row != nil {
@@ -152,12 +148,10 @@ func walkFields(items []*model.Item, prefix string, parts map[string]*model.Mess
 				}
 			}
 		case it.Op == model.OpGroup:
-			walkFields(it.Elem, prefix+it.Field+".", parts, u, add)
+			walkFields(it.Elem, prefix+it.Field+".", u, add)
 		case it.Op == model.OpPart:
-			if p := parts[it.Part]; p != nil {
-				for _, l := range p.Layouts {
-					walkFields(l.Items, prefix+it.Field+".", parts, u, add)
-				}
+			for _, l := range it.Part.Layouts {
+				walkFields(l.Items, prefix+it.Field+".", u, add)
 			}
 		}
 	}

@@ -1,12 +1,16 @@
 package emit
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // flowFile renders the tables the trackers (runtime/flow.go and the
@@ -35,12 +39,17 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	f.Const().Defs(sc...)
 	f.Line()
-	f.Comment("The kinds of message the flow tells apart: 0 is none the codec knows.")
+	f.Comment("The kinds of message the flow tells apart, then its events: 0 is none the codec knows.")
 	kc := []jen.Code{jen.Id("kindNone").Id("flowKind").Op("=").Lit(0)}
 	for i, m := range kinds {
 		kc = append(kc, jen.Id("kind"+m.GoName).Id("flowKind").Op("=").Lit(i+1))
 	}
-	kc = append(kc, jen.Id("flowKinds").Op("=").Lit(len(kinds)+1))
+	eventKind := map[string]int{}
+	for i, ev := range flowEvents {
+		eventKind[ev.slug] = len(kinds) + 1 + i
+		kc = append(kc, jen.Id(ev.kind).Id("flowKind").Op("=").Lit(eventKind[ev.slug]))
+	}
+	kc = append(kc, jen.Id("flowKinds").Op("=").Lit(len(kinds)+len(flowEvents)+1))
 	f.Const().Defs(kc...)
 	f.Line()
 
@@ -51,11 +60,14 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	alt := map[int]int{}
 	table := make([][]int, len(states))
 	for _, st := range states {
-		table[st.Index] = make([]int, len(kinds)+1)
+		table[st.Index] = make([]int, len(kinds)+len(flowEvents)+1)
 		last := map[int]int{}
 		for _, r := range st.Rules {
 			all, of = append(all, r), append(of, st)
 			k := kindOf[r.Msg]
+			if r.Event != "" {
+				k = eventKind[r.Event]
+			}
 			if prev := last[k]; prev != 0 {
 				alt[prev] = len(all)
 			} else {
@@ -95,6 +107,9 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	for _, m := range kinds {
 		slugs = append(slugs, jen.Lit(m.Slug))
 	}
+	for _, ev := range flowEvents {
+		slugs = append(slugs, jen.Lit(ev.slug))
+	}
 	f.Comment("flowStateNames name each state as \"machine state\".")
 	f.Var().Id("flowStateNames").Op("=").Index(jen.Op("...")).String().Values(names...)
 	f.Comment("flowKindNames are each kind's slug.")
@@ -112,9 +127,35 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	if bm := machine(fl, "backend"); bm != nil {
 		answerByState(f, fl, bm, kindOf)
+		if machine(fl, "frontend") != nil {
+			protocolMinorTable(f, mod)
+			directTLS(f, mod)
+		}
 	}
 	stubs(f, fl)
 	return f
+}
+
+// flowEvents are what a flow rule allows that is no message, each with a
+// kind after the messages'.
+var flowEvents = []struct{ slug, kind string }{{spec.EventDirectTLS, "kindDirectTLS"}}
+
+// directTLS renders the ALPN protocol name a client beginning TLS at once
+// offers, as the newest major's protocol-flow.html gives it; nothing when
+// no major of the codec documents direct TLS.
+func directTLS(f *jen.File, mod *model.Model) {
+	var d *spec.DirectTLS
+	for _, mj := range mod.Majors {
+		if mod.DirectTLS[mj] != nil {
+			d = mod.DirectTLS[mj]
+		}
+	}
+	if d == nil {
+		return
+	}
+	f.Comment("DirectTLSALPN is the ALPN protocol a client that begins TLS without SSLRequest must offer:")
+	f.Comment(fmt.Sprintf("%q (%s#%s).", d.ALPN, d.Page, d.Section))
+	f.Const().Id("DirectTLSALPN").Op("=").Lit(d.ALPN)
 }
 
 // flowKinds are the messages the machines follow, by slug.
@@ -190,11 +231,20 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int) jen.Code {
 		fields = append(fields, jen.Id("alt").Op(":").Lit(alt))
 	}
 	fields = append(fields, jen.Id("majors").Op(":").Op(fmt.Sprintf("%#x", majorSet(r.Majors))))
-	what := r.Msg.GoName
+	what := r.Event
+	if r.Msg != nil {
+		what = r.Msg.GoName
+	}
 	if r.Answer != 0 {
 		what += fmt.Sprintf(" %q", r.Answer)
 	}
-	return jen.Comment(fmt.Sprintf("%s, %s: %s (%s)", st.ID(), what, r.Reason, r.Source)).Line().Values(fields...)
+	doc := fmt.Sprintf("%s, %s: %s", st.ID(), what, r.Reason)
+	if src := cmp.Or(r.Source, st.Source); src != "" { // a rule without one is of its state's section
+		doc += " (" + src + ")"
+	}
+	// The comment goes on a line of its own before the rule: one after the
+	// rule's comma would be gofmt's to attach to the next line.
+	return jen.Line().Comment(doc).Line().Values(fields...)
 }
 
 // kindLookup renders the table naming the kind of a dispatcher's message by
@@ -269,7 +319,7 @@ func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf ma
 	var kinds []jen.Code
 	for _, st := range bm.States {
 		for _, r := range st.Rules {
-			if r.Msg.AnswerTo != "" {
+			if r.Msg != nil && r.Msg.AnswerTo != "" {
 				kinds = append(kinds, jen.Id(stateConst(st)).Op(":").Lit(kindOf[r.Msg]))
 				break
 			}
@@ -277,6 +327,25 @@ func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf ma
 	}
 	f.Comment("answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.")
 	f.Var().Id("answerKinds").Op("=").Index(jen.Lit(len(fl.States()))).Id("flowKind").Values(kinds...)
+}
+
+// protocolMinorTable renders the newest protocol minor of each major the
+// codec has (model.ProtocolMinors) and the newest of any major, what a
+// server of a major the codec lacks may speak.
+func protocolMinorTable(f *jen.File, mod *model.Model) {
+	var cells []jen.Code
+	newest := 0
+	for _, mj := range slices.Sorted(maps.Keys(mod.ProtocolMinors)) {
+		minor := mod.ProtocolMinors[mj]
+		newest = max(newest, minor)
+		if slices.Contains(mod.Majors, mj) {
+			cells = append(cells, jen.Lit(mj).Op(":").Lit(minor))
+		}
+	}
+	f.Comment("protocolMinors is the newest minor of protocol 3 each major speaks, as its manual says (\"Before protocol version 3.2, …\").")
+	f.Var().Id("protocolMinors").Op("=").Index(jen.Lit(slices.Max(mod.Majors) + 1)).Uint8().Values(cells...)
+	f.Comment("newestProtocolMinor is the newest minor of protocol 3 any documented major speaks.")
+	f.Const().Id("newestProtocolMinor").Op("=").Lit(newest)
 }
 
 // stubs stand in for the trackers of layers the codec lacks, so that the

@@ -17,19 +17,19 @@ type emitter struct {
 	f   *jen.File
 }
 
-func (e *emitter) message(owners map[string]string) error {
+func (e *emitter) message() error {
 	msg := e.msg
 	docComment(e.f, e.typeDoc())
 	e.f.Type().Id(msg.GoName).Struct(fieldDecls(msg.Fields)...)
-	var owned []*model.Struct
+	var owned []*model.Struct // the element types the message declares
 	for _, st := range msg.Structs {
-		if owners[st.Name] != msg.Slug {
+		if st.Same[0] != st {
 			continue
 		}
 		owned = append(owned, st)
 		e.f.Line()
 		docComment(e.f, []string{fmt.Sprintf("%s is one element of %s. The manual opens the group with: %s",
-			st.Name, strings.Join(e.groupsOf(st.Name), " and "), quoteName(st.Doc))})
+			st.Name, strings.Join(groupsOf(st), " and "), quoteName(st.Doc))})
 		e.f.Type().Id(st.Name).Struct(fieldDecls(st.Fields)...)
 	}
 	majors := e.majorsConst()
@@ -58,23 +58,42 @@ func (e *emitter) message(owners map[string]string) error {
 	if inline {
 		readBody, writeBody = e.readWhole(msg.Layouts[0]), e.writeLayout(msg.Layouts[0])
 	}
+	decode := append(append([]jen.Code{
+		jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
+		jen.Id("r").Op(":=").Id("reader").Values(jen.Dict{jen.Id("rest"): jen.Id("src")}),
+	}, readBody...), jen.Return(jen.Id("r").Dot("done").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("src")), jen.Id("p"))))
+	srcParams := func() *jen.Statement { return jen.Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")) }
 	e.f.Line()
 	e.f.Comment("Decode replaces m's fields with the message in src, which must hold exactly")
 	e.f.Comment("its bytes. Strings are copies; byte slices point into src.")
-	e.f.Func().Add(recv()).Id("Decode").Params(jen.Id("src").Index().Byte(), jen.Id("p").Id("Params")).Error().Block(
-		append(append([]jen.Code{
-			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(versionErr)),
-			jen.Id("r").Op(":=").Id("reader").Values(jen.Dict{jen.Id("rest"): jen.Id("src")}),
-		}, readBody...), jen.Return(jen.Id("r").Dot("done").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("src")), jen.Id("p"))))...,
-	)
+	if fast := e.fastDecode(); fast != nil {
+		e.f.Func().Add(recv()).Id("Decode").Add(srcParams()).Error().Block(
+			append(fast, jen.Return(jen.Id("m").Dot("decode").Call(jen.Id("src"), jen.Id("p"))))...)
+		e.f.Line()
+		e.f.Comment("decode is Decode for the input its fast path does not take: it checks every")
+		e.f.Comment("field and names the first that is wrong.")
+		e.f.Func().Add(recv()).Id("decode").Add(srcParams()).Error().Block(decode...)
+	} else {
+		e.f.Func().Add(recv()).Id("Decode").Add(srcParams()).Error().Block(decode...)
+	}
 	e.f.Line()
 	e.f.Comment("Encode appends the message to dst; on error dst is returned unchanged.")
-	e.f.Func().Add(recv()).Id("Encode").Params(jen.Id("dst").Index().Byte(), jen.Id("p").Id("Params")).Params(jen.Index().Byte(), jen.Error()).Block(
-		append(append([]jen.Code{
-			jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(jen.Id("dst"), versionErr)),
-			jen.Id("w").Op(":=").Id("writer").Values(jen.Dict{jen.Id("buf"): jen.Id("dst")}),
-		}, writeBody...), jen.Return(jen.Id("w").Dot("result").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("dst")))))...,
-	)
+	encode := append(append([]jen.Code{
+		jen.If(jen.Op("!").Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))).Block(jen.Return(jen.Id("dst"), versionErr)),
+		jen.Id("w").Op(":=").Id("writer").Values(jen.Dict{jen.Id("buf"): jen.Id("dst")}),
+	}, writeBody...), jen.Return(jen.Id("w").Dot("result").Call(jen.Lit(msg.GoName), jen.Len(jen.Id("dst")))))
+	dstParams := func() *jen.Statement { return jen.Params(jen.Id("dst").Index().Byte(), jen.Id("p").Id("Params")) }
+	results := func() *jen.Statement { return jen.Params(jen.Index().Byte(), jen.Error()) }
+	if fast := e.fastEncode(); fast != nil {
+		e.f.Func().Add(recv()).Id("Encode").Add(dstParams()).Add(results()).Block(
+			append(fast, jen.Return(jen.Id("m").Dot("encode").Call(jen.Id("dst"), jen.Id("p"))))...)
+		e.f.Line()
+		e.f.Comment("encode is Encode for the messages its fast path does not take: it checks every")
+		e.f.Comment("field and names the first that is wrong.")
+		e.f.Func().Add(recv()).Id("encode").Add(dstParams()).Add(results()).Block(encode...)
+	} else {
+		e.f.Func().Add(recv()).Id("Encode").Add(dstParams()).Add(results()).Block(encode...)
+	}
 	if !inline {
 		read := e.readWhole
 		if msg.Part {
@@ -195,15 +214,11 @@ func (e *emitter) typeDoc() []string {
 	return doc
 }
 
-// groupsOf lists the message fields whose elements are of struct type name.
-func (e *emitter) groupsOf(name string) []string {
+// groupsOf lists the message fields whose elements are of st's type.
+func groupsOf(st *model.Struct) []string {
 	var out []string
-	for _, m := range e.mod.Messages {
-		for _, st := range m.Structs {
-			if st.Name == name {
-				out = append(out, m.GoName+"."+st.Group)
-			}
-		}
+	for _, s := range st.Same {
+		out = append(out, s.Msg.GoName+"."+s.Group)
 	}
 	return out
 }

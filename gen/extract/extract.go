@@ -143,6 +143,17 @@ func chapterSources(c *Corpus, s *spec.Spec, lang string) []error {
 			default:
 				errs = append(errs, alignFlowLists(file, s, lists)...)
 			}
+			d, err := readDirectTLS(doc, file, lang)
+			switch {
+			case err != nil:
+				errs = append(errs, err)
+			case lang == "en":
+				s.DirectTLS = d
+			case (d == nil) != (s.DirectTLS == nil):
+				errs = append(errs, &Error{File: file, Err: fmt.Errorf("a paragraph on direct TLS: %v, English: %v", d != nil, s.DirectTLS != nil)})
+			case d != nil:
+				s.DirectTLS.Text.Zh = d.Text.En
+			}
 		}
 		if kind != pluginOptionsPage(s.Major) {
 			continue

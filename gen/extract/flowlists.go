@@ -137,3 +137,49 @@ func messageNamed(s *spec.Spec, name string) bool {
 	}
 	return false
 }
+
+// The paragraph of protocol-flow.html on direct TLS, in each language, and
+// the ALPN protocol name it gives ("The PostgreSQL protocol is
+// "postgresql"").
+var (
+	directTLSRE = map[string]*regexp.Regexp{
+		"en": regexp.MustCompile(`immediately begin SSL negotiation without any previous SSLRequest`),
+		"zh": regexp.MustCompile(`识别那些\s*立即开始\s*SSL\s*协商`),
+	}
+	alpnRE = regexp.MustCompile(`PostgreSQL protocol is "([^"]+)"`)
+)
+
+// readDirectTLS reads the paragraph of protocol-flow.html that says the
+// server recognises connections beginning TLS without SSLRequest, nil when
+// the page has none. In English it must name its section and the ALPN
+// protocol; a second such paragraph is an error.
+func readDirectTLS(doc *goquery.Document, file, lang string) (*spec.DirectTLS, error) {
+	var found []*goquery.Selection
+	doc.Find("p").Each(func(_ int, p *goquery.Selection) {
+		if directTLSRE[lang].MatchString(clean(p.Text())) {
+			found = append(found, p)
+		}
+	})
+	switch {
+	case len(found) == 0:
+		return nil, nil
+	case len(found) > 1:
+		return nil, &Error{File: file, Err: fmt.Errorf("%d paragraphs on direct TLS (%q), want one", len(found), directTLSRE[lang])}
+	}
+	p := found[0]
+	text := clean(p.Text())
+	d := &spec.DirectTLS{Page: PageFlow.File, Text: spec.Text{En: text}}
+	if lang != "en" {
+		return d, nil
+	}
+	d.Section, _ = p.Closest("div.sect2").Attr("id")
+	m := alpnRE.FindStringSubmatch(text)
+	switch {
+	case d.Section == "" || generatedID.MatchString(d.Section):
+		return nil, &Error{File: file, Err: fmt.Errorf("the paragraph on direct TLS is in no div.sect2 with an id of its own")}
+	case m == nil:
+		return nil, &Error{File: file, Err: fmt.Errorf("the paragraph on direct TLS names no ALPN protocol (%q)", alpnRE)}
+	}
+	d.ALPN = m[1]
+	return d, nil
+}

@@ -106,6 +106,28 @@ func TestFlowRuleFollowsPageList(t *testing.T) {
 	}
 }
 
+// 18's page says the server recognises direct TLS, with ALPN "postgresql";
+// without that paragraph the major has none.
+func TestDirectTLSFromPage(t *testing.T) {
+	s, _ := flowOf(t, miniCorpus(t))
+	if d := s.DirectTLS; d == nil || d.Section != "PROTOCOL-FLOW-SSL" || d.ALPN != "postgresql" || !strings.Contains(d.Text.En, "without any previous SSLRequest") || d.Text.Zh == "" {
+		t.Fatalf("direct TLS of 18: %+v", d)
+	}
+	fsys := miniCorpus(t)
+	for name, from := range map[string]string{"en/18/protocol-flow.html": "immediately\n     begin", "zh/18/protocol-flow.html": "识别那些"} {
+		data := fsys[name].Data
+		if n := regexp.MustCompile(from).FindIndex(data); n != nil {
+			data = slices.Concat(data[:n[0]], []byte("x"), data[n[1]:])
+		} else {
+			t.Fatalf("%s: no %q", name, from)
+		}
+		setPage(t, fsys, name, data)
+	}
+	if s, _ := flowOf(t, fsys); s.DirectTLS != nil {
+		t.Errorf("without the paragraph: %+v", s.DirectTLS)
+	}
+}
+
 // A message list that is malformed, or names what the spec lacks, or a
 // translation that differs from it is an error naming the file and the
 // element.
@@ -137,6 +159,12 @@ func TestFlowListErrors(t *testing.T) {
 		{"translation names another", func(t *testing.T, fsys fstest.MapFS) {
 			setPage(t, fsys, zh, replaceOnce(t, fsys[zh].Data, `<span class="term">BackendKeyData</span>`, `<span class="term">CopyData</span>`))
 		}, `zh/18/protocol-flow.html: div.variablelist 2 (section PROTOCOL-FLOW-START-UP, list 2), dt 1: "CopyData", English has "BackendKeyData"`},
+		{"direct TLS without its ALPN protocol", func(t *testing.T, fsys fstest.MapFS) {
+			setPage(t, fsys, en, replaceOnce(t, fsys[en].Data, `protocol is "postgresql"`, `protocol is postgresql`))
+		}, `en/18/protocol-flow.html: the paragraph on direct TLS names no ALPN protocol`},
+		{"direct TLS not translated", func(t *testing.T, fsys fstest.MapFS) {
+			setPage(t, fsys, zh, replaceOnce(t, fsys[zh].Data, `识别那些`, `识别`))
+		}, `zh/18/protocol-flow.html: a paragraph on direct TLS: false, English: true`},
 	} {
 		fsys := miniCorpus(t)
 		c.edit(t, fsys)

@@ -12,7 +12,8 @@ import (
 // what the server may send in one phase of the conversation, per major. A
 // list's wire is the set of messages it names (a message the server may
 // now send, or no longer, in that phase); its lead and the descriptions
-// are wording.
+// are wording. Direct TLS (17 on) is a row of its own: its wire is the
+// ALPN protocol a client must offer, its paragraph the wording.
 
 // flowLayer is the flow's message lists as an item layer.
 var flowLayer = itemLayer{
@@ -25,9 +26,18 @@ var flowLayer = itemLayer{
 			l := &s.FlowLists[i]
 			out = append(out, item{FlowSlug(l), l.Title.En + " " + strconv.Itoa(l.Index)})
 		}
+		if s.DirectTLS != nil {
+			out = append(out, item{directTLSSlug, "Direct TLS"})
+		}
 		return out
 	},
 	wire: func(s *spec.Spec, slug string) []string {
+		if slug == directTLSSlug {
+			if s.DirectTLS == nil {
+				return nil
+			}
+			return []string{"TLS without SSLRequest, ALPN " + strconv.Quote(s.DirectTLS.ALPN)}
+		}
 		l := flowList(s, slug)
 		if l == nil {
 			return nil
@@ -40,15 +50,21 @@ var flowLayer = itemLayer{
 		return out
 	},
 	text: func(s *spec.Spec, slug string, zh bool) []string {
-		l := flowList(s, slug)
-		if l == nil {
-			return nil
-		}
 		pick := func(t spec.Text) string {
 			if zh {
 				return t.Zh
 			}
 			return t.En
+		}
+		if slug == directTLSSlug {
+			if s.DirectTLS == nil {
+				return nil
+			}
+			return []string{pick(s.DirectTLS.Text)}
+		}
+		l := flowList(s, slug)
+		if l == nil {
+			return nil
 		}
 		out := []string{pick(l.Lead)}
 		for _, it := range l.Items {
@@ -61,6 +77,9 @@ var flowLayer = itemLayer{
 		return out
 	},
 	translated: func(s *spec.Spec, slug string) bool {
+		if slug == directTLSSlug {
+			return s.DirectTLS != nil && s.DirectTLS.Text.Zh != ""
+		}
 		l := flowList(s, slug)
 		return l != nil && l.Lead.Zh != ""
 	},
@@ -74,6 +93,19 @@ var flowLayer = itemLayer{
 		return ""
 	},
 }
+
+// FlowSlugs are the rows the flow layer has for s: its lists, then direct
+// TLS where its page documents it.
+func FlowSlugs(s *spec.Spec) []string {
+	var out []string
+	for _, it := range flowLayer.items(s) {
+		out = append(out, it.slug)
+	}
+	return out
+}
+
+// directTLSSlug is the flow layer's row of direct TLS.
+const directTLSSlug = "flow-direct-tls"
 
 // FlowSlug names a list in the matrix: "flow-start-up-2".
 func FlowSlug(l *spec.FlowList) string {

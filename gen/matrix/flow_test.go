@@ -18,8 +18,8 @@ func TestFlowLayer(t *testing.T) {
 	for _, r := range h.itemRows(flowLayer) {
 		rows[r.Slug] = r
 	}
-	if len(rows) != 4 {
-		t.Fatalf("%d flow rows, want the 4 lists", len(rows))
+	if len(rows) != 5 {
+		t.Fatalf("%d flow rows, want the 4 lists and direct TLS", len(rows))
 	}
 	index := func(major int) int {
 		for i, s := range h.Specs {
@@ -42,6 +42,11 @@ func TestFlowLayer(t *testing.T) {
 		{"flow-start-up-1", 19, Unchanged, ""},
 		{"flow-start-up-2", 16, Unchanged, ""},
 		{"flow-function-call-1", 14, Unchanged, ""},
+		// "The server will recognize connections which immediately begin
+		// SSL negotiation without any previous SSLRequest packets" is new in 17.
+		{"flow-direct-tls", 16, Absent, ""},
+		{"flow-direct-tls", 17, Added, ""},
+		{"flow-direct-tls", 19, Unchanged, ""},
 	} {
 		i := index(c.major)
 		if got := rows[c.slug].Cells[i].Status; got != c.want {
@@ -81,7 +86,7 @@ func TestFlowLayer(t *testing.T) {
 			Details []Detail `json:"details"`
 		} `json:"flow"`
 	}
-	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Flow.Lists) != 4 || doc.Flow.Lists[0].Cells[1].Status != "wire change" ||
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Flow.Lists) != 5 || doc.Flow.Lists[0].Cells[1].Status != "wire change" ||
 		doc.Flow.Lists[0].Cells[1].Link != "#flow-start-up-1-10-to-11" || len(doc.Flow.Details) == 0 {
 		t.Errorf("JSON flow: %v, %d lists, %d details", err, len(doc.Flow.Lists), len(doc.Flow.Details))
 	}

@@ -10,7 +10,7 @@ import (
 // overlay's table describes it: one byte, one of the entry's, in the majors
 // that document req. It has no tag and no length, travels from the backend
 // and belongs to no dispatcher: a caller that sent req reads it on its own.
-func answer(req *Message, a *spec.AnswerEntry) *Message {
+func answer(req *Message, a *spec.AnswerEntry, p *problems) *Message {
 	ch := &Choice{}
 	for _, b := range a.Bytes {
 		ch.Tags = append(ch.Tags, b.Byte[0])
@@ -21,6 +21,9 @@ func answer(req *Message, a *spec.AnswerEntry) *Message {
 		})
 	}
 	item := &Item{Op: OpChoice, Field: a.Field, Type: Byte, Choice: ch, Row: ch.Alternatives[0]}
+	if why := item.illFormed(); why != "" {
+		p.addf("overlay %s: answer %s %s", req.Slug, a.Field, why)
+	}
 	majors := append([]int(nil), req.Majors...)
 	return &Message{
 		Slug:      strings.TrimSuffix(req.Slug, "-request") + "-response",

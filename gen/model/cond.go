@@ -5,7 +5,7 @@ import (
 )
 
 // Phase 4: what puts an item on the wire (gates, choices it depends on)
-// and the choices' exclusivity, as the manual states them.
+// and whether a choice may be absent, as the manual states them.
 
 // cond is what puts a row on the wire: the streaming state it needs and
 // the pgoutput protocol version that brought it, and the choice before it
@@ -107,23 +107,4 @@ func (b *builder) choice(it *Item, e *spec.FieldEntry) {
 func (b *builder) tagRunFrom(scope []*node, i int, e *spec.FieldEntry) bool {
 	next := i + 1
 	return next < len(scope) && scope[next].row != nil && scope[next].row.Type.Tag != "" && scope[next].entry == e && scope[next].role == ""
-}
-
-// checkExclusive holds the message's choices to its "either a 'K' … or an
-// 'O' …, but never both" note: one choice holds exactly those tags, and may
-// be absent exactly when the note says "or neither".
-func (b *builder) checkExclusive(items []*Item) {
-	tags, neither, ok := exclusiveTags(b.m)
-	if !ok {
-		return
-	}
-	for _, it := range items {
-		if it.Op == OpChoice && sameTags(it.Choice.Tags, tags) {
-			if it.Choice.Optional != neither {
-				b.p.addf("%s: choice %s is optional=%t but the manual's note says %q", b.where, it.Field, it.Choice.Optional, quoteTags(tags))
-			}
-			return
-		}
-	}
-	b.p.addf("%s: the manual says only one of %s is sent, but no choice holds them", b.where, quoteTags(tags))
 }

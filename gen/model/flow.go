@@ -39,8 +39,11 @@ type FlowState struct {
 
 // FlowRule allows one message in a state.
 type FlowRule struct {
-	// Msg is the message allowed.
+	// Msg is the message allowed; nil for an Event.
 	Msg *Message
+	// Event is what the rule allows instead of a message
+	// (spec.EventDirectTLS), "" for a message.
+	Event string
 	// Answer, when not 0, narrows the rule to that value of Msg, a one-byte
 	// answer (SSLResponse 'S' or 'N'): the rules of one answer differ by it.
 	Answer           byte
@@ -107,6 +110,22 @@ func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 				where := st.ID() + " " + r.What()
 				msg := bySlug[r.Message]
 				switch {
+				case r.Event != "":
+					// direct TLS: where the major's page says the server
+					// recognises it (the only event)
+					fr.Event = r.Event
+					fr.Majors = filter(sortedKeys(mod.DirectTLS), func(m int) bool { return m >= lo && m <= hi })
+					if len(fr.Majors) == 0 {
+						p = append(p, where+": no major's protocol-flow.html says the server recognises it")
+						continue
+					}
+					if fm.Direction != FromFrontend {
+						p = append(p, where+": the frontend begins TLS: a frontend rule only")
+						continue
+					}
+					fr.Next, fr.Peer = states[f.State(sm, r.Next)], states[f.State(peer, r.Peer)]
+					st.Rules = append(st.Rules, fr)
+					continue
 				case msg == nil:
 					p = append(p, where+": no such message")
 					continue
@@ -183,7 +202,9 @@ func (f *Flow) unallowed(lists map[string]map[int]*spec.FlowList) []string {
 			allowed[st.List] = map[string][]int{}
 		}
 		for _, r := range st.Rules {
-			allowed[st.List][r.Msg.Slug] = append(allowed[st.List][r.Msg.Slug], r.Majors...)
+			if r.Msg != nil {
+				allowed[st.List][r.Msg.Slug] = append(allowed[st.List][r.Msg.Slug], r.Majors...)
+			}
 		}
 	}
 	var p []string
@@ -267,7 +288,9 @@ func (f *Flow) selectFlow(full, out *Model) *Flow {
 				if cr.Majors = filter(r.Majors, in); len(cr.Majors) == 0 {
 					continue
 				}
-				cr.Msg = bySlug[r.Msg.Slug]
+				if r.Msg != nil {
+					cr.Msg = bySlug[r.Msg.Slug]
+				}
 				cr.Next, cr.Peer, cr.Push = states[r.Next], states[r.Peer], states[r.Push]
 				if r.Peer != nil && cr.Peer == nil || r.Push != nil && cr.Push == nil {
 					continue // the other side's layer is not generated

@@ -23,37 +23,42 @@ func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 			}
 		}
 	}()
+	// add appends an item once its fields are set, checked for its op.
+	add := func(it *Item) {
+		b.check(it)
+		out = append(out, it)
+	}
 	for i := 0; i < len(scope); i++ {
 		n := scope[i]
 		if n.group != nil {
 			made[n] = b.groupItem(scope, i)
-			out = append(out, made[n])
+			add(made[n])
 			continue
 		}
 		t := n.row.Type
 		switch n.role {
 		case roleTag:
-			out = append(out, &Item{Op: OpTag, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
+			add(&Item{Op: OpTag, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
 			continue
 		case roleLength:
-			out = append(out, &Item{Op: OpLength, Width: 4, Row: n.row})
+			add(&Item{Op: OpLength, Width: 4, Row: n.row})
 			continue
 		case roleCount:
 			c := &Item{Op: OpCount, Field: b.groupName(n.sizes), Width: t.Width, Row: n.row}
 			counts[c] = n.sizes
-			out = append(out, c)
+			add(c)
 			continue
 		case roleSize:
 			continue
 		case roleFixed:
-			out = append(out, &Item{Op: OpFixed, Width: t.Width, Value: *t.Value, Row: n.row})
+			add(&Item{Op: OpFixed, Width: t.Width, Value: *t.Value, Row: n.row})
 			continue
 		}
 		e := n.entry
 		if e == nil && flat == nil && t.Kind == spec.KindByte && t.Tag != "" && !b.tagRunFrom(scope, i, nil) {
 			// A lone Byte1('N') that nothing names is a constant.
 			b.d.addf(b.m.Slug, "%s: %s is a constant", b.m.Slug, n.row.Format)
-			out = append(out, &Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
+			add(&Item{Op: OpFixed, Width: 1, Value: int64(t.Tag[0]), Row: n.row})
 			continue
 		}
 		if e == nil && flat == nil {
@@ -84,6 +89,7 @@ func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 		case t.Array != "" || spec.Has(n.row.Annotations, spec.AnnRepeatField):
 			elem := b.scalar(n, e, false)
 			elem.Field, elem.Cond = "", Cond{}
+			b.check(elem)
 			it.Op, it.Elem, it.Type = OpGroup, []*Item{elem}, SliceOf(elem.Type)
 			it.CountWidth = b.countWidth(scope, n)
 		default:
@@ -99,7 +105,7 @@ func (b *builder) items(scope []*node, flat *spec.GroupEntry) []*Item {
 			}
 		}
 		made[n] = it
-		out = append(out, it)
+		add(it)
 	}
 	return out
 }
@@ -116,9 +122,6 @@ func (b *builder) scalar(n *node, e *spec.FieldEntry, prefixed bool) *Item {
 		}
 		it.Op, it.Width, it.Type = OpInt, t.Width, intType(t, e)
 		it.Meaning = b.meaning(n.row, e)
-		if it.Type.Bits != 8*t.Width {
-			b.p.addf("%s: %s %q is %d bytes wide, but its Go type is %s", b.where, n.row.Format, short(n.row), t.Width, it.Type)
-		}
 	case spec.KindByte:
 		if t.Tag != "" {
 			b.p.addf("%s: %s %q needs a fixed or choice entry", b.where, n.row.Format, short(n.row))
@@ -142,8 +145,8 @@ func (b *builder) scalar(n *node, e *spec.FieldEntry, prefixed bool) *Item {
 			}
 		}
 	case spec.KindPart:
-		it.Op, it.Part = OpPart, b.partName(t.Part)
-		it.Type = GoType{Kind: KindPart, Name: it.Part}
+		it.Op, it.Part = OpPart, b.part(t.Part)
+		it.Type = GoType{Kind: KindPart}
 	default:
 		b.p.addf("%s: row %s has unknown kind %q", b.where, n.row.Format, t.Kind)
 	}
@@ -170,10 +173,12 @@ func (b *builder) groupItem(scope []*node, i int) *Item {
 	if g.entry == nil {
 		return it
 	}
-	it.Field, it.ElemType = g.entry.Name, g.entry.Type
+	it.Field = g.entry.Name
 	var flat *spec.GroupEntry
 	if g.entry.Type == "" {
 		flat = g.entry
+	} else {
+		it.Struct = &Struct{Name: g.entry.Type, Group: it.Field, Doc: it.Lead}
 	}
 	it.Elem = b.items(g.nodes, flat)
 	if !g.terminated {
@@ -191,12 +196,7 @@ func (b *builder) groupItem(scope []*node, i int) *Item {
 	case flat != nil:
 		it.Type = SliceOf(it.Elem[len(it.Elem)-1].Type)
 	default:
-		it.Type = SliceOf(GoType{Kind: KindStruct, Name: it.ElemType})
-	}
-	if g.terminated && len(it.Elem) > 0 {
-		if op := it.Elem[0].Op; op != OpByte && op != OpString {
-			b.p.addf("%s: zero-terminated group %s must start with a Byte1 or String", b.where, it.Field)
-		}
+		it.Type = SliceOf(GoType{Kind: KindStruct, Name: it.Struct.Name})
 	}
 	return it
 }
@@ -222,15 +222,15 @@ func (b *builder) groupName(n *node) string {
 	return ""
 }
 
-// partName is the Go type of the message part the manual calls name.
-func (b *builder) partName(name string) string {
+// part is the message part the manual calls name, nil when the major
+// has none (which check reports).
+func (b *builder) part(name string) *Message {
 	for _, m := range b.s.Messages {
 		if m.Part && m.Name == name {
-			return m.Slug
+			return b.msgs[m.Slug]
 		}
 	}
-	b.p.addf("%s: no message part %q in pg%d", b.where, name, b.s.Major)
-	return name
+	return nil
 }
 
 // annotationTypes are the Go types of the manual's annotated integers.

@@ -7,6 +7,15 @@ import (
 	"github.com/pgspec/pgspec/spec"
 )
 
+// A message's layout in one major is built in phases, each in a file of its
+// own: the rows and the groups their leads open, each row given its overlay
+// entry (segment.go); the rows the codec derives, paired with what they
+// describe (pair.go); items made of rows and groups (items.go), each checked
+// for its op when it is made (check.go); what puts an item on the wire
+// (cond.go); checks of the whole layout (finish.go). Once every message has
+// its layouts, Build resolves their Go fields and shared structs across
+// majors (union.go) and checks their sizes (size.go).
+
 // usage counts what each overlay entry matched, across all majors.
 type usage struct {
 	fields map[*spec.FieldEntry]int
@@ -46,31 +55,20 @@ type builder struct {
 	m     *spec.Message
 	ov    *spec.Overlay
 	me    *spec.MessageEntry
+	// msgs are the messages by slug, the parts items point at.
+	msgs  map[string]*Message
 	p     *problems
 	d     *defaults
 	where string
 }
 
-func buildLayout(s *spec.Spec, m *spec.Message, ov *spec.Overlay, me *spec.MessageEntry, p *problems, d *defaults, used usage) *Layout {
-	b := &builder{rules: ov.RuleTables(), s: s, m: m, ov: ov, me: me, p: p, d: d, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
+func buildLayout(s *spec.Spec, m *spec.Message, ov *spec.Overlay, me *spec.MessageEntry, msgs map[string]*Message, p *problems, d *defaults, used usage) *Layout {
+	b := &builder{rules: ov.RuleTables(), s: s, m: m, ov: ov, me: me, msgs: msgs, p: p, d: d, where: fmt.Sprintf("pg%d %s", s.Major, m.Slug)}
 	top := b.segment(used)
 	b.matchEntries(top, used)
-	if len(top) > 0 && top[0].row != nil && !m.Part && top[0].row.Type.Kind == spec.KindByte && top[0].row.Type.Tag != "" {
-		top[0].role = roleTag
-		top[0].entry = nil
-	}
-	for _, n := range top {
-		if n.row != nil && spec.Has(n.row.Annotations, spec.AnnLengthOfSelf) {
-			n.role = roleLength
-		}
-	}
+	b.frame(top)
 	items := b.items(top, nil)
-	b.checkExclusive(items)
-	for i, it := range items {
-		if it.Op == OpRest && i != len(items)-1 {
-			b.p.addf("%s: %s runs to the end of the message but is not its last field", b.where, it.Field)
-		}
-	}
+	b.finish(items)
 	return &Layout{Items: items}
 }
 

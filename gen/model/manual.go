@@ -61,7 +61,7 @@ func (it *Item) Manual() string {
 		if it.Row != nil {
 			b.WriteString(it.Row.Format)
 		} else {
-			b.WriteString(it.Part)
+			b.WriteString(it.Part.Slug)
 		}
 	case OpGroup:
 		b.WriteString("repeated")

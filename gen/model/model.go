@@ -45,6 +45,14 @@ type Model struct {
 	// ("protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY/1") and major: the
 	// messages the server may send in one phase, as each major lists them.
 	FlowLists map[string]map[int]*spec.FlowList
+	// ProtocolMinors is the newest minor of protocol 3 each major of the
+	// spec speaks (18: 2), from the manual's notes on what a minor changed;
+	// a selection keeps every major's, the newest naming what a server of a
+	// major the codec lacks may speak.
+	ProtocolMinors map[int]int
+	// DirectTLS is, by major, protocol-flow.html's paragraph on connections
+	// that begin TLS without SSLRequest, for the majors whose page has it.
+	DirectTLS map[int]*spec.DirectTLS
 }
 
 // Find returns the message with the slug, nil when there is none.
@@ -133,16 +141,24 @@ type Field struct {
 	// them) stands for; Secret marks a field PostgreSQL never logs.
 	Meaning Meaning
 	Secret  bool
+	// Struct is the element type of a group field, nil for other fields.
+	Struct *Struct
 }
 
 // Struct is the element type of a repeated group.
 type Struct struct {
 	Name string
-	// Group is the message's field that holds the elements.
+	// Msg is the message whose field Group holds the elements.
+	Msg    *Message
 	Group  string
 	Fields []*Field
 	// Doc is the manual's paragraph that opens the group.
 	Doc string
+	// Same lists the structs of that name in the model, this one among
+	// them, in the order of their messages: messages share an element type
+	// when its fields are the same in all (checkNames), and the first
+	// declares it.
+	Same []*Struct
 }
 
 // ErrorField is one error/notice field code.
@@ -178,13 +194,14 @@ type Item struct {
 	Nullable bool
 	// Lengths bounds OpRest by protocol minor; empty means any length.
 	Lengths []ProtocolLength
-	// Part is the slug of the message part of OpPart.
-	Part string
-	// OpGroup: Elem are the element's items, ElemType its struct ("" when
-	// flattened to the one field's values), Terminated when a zero byte ends
-	// the group, otherwise CountWidth is the width of its OpCount.
+	// Part is the message part of OpPart. In a layout of Resolve, which
+	// builds no model, it is known by its slug and name only.
+	Part *Message
+	// OpGroup: Elem are the element's items, Struct its element type (nil
+	// when flattened to the one field's values), Terminated when a zero
+	// byte ends the group, otherwise CountWidth is the width of its OpCount.
 	Elem       []*Item
-	ElemType   string
+	Struct     *Struct
 	Terminated bool
 	CountWidth int
 	// Cond is what puts the item on the wire.
@@ -215,10 +232,13 @@ type ProtocolLength struct {
 func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	var p problems
 	var d defaults
-	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}}
+	mod := &Model{Rules: ov.RuleTables(), FlowLists: map[string]map[int]*spec.FlowList{}, ProtocolMinors: protocolMinors(specs), DirectTLS: map[int]*spec.DirectTLS{}}
 	bySlug := map[string]map[int]*spec.Message{}
 	for _, s := range specs {
 		mod.Majors = append(mod.Majors, s.Major)
+		if s.DirectTLS != nil {
+			mod.DirectTLS[s.Major] = s.DirectTLS
+		}
 		for i := range s.FlowLists {
 			l := &s.FlowLists[i]
 			if mod.FlowLists[l.Key()] == nil {
@@ -249,19 +269,25 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 		}
 	}
 	used := usage{fields: map[*spec.FieldEntry]int{}, groups: map[*spec.GroupEntry]int{}}
-	names := map[string]string{}
+	// Every message exists before any layout, so that an item of a part
+	// points at the part's message when it is made.
+	msgs := map[string]*Message{}
+	for slug := range bySlug {
+		msgs[slug] = &Message{Slug: slug}
+	}
 	for _, slug := range sortedKeys(bySlug) {
 		me := ov.Messages[slug]
 		if me == nil {
 			me = &spec.MessageEntry{}
 		}
-		msg := &Message{Slug: slug, State: me.State}
+		msg := msgs[slug]
+		msg.State = me.State
 		for _, s := range specs {
 			sm := bySlug[slug][s.Major]
 			if sm == nil {
 				continue
 			}
-			l := buildLayout(s, sm, ov, me, &p, &d, used)
+			l := buildLayout(s, sm, ov, me, msgs, &p, &d, used)
 			l.Majors = []int{s.Major}
 			msg.add(s.Major, sm, l, &p)
 		}
@@ -272,19 +298,16 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 		if v := msg.SinceLogical; v > 0 && mod.Rules.LogicalVersion(v) == nil {
 			p.addf("%s: available since pgoutput protocol version %d, which %s does not list", slug, v, spec.LogicalVersionsFile)
 		}
-		names[slug] = msg.GoName
 		mod.Messages = append(mod.Messages, msg)
 	}
 	for _, msg := range mod.Messages {
 		if me := ov.Messages[msg.Slug]; me != nil && me.Answer != nil {
-			a := answer(msg, me.Answer)
-			names[a.Slug] = a.GoName
-			mod.Messages = append(mod.Messages, a)
+			mod.Messages = append(mod.Messages, answer(msg, me.Answer, &p))
 		}
 	}
 	sort.Slice(mod.Messages, func(i, j int) bool { return mod.Messages[i].Slug < mod.Messages[j].Slug })
 	for _, msg := range mod.Messages {
-		msg.resolve(names, mod.Majors, &p)
+		msg.resolve(mod.Majors, &p)
 		msg.secrets(ov.Messages[msg.Slug], &p)
 	}
 	for i, fe := range ov.Fields {
@@ -310,9 +333,13 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	}
 	mod.ErrorFields = errorFields(specs, ov, &p, &d)
 	checkNames(mod, &p)
+	if len(p) == 0 { // sizes follow every reference, resolved only then
+		checkSizes(mod, &p)
+	}
 	if err := p.err(); err != nil {
 		return nil, err
 	}
+	mod.linkStructs()
 	cmds, err := buildCommands(specs, ov.Results)
 	if err != nil {
 		return nil, err
@@ -394,7 +421,8 @@ func LayoutOf(s *spec.Spec, slug string, ov *spec.Overlay) ([]string, error) {
 }
 
 // Resolve returns the layout of message slug in one major's spec, as the
-// generator resolves it with the overlay.
+// generator resolves it with the overlay. It builds no model: the part an
+// item carries is a Message holding only the part's slug and name.
 func Resolve(s *spec.Spec, slug string, ov *spec.Overlay) (*Layout, error) {
 	m := s.Find(slug)
 	if m == nil {
@@ -404,8 +432,14 @@ func Resolve(s *spec.Spec, slug string, ov *spec.Overlay) (*Layout, error) {
 	if me == nil {
 		me = &spec.MessageEntry{}
 	}
+	parts := map[string]*Message{}
+	for _, sm := range s.Messages {
+		if sm.Part {
+			parts[sm.Slug] = &Message{Slug: sm.Slug, Name: sm.Name, Part: true}
+		}
+	}
 	var p problems
-	l := buildLayout(s, m, ov, me, &p, &defaults{}, usage{fields: map[*spec.FieldEntry]int{}, groups: map[*spec.GroupEntry]int{}})
+	l := buildLayout(s, m, ov, me, parts, &p, &defaults{}, usage{fields: map[*spec.FieldEntry]int{}, groups: map[*spec.GroupEntry]int{}})
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -455,7 +489,9 @@ func (it *Item) String() string {
 			fmt.Fprintf(&b, "(3.%d:%d..%d)", pl.Minor, pl.Min, pl.Max)
 		}
 	case OpPart:
-		b.WriteString("(" + it.Part + ")")
+		if it.Part != nil { // else no part of the manual's name, a problem
+			b.WriteString("(" + it.Part.Slug + ")")
+		}
 	}
 	if g := it.Cond.Gate; g != NoGate {
 		b.WriteString("[" + g.String() + "]")
@@ -476,8 +512,8 @@ func (it *Item) String() string {
 		} else {
 			fmt.Fprintf(&b, "/count%d", 8*it.CountWidth)
 		}
-		if it.ElemType != "" {
-			b.WriteString(" " + it.ElemType)
+		if it.Struct != nil {
+			b.WriteString(" " + it.Struct.Name)
 		}
 		b.WriteString("{")
 		writeItems(&b, it.Elem)

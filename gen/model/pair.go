@@ -7,12 +7,26 @@ import (
 )
 
 // Phase 2: the rows the codec derives rather than carries as fields, paired
-// with what they describe: counts with their groups and arrays, Int32
-// lengths with their Byten.
+// with what they describe: the message's tag and length, counts with their
+// groups and arrays, Int32 lengths with their Byten.
 
 // lengthWord recognises the Int32 that gives the length of the Byten after
 // it ("The length of the parameter value", "Length of the content").
 var lengthWord = regexp.MustCompile(`(?i)\blength\b`)
+
+// frame marks the message's own frame: its leading Byte1('x') tag (a
+// message part has none) and its Int32 length of itself.
+func (b *builder) frame(top []*node) {
+	if len(top) > 0 && top[0].row != nil && !b.m.Part && top[0].row.Type.Kind == spec.KindByte && top[0].row.Type.Tag != "" {
+		top[0].role = roleTag
+		top[0].entry = nil
+	}
+	for _, n := range top {
+		if n.row != nil && spec.Has(n.row.Annotations, spec.AnnLengthOfSelf) {
+			n.role = roleLength
+		}
+	}
+}
 
 // pair finds the derived rows of one scope: counts of arrays and groups, and
 // the Int32 lengths of Byten.

@@ -144,7 +144,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	cmdEligible := func(c *Command) bool {
 		return (sel.Layers == nil || slices.Contains(sel.Layers, spec.LayerCommands)) && slices.ContainsFunc(c.Majors, in)
 	}
-	out := &Model{Majors: majors, Released: filter(m.Released, in), Rules: m.Rules}
+	out := &Model{Majors: majors, Released: filter(m.Released, in), Rules: m.Rules, ProtocolMinors: m.ProtocolMinors, DirectTLS: m.DirectTLS}
 
 	wanted := map[string]bool{}
 	for _, pat := range sel.Messages {
@@ -172,7 +172,23 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 		}
 		return eligible(msg)
 	}
-	parts := map[string]bool{}
+	// The message parts the kept messages carry in the selected majors, and
+	// the messages the replication commands' results are read with.
+	carried := map[*Message]bool{}
+	var carry func(items []*Item)
+	carry = func(items []*Item) {
+		for _, it := range items {
+			if it.Op == OpPart && !carried[it.Part] {
+				carried[it.Part] = true
+				for _, l := range it.Part.Layouts {
+					if slices.ContainsFunc(l.Majors, in) {
+						carry(l.Items)
+					}
+				}
+			}
+			carry(it.Elem)
+		}
+	}
 	for _, c := range m.Commands {
 		if sel.Messages != nil && wanted[c.Slug] || sel.Messages == nil && cmdEligible(c) {
 			out.Commands = append(out.Commands, c.only(in))
@@ -198,22 +214,25 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 			}
 		}
 		// The result types read RowDescription and DataRow.
-		parts["row-description"], parts["data-row"] = true, true
+		carried[m.Find("row-description")], carried[m.Find("data-row")] = true, true
 	}
 	for _, msg := range m.Messages {
 		if keep(msg) {
 			for _, l := range msg.Layouts {
 				if slices.ContainsFunc(l.Majors, in) {
-					partsOf(l.Items, parts)
+					carry(l.Items)
 				}
 			}
 		}
 	}
+	cp := &copier{msgs: map[*Message]*Message{}, items: map[*Item]*Item{}, structs: map[*Struct]*Struct{}}
 	for _, msg := range m.Messages {
-		if keep(msg) || msg.Part && parts[msg.Slug] || msg.AnswerTo != "" && keep(m.Find(msg.AnswerTo)) {
-			out.Messages = append(out.Messages, msg.only(in))
+		if keep(msg) || carried[msg] || msg.AnswerTo != "" && keep(m.Find(msg.AnswerTo)) {
+			out.Messages = append(out.Messages, cp.only(msg, in))
 		}
 	}
+	cp.link()
+	out.linkStructs()
 	if len(out.Messages) == 0 && len(out.Commands) == 0 {
 		return nil, fmt.Errorf("the selection holds no message of PostgreSQL %s", MajorList(majors))
 	}
@@ -252,19 +271,21 @@ func matches(pat string, msg *Message) bool {
 	return a || b
 }
 
-// partsOf adds the slugs of the message parts items carry.
-func partsOf(items []*Item, parts map[string]bool) {
-	for _, it := range items {
-		if it.Op == OpPart {
-			parts[it.Part] = true
-		}
-		partsOf(it.Elem, parts)
-	}
+// copier deep-copies messages into a selection, so that its references
+// point into it: a count at the copy of its group, a condition at the copy
+// of its choice, a part at the copy of its message, an element at the copy
+// of its struct.
+type copier struct {
+	msgs    map[*Message]*Message
+	items   map[*Item]*Item
+	structs map[*Struct]*Struct
 }
 
-// only is a copy of msg restricted to the majors in reports true for.
-func (msg *Message) only(in func(int) bool) *Message {
+// only is a copy of msg restricted to the majors in reports true for; its
+// references are the originals' until link.
+func (cp *copier) only(msg *Message, in func(int) bool) *Message {
 	c := *msg
+	cp.msgs[msg] = &c
 	c.Majors = filter(msg.Majors, in)
 	c.Names, c.Layouts, c.Fields, c.Structs = nil, nil, nil, nil
 	for _, n := range msg.Names {
@@ -273,11 +294,10 @@ func (msg *Message) only(in func(int) bool) *Message {
 			c.Name = n.Name
 		}
 	}
+	used := map[*Struct]bool{}
 	for _, l := range msg.Layouts {
 		if mj := filter(l.Majors, in); len(mj) > 0 {
-			cl := *l
-			cl.Majors = mj
-			c.Layouts = append(c.Layouts, &cl)
+			c.Layouts = append(c.Layouts, &Layout{Majors: mj, Items: cp.copyItems(l.Items, used)})
 		}
 	}
 	c.Fields = onlyFields(msg.Fields, in)
@@ -288,27 +308,61 @@ func (msg *Message) only(in func(int) bool) *Message {
 			c.Changes = append(c.Changes, ch)
 		}
 	}
-	elems := map[string]bool{}
-	for _, l := range c.Layouts {
-		elemTypes(l.Items, elems)
-	}
 	for _, st := range msg.Structs {
-		if elems[st.Name] {
+		if used[st] {
 			cs := *st
 			cs.Fields = onlyFields(st.Fields, in)
+			cp.structs[st] = &cs
 			c.Structs = append(c.Structs, &cs)
 		}
 	}
 	return &c
 }
 
-// elemTypes adds the element types of the groups items hold.
-func elemTypes(items []*Item, types map[string]bool) {
-	for _, it := range items {
-		if it.ElemType != "" {
-			types[it.ElemType] = true
+// copyItems copies items and what they own (elements, choice, condition),
+// noting the structs of their groups in used.
+func (cp *copier) copyItems(items []*Item, used map[*Struct]bool) []*Item {
+	out := make([]*Item, len(items))
+	for i, it := range items {
+		c := *it
+		cp.items[it] = &c
+		if it.Choice != nil {
+			ch := *it.Choice
+			c.Choice = &ch
 		}
-		elemTypes(it.Elem, types)
+		if it.Cond.When != nil {
+			w := *it.Cond.When
+			c.Cond.When = &w
+		}
+		if it.Struct != nil {
+			used[it.Struct] = true
+		}
+		c.Elem = cp.copyItems(it.Elem, used)
+		out[i] = &c
+	}
+	return out
+}
+
+// link points the copies' references at the copies.
+func (cp *copier) link() {
+	for _, c := range cp.items {
+		c.Sizes = cp.items[c.Sizes]
+		c.Part = cp.msgs[c.Part]
+		c.Struct = cp.structs[c.Struct]
+		if w := c.Cond.When; w != nil {
+			w.Choice = cp.items[w.Choice]
+		}
+	}
+	for _, c := range cp.msgs {
+		for _, f := range c.Fields {
+			f.Struct = cp.structs[f.Struct]
+		}
+	}
+	for _, c := range cp.structs {
+		c.Msg = cp.msgs[c.Msg]
+		for _, f := range c.Fields {
+			f.Struct = cp.structs[f.Struct]
+		}
 	}
 }
 

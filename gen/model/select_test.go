@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -138,6 +139,22 @@ func TestSelectPatterns(t *testing.T) {
 	}
 }
 
+// The commands layer alone brings the messages its results are read with,
+// RowDescription and DataRow, and no other message.
+func TestSelectCommandsAlone(t *testing.T) {
+	mod, err := committedModel(t).Select(Selection{Layers: []string{spec.LayerCommands}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range mod.Messages {
+		names = append(names, m.Slug)
+	}
+	if got := strings.Join(names, " "); got != "data-row row-description" || len(mod.Commands) == 0 {
+		t.Errorf("messages %s and %d commands, want data-row row-description and the commands", got, len(mod.Commands))
+	}
+}
+
 func TestSelectRefuses(t *testing.T) {
 	full := committedModel(t)
 	for _, c := range []struct {
@@ -152,6 +169,116 @@ func TestSelectRefuses(t *testing.T) {
 	} {
 		if _, err := full.Select(c.sel); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want %q", c.sel, err, c.want)
+		}
+	}
+}
+
+// A selection is a model of its own: no pointer of it leads into the
+// model it was selected from, and every reference (a count's group, a
+// condition's choice, a part's message, an element's struct) points at
+// what the selection holds.
+func TestSelectPointsIntoItself(t *testing.T) {
+	full := committedModel(t)
+	inFull := modelPointers(reflect.ValueOf(full))
+	for _, sel := range []Selection{
+		{Majors: []int{14, 15, 16}, Layers: []string{spec.LayerLogicalReplication}},
+		{Messages: []string{"notice-response", "error-response"}},
+		{Messages: []string{"NoticeResponse"}},
+		{Majors: []int{10, 11, 12, 13}, Messages: []string{"logical-insert", "row-description", "bind"}},
+	} {
+		mod, err := full.Select(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := sel.Flags(full.Rules)
+		for p, where := range modelPointers(reflect.ValueOf(mod)) {
+			if inFull[p] != "" {
+				t.Errorf("%s: %s is the full model's %s", name, where, inFull[p])
+			}
+		}
+		checkReferences(t, name, mod)
+	}
+	// The full model's own references hold too.
+	checkReferences(t, "full", full)
+}
+
+// modelPointers maps every pointer to a value of package model reachable
+// from v to the path it was first reached by. GoType, a value whose Elem
+// is never written after it is made, is left out.
+func modelPointers(v reflect.Value) map[uintptr]string {
+	pkg := reflect.TypeOf(Model{}).PkgPath()
+	out := map[uintptr]string{}
+	var walk func(v reflect.Value, path string)
+	walk = func(v reflect.Value, path string) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || v.Type().Elem() == reflect.TypeOf(GoType{}) {
+				return
+			}
+			if v.Type().Elem().PkgPath() == pkg {
+				if _, seen := out[v.Pointer()]; seen {
+					return
+				}
+				out[v.Pointer()] = path
+				walk(v.Elem(), path)
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				walk(v.Field(i), path+"."+v.Type().Field(i).Name)
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
+			}
+		case reflect.Map:
+			for _, k := range v.MapKeys() {
+				walk(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k))
+			}
+		}
+	}
+	walk(v, "Model")
+	return out
+}
+
+// checkReferences holds every reference of mod's layouts to what mod holds.
+func checkReferences(t *testing.T, name string, mod *Model) {
+	t.Helper()
+	msgs := map[*Message]bool{}
+	for _, m := range mod.Messages {
+		msgs[m] = true
+	}
+	for _, m := range mod.Messages {
+		structs := map[*Struct]bool{}
+		for _, st := range m.Structs {
+			structs[st] = true
+			if st.Msg != m || !slices.Contains(st.Same, st) {
+				t.Errorf("%s: %s's struct %s: Msg %p, Same %v", name, m.Slug, st.Name, st.Msg, st.Same)
+			}
+			for _, o := range st.Same {
+				if !msgs[o.Msg] || o.Name != st.Name {
+					t.Errorf("%s: %s's struct %s shares %s with %s, which the model lacks", name, m.Slug, st.Name, o.Name, o.Msg.Slug)
+				}
+			}
+		}
+		for _, l := range m.Layouts {
+			var walk func(items []*Item)
+			walk = func(items []*Item) {
+				for _, it := range items {
+					where := fmt.Sprintf("%s: %s pg%v %s", name, m.Slug, l.Majors, it)
+					switch {
+					case it.Op == OpCount && (it.Sizes == nil || !slices.Contains(items, it.Sizes)):
+						t.Errorf("%s: counts no item beside it", where)
+					case it.Cond.When != nil && !slices.Contains(items, it.Cond.When.Choice):
+						t.Errorf("%s: depends on no choice beside it", where)
+					case it.Op == OpPart && !msgs[it.Part]:
+						t.Errorf("%s: carries a part the model lacks", where)
+					case it.Op == OpGroup && it.GroupEntry != nil && it.GroupEntry.Type != "" && !structs[it.Struct]:
+						t.Errorf("%s: has elements of a struct the message lacks", where)
+					}
+					walk(it.Elem)
+				}
+			}
+			walk(l.Items)
 		}
 	}
 }

@@ -10,14 +10,14 @@ import (
 // resolve builds the message's Go fields as the union of its layouts,
 // newest first, gives every item the union's Go type, and writes the docs
 // (the majors a field is in said against all, the model's).
-func (msg *Message) resolve(names map[string]string, all []int, p *problems) {
+func (msg *Message) resolve(all []int, p *problems) {
 	structs := map[string]*Struct{}
 	for li := len(msg.Layouts) - 1; li >= 0; li-- {
 		l := msg.Layouts[li]
-		msg.union(l.Items, l.Majors, &msg.Fields, structs, names, p)
+		msg.union(l.Items, l.Majors, &msg.Fields, structs, p)
 	}
 	for _, l := range msg.Layouts {
-		setTypes(l.Items, msg.Fields, structs)
+		setTypes(l.Items, msg.Fields)
 	}
 	msg.present(msg.Fields, all)
 	for _, st := range msg.Structs {
@@ -25,24 +25,27 @@ func (msg *Message) resolve(names map[string]string, all []int, p *problems) {
 	}
 }
 
-// union adds the named items of one layout to fields.
-func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs map[string]*Struct, names map[string]string, p *problems) {
+// union adds the named items of one layout to fields. The groups of every
+// layout whose elements have one name share the first one's struct.
+func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs map[string]*Struct, p *problems) {
 	for _, it := range items {
-		if it.Op == OpPart {
-			it.Type = GoType{Kind: KindPart, Name: names[it.Part]}
+		if it.Op == OpPart && it.Part != nil { // else a problem already
+			it.Type = GoType{Kind: KindPart, Name: it.Part.GoName}
 		}
-		if it.Op == OpGroup && it.ElemType != "" {
-			st := structs[it.ElemType]
+		if it.Op == OpGroup && it.Struct != nil {
+			st := structs[it.Struct.Name]
 			if st == nil {
-				st = &Struct{Name: it.ElemType, Group: it.Field, Doc: it.Lead}
-				structs[it.ElemType] = st
+				st = it.Struct
+				st.Msg = msg
+				structs[st.Name] = st
 				msg.Structs = append(msg.Structs, st)
 			}
-			msg.union(it.Elem, majors, &st.Fields, structs, names, p)
+			it.Struct = st
+			msg.union(it.Elem, majors, &st.Fields, structs, p)
 		}
-		if it.Op == OpGroup && it.ElemType == "" && len(it.Elem) > 0 {
+		if it.Op == OpGroup && it.Struct == nil && len(it.Elem) > 0 {
 			v := it.Elem[len(it.Elem)-1]
-			msg.union([]*Item{v}, majors, new([]*Field), structs, names, p)
+			msg.union([]*Item{v}, majors, new([]*Field), structs, p)
 			it.Type = SliceOf(v.Type)
 		}
 		if it.Field == "" || it.Op == OpCount {
@@ -50,7 +53,7 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 		}
 		f := findField(*fields, it.Field)
 		if f == nil {
-			*fields = append(*fields, &Field{Name: it.Field, Type: it.Type, Doc: itemDoc(it)})
+			*fields = append(*fields, &Field{Name: it.Field, Type: it.Type, Doc: itemDoc(it), Struct: it.Struct})
 			f = (*fields)[len(*fields)-1]
 		} else if t, ok := reconcile(f.Type, it.Type); ok {
 			f.Type = t
@@ -59,7 +62,7 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 		}
 		f.Majors = mergeMajors(f.Majors, majors)
 		m := it.Meaning
-		if it.Op == OpGroup && it.ElemType == "" && len(it.Elem) > 0 {
+		if it.Op == OpGroup && it.Struct == nil && len(it.Elem) > 0 {
 			m = it.Elem[len(it.Elem)-1].Meaning
 		}
 		switch {
@@ -68,6 +71,22 @@ func (msg *Message) union(items []*Item, majors []int, fields *[]*Field, structs
 			f.Meaning = m
 		case f.Meaning != m:
 			p.addf("%s: field %s means %d in some majors and %d in pg%s", msg.Slug, f.Name, f.Meaning, m, majorList(majors))
+		}
+	}
+}
+
+// linkStructs gives every struct the structs of its name in the model's
+// messages (Struct.Same).
+func (m *Model) linkStructs() {
+	same := map[string][]*Struct{}
+	for _, msg := range m.Messages {
+		for _, st := range msg.Structs {
+			same[st.Name] = append(same[st.Name], st)
+		}
+	}
+	for _, msg := range m.Messages {
+		for _, st := range msg.Structs {
+			st.Same = same[st.Name]
 		}
 	}
 }
@@ -120,7 +139,7 @@ func reconcile(a, b GoType) (GoType, bool) {
 }
 
 // setTypes gives every item the Go type of its union field.
-func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
+func setTypes(items []*Item, fields []*Field) {
 	for _, it := range items {
 		if f := findField(fields, it.Field); f != nil && it.Op != OpCount {
 			it.Type = f.Type
@@ -128,8 +147,8 @@ func setTypes(items []*Item, fields []*Field, structs map[string]*Struct) {
 		if it.Op != OpGroup {
 			continue
 		}
-		if st := structs[it.ElemType]; st != nil {
-			setTypes(it.Elem, st.Fields, structs)
+		if it.Struct != nil {
+			setTypes(it.Elem, it.Struct.Fields)
 		} else if len(it.Elem) > 0 {
 			it.Elem[len(it.Elem)-1].Type = *it.Type.Elem
 		}
@@ -178,7 +197,7 @@ func itemDoc(it *Item) []string {
 		doc = append(doc, held)
 	case it.Op == OpGroup && it.Lead != "":
 		doc = append(doc, it.Lead)
-		if it.ElemType == "" {
+		if it.Struct == nil {
 			for _, e := range it.Elem {
 				if e.Row != nil && e.Op != OpFixed {
 					doc = append(doc, e.Row.Description.En)

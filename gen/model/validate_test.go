@@ -147,6 +147,9 @@ func TestOverlayProblems(t *testing.T) {
 		{"unknown overlay key", func(ov map[string]any) {
 			entry(ov, "bind")["nmae"] = "typo"
 		}, []string{`unknown field "nmae"`}},
+		{"counted group of elements that can take no bytes", func(ov map[string]any) {
+			entry(ov, "bind")["fields"] = append(fields(ov, "bind"), map[string]any{"match": "value of the parameter", "name": "Params", "gate": "streamed", "reason": "a test"})
+		}, []string{`pg10–11 bind: group Params has elements that can take no bytes, so its count cannot be bounded`}},
 		{"every problem at once", func(ov map[string]any) {
 			messages(ov)["auth-ok"] = map[string]any{"name": "AuthOk", "reason": "r"}
 			entry(ov, "bind")["fields"] = append(fields(ov, "bind")[1:], map[string]any{"match": "nothing at all", "name": "Ghost"})
@@ -322,5 +325,45 @@ func TestNewLogicalVersionIsARow(t *testing.T) {
 		if got != c.want {
 			t.Errorf("gate %q: the field is %q, want %q", c.gate, got, c.want)
 		}
+	}
+}
+
+// An item whose op lacks what the generated code needs is an error of
+// Build naming the message and the field, not a panic of emit.
+func TestIllFormedItems(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		slug   string
+		mutate func(rows []spec.Row)
+		want   string
+	}{
+		{"part the major lacks", "logical-update", func(rows []spec.Row) {
+			rows[len(rows)-1].Type.Part = "TupleDatum"
+		}, `pg10 logical-update: no message part "TupleDatum" in pg10`},
+		{"zero-terminated group of another shape", "startup", func(rows []spec.Row) {
+			rows[len(rows)-1].Format, rows[len(rows)-1].Type = "Int32", spec.Type{Kind: spec.KindInt, Width: 4}
+		}, `pg10 startup: group Params is ended by a zero byte, but its elements are not fixed bytes then strings, always present`},
+		{"fixed value wider than its row", "cancel", func(rows []spec.Row) {
+			rows[1].Format, rows[1].Type.Width = "Int16(80877102)", 2
+		}, `pg10 cancel: Int16(80877102) "The cancel request code." fixes the value 80877102 in 2 bytes`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			specs, ov := tiny(t)
+			m := specs[0].Find(c.slug)
+			var rows []spec.Row
+			for i := range m.Blocks {
+				rows = append(rows, m.Blocks[i].Rows...)
+			}
+			c.mutate(rows)
+			// rows are copies: write them back block by block.
+			for i := range m.Blocks {
+				n := len(m.Blocks[i].Rows)
+				m.Blocks[i].Rows, rows = rows[:n:n], rows[n:]
+			}
+			got := build(t, specs, ov)
+			if !strings.Contains(got, c.want) {
+				t.Errorf("missing %q in:\n%s", c.want, got)
+			}
+		})
 	}
 }

@@ -85,6 +85,14 @@ func (c *conn) decrypted() {
 	c.conv.Decrypted()
 }
 
+// directTLS: the client began TLS without SSLRequest.
+func (c *conn) directTLS() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := c.conv.Frontend.DirectTLS()
+	return err
+}
+
 func (c *conn) authenticated() bool { return c.locked((*codec.Conversation).Authenticated) }
 func (c *conn) started() bool       { return c.locked((*codec.Conversation).Started) }
 func (c *conn) encrypted() bool     { return c.locked((*codec.Conversation).Encrypted) }

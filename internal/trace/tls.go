@@ -16,15 +16,6 @@ import (
 // every message between them is seen in the clear and decoded. Without
 // them a session that turns to TLS is relayed undecoded.
 
-// alpnPostgreSQL is the ALPN protocol of direct TLS (PostgreSQL 17): a
-// client that starts with a TLS handshake instead of SSLRequest must offer
-// it, and the server refuses one that does not.
-const alpnPostgreSQL = "postgresql"
-
-// tlsRecordHandshake is the first byte of a TLS ClientHello, which no
-// startup packet can start with (its length would be over 350 MB).
-const tlsRecordHandshake = 0x16
-
 // terminates reports whether the proxy negotiates encryption itself.
 func (p *Proxy) terminates() bool { return p.opts.ClientTLS != nil || p.opts.UpstreamTLS != nil }
 
@@ -40,7 +31,10 @@ func (s *proxySession) negotiate(fp, bp *pump) bool {
 		if _, err := io.ReadFull(s.client, req[:1]); err != nil {
 			return false
 		}
-		if req[0] == tlsRecordHandshake && s.p.opts.ClientTLS != nil {
+		if codec.IsDirectTLS(req[0]) && s.p.opts.ClientTLS != nil {
+			if err := s.c.directTLS(); err != nil {
+				s.p.logf("session #%d: %v", s.c.id, err)
+			}
 			return s.acceptTLS(fp, bp, &prefixConn{Conn: s.client, pre: req[:1]}, true)
 		}
 		if _, err := io.ReadFull(s.client, req[1:]); err != nil {
@@ -62,7 +56,6 @@ func (s *proxySession) negotiate(fp, bp *pump) bool {
 			return false
 		}
 		bp.lines, _, _ = bp.examine([]byte{answer}, time.Now(), bp.lines)
-		s.c.decrypted() // the proxy is the TLS end: what comes through it can be read
 		if answer == 'S' {
 			return s.acceptTLS(fp, bp, s.client, false)
 		}
@@ -77,17 +70,18 @@ func (s *proxySession) acceptTLS(fp, bp *pump, raw net.Conn, direct bool) bool {
 	cfg := s.p.opts.ClientTLS
 	if direct {
 		cfg = cfg.Clone()
-		cfg.NextProtos = []string{alpnPostgreSQL}
+		cfg.NextProtos = []string{codec.DirectTLSALPN}
 	}
 	tc := tls.Server(raw, cfg)
 	if err := tc.Handshake(); err != nil {
 		s.p.logf("session #%d: client TLS handshake: %v; closing the session", s.c.id, err)
 		return false
 	}
-	if direct && tc.ConnectionState().NegotiatedProtocol != alpnPostgreSQL {
-		s.p.logf("session #%d: direct TLS without ALPN %q; closing the session", s.c.id, alpnPostgreSQL)
+	if direct && tc.ConnectionState().NegotiatedProtocol != codec.DirectTLSALPN {
+		s.p.logf("session #%d: direct TLS without ALPN %q; closing the session", s.c.id, codec.DirectTLSALPN)
 		return false
 	}
+	s.c.decrypted() // the proxy is the TLS end: what comes through it can be read
 	s.setClient(fp, bp, tc)
 	return true
 }

@@ -106,6 +106,17 @@ func flowLookup(st flowState, k flowKind, major int) *flowRule {
 	return r
 }
 
+// stays reports whether st allows kind k under major by a rule that changes
+// no state and requires nothing: the steady states' fast paths.
+func stays(st flowState, k flowKind, major int) bool {
+	i := flowTable[st][k]
+	if i == 0 {
+		return false
+	}
+	r := &flowRules[i-1]
+	return !r.moves && r.requires == 0 && r.majors.Has(major)
+}
+
 // forAnswer is the rule of r's chain that takes the answer b, nil if none.
 func (r *flowRule) forAnswer(b byte) *flowRule {
 	for r != nil && r.answer != 0 && r.answer != b {

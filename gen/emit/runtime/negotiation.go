@@ -21,9 +21,15 @@ type negotiation struct {
 	negotiated bool // a NegotiateProtocolVersion came
 }
 
-// newestMinor is the newest protocol minor a documented major speaks (3.2,
-// from 18): a server answers a newer one with NegotiateProtocolVersion.
-const newestMinor = 2
+// protocolMinor is the newest protocol minor a server of major speaks
+// (protocolMinors, from its manual); for 0, a server whose major the codec
+// lacks, the newest any documented major speaks.
+func protocolMinor(major int) int {
+	if major > 0 && major < len(protocolMinors) {
+		return int(protocolMinors[major])
+	}
+	return newestProtocolMinor
+}
 
 // ask notes what a StartupMessage asks for.
 func (n *negotiation) ask(m *StartupMessage) {
@@ -41,9 +47,10 @@ func isProtocolOption(name string) bool { return len(name) > 5 && name[:5] == "_
 // pgspec:if message:negotiate-protocol-version
 // answer checks a NegotiateProtocolVersion against what was asked: it
 // comes once, for a newer minor or options asked for, offers an older
-// minor of protocol 3 (or the minor alone) and names only _pq_. options. It returns what is
-// wrong, "" when nothing is.
-func (n *negotiation) answer(m *NegotiateProtocolVersion) string {
+// minor of protocol 3 (or the minor alone), one the server's major speaks
+// when it is known (0: not), and names only _pq_. options. It returns what
+// is wrong, "" when nothing is.
+func (n *negotiation) answer(m *NegotiateProtocolVersion, major int) string {
 	minor := int(m.NewestProtocolVersion & 0xffff)
 	// what was asked, written only for an answer that is wrong: a message
 	// the flow allows allocates nothing
@@ -57,6 +64,8 @@ func (n *negotiation) answer(m *NegotiateProtocolVersion) string {
 		return "offers protocol " + strconv.Itoa(int(m.NewestProtocolVersion>>16)) + "." + strconv.Itoa(minor) + "; " + asked()
 	case minor > n.minor:
 		return "offers 3." + strconv.Itoa(minor) + ", newer than asked: " + asked()
+	case major != 0 && minor > protocolMinor(major):
+		return "offers 3." + strconv.Itoa(minor) + ", which PostgreSQL " + strconv.Itoa(major) + " does not speak (its newest is 3." + strconv.Itoa(protocolMinor(major)) + ")"
 	case minor == n.minor && len(m.UnrecognizedOptions) == 0:
 		return "negotiates nothing (the minor asked for, no option): " + asked()
 	case len(m.UnrecognizedOptions) > n.options:
@@ -73,13 +82,31 @@ func (n *negotiation) answer(m *NegotiateProtocolVersion) string {
 
 // pgspec:end
 
-// missing says what NegotiateProtocolVersion should have answered by the
-// end of start-up, "" when nothing: _pq_. options, or a minor no major
-// speaks.
-func (n *negotiation) missing() string {
-	if n.negotiated || n.options == 0 && n.minor <= newestMinor {
-		return ""
+// missing says what is wrong with the protocol a start-up ended on, ""
+// when nothing: minor is the one reached, major the server's (0: not
+// known). NegotiateProtocolVersion should have answered `_pq_.` options or
+// a minor no major speaks; a server speaks no minor newer than its
+// major's manual documents (a 17 that takes 3.2 without answering, or
+// offers it), and one that knows a newer one answers the older of what was
+// asked and its own (18 answers 3.2 to 3.9999, not 3.0).
+func (n *negotiation) missing(major, minor int) string {
+	speaks := protocolMinor(major)
+	settled := func() string { // written only for a start-up that is wrong
+		return "the negotiation settled on 3." + strconv.Itoa(minor) + ", but PostgreSQL " + strconv.Itoa(major) + " speaks 3." + strconv.Itoa(speaks)
 	}
-	return "start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3." + strconv.Itoa(n.minor) +
-		" and " + strconv.Itoa(n.options) + " _pq_. option(s), which no server of protocol 3." + strconv.Itoa(newestMinor) + " or older recognises"
+	switch {
+	case !n.negotiated && (n.options > 0 || n.minor > newestProtocolMinor):
+		return "start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3." + strconv.Itoa(n.minor) +
+			" and " + strconv.Itoa(n.options) + " _pq_. option(s), which no server of protocol 3." + strconv.Itoa(newestProtocolMinor) + " or older recognises"
+	case major == 0:
+		return ""
+	case minor > speaks && !n.negotiated:
+		return "start-up ends without NegotiateProtocolVersion, but the StartupMessage asked for 3." + strconv.Itoa(n.minor) +
+			", which PostgreSQL " + strconv.Itoa(major) + " does not speak (its newest is 3." + strconv.Itoa(speaks) + ")"
+	case minor > speaks:
+		return settled() + " at most"
+	case n.negotiated && minor < min(n.minor, speaks):
+		return settled() + ": it answers the older of that and the 3." + strconv.Itoa(n.minor) + " asked"
+	}
+	return ""
 }

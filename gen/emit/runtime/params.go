@@ -53,10 +53,9 @@ type MajorSet uint64
 
 // Has reports whether major is in the set; 0 means DefaultMajor.
 func (s MajorSet) Has(major int) bool {
-	if major == 0 {
-		major = DefaultMajor
-	}
-	return s>>uint(major)&1 != 0 // a negative major shifts by more than 63: false
+	// One expression, which the compiler turns into branches on the caller's
+	// condition (s is a constant there); a negative major is a large uint.
+	return major == 0 && s>>DefaultMajor&1 != 0 || uint(major) < 64 && s>>uint(major)&1 != 0
 }
 
 // Majors lists the set's majors in increasing order.

@@ -86,7 +86,7 @@ func (r reader) u64(field string) (uint64, reader) {
 
 // signed turns an unsigned read into the signed integer of its width (two's
 // complement, as PostgreSQL sends them): m.X, r = signed[int16](r.u16("X")).
-func signed[S int8 | int16 | int32 | int64, U uint8 | uint16 | uint32 | uint64](v U, r reader) (S, reader) {
+func signed[S int8 | int16 | int32 | int64, U uint8 | uint16 | uint32 | uint64, R reader | fastReader](v U, r R) (S, R) {
 	return S(v), r
 }
 
@@ -135,10 +135,117 @@ func (r reader) tag(want byte) reader {
 // Int32 length that is what is left of the input after the tag, the check
 // every message with a length makes; decoders then skip those 5 bytes, or
 // read them with tag and length to say what is wrong.
-func (r reader) framed(want byte) bool {
-	b := r.rest
-	return len(b) >= 5 && b[0] == want && int(int32(binary.BigEndian.Uint32(b[1:]))) == len(b)-1
+func (r reader) framed(want byte) bool { return framed(r.rest, want) }
+
+// framed reports whether src starts with the tag byte want and an Int32
+// length that is the rest of src.
+func framed(src []byte, want byte) bool {
+	return len(src) >= 5 && src[0] == want && int(int32(binary.BigEndian.Uint32(src[1:5]))) == len(src)-1
 }
+
+// body is the body of the message src holds, after its tag and length,
+// when src starts with the tag byte want and an Int32 length that is the
+// rest of src; nil otherwise (an empty body is not nil).
+func body(src []byte, want byte) fastReader {
+	if framed(src, want) {
+		return fastReader(src[5:])
+	}
+	return nil
+}
+
+// sized reports whether src is a message with the tag byte want and the
+// Int32 length n, n+1 bytes in all.
+func sized(src []byte, want byte, n int) bool {
+	return len(src) == n+1 && src[0] == want && binary.BigEndian.Uint32(src[1:5]) == uint32(n)
+}
+
+// fastReader reads a message on Decode's fast path, the one a well-formed
+// message of a layout that Params do not change takes: no field names, no
+// offsets, no error values, so that its methods inline and Decode keeps
+// what it reads in registers. It is the input not read yet; nil once a read
+// did not fit, after which every read fails too. Decode then decodes again
+// with reader, which checks the same and says what is wrong.
+type fastReader []byte
+
+func (f fastReader) u8() (uint8, fastReader) {
+	if len(f) < 1 {
+		return 0, nil
+	}
+	return f[0], f[1:]
+}
+
+func (f fastReader) u16() (uint16, fastReader) {
+	if len(f) < 2 {
+		return 0, nil
+	}
+	return binary.BigEndian.Uint16(f), f[2:]
+}
+
+func (f fastReader) u32() (uint32, fastReader) {
+	if len(f) < 4 {
+		return 0, nil
+	}
+	return binary.BigEndian.Uint32(f), f[4:]
+}
+
+func (f fastReader) u64() (uint64, fastReader) {
+	if len(f) < 8 {
+		return 0, nil
+	}
+	return binary.BigEndian.Uint64(f), f[8:]
+}
+
+// fixed reads a value the manual fixes, which must be want (see reader.fixed).
+func (f fastReader) fixed(width int, want int64) fastReader {
+	if len(f) < width {
+		return nil
+	}
+	var got uint64
+	switch width {
+	case 1:
+		got = uint64(f[0])
+	case 2:
+		got = uint64(binary.BigEndian.Uint16(f))
+	case 4:
+		got = uint64(binary.BigEndian.Uint32(f))
+	default:
+		got = binary.BigEndian.Uint64(f)
+	}
+	if got != uint64(want)&(^uint64(0)>>(64-8*width)) {
+		return nil
+	}
+	return f[width:]
+}
+
+// fill copies the next len(dst) bytes into dst (a [N]byte field).
+func (f fastReader) fill(dst []byte) fastReader {
+	if len(f) < len(dst) {
+		return nil
+	}
+	copy(dst, f)
+	return f[len(dst):]
+}
+
+// str and secret read a zero-terminated string as reader's do.
+func (f fastReader) str(old string) (string, fastReader) { return f.cstr(old, true) }
+
+func (f fastReader) secret(old string) (string, fastReader) { return f.cstr(old, false) }
+
+func (f fastReader) cstr(old string, shared bool) (string, fastReader) {
+	s, n := cstr(f, old, shared)
+	if n == 0 {
+		return "", nil
+	}
+	return s, f[n:]
+}
+
+// remaining returns the bytes up to the end of the message.
+func (f fastReader) remaining() ([]byte, fastReader) {
+	return f[:len(f):len(f)], f[len(f):]
+}
+
+// ended reports whether every read fitted and the message ends here.
+func (f fastReader) ended() bool { return f != nil && len(f) == 0 }
 
 // length reads the Int32 "length of message contents in bytes, including
 // self", which must be what is left of the input: a length beyond it is
@@ -166,17 +273,39 @@ func (r reader) badLength() reader {
 	return r
 }
 
-// str reads a zero-terminated string. The result never aliases the input:
-// it is old (what the field held) when that has the same bytes, so that
-// decoding into a value again costs no copy, else intern's copy. A field
-// that holds its bytes again (a reused value: the same command tag, column
-// names, parameter names) is recognised with a few word loads and no
+// str reads a zero-terminated string (cstr).
+func (r reader) str(field string, old string) (string, reader) {
+	return r.cstr(field, old, true)
+}
+
+// secret reads a zero-terminated string that is a secret (a password),
+// which must not sit in intern's table, shared by the whole process, after
+// the message is gone: it is copied each time it is new to the field.
+func (r reader) secret(field string, old string) (string, reader) {
+	return r.cstr(field, old, false)
+}
+
+func (r reader) cstr(field string, old string, shared bool) (string, reader) {
+	s, n := cstr(r.rest, old, shared)
+	if n == 0 {
+		return "", r.fail(field, ErrUnterminated)
+	}
+	return s, reader{r.rest[n:], r.err}
+}
+
+// cstr is the zero-terminated string b starts with and the bytes it takes
+// with its terminator, 0 when b holds no zero byte. The string never
+// aliases b: it is old (what the field held) when that has the same bytes,
+// so that decoding into a value again costs no copy, else intern's copy
+// (shared) or a copy of its own. A
+// field that holds its bytes again (a reused value: the same command tag,
+// column names, parameter names) is recognised with a few word loads and no
 // call; a word v holds a zero byte when (v - 0x01…01) &^ v & 0x80…80 is
 // not zero, and old's bytes followed by a zero are the string only when
 // they hold none.
-func (r reader) str(field string, old string) (string, reader) {
+func cstr(b []byte, old string, shared bool) (string, int) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	b, n := r.rest, len(old)
+	n := len(old)
 	if n < len(b) && b[n] == 0 {
 		o := unsafe.Slice(unsafe.StringData(old), n)
 		le := binary.LittleEndian
@@ -197,23 +326,22 @@ func (r reader) str(field string, old string) (string, reader) {
 			same = b[0] == o[0] && b[n/2] == o[n/2] && b[n-1] == o[n-1] && b[0] != 0 && b[n/2] != 0 && b[n-1] != 0
 		}
 		if same {
-			return old, reader{b[n+1:], r.err}
+			return old, n + 1
 		}
 	}
-	return r.anyStr(field, old)
-}
-
-// anyStr is str for every other string: empty, longer than 32 bytes, or
-// new to the field.
-func (r reader) anyStr(field string, old string) (string, reader) {
-	end := bytes.IndexByte(r.rest, 0)
+	// Empty, longer than 32 bytes, or new to the field.
+	end := bytes.IndexByte(b, 0)
 	if end < 0 {
-		return "", r.fail(field, ErrUnterminated)
+		return "", 0
 	}
-	if b := r.rest[:end]; old != string(b) {
-		old = intern(b)
+	switch s := b[:end]; {
+	case old == string(s):
+	case shared:
+		old = intern(s)
+	default:
+		old = string(s)
 	}
-	return old, reader{r.rest[end+1:], r.err}
+	return old, end + 1
 }
 
 // remaining returns the bytes up to the end of the message.

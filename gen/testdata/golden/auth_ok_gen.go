@@ -2,6 +2,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // AuthOk is the message of the frontend/backend protocol “AuthOk” (B).
 //
 // Identifies the message as an authentication request.
@@ -25,6 +27,15 @@ func (*AuthOk) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *AuthOk) Decode(src []byte, p Params) error {
+	if sized(src, 'R', 8) && binary.BigEndian.Uint32(src[5:]) == 0 && authOkMajors.Has(p.Major) {
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthOk) decode(src []byte, p Params) error {
 	if !authOkMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -32,11 +43,8 @@ func (m *AuthOk) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('R') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('R').length()
-	}
+	r = r.tag('R')
+	r = r.length()
 	r = r.fixed("Int32(0)", 4, 0)
 	r = r.end("Int32(0)")
 	return r.done("AuthOk", len(src), p)
@@ -44,6 +52,17 @@ func (m *AuthOk) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthOk) Encode(dst []byte, p Params) ([]byte, error) {
+	if hasRoom(dst, 9) && authOkMajors.Has(p.Major) {
+		b := appendHeader(dst, 'R', 8)
+		b = binary.BigEndian.AppendUint32(b, 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *AuthOk) encode(dst []byte, p Params) ([]byte, error) {
 	if !authOkMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

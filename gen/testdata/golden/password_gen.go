@@ -2,6 +2,8 @@
 
 package codec
 
+import "math"
+
 // Password is the message of the frontend/backend protocol “Password” (F).
 //
 // Identifies the message as a password response.
@@ -28,6 +30,19 @@ func (*Password) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Password) Decode(src []byte, p Params) error {
+	if passwordMajors.Has(p.Major) {
+		f := body(src, 'p')
+		m.Password, f = f.str(m.Password)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Password) decode(src []byte, p Params) error {
 	if !passwordMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
@@ -35,11 +50,8 @@ func (m *Password) Decode(src []byte, p Params) error {
 		}
 	}
 	r := reader{rest: src}
-	if r.framed('p') {
-		r.rest = r.rest[5:]
-	} else {
-		r = r.tag('p').length()
-	}
+	r = r.tag('p')
+	r = r.length()
 	m.Password, r = r.str("Password", m.Password)
 	r = r.end("Password")
 	return r.done("Password", len(src), p)
@@ -47,6 +59,17 @@ func (m *Password) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 5 + len(m.Password); hasRoom(dst, 1+n) && n <= math.MaxInt32 && passwordMajors.Has(p.Major) && noZero(m.Password) {
+		b := appendHeader(dst, 'p', n)
+		b = append(append(b, m.Password...), 0)
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Password) encode(dst []byte, p Params) ([]byte, error) {
 	if !passwordMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -1,0 +1,237 @@
+package emit
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/pgspec/pgspec/gen/model"
+)
+
+// Decode's fast path. Most messages a session sees are small and of one
+// layout that Params do not change (ReadyForQuery, CommandComplete,
+// ParameterStatus, CopyData, the Authentication requests): their cost is
+// per call, not per byte, and the reader's bookkeeping (field names, the
+// error value, offsets) is most of it. Such a message's Decode first reads
+// it straight from src with fastReader, or with constant indexes when its
+// length is fixed, and returns at once when every read fits; anything else
+// goes to decode, the full reader, which checks the same and names what is
+// wrong. So errors are decode's alone, and the fast path only has to agree
+// with decode on the input it accepts: each of its reads is the one decode
+// makes, and decode assigns every field again.
+
+// fastItems is what follows a message's tag and length when its one layout
+// has a fast path: only fields always on the wire, of the kinds fastReader
+// reads, filling every field of the message. ok is false otherwise.
+func (e *emitter) fastItems() (items []*model.Item, tag *jen.Statement, ok bool) {
+	if len(e.msg.Layouts) != 1 || e.msg.Part {
+		return nil, nil, false
+	}
+	l := e.msg.Layouts[0]
+	tag, ok = framedBy(l.Items)
+	if !ok {
+		return nil, nil, false
+	}
+	items = l.Items[2:]
+	present := map[string]bool{}
+	for _, it := range items {
+		if !it.Cond.Always() {
+			return nil, nil, false
+		}
+		switch it.Op {
+		case model.OpInt, model.OpByte, model.OpFixed, model.OpBytesN, model.OpString:
+		case model.OpRest:
+			if len(it.Lengths) > 0 {
+				return nil, nil, false
+			}
+		default:
+			return nil, nil, false
+		}
+		present[it.Field] = true
+	}
+	for _, f := range e.msg.Fields {
+		if !present[f.Name] {
+			return nil, nil, false
+		}
+	}
+	return items, tag, true
+}
+
+// fixedWidth is the length of items' body when it is the same for every
+// message (only fixed-width items), or the least length when only the bytes
+// to the end follow them (rest), and whether it is either.
+func fixedWidth(items []*model.Item) (width int, rest, ok bool) {
+	n := 0
+	for i, it := range items {
+		switch {
+		case it.Op == model.OpRest && i == len(items)-1:
+			return n, true, true
+		case it.Op == model.OpString, it.Op == model.OpRest:
+			return 0, false, false
+		case it.Op == model.OpByte:
+			n++
+		default:
+			n += it.Width
+		}
+	}
+	return n, false, true
+}
+
+// fastDecode is the fast path in front of decode, nil when the message has
+// none.
+func (e *emitter) fastDecode() []jen.Code {
+	items, tag, ok := e.fastItems()
+	if !ok {
+		return nil
+	}
+	has := jen.Id(e.majorsConst()).Dot("Has").Call(jen.Id("p").Dot("Major"))
+	if width, rest, ok := fixedWidth(items); ok {
+		// A length known up to the bytes to the end: one check of tag and
+		// length, then every field at its constant offset.
+		b, off := "src", 5
+		cond := jen.Id("sized").Call(jen.Id("src"), tag, jen.Lit(4+width))
+		if rest {
+			cond = jen.Id("framed").Call(jen.Id("src"), tag)
+			if width > 0 {
+				cond = cond.Op("&&").Len(jen.Id("src")).Op(">=").Lit(5 + width)
+			}
+		}
+		var reads []jen.Code
+		for _, it := range items {
+			switch it.Op {
+			case model.OpFixed:
+				cond = cond.Op("&&").Add(uintAt(b, it.Width, off)).Op("==").Lit(int(uint64(it.Value) & (^uint64(0) >> (64 - 8*it.Width))))
+			case model.OpBytesN:
+				reads = append(reads, jen.Copy(jen.Id("m").Dot(it.Field).Index(jen.Empty(), jen.Empty()), jen.Id(b).Index(jen.Lit(off), jen.Lit(off+it.Width))))
+			case model.OpRest: // as reader.remaining: capacity ends with the message
+				end := jen.Len(jen.Id(b))
+				reads = append(reads, jen.Id("m").Dot(it.Field).Op("=").Id(b).Index(jen.Lit(off), end, end.Clone()))
+			default:
+				reads = append(reads, jen.Id("m").Dot(it.Field).Op("=").Add(valueAt(b, it, off)))
+			}
+			if it.Op == model.OpByte {
+				off++
+			} else {
+				off += it.Width
+			}
+		}
+		return []jen.Code{jen.If(cond.Op("&&").Add(has)).Block(append(reads, jen.Return(jen.Nil()))...)}
+	}
+	body := []jen.Code{jen.Id("f").Op(":=").Id("body").Call(jen.Id("src"), tag)}
+	for _, it := range items {
+		body = append(body, e.fastRead(it))
+	}
+	body = append(body, jen.If(jen.Id("f").Dot("ended").Call()).Block(jen.Return(jen.Nil())))
+	return []jen.Code{jen.If(has).Block(body...)}
+}
+
+// fastRead reads one item with fastReader f.
+func (e *emitter) fastRead(it *model.Item) jen.Code {
+	target := jen.Id("m").Dot(it.Field)
+	fcall := func(targets []jen.Code, method string, args ...jen.Code) *jen.Statement {
+		return jen.List(append(targets, jen.Id("f"))...).Op("=").Id("f").Dot(method).Call(args...)
+	}
+	switch it.Op {
+	case model.OpInt:
+		method := "u" + widthSuffix(it.Width)
+		if it.Type.Unsigned() {
+			return fcall([]jen.Code{target}, method)
+		}
+		return jen.List(target, jen.Id("f")).Op("=").Id("signed").Types(typeCode(it.Type)).Call(jen.Id("f").Dot(method).Call())
+	case model.OpByte:
+		return fcall([]jen.Code{target}, "u8")
+	case model.OpFixed:
+		return fcall(nil, "fixed", jen.Lit(it.Width), fixedValue(it))
+	case model.OpBytesN:
+		return fcall(nil, "fill", target.Clone().Index(jen.Empty(), jen.Empty()))
+	case model.OpString:
+		return fcall([]jen.Code{target}, e.strMethod(it, scope{recv: "m"}), target.Clone())
+	}
+	return fcall([]jen.Code{target}, "remaining") // OpRest, of any length
+}
+
+// uintAt is the big-endian unsigned value of width bytes at offset off of
+// the slice b.
+func uintAt(b string, width, off int) *jen.Statement {
+	if width == 1 {
+		return jen.Id(b).Index(jen.Lit(off))
+	}
+	return jen.Qual("encoding/binary", "BigEndian").Dot("Uint" + widthSuffix(width)).Call(jen.Id(b).Index(jen.Lit(off), jen.Empty()))
+}
+
+// strMethod is the reader method that reads the string it: secret for a
+// secret field of the message, which must never be interned, else str.
+func (e *emitter) strMethod(it *model.Item, sc scope) string {
+	if sc.recv == "m" && sc.value == "" {
+		for _, f := range e.msg.Fields {
+			if f.Name == it.Field && f.Secret {
+				return "secret"
+			}
+		}
+	}
+	return "str"
+}
+
+// fastEncode is the fast path in front of encode, for the messages Decode
+// has one for: their length is known before anything is written, so the
+// fast path checks what encode would refuse (a zero byte inside a string, a
+// message over math.MaxInt32 bytes) first, and that dst has room for the
+// whole message, then appends the tag and the length, never back-patched,
+// and every field after them; a message that fails a check goes to encode,
+// which grows dst or names the field.
+func (e *emitter) fastEncode() []jen.Code {
+	items, tag, ok := e.fastItems()
+	if !ok {
+		return nil
+	}
+	m := func(it *model.Item) *jen.Statement { return jen.Id("m").Dot(it.Field) }
+	fixed := 4
+	var lens []jen.Code
+	cond := jen.Id(e.majorsConst()).Dot("Has").Call(jen.Id("p").Dot("Major"))
+	var writes []jen.Code
+	appendTo := func(v ...jen.Code) {
+		writes = append(writes, jen.Id("b").Op("=").Append(append([]jen.Code{jen.Id("b")}, v...)...))
+	}
+	for _, it := range items {
+		switch it.Op {
+		case model.OpString:
+			fixed++
+			lens = append(lens, jen.Len(m(it)))
+			cond = cond.Op("&&").Id("noZero").Call(m(it))
+			writes = append(writes, jen.Id("b").Op("=").Append(jen.Append(jen.Id("b"), m(it).Op("...")), jen.Lit(0)))
+		case model.OpRest:
+			lens = append(lens, jen.Len(m(it)))
+			appendTo(m(it).Op("..."))
+		case model.OpBytesN:
+			fixed += it.Width
+			appendTo(m(it).Index(jen.Empty(), jen.Empty()).Op("..."))
+		case model.OpByte:
+			fixed++
+			appendTo(m(it))
+		case model.OpFixed:
+			fixed += it.Width
+			if it.Width == 1 {
+				appendTo(fixedValue(it))
+			} else {
+				writes = append(writes, jen.Id("b").Op("=").Qual("encoding/binary", "BigEndian").Dot("AppendUint"+widthSuffix(it.Width)).Call(jen.Id("b"), fixedValue(it)))
+			}
+		default: // OpInt
+			fixed += it.Width
+			v := m(it)
+			if !it.Type.Unsigned() {
+				v = typeCode(model.Uint(it.Width)).Call(v)
+			}
+			writes = append(writes, jen.Id("b").Op("=").Qual("encoding/binary", "BigEndian").Dot("AppendUint"+widthSuffix(it.Width)).Call(jen.Id("b"), v))
+		}
+	}
+	n := jen.Lit(fixed)
+	for _, l := range lens {
+		n = n.Op("+").Add(l)
+	}
+	init, length, whole := jen.Null(), n, jen.Lit(1+fixed)
+	if len(lens) > 0 {
+		init, length, whole = jen.Id("n").Op(":=").Add(n), jen.Id("n"), jen.Lit(1).Op("+").Id("n")
+		cond = jen.Id("n").Op("<=").Qual("math", "MaxInt32").Op("&&").Add(cond)
+	}
+	cond = jen.Id("hasRoom").Call(jen.Id("dst"), whole).Op("&&").Add(cond)
+	body := append([]jen.Code{jen.Id("b").Op(":=").Id("appendHeader").Call(jen.Id("dst"), tag, length)}, writes...)
+	return []jen.Code{jen.If(init, cond).Block(append(body, jen.Return(jen.Id("b"), jen.Nil()))...)}
+}

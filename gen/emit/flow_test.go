@@ -1,0 +1,63 @@
+package emit
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestFlowRuleComments: in the generated flowRules each rule's comment is
+// the line right above it and names its own state and message (a comment
+// rendered after the rule's comma belongs, for gofmt and godoc, to the
+// rule below).
+func TestFlowRuleComments(t *testing.T) {
+	mod, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Files(mod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := files["flowtables_gen.go"]
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "flowtables_gen.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, st := range mod.Flow.States() {
+		for _, r := range st.Rules {
+			what := r.Event
+			if r.Msg != nil {
+				what = r.Msg.GoName
+			}
+			want = append(want, st.ID()+", "+what)
+		}
+	}
+	var elts []ast.Expr
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok && vs.Names[0].Name == "flowRules" {
+			elts = vs.Values[0].(*ast.CompositeLit).Elts
+		}
+		return elts == nil
+	})
+	if len(elts) != len(want) || len(want) == 0 {
+		t.Fatalf("flowRules has %d rules, the model %d", len(elts), len(want))
+	}
+	lines := strings.Split(string(src), "\n")
+	for i, e := range elts {
+		line := fset.Position(e.Pos()).Line
+		above := strings.TrimSpace(lines[line-2])
+		if !strings.HasPrefix(above, "// "+want[i]+" ") && !strings.HasPrefix(above, "// "+want[i]+":") {
+			t.Errorf("rule %d (%s) at line %d: the line above is %q", i, want[i], line, above)
+		}
+		tail := strings.TrimSpace(lines[line-1][fset.Position(e.End()).Column-1:])
+		if tail != "," && (tail != "}" || i != len(elts)-1) {
+			t.Errorf("rule %d (%s): %q follows it on its line", i, want[i], tail)
+		}
+	}
+}
