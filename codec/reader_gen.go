@@ -232,12 +232,14 @@ func (f fastReader) str(old string) (string, fastReader) { return f.cstr(old, tr
 
 func (f fastReader) secret(old string) (string, fastReader) { return f.cstr(old, false) }
 
+// cstr is reader's: a string with no terminator, which the fast path then
+// leaves to reader to report, costs its error value once more.
 func (f fastReader) cstr(old string, shared bool) (string, fastReader) {
-	s, n := cstr(f, old, shared)
-	if n == 0 {
+	s, r := reader{rest: f}.cstr("", old, shared)
+	if r.err != nil {
 		return "", nil
 	}
-	return s, f[n:]
+	return s, fastReader(r.rest)
 }
 
 // remaining returns the bytes up to the end of the message.
@@ -286,17 +288,9 @@ func (r reader) secret(field string, old string) (string, reader) {
 	return r.cstr(field, old, false)
 }
 
-func (r reader) cstr(field string, old string, shared bool) (string, reader) {
-	s, n := cstr(r.rest, old, shared)
-	if n == 0 {
-		return "", r.fail(field, ErrUnterminated)
-	}
-	return s, reader{r.rest[n:], r.err}
-}
-
-// cstr is the zero-terminated string b starts with and the bytes it takes
-// with its terminator, 0 when b holds no zero byte. The string never
-// aliases b: it is old (what the field held) when that has the same bytes,
+// cstr reads the zero-terminated string the input starts with; the one
+// call a string read costs, since str and secret inline. The string never
+// aliases the input: it is old (what the field held) when that has the same bytes,
 // so that decoding into a value again costs no copy, else intern's copy
 // (shared) or a copy of its own. A
 // field that holds its bytes again (a reused value: the same command tag,
@@ -304,8 +298,9 @@ func (r reader) cstr(field string, old string, shared bool) (string, reader) {
 // call; a word v holds a zero byte when (v - 0x01…01) &^ v & 0x80…80 is
 // not zero, and old's bytes followed by a zero are the string only when
 // they hold none.
-func cstr(b []byte, old string, shared bool) (string, int) {
+func (r reader) cstr(field string, old string, shared bool) (string, reader) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b := r.rest
 	n := len(old)
 	if n < len(b) && b[n] == 0 {
 		o := unsafe.Slice(unsafe.StringData(old), n)
@@ -327,13 +322,13 @@ func cstr(b []byte, old string, shared bool) (string, int) {
 			same = b[0] == o[0] && b[n/2] == o[n/2] && b[n-1] == o[n-1] && b[0] != 0 && b[n/2] != 0 && b[n-1] != 0
 		}
 		if same {
-			return old, n + 1
+			return old, reader{b[n+1:], r.err}
 		}
 	}
 	// Empty, longer than 32 bytes, or new to the field.
 	end := bytes.IndexByte(b, 0)
 	if end < 0 {
-		return "", 0
+		return "", r.fail(field, ErrUnterminated)
 	}
 	switch s := b[:end]; {
 	case old == string(s):
@@ -342,7 +337,7 @@ func cstr(b []byte, old string, shared bool) (string, int) {
 	default:
 		old = string(s)
 	}
-	return old, end + 1
+	return old, reader{b[end+1:], r.err}
 }
 
 // remaining returns the bytes up to the end of the message.
