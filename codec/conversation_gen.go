@@ -129,7 +129,7 @@ type FrontendTracker struct {
 // Untagged reports whether the frontend's next message is a startup-phase
 // packet, without a tag (read it with FrameReader.NextUntagged).
 func (t *FrontendTracker) Untagged() bool {
-	return t.c.fe == stFrontendStartup || t.c.fe == stFrontendEncryptedStartup
+	return untaggedStates[t.c.fe]
 }
 
 // IsDirectTLS reports whether a connection's first byte begins a TLS
@@ -164,7 +164,7 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	var k flowKind
 	var err error
 	switch {
-	case st == stFrontendStartup || st == stFrontendEncryptedStartup:
+	case untaggedStates[st]:
 		if len(frame) >= 8 {
 			k = kindsStartup(binary.BigEndian.Uint32(frame[4:]))
 			// A CancelRequest comes on a connection of its own: only its

@@ -553,3 +553,41 @@ func TestDirectTLS(t *testing.T) {
 		t.Errorf("StartupMessage through TLS: %v", err)
 	}
 }
+
+// TestEncryptionRequests: each encryption is asked for at most once, as
+// PostgreSQL's ProcessStartupPacket allows (ssl_done, gss_done): after an
+// SSLRequest's 'N' a GSSENCRequest may follow, after a GSSENCRequest's 'N'
+// an SSLRequest, and after both refusals only a StartupMessage or a
+// CancelRequest; asking for the refused one again is a violation (which
+// PostgreSQL answers with 0A000).
+func TestEncryptionRequests(t *testing.T) {
+	startup := fe(&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}, codec.Params{})
+	cancel := fe(&codec.CancelRequest{ProcessID: 1, SecretKey: []byte{1, 2, 3, 4}}, codec.Params{})
+	ssl, gss := fe(&codec.SSLRequest{}, codec.Params{}), fe(&codec.GSSEncRequest{}, codec.Params{})
+	n := turn{true, []byte{'N'}}
+	for _, c := range []struct {
+		name  string
+		turns []turn
+		state string // of the violation; "" for none
+		got   string
+	}{
+		{"SSL N, GSS N, StartupMessage", []turn{ssl, n, gss, n, startup}, "", ""},
+		{"GSS N, SSL N, CancelRequest", []turn{gss, n, ssl, n, cancel}, "", ""},
+		{"SSL N, StartupMessage", []turn{ssl, n, startup}, "", ""},
+		{"GSS N, SSL S", []turn{gss, n, ssl, {true, []byte{'S'}}}, "", ""},
+		{"SSL N, SSL", []turn{ssl, n, ssl}, "frontend ssl-refused", "ssl-request"},
+		{"GSS N, GSS", []turn{gss, n, gss}, "frontend gss-refused", "gssenc-request"},
+		{"SSL N, GSS N, SSL", []turn{ssl, n, gss, n, ssl}, "frontend unencrypted-startup", "ssl-request"},
+		{"GSS N, SSL N, GSS", []turn{gss, n, ssl, n, gss}, "frontend unencrypted-startup", "gssenc-request"},
+	} {
+		conv := codec.NewConversation(codec.Params{Major: 17})
+		i, err := feed(conv, c.turns)
+		var e *codec.FlowError
+		switch {
+		case c.state == "" && err != nil:
+			t.Errorf("%s: turn %d: %v", c.name, i, err)
+		case c.state != "" && (!errors.As(err, &e) || e.State != c.state || e.Got != c.got || i != len(c.turns)-1):
+			t.Errorf("%s: turn %d: %v, want the last turn refused in %s", c.name, i, err, c.state)
+		}
+	}
+}
