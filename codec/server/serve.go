@@ -59,11 +59,9 @@ func (c *Conn) running(ctx context.Context, f func(context.Context) error) error
 // Serve answers the client's queries with h until it terminates or ctx
 // ends (the session then ends with PostgreSQL's 57P01). It returns nil
 // when the client sent Terminate or closed the connection between
-// messages.
+// messages. It goes on with the conversation Accept began.
 func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	c.stmts, c.portals = map[string]*Statement{}, map[string]*portal{}
-	c.conv = codec.NewConversation(c.P)
-	c.inStep() // Accept has sent ReadyForQuery: the session is idle
 	defer c.closePortals()
 	stop := context.AfterFunc(ctx, func() { c.nc.SetReadDeadline(deadlinePassed) })
 	defer stop()
