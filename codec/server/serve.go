@@ -199,11 +199,17 @@ func (c *Conn) inStep() {
 	c.outOfStep = false
 }
 
-// fail sends err as ErrorResponse; in the extended protocol the messages
+// fail sends err as ErrorResponse, at once as PostgreSQL does (elog.c's
+// send_message_to_frontend flushes every error: a client that sent no Sync
+// or Flush yet still learns of it); in the extended protocol the messages
 // up to Sync are then discarded, and inside a transaction block it fails.
+// A write error is the next Flush's.
 func (c *Conn) fail(err error, extended bool) {
 	e := asPGError(err)
 	c.send(&codec.ErrorResponse{Fields: e.Fields})
+	if err := c.Flush(); err != nil && c.err == nil {
+		c.err = err
+	}
 	c.failed = true
 	if c.TxStatus == 'T' {
 		c.TxStatus = 'E'
