@@ -109,9 +109,10 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 
 // step bounds one step, so a selector that never matches fails the test
 // instead of hanging it; the browser has started, so the timeout does not
-// stop it.
+// stop it. The bound guards against a hang, not a slow machine: the first
+// navigation of the 1.6 MB page took over 20 s at load 20 on two cores.
 func step(t *testing.T, ctx context.Context) context.Context {
-	return stepWithin(t, ctx, 20*time.Second)
+	return stepWithin(t, ctx, time.Minute)
 }
 
 // stepWithin bounds a step that does much work (a walk over every range of
