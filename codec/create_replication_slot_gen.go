@@ -47,9 +47,9 @@ type CreateReplicationSlot struct {
 	// this logical replication slot supports decoding of two-phase commit.
 	TwoPhase *bool
 
-	// Snapshot is SNAPSHOT (keyword, PostgreSQL 15 and later): one of export, use, nothing; the
-	// default is export. Decides what to do with the snapshot created during logical slot
-	// initialization.
+	// Snapshot is SNAPSHOT (keyword, PostgreSQL 15 and later): one of export, use, nothing, in
+	// lower case when quoted (the server compares as written); the default is export. Decides
+	// what to do with the snapshot created during logical slot initialization.
 	Snapshot string
 
 	// Failover is FAILOVER (boolean, PostgreSQL 17 and later); the default is false. If true,
@@ -97,7 +97,7 @@ var createReplicationSlotDesc = &commandDesc{
 		{name: "NOEXPORT_SNAPSHOT", kind: kindFlag, majors: GeneratedMajors},
 		{name: "USE_SNAPSHOT", kind: kindFlag, majors: GeneratedMajors},
 		{name: "TWO_PHASE", kind: kindBoolean, majors: GeneratedMajors &^ (1<<15 - 1)},
-		{name: "SNAPSHOT", kind: kindKeyword, majors: GeneratedMajors &^ (1<<15 - 1), values: []string{"export", "use", "nothing"}},
+		{name: "SNAPSHOT", kind: kindKeyword, majors: GeneratedMajors &^ (1<<15 - 1), values: []string{"export", "use", "nothing"}, exact: true},
 		{name: "FAILOVER", kind: kindBoolean, majors: GeneratedMajors &^ (1<<17 - 1)},
 	},
 	majors: GeneratedMajors,

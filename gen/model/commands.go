@@ -38,6 +38,9 @@ type CommandItem struct {
 	Default string
 	Doc     string
 	Option  bool
+	// ExactValues: the server compares a quoted value with Values as
+	// written, not in any case (the overlay's options, with evidence).
+	ExactValues bool
 }
 
 // ItemPluginOptions is logical START_REPLICATION's ( option_name [ option_value ] [, ...] ).
@@ -94,7 +97,7 @@ type ResultColumn struct {
 
 // buildCommands merges every major's commands by slug; a -legacy entry
 // adds a form to its command.
-func buildCommands(specs []*spec.Spec, prose map[string][]*spec.ResultEntry) ([]*Command, error) {
+func buildCommands(specs []*spec.Spec, prose map[string][]*spec.ResultEntry, options map[string]map[string]*spec.OptionEntry) ([]*Command, error) {
 	var out []*Command
 	bySlug := map[string]*Command{}
 	var errs []string
@@ -130,6 +133,24 @@ func buildCommands(specs []*spec.Spec, prose map[string][]*spec.ResultEntry) ([]
 		for i, e := range prose[slug] {
 			if !used[e] {
 				errs = append(errs, fmt.Sprintf("overlay results %s %d (%q): matches no prose result set of any major", slug, i, e.Match))
+			}
+		}
+	}
+	for _, slug := range slices.Sorted(maps.Keys(options)) {
+		for _, name := range slices.Sorted(maps.Keys(options[slug])) {
+			var it *CommandItem
+			if c := bySlug[slug]; c != nil {
+				if i := slices.IndexFunc(c.Items, func(x *CommandItem) bool { return x.Name == name }); i >= 0 {
+					it = c.Items[i]
+				}
+			}
+			switch {
+			case it == nil:
+				errs = append(errs, fmt.Sprintf("overlay options %s %s: no such option", slug, name))
+			case it.Kind != spec.ValueKeyword || len(it.Values) == 0:
+				errs = append(errs, fmt.Sprintf("overlay options %s %s: exact_values for a %s, not a keyword with values", slug, name, it.Kind))
+			default:
+				it.ExactValues = true
 			}
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Command is what every generated replication command implements: a
@@ -125,6 +127,7 @@ type itemDesc struct {
 	kind   int
 	majors MajorSet // majors whose manual documents it
 	values []string // a keyword's allowed values
+	exact  bool     // values compared as written, not in any case
 }
 
 // commandForm is one syntax: main is the form Append writes in its majors;
@@ -242,6 +245,19 @@ func renderCommand(d *commandDesc, vals []cmdValue, major int) (string, error) {
 		}
 		if it.kind == kindKeyword && len(it.values) > 0 && !containsString(it.values, vals[i].s) {
 			return fail(it.name, fmt.Sprintf("value %q is not one of %s", vals[i].s, strings.Join(it.values, ", ")), 0)
+		}
+		// The server would cut a longer name and use another than given.
+		long := ""
+		if it.kind == kindIdentifier && len(vals[i].s) > maxIdentifier {
+			long = vals[i].s
+		}
+		for _, o := range vals[i].opts {
+			if len(o.Name) > maxIdentifier && long == "" {
+				long = o.Name
+			}
+		}
+		if long != "" {
+			return fail(it.name, fmt.Sprintf("%q is %d bytes: the server cuts an identifier to %d (NAMEDATALEN-1)", long, len(long), maxIdentifier), 0)
 		}
 	}
 	// The main form, then a legacy one the major still documents: the
@@ -507,23 +523,22 @@ func tokenize(s string) ([]token, error) {
 				val = append(val, s[j])
 				j++
 			}
-			k := tokQIdent
+			k, text := tokQIdent, truncateIdentifier(string(val))
 			if c == '\'' {
-				k = tokString
+				k, text = tokString, string(val)
 			}
-			out = append(out, token{k, string(val), i})
+			out = append(out, token{k, text, i})
 			i = j + 1
 		default:
-			j := i
-			for j < len(s) && !strings.ContainsRune(" \t\n\r\f\v(),;\"'", rune(s[j])) {
-				j++
-			}
+			j := wordEnd(s, i)
 			w := s[i:j]
 			k := tokWord
 			if _, err := ParseLSN(w); err == nil {
 				k = tokLSN
 			} else if strings.Trim(w, "0123456789") == "" {
 				k = tokNumber
+			} else if isIdentifier(w) {
+				w = truncateIdentifier(w)
 			}
 			out = append(out, token{k, w, i})
 			i = j
@@ -532,11 +547,58 @@ func tokenize(s string) ([]token, error) {
 	return out, nil
 }
 
+// wordEnd is where the word at s[i] ends: at a space, a bracket, a comma,
+// a semicolon or a quote.
+func wordEnd(s string, i int) int {
+	for i < len(s) && !strings.ContainsRune(" \t\n\r\f\v(),;\"'", rune(s[i])) {
+		i++
+	}
+	return i
+}
+
+// maxIdentifier is NAMEDATALEN-1: the scanner cuts every identifier,
+// quoted or not, to 63 bytes (truncate_identifier, with a NOTICE).
+const maxIdentifier = 63
+
+// truncateIdentifier cuts s as the server does: to maxIdentifier bytes,
+// back to a character's first byte (pg_mbcliplen in a UTF-8 database; a
+// physical replication connection has no database and cuts at byte 63,
+// which differs only for a name no slot, plugin or setting can have).
+func truncateIdentifier(s string) string {
+	if len(s) <= maxIdentifier {
+		return s
+	}
+	n := maxIdentifier
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// isIdentifier says whether w is the scanner's {identifier}: a letter,
+// underscore or non-ASCII byte, then those, digits or dollars.
+func isIdentifier(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		letter := 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || c == '_' || c >= 0x80
+		if !letter && (i == 0 || !('0' <= c && c <= '9' || c == '$')) {
+			return false
+		}
+	}
+	return w != ""
+}
+
 // parseCommand reads text as one of cands for major: the first form of
 // the first candidate whose grammar takes every token.
 func parseCommand(text string, major int, cands []Command) (Command, error) {
 	if len(text) > MaxCommand {
 		return nil, &CommandError{Command: "replication command", Offset: MaxCommand, Reason: fmt.Sprintf("longer than %d bytes", MaxCommand)}
+	}
+	// A first word that names no command in any case (SQL, most of the
+	// Queries pgtrace sees) is refused before the text is read.
+	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\f\v"))
+	if w := text[start:wordEnd(text, start)]; isIdentifier(w) && !slices.ContainsFunc(cands, func(c Command) bool { return strings.EqualFold(c.desc().name, w) }) {
+		return nil, &CommandError{Command: w, Offset: start, Reason: fmt.Sprintf("no replication command of PostgreSQL %d", major)}
 	}
 	toks, err := tokenize(text)
 	if err != nil {
@@ -578,6 +640,14 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 				setCommandValues(c, p.vals)
 				canon, err := renderCommand(d, p.vals, major)
 				if err != nil {
+					// A value out of its set: where it was written.
+					if ce, ok := err.(*CommandError); ok {
+						for i, it := range d.items {
+							if off, given := p.offs[i]; given && it.name == ce.Option {
+								ce.Offset = off
+							}
+						}
+					}
 					return nil, err
 				}
 				*c.spell() = spelling{text: text, canon: canon, major: major}
@@ -772,8 +842,11 @@ func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
 		}
 	case kindString, kindKeyword:
 		if t.kind == tokString {
+			// A value in another case is the one of the set, unless the
+			// server compares as written (SNAPSHOT: strcmp); then it stays
+			// as it is, and rendering refuses it as no value of the set.
 			s := t.text
-			if it.kind == kindKeyword {
+			if it.kind == kindKeyword && !it.exact {
 				for _, v := range it.values {
 					if strings.EqualFold(v, s) {
 						s = v
