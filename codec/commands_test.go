@@ -236,6 +236,9 @@ func TestParseCommandRefuses(t *testing.T) {
 	}{
 		{15, `BASE_BACKUP (LABEL 'x', FAST)`, `BASE_BACKUP FAST (byte 24): not in PostgreSQL 15 (it is in PostgreSQL 10–14)`},
 		{13, `BASE_BACKUP (LABEL 'x')`, `BASE_BACKUP (byte 12): unexpected text`},
+		// One keyword form for 10–14: an option of a later major names them.
+		{10, `BASE_BACKUP LABEL 'x' NOVERIFY_CHECKSUMS`, `BASE_BACKUP NOVERIFY_CHECKSUMS (byte 22): not in PostgreSQL 10 (it is in PostgreSQL 11–14)`},
+		{12, `BASE_BACKUP MANIFEST 'yes'`, `BASE_BACKUP MANIFEST (byte 21): not in PostgreSQL 12 (it is in PostgreSQL 13 and later)`},
 		{16, `CREATE_REPLICATION_SLOT "s" LOGICAL "p" (FAILOVER)`, `CREATE_REPLICATION_SLOT FAILOVER (byte 41): not in PostgreSQL 16 (it is in PostgreSQL 17 and later)`},
 		{17, `CREATE_REPLICATION_SLOT "s" LOGICAL "p" (FAILOVER maybe)`, `CREATE_REPLICATION_SLOT (byte 50): want the value of FAILOVER`},
 		{14, `READ_REPLICATION_SLOT s`, `READ_REPLICATION_SLOT (byte 0): not in PostgreSQL 14 (it is in PostgreSQL 15 and later)`},
