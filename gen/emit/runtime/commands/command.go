@@ -5,7 +5,6 @@ package codec
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +28,10 @@ type Command interface {
 	Majors() MajorSet
 	desc() *commandDesc
 	spell() *spelling
+	// values are the fields' values in the order of desc's items;
+	// setValues stores them (both generated per command: no reflection).
+	values() []cmdValue
+	setValues(v []cmdValue)
 }
 
 // ErrCommand marks every error about a replication command's text or options.
@@ -191,7 +194,7 @@ type spelling struct {
 
 // appendCommand writes c for p.Major.
 func appendCommand(dst []byte, c Command, p Params) ([]byte, error) {
-	out, err := renderCommand(c.desc(), commandValues(c), p.major())
+	out, err := renderCommand(c.desc(), c.values(), p.major())
 	if err != nil {
 		return dst, err
 	}
@@ -205,7 +208,7 @@ func appendCommand(dst []byte, c Command, p Params) ([]byte, error) {
 // built in Go: keywords in capitals, identifiers double-quoted, values as
 // string constants, options joined by ", ", whatever text c was parsed from.
 func AppendCanonical(dst []byte, c Command, p Params) ([]byte, error) {
-	out, err := renderCommand(c.desc(), commandValues(c), p.major())
+	out, err := renderCommand(c.desc(), c.values(), p.major())
 	if err != nil {
 		return dst, err
 	}
@@ -637,7 +640,7 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 						return nil, &CommandError{Command: d.name, Option: it.name, Major: major, Majors: it.majors, Offset: p.offs[i], Reason: fmt.Sprintf("not in PostgreSQL %d", major)}
 					}
 				}
-				setCommandValues(c, p.vals)
+				c.setValues(p.vals)
 				canon, err := renderCommand(d, p.vals, major)
 				if err != nil {
 					// A value out of its set: where it was written.
@@ -1012,70 +1015,46 @@ func (p *parser) snapshot() []cmdValue {
 
 func (p *parser) restore(v []cmdValue) { copy(p.vals, v) }
 
-// commandValues reads c's fields, which are its items in order, each of
-// the Go type its kind has: a flag a bool, a boolean a *bool, an integer
-// an *int64, an LSN an LSN, a timeline a uint32, plugin options a
-// []PluginOption, any other kind a string. Unset is the zero value (an LSN
-// is always set: 0/0 is a position).
-func commandValues(c Command) []cmdValue {
-	v := reflect.ValueOf(c).Elem()
-	items := c.desc().items
-	out := make([]cmdValue, len(items))
-	for i, it := range items {
-		f := v.Field(i)
-		switch it.kind {
-		case kindFlag:
-			out[i] = cmdValue{set: f.Bool(), b: f.Bool()}
-		case kindBoolean:
-			if !f.IsNil() {
-				out[i] = cmdValue{set: true, b: f.Elem().Bool()}
-			}
-		case kindInteger:
-			if !f.IsNil() {
-				out[i] = cmdValue{set: true, n: f.Elem().Int()}
-			}
-		case kindLSN:
-			out[i] = cmdValue{set: true, n: int64(f.Uint())}
-		case kindTimeline:
-			out[i] = cmdValue{set: f.Uint() != 0, n: int64(f.Uint())}
-		case kindPluginOptions:
-			opts := f.Interface().([]PluginOption)
-			out[i] = cmdValue{set: len(opts) > 0, opts: opts}
-		default:
-			out[i] = cmdValue{set: f.String() != "", s: f.String()}
-		}
+// The generated values and setValues read and write a command's fields
+// with these, by the Go type of its items' kinds: a flag a bool, a
+// boolean a *bool, an integer an *int64, an LSN an LSN, a timeline a
+// uint32, plugin options a []PluginOption, any other kind a string. Unset
+// is the zero value (an LSN is always set: 0/0 is a position).
+
+func flagValue(b bool) cmdValue                { return cmdValue{set: b, b: b} }
+func stringValue(s string) cmdValue            { return cmdValue{set: s != "", s: s} }
+func lsnValue(l LSN) cmdValue                  { return cmdValue{set: true, n: int64(l)} }
+func timelineValue(t uint32) cmdValue          { return cmdValue{set: t != 0, n: int64(t)} }
+func pluginValue(opts []PluginOption) cmdValue { return cmdValue{set: len(opts) > 0, opts: opts} }
+
+func boolValue(b *bool) cmdValue {
+	if b == nil {
+		return cmdValue{}
 	}
-	return out
+	return cmdValue{set: true, b: *b}
 }
 
-// setCommandValues stores vals in c's fields, as commandValues reads them.
-func setCommandValues(c Command, vals []cmdValue) {
-	v := reflect.ValueOf(c).Elem()
-	for i, it := range c.desc().items {
-		f, x := v.Field(i), vals[i]
-		switch it.kind {
-		case kindFlag:
-			f.SetBool(x.b)
-		case kindBoolean:
-			f.Set(reflect.Zero(f.Type()))
-			if x.set {
-				b := x.b
-				f.Set(reflect.ValueOf(&b))
-			}
-		case kindInteger:
-			f.Set(reflect.Zero(f.Type()))
-			if x.set {
-				n := x.n
-				f.Set(reflect.ValueOf(&n))
-			}
-		case kindLSN, kindTimeline:
-			f.SetUint(uint64(x.n))
-		case kindPluginOptions:
-			f.Set(reflect.ValueOf(x.opts))
-		default:
-			f.SetString(x.s)
-		}
+func intValue(n *int64) cmdValue {
+	if n == nil {
+		return cmdValue{}
 	}
+	return cmdValue{set: true, n: *n}
+}
+
+func (v cmdValue) boolPtr() *bool {
+	if !v.set {
+		return nil
+	}
+	b := v.b
+	return &b
+}
+
+func (v cmdValue) intPtr() *int64 {
+	if !v.set {
+		return nil
+	}
+	n := v.n
+	return &n
 }
 
 // ErrResult marks a result set whose columns or values are not what the
