@@ -65,3 +65,15 @@ func (c *AlterReplicationSlot) desc() *commandDesc {
 func (c *AlterReplicationSlot) spell() *spelling {
 	return &c.spelling
 }
+func (c *AlterReplicationSlot) values() []cmdValue {
+	return []cmdValue{
+		stringValue(c.SlotName),
+		boolValue(c.Failover),
+		boolValue(c.TwoPhase),
+	}
+}
+func (c *AlterReplicationSlot) setValues(v []cmdValue) {
+	c.SlotName = v[0].s
+	c.Failover = v[1].boolPtr()
+	c.TwoPhase = v[2].boolPtr()
+}

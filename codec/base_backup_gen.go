@@ -8,9 +8,8 @@ package codec
 //
 // Synopsis (newest): BASE_BACKUP [ ( option [, ...] ) ]
 //
-// Append writes the options as keywords in 10; the options as keywords in 11–12; the
-// options as keywords in 13–14; the parenthesized option list in 15–16; the
-// parenthesized option list in 17 and later.
+// Append writes the options as keywords in 10–14; the parenthesized option list in 15 and
+// later.
 //
 // On success the server answers with CopyOutResponse.
 type BaseBackup struct {
@@ -95,26 +94,7 @@ type BaseBackup struct {
 
 var baseBackupDesc = &commandDesc{
 	forms: []commandForm{
-		{majors: 0x400, main: true, seq: seq(anyOf(
-			seq(kw(0, "LABEL")),
-			seq(kw(1, "PROGRESS")),
-			seq(kw(2, "FAST")),
-			seq(kw(3, "WAL")),
-			seq(kw(4, "NOWAIT")),
-			seq(kw(5, "MAX_RATE")),
-			seq(kw(6, "TABLESPACE_MAP")),
-		))},
-		{majors: 0x1800, main: true, seq: seq(anyOf(
-			seq(kw(0, "LABEL")),
-			seq(kw(1, "PROGRESS")),
-			seq(kw(2, "FAST")),
-			seq(kw(3, "WAL")),
-			seq(kw(4, "NOWAIT")),
-			seq(kw(5, "MAX_RATE")),
-			seq(kw(6, "TABLESPACE_MAP")),
-			seq(kw(7, "NOVERIFY_CHECKSUMS")),
-		))},
-		{majors: 0x6000, main: true, seq: seq(anyOf(
+		{majors: 0x7c00, main: true, seq: seq(anyOf(
 			seq(kw(0, "LABEL")),
 			seq(kw(1, "PROGRESS")),
 			seq(kw(2, "FAST")),
@@ -126,8 +106,7 @@ var baseBackupDesc = &commandDesc{
 			seq(kw(8, "MANIFEST")),
 			seq(kw(9, "MANIFEST_CHECKSUMS")),
 		))},
-		{majors: 0x18000, main: true, seq: seq(list(0, 10, 11, 1, 12, 3, 13, 14, 15, 5, 6, 16, 8, 9))},
-		{majors: GeneratedMajors &^ (1<<17 - 1), main: true, seq: seq(list(0, 10, 11, 1, 12, 3, 13, 14, 15, 5, 6, 16, 8, 9, 17))},
+		{majors: GeneratedMajors &^ (1<<15 - 1), main: true, seq: seq(list(0, 10, 11, 1, 12, 3, 13, 14, 15, 5, 6, 16, 8, 9, 17))},
 	},
 	items: []itemDesc{
 		{name: "LABEL", kind: kindString, majors: GeneratedMajors},
@@ -177,6 +156,48 @@ func (c *BaseBackup) desc() *commandDesc {
 }
 func (c *BaseBackup) spell() *spelling {
 	return &c.spelling
+}
+func (c *BaseBackup) values() []cmdValue {
+	return []cmdValue{
+		stringValue(c.Label),
+		boolValue(c.Progress),
+		flagValue(c.Fast),
+		boolValue(c.WAL),
+		flagValue(c.Nowait),
+		intValue(c.MaxRate),
+		boolValue(c.TablespaceMap),
+		flagValue(c.NoverifyChecksums),
+		stringValue(c.Manifest),
+		stringValue(c.ManifestChecksums),
+		stringValue(c.Target),
+		stringValue(c.TargetDetail),
+		stringValue(c.Checkpoint),
+		boolValue(c.Wait),
+		stringValue(c.Compression),
+		stringValue(c.CompressionDetail),
+		boolValue(c.VerifyChecksums),
+		flagValue(c.Incremental),
+	}
+}
+func (c *BaseBackup) setValues(v []cmdValue) {
+	c.Label = v[0].s
+	c.Progress = v[1].boolPtr()
+	c.Fast = v[2].b
+	c.WAL = v[3].boolPtr()
+	c.Nowait = v[4].b
+	c.MaxRate = v[5].intPtr()
+	c.TablespaceMap = v[6].boolPtr()
+	c.NoverifyChecksums = v[7].b
+	c.Manifest = v[8].s
+	c.ManifestChecksums = v[9].s
+	c.Target = v[10].s
+	c.TargetDetail = v[11].s
+	c.Checkpoint = v[12].s
+	c.Wait = v[13].boolPtr()
+	c.Compression = v[14].s
+	c.CompressionDetail = v[15].s
+	c.VerifyChecksums = v[16].boolPtr()
+	c.Incremental = v[17].b
 }
 
 // BaseBackupPositionResult is a row of BASE_BACKUP's result set (one row; PostgreSQL 10 and

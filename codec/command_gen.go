@@ -6,9 +6,10 @@ package codec
 import (
 	"errors"
 	"fmt"
-	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Command is what every generated replication command implements: a
@@ -28,6 +29,10 @@ type Command interface {
 	Majors() MajorSet
 	desc() *commandDesc
 	spell() *spelling
+	// values are the fields' values in the order of desc's items;
+	// setValues stores them (both generated per command: no reflection).
+	values() []cmdValue
+	setValues(v []cmdValue)
 }
 
 // ErrCommand marks every error about a replication command's text or options.
@@ -126,6 +131,7 @@ type itemDesc struct {
 	kind   int
 	majors MajorSet // majors whose manual documents it
 	values []string // a keyword's allowed values
+	exact  bool     // values compared as written, not in any case
 }
 
 // commandForm is one syntax: main is the form Append writes in its majors;
@@ -189,7 +195,7 @@ type spelling struct {
 
 // appendCommand writes c for p.Major.
 func appendCommand(dst []byte, c Command, p Params) ([]byte, error) {
-	out, err := renderCommand(c.desc(), commandValues(c), p.major())
+	out, err := renderCommand(c.desc(), c.values(), p.major())
 	if err != nil {
 		return dst, err
 	}
@@ -203,7 +209,7 @@ func appendCommand(dst []byte, c Command, p Params) ([]byte, error) {
 // built in Go: keywords in capitals, identifiers double-quoted, values as
 // string constants, options joined by ", ", whatever text c was parsed from.
 func AppendCanonical(dst []byte, c Command, p Params) ([]byte, error) {
-	out, err := renderCommand(c.desc(), commandValues(c), p.major())
+	out, err := renderCommand(c.desc(), c.values(), p.major())
 	if err != nil {
 		return dst, err
 	}
@@ -243,6 +249,19 @@ func renderCommand(d *commandDesc, vals []cmdValue, major int) (string, error) {
 		}
 		if it.kind == kindKeyword && len(it.values) > 0 && !containsString(it.values, vals[i].s) {
 			return fail(it.name, fmt.Sprintf("value %q is not one of %s", vals[i].s, strings.Join(it.values, ", ")), 0)
+		}
+		// The server would cut a longer name and use another than given.
+		long := ""
+		if it.kind == kindIdentifier && len(vals[i].s) > maxIdentifier {
+			long = vals[i].s
+		}
+		for _, o := range vals[i].opts {
+			if len(o.Name) > maxIdentifier && long == "" {
+				long = o.Name
+			}
+		}
+		if long != "" {
+			return fail(it.name, fmt.Sprintf("%q is %d bytes: the server cuts an identifier to %d (NAMEDATALEN-1)", long, len(long), maxIdentifier), 0)
 		}
 	}
 	// The main form, then a legacy one the major still documents: the
@@ -508,23 +527,22 @@ func tokenize(s string) ([]token, error) {
 				val = append(val, s[j])
 				j++
 			}
-			k := tokQIdent
+			k, text := tokQIdent, truncateIdentifier(string(val))
 			if c == '\'' {
-				k = tokString
+				k, text = tokString, string(val)
 			}
-			out = append(out, token{k, string(val), i})
+			out = append(out, token{k, text, i})
 			i = j + 1
 		default:
-			j := i
-			for j < len(s) && !strings.ContainsRune(" \t\n\r\f\v(),;\"'", rune(s[j])) {
-				j++
-			}
+			j := wordEnd(s, i)
 			w := s[i:j]
 			k := tokWord
 			if _, err := ParseLSN(w); err == nil {
 				k = tokLSN
 			} else if strings.Trim(w, "0123456789") == "" {
 				k = tokNumber
+			} else if isIdentifier(w) {
+				w = truncateIdentifier(w)
 			}
 			out = append(out, token{k, w, i})
 			i = j
@@ -533,11 +551,58 @@ func tokenize(s string) ([]token, error) {
 	return out, nil
 }
 
+// wordEnd is where the word at s[i] ends: at a space, a bracket, a comma,
+// a semicolon or a quote.
+func wordEnd(s string, i int) int {
+	for i < len(s) && !strings.ContainsRune(" \t\n\r\f\v(),;\"'", rune(s[i])) {
+		i++
+	}
+	return i
+}
+
+// maxIdentifier is NAMEDATALEN-1: the scanner cuts every identifier,
+// quoted or not, to 63 bytes (truncate_identifier, with a NOTICE).
+const maxIdentifier = 63
+
+// truncateIdentifier cuts s as the server does: to maxIdentifier bytes,
+// back to a character's first byte (pg_mbcliplen in a UTF-8 database; a
+// physical replication connection has no database and cuts at byte 63,
+// which differs only for a name no slot, plugin or setting can have).
+func truncateIdentifier(s string) string {
+	if len(s) <= maxIdentifier {
+		return s
+	}
+	n := maxIdentifier
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// isIdentifier says whether w is the scanner's {identifier}: a letter,
+// underscore or non-ASCII byte, then those, digits or dollars.
+func isIdentifier(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		letter := 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || c == '_' || c >= 0x80
+		if !letter && (i == 0 || !('0' <= c && c <= '9' || c == '$')) {
+			return false
+		}
+	}
+	return w != ""
+}
+
 // parseCommand reads text as one of cands for major: the first form of
 // the first candidate whose grammar takes every token.
 func parseCommand(text string, major int, cands []Command) (Command, error) {
 	if len(text) > MaxCommand {
 		return nil, &CommandError{Command: "replication command", Offset: MaxCommand, Reason: fmt.Sprintf("longer than %d bytes", MaxCommand)}
+	}
+	// A first word that names no command in any case (SQL, most of the
+	// Queries pgtrace sees) is refused before the text is read.
+	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\f\v"))
+	if w := text[start:wordEnd(text, start)]; isIdentifier(w) && !slices.ContainsFunc(cands, func(c Command) bool { return strings.EqualFold(c.desc().name, w) }) {
+		return nil, &CommandError{Command: w, Offset: start, Reason: fmt.Sprintf("no replication command of PostgreSQL %d", major)}
 	}
 	toks, err := tokenize(text)
 	if err != nil {
@@ -576,9 +641,17 @@ func parseCommand(text string, major int, cands []Command) (Command, error) {
 						return nil, &CommandError{Command: d.name, Option: it.name, Major: major, Majors: it.majors, Offset: p.offs[i], Reason: fmt.Sprintf("not in PostgreSQL %d", major)}
 					}
 				}
-				setCommandValues(c, p.vals)
+				c.setValues(p.vals)
 				canon, err := renderCommand(d, p.vals, major)
 				if err != nil {
+					// A value out of its set: where it was written.
+					if ce, ok := err.(*CommandError); ok {
+						for i, it := range d.items {
+							if off, given := p.offs[i]; given && it.name == ce.Option {
+								ce.Offset = off
+							}
+						}
+					}
 					return nil, err
 				}
 				*c.spell() = spelling{text: text, canon: canon, major: major}
@@ -773,8 +846,11 @@ func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
 		}
 	case kindString, kindKeyword:
 		if t.kind == tokString {
+			// A value in another case is the one of the set, unless the
+			// server compares as written (SNAPSHOT: strcmp); then it stays
+			// as it is, and rendering refuses it as no value of the set.
 			s := t.text
-			if it.kind == kindKeyword {
+			if it.kind == kindKeyword && !it.exact {
 				for _, v := range it.values {
 					if strings.EqualFold(v, s) {
 						s = v
@@ -940,70 +1016,46 @@ func (p *parser) snapshot() []cmdValue {
 
 func (p *parser) restore(v []cmdValue) { copy(p.vals, v) }
 
-// commandValues reads c's fields, which are its items in order, each of
-// the Go type its kind has: a flag a bool, a boolean a *bool, an integer
-// an *int64, an LSN an LSN, a timeline a uint32, plugin options a
-// []PluginOption, any other kind a string. Unset is the zero value (an LSN
-// is always set: 0/0 is a position).
-func commandValues(c Command) []cmdValue {
-	v := reflect.ValueOf(c).Elem()
-	items := c.desc().items
-	out := make([]cmdValue, len(items))
-	for i, it := range items {
-		f := v.Field(i)
-		switch it.kind {
-		case kindFlag:
-			out[i] = cmdValue{set: f.Bool(), b: f.Bool()}
-		case kindBoolean:
-			if !f.IsNil() {
-				out[i] = cmdValue{set: true, b: f.Elem().Bool()}
-			}
-		case kindInteger:
-			if !f.IsNil() {
-				out[i] = cmdValue{set: true, n: f.Elem().Int()}
-			}
-		case kindLSN:
-			out[i] = cmdValue{set: true, n: int64(f.Uint())}
-		case kindTimeline:
-			out[i] = cmdValue{set: f.Uint() != 0, n: int64(f.Uint())}
-		case kindPluginOptions:
-			opts := f.Interface().([]PluginOption)
-			out[i] = cmdValue{set: len(opts) > 0, opts: opts}
-		default:
-			out[i] = cmdValue{set: f.String() != "", s: f.String()}
-		}
+// The generated values and setValues read and write a command's fields
+// with these, by the Go type of its items' kinds: a flag a bool, a
+// boolean a *bool, an integer an *int64, an LSN an LSN, a timeline a
+// uint32, plugin options a []PluginOption, any other kind a string. Unset
+// is the zero value (an LSN is always set: 0/0 is a position).
+
+func flagValue(b bool) cmdValue                { return cmdValue{set: b, b: b} }
+func stringValue(s string) cmdValue            { return cmdValue{set: s != "", s: s} }
+func lsnValue(l LSN) cmdValue                  { return cmdValue{set: true, n: int64(l)} }
+func timelineValue(t uint32) cmdValue          { return cmdValue{set: t != 0, n: int64(t)} }
+func pluginValue(opts []PluginOption) cmdValue { return cmdValue{set: len(opts) > 0, opts: opts} }
+
+func boolValue(b *bool) cmdValue {
+	if b == nil {
+		return cmdValue{}
 	}
-	return out
+	return cmdValue{set: true, b: *b}
 }
 
-// setCommandValues stores vals in c's fields, as commandValues reads them.
-func setCommandValues(c Command, vals []cmdValue) {
-	v := reflect.ValueOf(c).Elem()
-	for i, it := range c.desc().items {
-		f, x := v.Field(i), vals[i]
-		switch it.kind {
-		case kindFlag:
-			f.SetBool(x.b)
-		case kindBoolean:
-			f.Set(reflect.Zero(f.Type()))
-			if x.set {
-				b := x.b
-				f.Set(reflect.ValueOf(&b))
-			}
-		case kindInteger:
-			f.Set(reflect.Zero(f.Type()))
-			if x.set {
-				n := x.n
-				f.Set(reflect.ValueOf(&n))
-			}
-		case kindLSN, kindTimeline:
-			f.SetUint(uint64(x.n))
-		case kindPluginOptions:
-			f.Set(reflect.ValueOf(x.opts))
-		default:
-			f.SetString(x.s)
-		}
+func intValue(n *int64) cmdValue {
+	if n == nil {
+		return cmdValue{}
 	}
+	return cmdValue{set: true, n: *n}
+}
+
+func (v cmdValue) boolPtr() *bool {
+	if !v.set {
+		return nil
+	}
+	b := v.b
+	return &b
+}
+
+func (v cmdValue) intPtr() *int64 {
+	if !v.set {
+		return nil
+	}
+	n := v.n
+	return &n
 }
 
 // ErrResult marks a result set whose columns or values are not what the

@@ -3,6 +3,12 @@
 
 package codec
 
+// Commands are a zero value of every replication command of the generated majors, in the
+// manual's order.
+func Commands() []Command {
+	return []Command{&IdentifySystem{}, &Show{}, &TimelineHistory{}, &CreateReplicationSlot{}, &StartReplicationPhysical{}, &StartReplicationLogical{}, &DropReplicationSlot{}, &BaseBackup{}, &ReadReplicationSlot{}, &AlterReplicationSlot{}, &UploadManifest{}}
+}
+
 // ParseCommand reads a replication command (a Query's string on a replication connection) as
 // p.Major's manual documents it, in any of its syntaxes, as repl_scanner.l and repl_gram.y
 // read it: keywords in capitals, as the scanner matches them (identify_system is no
@@ -13,7 +19,7 @@ package codec
 // is a *CommandError with the byte offset; an option of another major names the majors that
 // have it.
 func ParseCommand(text string, p Params) (Command, error) {
-	return parseCommand(text, p.major(), []Command{&IdentifySystem{}, &Show{}, &TimelineHistory{}, &CreateReplicationSlot{}, &StartReplicationPhysical{}, &StartReplicationLogical{}, &DropReplicationSlot{}, &BaseBackup{}, &ReadReplicationSlot{}, &AlterReplicationSlot{}, &UploadManifest{}})
+	return parseCommand(text, p.major(), Commands())
 }
 
 // pgoutputParams are pgoutput's parameters as the manuals document them, with the

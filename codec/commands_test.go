@@ -174,8 +174,54 @@ func TestParseCommandCase(t *testing.T) {
 	if err != nil || cmd.(*codec.Show).Name != "ÉtÉ_setting" {
 		t.Errorf("only ASCII letters are downcased: %+v, %v", cmd, err)
 	}
+	// The other keyword options take a quoted value in any case (pg_strcasecmp).
+	if cmd, err := codec.ParseCommand(`BASE_BACKUP (CHECKPOINT 'FAST', MANIFEST 'Force-Encode')`, codec.Params{Major: 15}); err != nil ||
+		cmd.(*codec.BaseBackup).Checkpoint != "fast" || cmd.(*codec.BaseBackup).Manifest != "force-encode" {
+		t.Errorf("caseless values: %+v, %v", cmd, err)
+	}
 	if _, err := codec.ParseCommand(`BASE_BACKUP ("PROGRESS")`, codec.Params{Major: 15}); err == nil || err.Error() != `BASE_BACKUP (byte 13): unknown option PROGRESS` {
 		t.Errorf("a quoted option name is compared as written: %v", err)
+	}
+}
+
+// Identifiers are cut to 63 bytes (NAMEDATALEN-1) as repl_scanner.l cuts
+// them, quoted or not, at a character's first byte; string constants are
+// not. Append refuses a longer name, which the server would replace by
+// its first 63 bytes.
+func TestCommandIdentifierLength(t *testing.T) {
+	long := strings.Repeat("Ab", 35)
+	cut := strings.ToLower(long[:63])
+	text := `CREATE_REPLICATION_SLOT ` + long + ` PHYSICAL`
+	cmd, err := codec.ParseCommand(text, codec.Params{Major: 15})
+	if err != nil || cmd.(*codec.CreateReplicationSlot).SlotName != cut || cmd.String() != text {
+		t.Fatalf("%q: %+v, %v", text, cmd, err)
+	}
+	if b, err := codec.AppendCanonical(nil, cmd, codec.Params{Major: 15}); err != nil || string(b) != `CREATE_REPLICATION_SLOT "`+cut+`" PHYSICAL` {
+		t.Errorf("canonical: %s, %v", b, err)
+	}
+	// 40 two-byte letters: the cut falls inside the 32nd, which goes whole.
+	cmd, err = codec.ParseCommand(`SHOW "`+strings.Repeat("é", 40)+`"`, codec.Params{Major: 15})
+	if err != nil || cmd.(*codec.Show).Name != strings.Repeat("é", 31) {
+		t.Errorf("multibyte: %+v, %v", cmd, err)
+	}
+	cmd, err = codec.ParseCommand(`BASE_BACKUP (LABEL '`+long+`', TARGET `+long+`)`, codec.Params{Major: 15})
+	if bb, _ := cmd.(*codec.BaseBackup); err != nil || bb.Label != long || bb.Target != cut {
+		t.Errorf("a constant stays whole, an identifier value is cut: %+v, %v", cmd, err)
+	}
+	for _, c := range []struct {
+		cmd  codec.Command
+		want string
+	}{
+		{&codec.CreateReplicationSlot{SlotName: long + "x", Temporary: true}, `CREATE_REPLICATION_SLOT slot_name: "` + long + `x" is 71 bytes: the server cuts an identifier to 63 (NAMEDATALEN-1)`},
+		{&codec.StartReplicationLogical{SlotName: "s", Options: []codec.PluginOption{{Name: strings.Repeat("o", 64)}}},
+			`START_REPLICATION option_name: "` + strings.Repeat("o", 64) + `" is 64 bytes: the server cuts an identifier to 63 (NAMEDATALEN-1)`},
+	} {
+		if _, err := c.cmd.Append(nil, codec.Params{Major: 15}); err == nil || err.Error() != c.want || !errors.Is(err, codec.ErrCommand) {
+			t.Errorf("%T: got %v, want %q", c.cmd, err, c.want)
+		}
+	}
+	if b, err := (&codec.DropReplicationSlot{SlotName: cut}).Append(nil, codec.Params{Major: 15}); err != nil || string(b) != `DROP_REPLICATION_SLOT "`+cut+`"` {
+		t.Errorf("63 bytes: %s, %v", b, err)
 	}
 }
 
@@ -190,6 +236,9 @@ func TestParseCommandRefuses(t *testing.T) {
 	}{
 		{15, `BASE_BACKUP (LABEL 'x', FAST)`, `BASE_BACKUP FAST (byte 24): not in PostgreSQL 15 (it is in PostgreSQL 10–14)`},
 		{13, `BASE_BACKUP (LABEL 'x')`, `BASE_BACKUP (byte 12): unexpected text`},
+		// One keyword form for 10–14: an option of a later major names them.
+		{10, `BASE_BACKUP LABEL 'x' NOVERIFY_CHECKSUMS`, `BASE_BACKUP NOVERIFY_CHECKSUMS (byte 22): not in PostgreSQL 10 (it is in PostgreSQL 11–14)`},
+		{12, `BASE_BACKUP MANIFEST 'yes'`, `BASE_BACKUP MANIFEST (byte 21): not in PostgreSQL 12 (it is in PostgreSQL 13 and later)`},
 		{16, `CREATE_REPLICATION_SLOT "s" LOGICAL "p" (FAILOVER)`, `CREATE_REPLICATION_SLOT FAILOVER (byte 41): not in PostgreSQL 16 (it is in PostgreSQL 17 and later)`},
 		{17, `CREATE_REPLICATION_SLOT "s" LOGICAL "p" (FAILOVER maybe)`, `CREATE_REPLICATION_SLOT (byte 50): want the value of FAILOVER`},
 		{14, `READ_REPLICATION_SLOT s`, `READ_REPLICATION_SLOT (byte 0): not in PostgreSQL 14 (it is in PostgreSQL 15 and later)`},
@@ -197,8 +246,10 @@ func TestParseCommandRefuses(t *testing.T) {
 		{18, `SHOW 'x`, `replication command (byte 5): unterminated quoted text`},
 		{18, `START_REPLICATION 0/1/2`, `START_REPLICATION (byte 18): want XXX/XXX`},
 		{18, ``, `replication command (byte 0): no command word`},
-		{17, `BASE_BACKUP (MANIFEST 'maybe')`, `BASE_BACKUP MANIFEST: value "maybe" is not one of yes, force-encode, no`},
-		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS 'md5'`, `BASE_BACKUP MANIFEST_CHECKSUMS: value "md5" is not one of NONE, CRC32C, SHA224, SHA256, SHA384, SHA512`},
+		{17, `BASE_BACKUP (MANIFEST 'maybe')`, `BASE_BACKUP MANIFEST (byte 13): value "maybe" is not one of yes, force-encode, no`},
+		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS 'md5'`, `BASE_BACKUP MANIFEST_CHECKSUMS (byte 46): value "md5" is not one of NONE, CRC32C, SHA224, SHA256, SHA384, SHA512`},
+		// SNAPSHOT's values are compared as written (spec/overlay.json's options).
+		{15, `CREATE_REPLICATION_SLOT s LOGICAL p (SNAPSHOT 'Nothing')`, `CREATE_REPLICATION_SLOT SNAPSHOT (byte 37): value "Nothing" is not one of export, use, nothing`},
 		{13, `BASE_BACKUP MANIFEST 'yes' MANIFEST_CHECKSUMS sha256`, `BASE_BACKUP (byte 27): unexpected text`},
 		{15, `BASE_BACKUP (LABEL 'x', NOSUCH)`, `BASE_BACKUP (byte 24): unknown option NOSUCH`},
 		{18, `BASE_BACKUP (LABEL 'a', LABEL 'b')`, `BASE_BACKUP (byte 24): option LABEL given twice`},

@@ -9,8 +9,7 @@ package codec
 // Synopsis (newest): CREATE_REPLICATION_SLOT slot_name [ TEMPORARY ] { PHYSICAL | LOGICAL
 // output_plugin } [ ( option [, ...] ) ]
 //
-// Append writes its one syntax in 10–14; the parenthesized option list in 15–16; the
-// parenthesized option list in 17 and later.
+// Append writes its one syntax in 10–14; the parenthesized option list in 15 and later.
 //
 // Also read, and written when the main syntax cannot hold an option: its one syntax in 15
 // and later.
@@ -47,9 +46,9 @@ type CreateReplicationSlot struct {
 	// this logical replication slot supports decoding of two-phase commit.
 	TwoPhase *bool
 
-	// Snapshot is SNAPSHOT (keyword, PostgreSQL 15 and later): one of export, use, nothing; the
-	// default is export. Decides what to do with the snapshot created during logical slot
-	// initialization.
+	// Snapshot is SNAPSHOT (keyword, PostgreSQL 15 and later): one of export, use, nothing, in
+	// lower case when quoted (the server compares as written); the default is export. Decides
+	// what to do with the snapshot created during logical slot initialization.
 	Snapshot string
 
 	// Failover is FAILOVER (boolean, PostgreSQL 17 and later); the default is false. If true,
@@ -70,10 +69,10 @@ var createReplicationSlotDesc = &commandDesc{
 				seq(kw(6, "USE_SNAPSHOT")),
 			))),
 		))},
-		{majors: 0x18000, main: true, seq: seq(val(0), opt(kw(1, "TEMPORARY")), alt(
+		{majors: GeneratedMajors &^ (1<<15 - 1), main: true, seq: seq(val(0), opt(kw(1, "TEMPORARY")), alt(
 			seq(lit("PHYSICAL")),
 			seq(kw(3, "LOGICAL")),
-		), list(7, 2, 8))},
+		), list(7, 2, 8, 9))},
 		{majors: GeneratedMajors &^ (1<<15 - 1), seq: seq(val(0), opt(kw(1, "TEMPORARY")), alt(
 			seq(lit("PHYSICAL"), opt(kw(2, "RESERVE_WAL"))),
 			seq(kw(3, "LOGICAL"), opt(alt(
@@ -83,10 +82,6 @@ var createReplicationSlotDesc = &commandDesc{
 				seq(kw(7, "TWO_PHASE")),
 			))),
 		))},
-		{majors: GeneratedMajors &^ (1<<17 - 1), main: true, seq: seq(val(0), opt(kw(1, "TEMPORARY")), alt(
-			seq(lit("PHYSICAL")),
-			seq(kw(3, "LOGICAL")),
-		), list(7, 2, 8, 9))},
 	},
 	items: []itemDesc{
 		{name: "slot_name", kind: kindIdentifier, majors: GeneratedMajors},
@@ -97,7 +92,7 @@ var createReplicationSlotDesc = &commandDesc{
 		{name: "NOEXPORT_SNAPSHOT", kind: kindFlag, majors: GeneratedMajors},
 		{name: "USE_SNAPSHOT", kind: kindFlag, majors: GeneratedMajors},
 		{name: "TWO_PHASE", kind: kindBoolean, majors: GeneratedMajors &^ (1<<15 - 1)},
-		{name: "SNAPSHOT", kind: kindKeyword, majors: GeneratedMajors &^ (1<<15 - 1), values: []string{"export", "use", "nothing"}},
+		{name: "SNAPSHOT", kind: kindKeyword, majors: GeneratedMajors &^ (1<<15 - 1), values: []string{"export", "use", "nothing"}, exact: true},
 		{name: "FAILOVER", kind: kindBoolean, majors: GeneratedMajors &^ (1<<17 - 1)},
 	},
 	majors: GeneratedMajors,
@@ -128,6 +123,32 @@ func (c *CreateReplicationSlot) desc() *commandDesc {
 }
 func (c *CreateReplicationSlot) spell() *spelling {
 	return &c.spelling
+}
+func (c *CreateReplicationSlot) values() []cmdValue {
+	return []cmdValue{
+		stringValue(c.SlotName),
+		flagValue(c.Temporary),
+		boolValue(c.ReserveWAL),
+		stringValue(c.OutputPlugin),
+		flagValue(c.ExportSnapshot),
+		flagValue(c.NoexportSnapshot),
+		flagValue(c.UseSnapshot),
+		boolValue(c.TwoPhase),
+		stringValue(c.Snapshot),
+		boolValue(c.Failover),
+	}
+}
+func (c *CreateReplicationSlot) setValues(v []cmdValue) {
+	c.SlotName = v[0].s
+	c.Temporary = v[1].b
+	c.ReserveWAL = v[2].boolPtr()
+	c.OutputPlugin = v[3].s
+	c.ExportSnapshot = v[4].b
+	c.NoexportSnapshot = v[5].b
+	c.UseSnapshot = v[6].b
+	c.TwoPhase = v[7].boolPtr()
+	c.Snapshot = v[8].s
+	c.Failover = v[9].boolPtr()
 }
 
 // CreateReplicationSlotResult is a row of CREATE_REPLICATION_SLOT's result set (one row;

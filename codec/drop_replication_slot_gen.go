@@ -58,3 +58,13 @@ func (c *DropReplicationSlot) desc() *commandDesc {
 func (c *DropReplicationSlot) spell() *spelling {
 	return &c.spelling
 }
+func (c *DropReplicationSlot) values() []cmdValue {
+	return []cmdValue{
+		stringValue(c.SlotName),
+		flagValue(c.Wait),
+	}
+}
+func (c *DropReplicationSlot) setValues(v []cmdValue) {
+	c.SlotName = v[0].s
+	c.Wait = v[1].b
+}

@@ -47,6 +47,10 @@ func (c *IdentifySystem) desc() *commandDesc {
 func (c *IdentifySystem) spell() *spelling {
 	return &c.spelling
 }
+func (c *IdentifySystem) values() []cmdValue {
+	return []cmdValue{}
+}
+func (c *IdentifySystem) setValues(v []cmdValue) {}
 
 // IdentifySystemResult is a row of IDENTIFY_SYSTEM's result set (one row; PostgreSQL 10 and
 // later), read by ReadIdentifySystemResult from its RowDescription and DataRows, by column

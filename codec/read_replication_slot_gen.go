@@ -52,6 +52,14 @@ func (c *ReadReplicationSlot) desc() *commandDesc {
 func (c *ReadReplicationSlot) spell() *spelling {
 	return &c.spelling
 }
+func (c *ReadReplicationSlot) values() []cmdValue {
+	return []cmdValue{
+		stringValue(c.SlotName),
+	}
+}
+func (c *ReadReplicationSlot) setValues(v []cmdValue) {
+	c.SlotName = v[0].s
+}
 
 // ReadReplicationSlotResult is a row of READ_REPLICATION_SLOT's result set (one row;
 // PostgreSQL 15 and later), read by ReadReadReplicationSlotResult from its RowDescription

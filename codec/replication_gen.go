@@ -26,12 +26,18 @@ type ReplicationTracker struct {
 	be, fe flowState
 	rb     ReplicationBackend
 	rf     ReplicationFrontend
-	// The last command read, and what it began under which Params: a
-	// connection that starts the same stream again (a pool, a consumer
-	// reconnecting) reads it once.
-	lastCmd       string
-	lastIn, lastP Params
-	lastKind      copyKind
+	// The last two commands read, and what each began under which Params:
+	// a connection that starts the same stream again (a pool, a consumer
+	// reconnecting) reads it once, and so does pg_receivewal going from one
+	// timeline's START_REPLICATION to the next's and back.
+	recent [2]streamCommand
+}
+
+// streamCommand is a command that began a stream, as start read it.
+type streamCommand struct {
+	cmd   string
+	in, p Params
+	kind  copyKind
 }
 
 // Start takes the replication command that begins a stream:
@@ -58,14 +64,17 @@ func (r *ReplicationTracker) start(cmd string) copyKind {
 		return copyNone
 	}
 	in := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
-	if cmd != r.lastCmd || in != r.lastIn {
-		r.lastKind, r.lastP = readCommand(cmd, in)
-		r.lastCmd, r.lastIn = cmd, in
+	if c := r.recent[1]; c.cmd == cmd && c.in == in {
+		r.recent[0], r.recent[1] = c, r.recent[0]
+	} else if c := r.recent[0]; c.cmd != cmd || c.in != in {
+		r.recent[1] = c
+		r.recent[0] = streamCommand{cmd: cmd, in: in}
+		r.recent[0].kind, r.recent[0].p = readCommand(cmd, in)
 	}
-	if r.lastKind == copyLogical {
-		r.Logical.reset(r.lastP)
+	if c := r.recent[0]; c.kind == copyLogical {
+		r.Logical.reset(c.p)
 	}
-	return r.lastKind
+	return r.recent[0].kind
 }
 
 // readCommand reads cmd with ParseCommand: the stream it begins and, for

@@ -52,3 +52,11 @@ func (c *Show) desc() *commandDesc {
 func (c *Show) spell() *spelling {
 	return &c.spelling
 }
+func (c *Show) values() []cmdValue {
+	return []cmdValue{
+		stringValue(c.Name),
+	}
+}
+func (c *Show) setValues(v []cmdValue) {
+	c.Name = v[0].s
+}

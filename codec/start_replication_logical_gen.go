@@ -67,3 +67,15 @@ func (c *StartReplicationLogical) desc() *commandDesc {
 func (c *StartReplicationLogical) spell() *spelling {
 	return &c.spelling
 }
+func (c *StartReplicationLogical) values() []cmdValue {
+	return []cmdValue{
+		stringValue(c.SlotName),
+		lsnValue(c.LSN),
+		pluginValue(c.Options),
+	}
+}
+func (c *StartReplicationLogical) setValues(v []cmdValue) {
+	c.SlotName = v[0].s
+	c.LSN = LSN(v[1].n)
+	c.Options = v[2].opts
+}

@@ -67,6 +67,20 @@ func (c *StartReplicationPhysical) desc() *commandDesc {
 func (c *StartReplicationPhysical) spell() *spelling {
 	return &c.spelling
 }
+func (c *StartReplicationPhysical) values() []cmdValue {
+	return []cmdValue{
+		stringValue(c.SlotName),
+		flagValue(c.Physical),
+		lsnValue(c.LSN),
+		timelineValue(c.Timeline),
+	}
+}
+func (c *StartReplicationPhysical) setValues(v []cmdValue) {
+	c.SlotName = v[0].s
+	c.Physical = v[1].b
+	c.LSN = LSN(v[2].n)
+	c.Timeline = uint32(v[3].n)
+}
 
 // TimelineSwitchResult is a row of START_REPLICATION's result set (one row; PostgreSQL 10
 // and later), read by ReadTimelineSwitchResult from its RowDescription and DataRows, by

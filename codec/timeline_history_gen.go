@@ -52,6 +52,14 @@ func (c *TimelineHistory) desc() *commandDesc {
 func (c *TimelineHistory) spell() *spelling {
 	return &c.spelling
 }
+func (c *TimelineHistory) values() []cmdValue {
+	return []cmdValue{
+		timelineValue(c.Timeline),
+	}
+}
+func (c *TimelineHistory) setValues(v []cmdValue) {
+	c.Timeline = uint32(v[0].n)
+}
 
 // TimelineHistoryResult is a row of TIMELINE_HISTORY's result set (one row; PostgreSQL 10
 // and later), read by ReadTimelineHistoryResult from its RowDescription and DataRows, by

@@ -47,3 +47,7 @@ func (c *UploadManifest) desc() *commandDesc {
 func (c *UploadManifest) spell() *spelling {
 	return &c.spelling
 }
+func (c *UploadManifest) values() []cmdValue {
+	return []cmdValue{}
+}
+func (c *UploadManifest) setValues(v []cmdValue) {}

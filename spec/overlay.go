@@ -33,6 +33,9 @@ type Overlay struct {
 	// Results maps a command's slug to the result sets its manual
 	// describes only in prose: their Go names and the server's columns.
 	Results map[string][]*ResultEntry `json:"results,omitempty"`
+	// Options maps a command's slug and an option's name to how the server
+	// reads the option's value where the manual does not say.
+	Options map[string]map[string]*OptionEntry `json:"options,omitempty"`
 	// Rules are the spec directory's rule tables (layers.json,
 	// logicalversions.json), which LoadOverlay reads beside it.
 	Rules *Rules `json:"-"`
@@ -100,6 +103,15 @@ type ResultEntry struct {
 	Evidence []SourceRef         `json:"evidence"`
 
 	re *regexp.Regexp
+}
+
+// OptionEntry corrects what the manual implies of an option's values.
+type OptionEntry struct {
+	// ExactValues: the server compares the value with its set as written
+	// (strcmp), where its other keyword options take any case.
+	ExactValues bool        `json:"exact_values"`
+	Reason      string      `json:"reason"`
+	Evidence    []SourceRef `json:"evidence"`
 }
 
 // ResultColumnEntry names one column; Type only where the prose has none.
@@ -349,6 +361,16 @@ func ParseOverlay(data []byte) (*Overlay, error) {
 				}
 			}
 			checkEvidence(addf, w, re.Evidence)
+		}
+	}
+	for _, slug := range sortedKeys(ov.Options) {
+		for _, name := range sortedKeys(ov.Options[slug]) {
+			w := fmt.Sprintf("options %s %s", slug, name)
+			if oe := ov.Options[slug][name]; oe == nil || !oe.ExactValues || oe.Reason == "" || len(oe.Evidence) == 0 {
+				addf("%s: needs exact_values (the one thing it decides), a reason and evidence", w)
+			} else {
+				checkEvidence(addf, w, oe.Evidence)
+			}
 		}
 	}
 	if len(p) > 0 {

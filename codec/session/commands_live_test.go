@@ -257,6 +257,10 @@ func TestParseCommandAgreesWithPostgreSQL15(t *testing.T) {
 		`CREATE_REPLICATION_SLOT i21_case6 TEMPORARY LOGICAL pgoutput noexport_snapshot`,
 		`CREATE_REPLICATION_SLOT i21_case7 TEMPORARY LOGICAL pgoutput ("snapshot" 'nothing')`,
 		`CREATE_REPLICATION_SLOT i21_case8 TEMPORARY LOGICAL pgoutput ("SNAPSHOT" 'nothing')`,
+		// SNAPSHOT's value is compared as written (strcmp): quoted, only in
+		// lower case; a word is downcased first (case4's NOTHING).
+		`CREATE_REPLICATION_SLOT i21_case10 TEMPORARY LOGICAL pgoutput (SNAPSHOT 'Nothing')`,
+		`CREATE_REPLICATION_SLOT i21_case11 TEMPORARY LOGICAL pgoutput (SNAPSHOT 'NOTHING')`,
 		`READ_REPLICATION_SLOT I21_CASE4`,
 		`read_replication_slot i21_case4`,
 		`TIMELINE_HISTORY '1'`,
@@ -271,5 +275,57 @@ func TestParseCommandAgreesWithPostgreSQL15(t *testing.T) {
 		if (perr == nil) != (err == nil) {
 			t.Errorf("%s: ParseCommand says %v, the server %v", text, perr, err)
 		}
+	}
+}
+
+// PostgreSQL 15 cuts a slot name of 70 bytes to its first 63, downcased
+// (with a NOTICE), and the slot it creates is the one ParseCommand reads:
+// its result names it so, and READ_REPLICATION_SLOT of the generated
+// command finds it. Append refuses the long name rather than let the
+// server use another.
+func TestIdentifierLengthAgainstPostgreSQL15(t *testing.T) {
+	c, _ := replConn(t, pgtest.Replication, "database")
+	text := "CREATE_REPLICATION_SLOT I21_" + strings.Repeat("Long", 17) + "ab TEMPORARY PHYSICAL"
+	cmd, err := codec.ParseCommand(text, c.P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := cmd.(*codec.CreateReplicationSlot).SlotName
+	if len(name) != 63 || name != strings.ToLower(text[len("CREATE_REPLICATION_SLOT "):][:63]) {
+		t.Fatalf("parsed slot name %q", name)
+	}
+	var notices []string
+	var sets [][2]any
+	err = c.Exec(text, func(m codec.Message) error {
+		switch m := m.(type) {
+		case *codec.NoticeResponse:
+			for _, f := range m.Fields {
+				if f.Code == 'M' {
+					notices = append(notices, f.Value)
+				}
+			}
+		case *codec.RowDescription:
+			sets = append(sets, [2]any{m.Clone(), []*codec.DataRow(nil)})
+		case *codec.DataRow:
+			sets[len(sets)-1][1] = append(sets[len(sets)-1][1].([]*codec.DataRow), m.Clone())
+		}
+		return nil
+	})
+	if err != nil || len(sets) != 1 {
+		t.Fatalf("%s: %v, %d result sets", text, err, len(sets))
+	}
+	res, err := codec.ReadCreateReplicationSlotResult(set(sets, 0))
+	if err != nil || res[0].SlotName != name {
+		t.Errorf("the server's slot %+v, %v; ParseCommand read %q", res, err, name)
+	}
+	if want := `identifier "` + strings.ToLower(text[len("CREATE_REPLICATION_SLOT "):len(text)-len(" TEMPORARY PHYSICAL")]) + `" will be truncated to "` + name + `"`; !slices.Equal(notices, []string{want}) {
+		t.Errorf("notices %q, want %q", notices, want)
+	}
+	read, err := codec.ReadReadReplicationSlotResult(set(results(t, c, &codec.ReadReplicationSlot{SlotName: name}), 0))
+	if err != nil || read[0].SlotType == nil || *read[0].SlotType != "physical" {
+		t.Errorf("READ_REPLICATION_SLOT %q: %+v, %v", name, read, err)
+	}
+	if _, err := (&codec.DropReplicationSlot{SlotName: name + "x"}).Append(nil, c.P); err == nil {
+		t.Errorf("a 64-byte slot name written")
 	}
 }

@@ -41,6 +41,27 @@ func itemGoType(kind string) *jen.Statement {
 	return jen.String()
 }
 
+// itemAccess is how the generated values and setValues carry an item of
+// kind: the runtime's constructor of its cmdValue, and the field's value
+// from one.
+func itemAccess(kind string) (string, func(v *jen.Statement) *jen.Statement) {
+	switch kind {
+	case spec.ValueFlag:
+		return "flagValue", func(v *jen.Statement) *jen.Statement { return v.Dot("b") }
+	case spec.ValueBoolean:
+		return "boolValue", func(v *jen.Statement) *jen.Statement { return v.Dot("boolPtr").Call() }
+	case spec.ValueInteger:
+		return "intValue", func(v *jen.Statement) *jen.Statement { return v.Dot("intPtr").Call() }
+	case spec.ValueLSN:
+		return "lsnValue", func(v *jen.Statement) *jen.Statement { return jen.Id("LSN").Call(v.Dot("n")) }
+	case spec.ValueTimeline:
+		return "timelineValue", func(v *jen.Statement) *jen.Statement { return jen.Uint32().Call(v.Dot("n")) }
+	case model.ItemPluginOptions:
+		return "pluginValue", func(v *jen.Statement) *jen.Statement { return v.Dot("opts") }
+	}
+	return "stringValue", func(v *jen.Statement) *jen.Statement { return v.Dot("s") }
+}
+
 func commandFileName(c *model.Command) string {
 	return strings.ReplaceAll(c.Slug, "-", "_") + "_gen.go"
 }
@@ -68,6 +89,9 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 		if len(it.Values) > 0 {
 			d += ": one of " + strings.Join(it.Values, ", ")
 		}
+		if it.ExactValues {
+			d += ", in lower case when quoted (the server compares as written)"
+		}
 		if it.Default != "" {
 			d += "; the default is " + it.Default
 		}
@@ -83,8 +107,8 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 	f.Line()
 
 	descName := lowerFirst(c.GoName) + "Desc"
-	// The descriptor: one line per item (in the fields' order, which the
-	// runtime reads them by), each form as its grammar.
+	// The descriptor: one line per item (in the fields' order, which values
+	// and setValues keep), each form as its grammar.
 	var items []jen.Code
 	for _, it := range c.Items {
 		d := []jen.Code{field("name", jen.Lit(it.Name)), field("kind", jen.Id(kindCodes[it.Kind])), field("majors", majorSetCode(it.Majors, mod.Majors))}
@@ -94,6 +118,9 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 				vs = append(vs, jen.Lit(v))
 			}
 			d = append(d, field("values", jen.Index().String().Values(vs...)))
+		}
+		if it.ExactValues {
+			d = append(d, field("exact", jen.True()))
 		}
 		items = append(items, jen.Values(d...))
 	}
@@ -123,6 +150,14 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 	f.Add(recv()).Id("Majors").Params().Id("MajorSet").Block(jen.Return(jen.Id(descName).Dot("majors")))
 	f.Add(recv()).Id("desc").Params().Op("*").Id("commandDesc").Block(jen.Return(jen.Id(descName)))
 	f.Add(recv()).Id("spell").Params().Op("*").Id("spelling").Block(jen.Return(jen.Op("&").Id("c").Dot("spelling")))
+	var vals, sets []jen.Code
+	for i, it := range c.Items {
+		ctor, set := itemAccess(it.Kind)
+		vals = append(vals, jen.Id(ctor).Call(jen.Id("c").Dot(it.GoName)))
+		sets = append(sets, jen.Id("c").Dot(it.GoName).Op("=").Add(set(jen.Id("v").Index(jen.Lit(i)))))
+	}
+	f.Add(recv()).Id("values").Params().Index().Id("cmdValue").Block(jen.Return(jen.Index().Id("cmdValue").Custom(multi, vals...)))
+	f.Add(recv()).Id("setValues").Params(jen.Id("v").Index().Id("cmdValue")).Block(sets...)
 	for i, r := range c.Results {
 		// Sets "in the same format" share one type (BASE_BACKUP's start and end).
 		if !slices.ContainsFunc(c.Results[:i], func(e *model.ResultSet) bool { return e.GoName == r.GoName }) {
@@ -284,11 +319,13 @@ func commandsFile(mod *model.Model, o Options) *jen.File {
 	for _, c := range mod.Commands {
 		cands = append(cands, jen.Op("&").Id(c.GoName).Values())
 	}
+	docComment(f, []string{"Commands are a zero value of every replication command of the generated majors, in the manual's order."})
+	f.Func().Id("Commands").Params().Index().Id("Command").Block(jen.Return(jen.Index().Id("Command").Values(cands...)))
 	docComment(f, []string{
 		"ParseCommand reads a replication command (a Query's string on a replication connection) as p.Major's manual documents it, in any of its syntaxes, as repl_scanner.l and repl_gram.y read it: keywords in capitals, as the scanner matches them (identify_system is no replication command: the server runs it as SQL); a parenthesized list's option names and any unquoted word in any case, downcased as the scanner does; identifiers quoted or not; values quoted or not where the grammar allows. The result's String and Append give text back byte for byte while its fields are unchanged. Text that is no command of that major is a *CommandError with the byte offset; an option of another major names the majors that have it.",
 	})
 	f.Func().Id("ParseCommand").Params(jen.Id("text").String(), jen.Id("p").Id("Params")).Params(jen.Id("Command"), jen.Error()).Block(
-		jen.Return(jen.Id("parseCommand").Call(jen.Id("text"), jen.Id("p").Dot("major").Call(), jen.Index().Id("Command").Values(cands...))),
+		jen.Return(jen.Id("parseCommand").Call(jen.Id("text"), jen.Id("p").Dot("major").Call(), jen.Id("Commands").Call())),
 	)
 	var params []jen.Code
 	for _, po := range mod.Pgoutput {

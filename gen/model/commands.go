@@ -38,6 +38,9 @@ type CommandItem struct {
 	Default string
 	Doc     string
 	Option  bool
+	// ExactValues: the server compares a quoted value with Values as
+	// written, not in any case (the overlay's options, with evidence).
+	ExactValues bool
 }
 
 // ItemPluginOptions is logical START_REPLICATION's ( option_name [ option_value ] [, ...] ).
@@ -94,7 +97,7 @@ type ResultColumn struct {
 
 // buildCommands merges every major's commands by slug; a -legacy entry
 // adds a form to its command.
-func buildCommands(specs []*spec.Spec, prose map[string][]*spec.ResultEntry) ([]*Command, error) {
+func buildCommands(specs []*spec.Spec, prose map[string][]*spec.ResultEntry, options map[string]map[string]*spec.OptionEntry) ([]*Command, error) {
 	var out []*Command
 	bySlug := map[string]*Command{}
 	var errs []string
@@ -126,10 +129,31 @@ func buildCommands(specs []*spec.Spec, prose map[string][]*spec.ResultEntry) ([]
 			}
 		}
 	}
+	for _, c := range out {
+		c.foldForms()
+	}
 	for _, slug := range slices.Sorted(maps.Keys(prose)) {
 		for i, e := range prose[slug] {
 			if !used[e] {
 				errs = append(errs, fmt.Sprintf("overlay results %s %d (%q): matches no prose result set of any major", slug, i, e.Match))
+			}
+		}
+	}
+	for _, slug := range slices.Sorted(maps.Keys(options)) {
+		for _, name := range slices.Sorted(maps.Keys(options[slug])) {
+			var it *CommandItem
+			if c := bySlug[slug]; c != nil {
+				if i := slices.IndexFunc(c.Items, func(x *CommandItem) bool { return x.Name == name }); i >= 0 {
+					it = c.Items[i]
+				}
+			}
+			switch {
+			case it == nil:
+				errs = append(errs, fmt.Sprintf("overlay options %s %s: no such option", slug, name))
+			case it.Kind != spec.ValueKeyword || len(it.Values) == 0:
+				errs = append(errs, fmt.Sprintf("overlay options %s %s: exact_values for a %s, not a keyword with values", slug, name, it.Kind))
+			default:
+				it.ExactValues = true
 			}
 		}
 	}
@@ -227,6 +251,102 @@ func (c *Command) addForm(seq []Node, major int, main bool) {
 }
 
 func nodesEqual(a, b []Node) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// foldForms makes one form of two of a syntax whose grammars differ only
+// by options each major has or lacks (BASE_BACKUP's keyword form gains
+// NOVERIFY_CHECKSUMS in 11 and MANIFEST in 13; its list gains INCREMENTAL
+// in 17): the union, which in each of their majors, without the options
+// that major lacks, is that major's grammar again. Append and Parse refuse
+// an option by its majors, naming them, so the forms need not.
+func (c *Command) foldForms() {
+	for i := 0; i < len(c.Forms); i++ {
+		for j := i + 1; j < len(c.Forms); {
+			a, b := c.Forms[i], c.Forms[j]
+			u, ok := unionNodes(a.Seq, b.Seq)
+			for _, f := range []*CommandForm{a, b} {
+				for _, m := range f.Majors {
+					ok = ok && a.Main == b.Main && nodesEqual(c.restrict(u, m), c.restrict(f.Seq, m))
+				}
+			}
+			if !ok {
+				j++
+				continue
+			}
+			a.Seq = u
+			a.Majors = slices.Sorted(slices.Values(append(a.Majors, b.Majors...)))
+			c.Forms = slices.Delete(c.Forms, j, j+1)
+		}
+	}
+}
+
+// unionNodes is the grammar of x with what y adds: the options of its
+// lists and its any-order runs; every other node must be the same.
+func unionNodes(x, y []Node) ([]Node, bool) {
+	if len(x) != len(y) {
+		return nil, false
+	}
+	out := make([]Node, len(x))
+	for i, n := range x {
+		m := y[i]
+		if n.Op != m.Op || n.Lit != m.Lit || n.Item != m.Item {
+			return nil, false
+		}
+		switch n.Op {
+		case OpList:
+			n.List = slices.Clone(n.List)
+			for _, it := range m.List {
+				if !slices.Contains(n.List, it) {
+					n.List = append(n.List, it)
+				}
+			}
+		case OpAny:
+			n.Kids = slices.Clone(n.Kids)
+			for _, k := range m.Kids {
+				if !slices.ContainsFunc(n.Kids, func(e []Node) bool { return nodesEqual(e, k) }) {
+					n.Kids = append(n.Kids, k)
+				}
+			}
+		default:
+			if len(n.Kids) != len(m.Kids) {
+				return nil, false
+			}
+			n.Kids = slices.Clone(n.Kids)
+			for k := range n.Kids {
+				var ok bool
+				if n.Kids[k], ok = unionNodes(n.Kids[k], m.Kids[k]); !ok {
+					return nil, false
+				}
+			}
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// restrict is a grammar in major: the options of its lists and any-order
+// runs that major lacks left out.
+func (c *Command) restrict(seq []Node, major int) []Node {
+	has := func(it int) bool { return slices.Contains(c.Items[it].Majors, major) }
+	out := make([]Node, len(seq))
+	for i, n := range seq {
+		switch n.Op {
+		case OpList:
+			n.List = slices.DeleteFunc(slices.Clone(n.List), func(it int) bool { return !has(it) })
+		case OpAny:
+			n.Kids = slices.DeleteFunc(slices.Clone(n.Kids), func(k []Node) bool {
+				return len(k) == 1 && k[0].Op == OpValue && !has(k[0].Item)
+			})
+		default:
+			kids := make([][]Node, len(n.Kids))
+			for k := range n.Kids {
+				kids[k] = c.restrict(n.Kids[k], major)
+			}
+			n.Kids = kids
+		}
+		out[i] = n
+	}
+	return out
+}
 
 // addResults merges a major's result sets: the same columns keep one type.
 // allNull: the command says a row may be all NULL ("Returns a tuple with

@@ -340,7 +340,7 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 		return nil, err
 	}
 	mod.linkStructs()
-	cmds, err := buildCommands(specs, ov.Results)
+	cmds, err := buildCommands(specs, ov.Results, ov.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -23,9 +23,10 @@ type exchange struct {
 	results []resultSet
 }
 
-// replicationWords are the command words of the commands layer.
-var replicationWords = []string{"IDENTIFY_SYSTEM", "SHOW", "TIMELINE_HISTORY", "CREATE_REPLICATION_SLOT", "ALTER_REPLICATION_SLOT",
-	"READ_REPLICATION_SLOT", "DROP_REPLICATION_SLOT", "START_REPLICATION", "UPLOAD_MANIFEST", "BASE_BACKUP"}
+// isCommandWord says whether word starts a command of the commands layer.
+func isCommandWord(word string) bool {
+	return slices.ContainsFunc(codec.Commands(), func(c codec.Command) bool { return c.CommandName() == strings.ToUpper(word) })
+}
 
 // exchanges pairs every replication command in the lines with its results.
 func exchanges(t *testing.T, lines []captureLine) []exchange {
@@ -41,7 +42,7 @@ func exchanges(t *testing.T, lines []captureLine) []exchange {
 				text, whole := m["String"].(string) // a cut one is an object: no command is that long
 				word, _, _ := strings.Cut(strings.TrimSpace(text), " ")
 				delete(open, l.Session)
-				if whole && slices.Contains(replicationWords, strings.ToUpper(word)) {
+				if whole && isCommandWord(word) {
 					open[l.Session] = len(out)
 					out = append(out, exchange{text: text})
 				}
@@ -63,7 +64,9 @@ func exchanges(t *testing.T, lines []captureLine) []exchange {
 				}
 				rs := &out[i].results[len(out[i].results)-1]
 				rs.rows = append(rs.rows, &r)
-			case name == "ReadyForQuery" || name == "CopyBothResponse" || name == "CopyOutResponse" && !strings.HasPrefix(out[i].text, "BASE_BACKUP"):
+			// START_REPLICATION's copy may end in a result set (the end of a
+			// timeline), BASE_BACKUP's holds some: both stay open.
+			case name == "ReadyForQuery" || name == "CopyOutResponse" && !strings.HasPrefix(out[i].text, "BASE_BACKUP"):
 				delete(open, l.Session)
 			}
 		}
@@ -98,6 +101,9 @@ func TestCaptureCommands(t *testing.T) {
 					if cs, ok := cmd.(*codec.CreateReplicationSlot); ok && cs.Failover != nil && *cs.Failover {
 						total["FAILOVER slot"]++
 					}
+					if _, ok := cmd.(*codec.StartReplicationPhysical); ok && len(ex.results) > 0 {
+						total["timeline switch"]++
+					}
 					if b, err := cmd.Append(nil, p); err != nil || string(b) != ex.text {
 						t.Errorf("%q written back as %q, %v", ex.text, b, err)
 					}
@@ -113,9 +119,11 @@ func TestCaptureCommands(t *testing.T) {
 	// What the workloads send, at least.
 	for typ, least := range map[string]int{"*codec.IdentifySystem": 20, "*codec.Show": 20, "*codec.CreateReplicationSlot": 10,
 		"*codec.StartReplicationLogical": 10, "*codec.StartReplicationPhysical": 5, "*codec.BaseBackup": 5,
-		// 17's capturework slots and incremental backup.
-		"*codec.AlterReplicationSlot": 2, "*codec.ReadReplicationSlot": 2, "*codec.DropReplicationSlot": 2, "*codec.UploadManifest": 1,
-		"incremental BASE_BACKUP": 1, "FAILOVER slot": 1} {
+		// capturework's slots and the incremental backup, on 17, 18 and 19.
+		"*codec.AlterReplicationSlot": 6, "*codec.ReadReplicationSlot": 6, "*codec.DropReplicationSlot": 6, "*codec.UploadManifest": 3,
+		"incremental BASE_BACKUP": 3, "FAILOVER slot": 3,
+		// 19's pg_receivewal crossing from timeline 1 to 2.
+		"*codec.TimelineHistory": 1, "timeline switch": 1} {
 		if total[typ] < least {
 			t.Errorf("%s: %d in the captures, want at least %d (%v)", typ, total[typ], least, total)
 		}
@@ -179,7 +187,17 @@ func readResults(t *testing.T, cmd codec.Command, ex exchange) {
 		case *codec.TimelineHistory:
 			var r []codec.TimelineHistoryResult
 			r, err = codec.ReadTimelineHistoryResult(rs.desc, rs.rows)
-			n = len(r)
+			// The history of timeline 2 begins with its parent, timeline 1.
+			if n = len(r); err == nil && (r[0].Filename != fmt.Sprintf("%08X.history", c.Timeline) || !strings.HasPrefix(string(r[0].Content), "1\t")) {
+				t.Errorf("%s: %+v", ex.text, r[0])
+			}
+		case *codec.StartReplicationPhysical:
+			// The end of the timeline streamed: the next one and where it starts.
+			var r []codec.TimelineSwitchResult
+			r, err = codec.ReadTimelineSwitchResult(rs.desc, rs.rows)
+			if n = len(r); err == nil && (r[0].NextTLI != int64(c.Timeline)+1 || r[0].NextTLIStartpos < c.LSN) {
+				t.Errorf("%s: %+v", ex.text, r[0])
+			}
 		case *codec.BaseBackup:
 			switch i {
 			case 0: // "the starting position of the backup, in a single row with two columns"

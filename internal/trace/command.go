@@ -4,31 +4,14 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/pgspec/pgspec/codec"
 )
-
-// commandWords are the words a replication command starts with; a Query
-// starting with one is read with codec.ParseCommand.
-var commandWords = []string{"IDENTIFY_SYSTEM", "SHOW", "TIMELINE_HISTORY", "CREATE_REPLICATION_SLOT", "ALTER_REPLICATION_SLOT",
-	"READ_REPLICATION_SLOT", "DROP_REPLICATION_SLOT", "START_REPLICATION", "UPLOAD_MANIFEST", "BASE_BACKUP"}
 
 // replicationCommand is the typed command a Query's text is in p.Major, or
 // nil: text that is no replication command of that major prints as text
 // only (the server will say what is wrong with it).
 func replicationCommand(text string, p codec.Params) codec.Command {
-	word := strings.TrimSpace(text)
-	if i := strings.IndexAny(word, " \t\n\r;("); i >= 0 {
-		word = word[:i]
-	}
-	found := false
-	for _, w := range commandWords {
-		found = found || strings.EqualFold(w, word)
-	}
-	if !found {
-		return nil
-	}
 	cmd, err := codec.ParseCommand(text, p)
 	if err != nil {
 		return nil
