@@ -93,18 +93,23 @@ type tracker struct {
 	step Step
 }
 
-// begin starts the Step of frame, decoded with the Params reached, and
-// returns it with the frame's offset.
-func (t *tracker) begin(frame []byte) (*Step, int64) {
+// took starts the Step of frame, decoded into m with the Params reached,
+// and returns it with the frame's offset. Sub and Logical are the caller's
+// to set or clear.
+func (t *tracker) took(frame []byte, m Message) (*Step, int64) {
 	s := &t.step
-	s.Msg, s.P = nil, t.c.P
-	if s.Sub != nil || s.Logical != nil { // pointer writes cost more than the test
-		s.Sub, s.Logical = nil, nil
-	}
+	s.Msg, s.P = m, t.c.P
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
-	return &t.step, off
+	return s, off
+}
+
+// begin starts the Step of a frame not decoded yet, nothing inside it.
+func (t *tracker) begin(frame []byte) (*Step, int64) {
+	s, off := t.took(frame, nil)
+	s.clearInner()
+	return s, off
 }
 
 // rule is the rule allowing kind k in st, else the violation; a decoding
@@ -263,20 +268,19 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
 	if len(frame) > 0 {
 		// Nearly every frame of a result set or a copy stream is a DataRow
-		// or CopyData its state allows and that changes nothing: decoded
-		// without the dispatcher, allowed by one rule lookup. Anything else,
+		// or CopyData its state allows without a change (flowStays):
+		// decoded without the dispatcher, taken on one bit. Anything else,
 		// or a frame that fails, takes the general path below.
-		switch k := kindsBackend[frame[0]]; k {
+		switch kindsBackend[frame[0]] {
 		case kindDataRow:
-			if stays(c.be, k, c.P.Major) && t.be.dataRow.Decode(frame, c.P) == nil {
-				s, _ := t.begin(frame)
-				s.Msg = &t.be.dataRow
+			if flowStays[c.be].has(kindDataRow) && t.be.dataRow.Decode(frame, c.P) == nil {
+				s, _ := t.took(frame, &t.be.dataRow)
+				s.clearInner()
 				return s, nil
 			}
 		case kindCopyData:
-			if stays(c.be, k, c.P.Major) && t.be.copyData.Decode(frame, c.P) == nil {
-				s, off := t.begin(frame)
-				s.Msg = &t.be.copyData
+			if flowStays[c.be].has(kindCopyData) && t.be.copyData.Decode(frame, c.P) == nil {
+				s, off := t.took(frame, &t.be.copyData)
 				if err := c.Replication.next(s, sideBackend, t.be.copyData.Data); err != nil {
 					return s, offsetted(err, off)
 				}

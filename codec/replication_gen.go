@@ -142,9 +142,11 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 	return s.Sub, err
 }
 
-// next decodes payload into s.Sub (and s.Logical), checking the flow.
+// next decodes payload into s.Sub (and s.Logical), checking the flow; a
+// CopyData of no replication stream leaves both nil.
 func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if r.kind == copyNone || len(payload) == 0 {
+		s.clearInner()
 		return nil
 	}
 	var m Message
@@ -154,38 +156,29 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if dir == sideFrontend {
 		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
-	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData && stays(r.be, k, r.P.Major) {
-		// Nearly every message of a stream: an XLogData its state allows
-		// without moving, decoded without the dispatcher.
-		x := &r.rb.xLogData
-		if err = x.Decode(payload, r.P); err != nil {
-			return err
+	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData {
+		// Nearly every message of a stream: decoded without the dispatcher.
+		if err = r.rb.xLogData.Decode(payload, r.P); err == nil {
+			m = &r.rb.xLogData
 		}
-		s.Sub = x
-		if r.kind != copyLogical {
-			return nil
-		}
-		s.LogicalP = r.Logical.P
-		s.Logical, err = r.Logical.next(x.WALData)
-		return err
 	} else {
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
-	if err != nil {
+	if err == nil && !flowStays[*st].has(k) {
+		if rule := flowLookup(*st, k, r.P.Major); rule == nil {
+			err = flowViolation(*st, k, r.P.Major, 0, 0)
+		} else if rule.next != 0 {
+			*st = rule.next - 1
+		}
+	}
+	if err != nil || k != kindXLogData || r.kind != copyLogical {
+		if s.Logical != nil {
+			s.Logical = nil
+		}
 		return err
 	}
-	rule := flowLookup(*st, k, r.P.Major)
-	if rule == nil {
-		return flowViolation(*st, k, r.P.Major, 0, 0)
-	}
-	if rule.next != 0 {
-		*st = rule.next - 1
-	}
-	if k != kindXLogData || r.kind != copyLogical {
-		return nil
-	}
 	s.LogicalP = r.Logical.P
-	s.Logical, err = r.Logical.next(m.(*XLogData).WALData)
+	s.Logical, err = r.Logical.next(r.rb.xLogData.WALData)
 	return err
 }

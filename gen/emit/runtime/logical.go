@@ -42,8 +42,10 @@ const firstUserOID = 16384
 func (t *LogicalTracker) Next(src []byte) (Message, error) { return t.next(src) }
 
 func (t *LogicalTracker) next(src []byte) (Message, error) {
-	if m := t.change(src); m != nil {
-		return m, nil
+	if len(src) > 0 && flowStays[t.st].has(kindsLogical[src[0]]) {
+		if m := t.change(src); m != nil {
+			return m, nil
+		}
 	}
 	m, err := t.lg.Decode(src, t.P)
 	if err != nil {
@@ -76,17 +78,13 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 }
 
 // change takes an Insert, Update or Delete of a relation described before,
-// which the state allows without moving: nearly every message of a stream,
-// decoded without the dispatcher and allowed by one rule lookup. Anything
-// else, or a message that fails, is nil: next's general path takes it.
+// which the state allows without a change (flowStays): nearly every
+// message of a stream, decoded without the dispatcher. Anything else, or a
+// message that fails, is nil: next's general path takes it.
 func (t *LogicalTracker) change(src []byte) Message {
-	if len(src) == 0 || t.st == 0 {
-		return nil
-	}
 	var m Message
 	var oid uint32
-	k := kindsLogical[src[0]]
-	switch k {
+	switch kindsLogical[src[0]] {
 	case kindLogicalInsert:
 		if t.lg.logicalInsert.Decode(src, t.P) != nil {
 			return nil
@@ -105,12 +103,7 @@ func (t *LogicalTracker) change(src []byte) Message {
 	default:
 		return nil
 	}
-	i := flowTable[t.st][k]
-	if i == 0 {
-		return nil
-	}
-	r := &flowRules[i-1]
-	if r.moves || r.requires != requiresRelation || !r.majors.Has(t.P.Major) || t.described(oid) != "" {
+	if t.described(oid) != "" {
 		return nil
 	}
 	t.Index++
