@@ -53,8 +53,13 @@ func (r *ReplicationTracker) Start(cmd string) bool {
 // logical stream of another plugin (test_decoding …), or options pgoutput
 // would refuse, leave the XLogData opaque.
 func (r *ReplicationTracker) start(cmd string) copyKind {
-	cmd = strings.TrimLeft(cmd, " \t\r\n")
-	if !hasWord(cmd, "START_REPLICATION") && !hasWord(cmd, "BASE_BACKUP") {
+	i := 0
+	for i < len(cmd) && (cmd[i] == ' ' || cmd[i] == '\t' || cmd[i] == '\r' || cmd[i] == '\n') {
+		i++
+	}
+	// A session's queries are no replication command: one byte tells most.
+	if cmd = cmd[i:]; cmd == "" || cmd[0]|0x20 != 's' && cmd[0]|0x20 != 'b' ||
+		!hasWord(cmd, "START_REPLICATION") && !hasWord(cmd, "BASE_BACKUP") {
 		return copyNone
 	}
 	in := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
