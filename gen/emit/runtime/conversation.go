@@ -105,18 +105,6 @@ func (t *tracker) took(frame []byte) (*Step, int64) {
 	return s, off
 }
 
-// rule is the rule allowing kind k in st, else the violation; a decoding
-// error is returned as it is.
-func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRule, error) {
-	if err != nil {
-		return nil, err
-	}
-	if r := flowLookup(st, k, t.c.P.Major); r != nil {
-		return r, nil
-	}
-	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
-}
-
 // FrontendTracker takes the messages the frontend sends.
 type FrontendTracker struct {
 	tracker
@@ -146,9 +134,9 @@ func (t *FrontendTracker) DirectTLS() (*Step, error) {
 	s, off := t.took(nil)
 	s.Msg = nil
 	s.clearInner()
-	r, err := t.rule(t.c.fe, kindDirectTLS, off, nil)
-	if err != nil {
-		return s, err
+	r := flowLookup(t.c.fe, kindDirectTLS, t.c.P.Major)
+	if r == nil {
+		return s, flowViolation(t.c.fe, kindDirectTLS, t.c.P.Major, off, t.Index-1)
 	}
 	t.c.move(sideFrontend, r)
 	return s, nil
@@ -190,9 +178,12 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 		}
 		s.Msg, err = t.fe.Decode(frame, s.P)
 	}
-	r, err := t.rule(st, k, off, err)
 	if err != nil {
 		return s, err
+	}
+	r := flowLookup(st, k, c.P.Major)
+	if r == nil {
+		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	// What the message tells, by its kind: an integer switch costs less
 	// per message than one on its type.
@@ -321,9 +312,12 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			}
 		}
 	}
-	r, err := t.rule(st, k, off, err)
 	if err != nil {
 		return s, err
+	}
+	r := flowLookup(st, k, c.P.Major)
+	if r == nil {
+		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	if r.answer != 0 {
 		if r = r.forAnswer(frame[0]); r == nil {

@@ -222,9 +222,23 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
 	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData {
-		// Nearly every message of a stream: decoded without the dispatcher.
-		if err = r.rb.xLogData.Decode(payload, r.P); err == nil {
-			m = &r.rb.xLogData
+		// Nearly every message of a stream: an XLogData decoded without the
+		// dispatcher and, in a state it stays in, taken on one bit.
+		x := &r.rb.xLogData
+		if err = x.Decode(payload, r.P); err == nil && flowStays[r.be].has(kindXLogData) {
+			s.Sub = x
+			if r.kind != copyLogical {
+				if s.Logical != nil {
+					s.Logical = nil
+				}
+				return nil
+			}
+			s.LogicalP = r.Logical.P
+			s.Logical, err = r.Logical.next(x.WALData)
+			return err
+		}
+		if err == nil {
+			m = x
 		}
 	} else {
 		m, err = r.rb.Decode(payload, r.P)
