@@ -226,18 +226,16 @@ func (f fastReader) fill(dst []byte) fastReader {
 	return f[len(dst):]
 }
 
-// str and secret read a zero-terminated string as reader's do.
-func (f fastReader) str(old string) (string, fastReader) { return f.cstr(old, true) }
+// str and secret read a zero-terminated string as reader's do: a string
+// with no terminator, which the fast path then leaves to reader to report,
+// costs its error value once more.
+func (f fastReader) str(old string) (string, fastReader) {
+	s, r := reader{rest: f}.cstr("", old, true)
+	return s, fastReader(r.rest)
+}
 
-func (f fastReader) secret(old string) (string, fastReader) { return f.cstr(old, false) }
-
-// cstr is reader's: a string with no terminator, which the fast path then
-// leaves to reader to report, costs its error value once more.
-func (f fastReader) cstr(old string, shared bool) (string, fastReader) {
-	s, r := reader{rest: f}.cstr("", old, shared)
-	if r.err != nil {
-		return "", nil
-	}
+func (f fastReader) secret(old string) (string, fastReader) {
+	s, r := reader{rest: f}.cstr("", old, false)
 	return s, fastReader(r.rest)
 }
 
@@ -289,33 +287,33 @@ func (r reader) secret(field string, old string) (string, reader) {
 
 // cstr reads the zero-terminated string the input starts with; the one
 // call a string read costs, since str and secret inline. The string never
-// aliases the input: it is old (what the field held) when that has the same bytes,
-// so that decoding into a value again costs no copy, else intern's copy
-// (shared) or a copy of its own. A
-// field that holds its bytes again (a reused value: the same command tag,
-// column names, parameter names) is recognised with a few word loads and no
-// call; a word v holds a zero byte when (v - 0x01…01) &^ v & 0x80…80 is
-// not zero, and old's bytes followed by a zero are the string only when
-// they hold none.
+// aliases the input: it is old (what the field held) when that has the
+// same bytes, so that decoding into a value again costs no copy, else
+// intern's copy (shared) or a copy of its own. A field that holds its bytes
+// again (a reused value: the same command tag, column names, parameter
+// names) is recognised with a few word loads and no call; a word v holds a
+// zero byte when (v - 0x01…01) &^ v & 0x80…80 is not zero, and old's bytes
+// followed by a zero are the string only when they hold none.
 func (r reader) cstr(field string, old string, shared bool) (string, reader) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	b := r.rest
-	n := len(old)
-	if n < len(b) && b[n] == 0 {
+	if b, n := r.rest, len(old); n < len(b) && b[n] == 0 {
 		o := unsafe.Slice(unsafe.StringData(old), n)
 		le := binary.LittleEndian
 		same := false
-		switch { // as appendStr: overlapping loads of the first and last bytes
+		// As appendStr: overlapping loads of the first and last bytes; a
+		// window of constant length (b[n-8:n], not b[n-8:]) is never empty,
+		// which spares masking its pointer.
+		switch {
 		case n >= 8 && n <= 16:
-			x, y := le.Uint64(b), le.Uint64(b[n-8:])
-			same = x == le.Uint64(o) && y == le.Uint64(o[n-8:]) && ((x-ones)&^x|(y-ones)&^y)&highs == 0
+			x, y := le.Uint64(b[:8]), le.Uint64(b[n-8:n])
+			same = x == le.Uint64(o[:8]) && y == le.Uint64(o[n-8:n]) && ((x-ones)&^x|(y-ones)&^y)&highs == 0
 		case n >= 4 && n < 8:
-			x, y := le.Uint32(b), le.Uint32(b[n-4:])
-			same = x == le.Uint32(o) && y == le.Uint32(o[n-4:]) && ((x-ones&0xffffffff)&^x|(y-ones&0xffffffff)&^y)&(highs&0xffffffff) == 0
+			x, y := le.Uint32(b[:4]), le.Uint32(b[n-4:n])
+			same = x == le.Uint32(o[:4]) && y == le.Uint32(o[n-4:n]) && ((x-ones&0xffffffff)&^x|(y-ones&0xffffffff)&^y)&(highs&0xffffffff) == 0
 		case n > 16 && n <= 32:
-			x, y := le.Uint64(b), le.Uint64(b[8:])
-			u, v := le.Uint64(b[n-16:]), le.Uint64(b[n-8:])
-			same = x == le.Uint64(o) && y == le.Uint64(o[8:]) && u == le.Uint64(o[n-16:]) && v == le.Uint64(o[n-8:]) &&
+			x, y := le.Uint64(b[:8]), le.Uint64(b[8:16])
+			u, v := le.Uint64(b[n-16:n-8]), le.Uint64(b[n-8:n])
+			same = x == le.Uint64(o[:8]) && y == le.Uint64(o[8:16]) && u == le.Uint64(o[n-16:n-8]) && v == le.Uint64(o[n-8:n]) &&
 				((x-ones)&^x|(y-ones)&^y|(u-ones)&^u|(v-ones)&^v)&highs == 0
 		case n > 0 && n < 4:
 			same = b[0] == o[0] && b[n/2] == o[n/2] && b[n-1] == o[n-1] && b[0] != 0 && b[n/2] != 0 && b[n-1] != 0
@@ -324,7 +322,14 @@ func (r reader) cstr(field string, old string, shared bool) (string, reader) {
 			return old, reader{b[n+1:], r.err}
 		}
 	}
-	// Empty, longer than 32 bytes, or new to the field.
+	return r.newCstr(field, old, shared)
+}
+
+// newCstr is cstr for a string that is empty, longer than 32 bytes, or new
+// to the field; kept out of cstr, whose arguments then need no saving
+// across a call when the bytes are the same again.
+func (r reader) newCstr(field string, old string, shared bool) (string, reader) {
+	b := r.rest
 	end := bytes.IndexByte(b, 0)
 	if end < 0 {
 		return "", r.fail(field, ErrUnterminated)
