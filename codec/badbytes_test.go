@@ -38,6 +38,8 @@ var badCases = []badCase{
 	{"value shorter than its length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4+1), be16(1), be32(5), "x"), codec.ErrTruncated, "Values[0]", 11},
 	{"empty input", &codec.Sync{}, codec.Params{}, nil, codec.ErrTruncated, "tag", 0},
 	{"tuple cut after kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 't', be16(0)), codec.ErrTruncated, "New.Columns[0].Data", 9},
+	// TupleData's columns are read in one loop until one is not plain, then one by one from it
+	{"column cut after plain ones", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(3), 'n', 'b', be32(1), "a", 't', be32(2), "b"), codec.ErrTruncated, "New.Columns[2].Data", 20},
 	// overlong
 	{"body longer than its fields", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(6), 'I', 'x'), codec.ErrTrailingBytes, "TxStatus", 6},
 	{"input longer than the length", &codec.ReadyForQuery{}, codec.Params{}, cat('Z', be32(5), 'I', 'x'), codec.ErrTrailingBytes, "length", 6},
@@ -46,6 +48,7 @@ var badCases = []badCase{
 	{"secret key too long for 3.2", &codec.BackendKeyData{}, codec.Params{Major: 18, ProtocolMinor: 2}, cat('K', be32(8+257), be32(1), make([]byte, 257)), codec.ErrBadLength, "SecretKey", 9},
 	// negative lengths
 	{"negative value length", &codec.DataRow{}, codec.Params{}, cat('D', be32(4+2+4), be16(1), be32(0xFFFFFFFE)), codec.ErrNegativeLength, "Values[0]", 7},
+	{"negative column length after plain ones", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(3), 'u', 't', be32(1), "a", 't', neg1), codec.ErrNegativeLength, "New.Columns[2].Data", 16},
 	{"-1 where NULL is not allowed", &codec.LogicalMessage{}, codec.Params{Major: 16}, cat('M', byte(0), be64(1), cstr("p"), neg1), codec.ErrNegativeLength, "Content", 12},
 	{"negative message length", &codec.Query{}, codec.Params{}, cat('Q', neg1, byte(0)), codec.ErrBadLength, "length", 1},
 	{"length below 4", &codec.Sync{}, codec.Params{}, cat('S', be32(3)), codec.ErrBadLength, "length", 1},
@@ -57,6 +60,8 @@ var badCases = []badCase{
 	// unknown tags
 	{"unknown column kind", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(1), 'x'), codec.ErrUnknownTag, "New.Columns[0].Kind", 8},
 	{"binary column before 14", &codec.LogicalInsert{}, codec.Params{Major: 13}, cat('I', be32(1), 'N', be16(1), 'b', be32(0)), codec.ErrUnknownTag, "New.Columns[0].Kind", 8},
+	{"unknown column kind after plain ones", &codec.LogicalInsert{}, codec.Params{Major: 16}, cat('I', be32(1), 'N', be16(3), 'n', 'u', 'x'), codec.ErrUnknownTag, "New.Columns[2].Kind", 10},
+	{"binary column before 14 after a text one", &codec.LogicalInsert{}, codec.Params{Major: 13}, cat('I', be32(1), 'N', be16(2), 't', be32(0), 'b', be32(0)), codec.ErrUnknownTag, "New.Columns[1].Kind", 13},
 	{"delete without K or O", &codec.LogicalDelete{}, codec.Params{Major: 16}, cat('D', be32(1), 'N', be16(0)), codec.ErrUnknownTag, "OldKind", 5},
 	// wrong fixed values
 	{"wrong tag", &codec.Sync{}, codec.Params{}, cat('X', be32(4)), codec.ErrBadFixedValue, "tag", 0},

@@ -37,6 +37,8 @@ type Conversation struct {
 	queue      []flowState // backend states of the requests waiting behind the one answered now
 	head       int         // queue[head:] wait
 	discarding bool        // an extended-query error: requests until the next Sync get no answer
+	taken      uint64      // requests queued for an answer (see Requests)
+	done       uint64      // of those, the ones answered or voided by an extended-query error
 	pending    copyKind    // the stream the last replication command asked for
 	feCopy     bool        // the frontend's CopyData carry replication messages
 	nego       negotiation // what the StartupMessage asked for, and its answer
@@ -59,6 +61,7 @@ func NewConversation(p Params) *Conversation {
 func (c *Conversation) Reset(p Params) {
 	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
 	c.queue, c.head, c.discarding, c.pending, c.feCopy, c.nego = c.queue[:0], 0, false, copyNone, false, negotiation{}
+	c.taken, c.done = 0, 0
 	c.Frontend.tracker = tracker{c: c}
 	c.Backend.tracker = tracker{c: c}
 	c.Replication.reset(p)
@@ -76,6 +79,19 @@ func (c *Conversation) Authenticated() bool {
 	}
 	return c.Started()
 }
+
+// Requests counts the frontend's requests the backend answers in order
+// (Parse, Bind, Describe, Execute, Close, Sync, Query, FunctionCall): those
+// taken, and of them those answered or voided (an extended-query error
+// voids the requests up to the next Sync, and those sent after it until
+// then are never taken). taken-done wait for an answer; a proxy that keeps
+// something per request tags it with taken after the request and knows it
+// answered once done reaches the tag.
+func (c *Conversation) Requests() (taken, done uint64) { return c.taken, c.done }
+
+// Idle reports whether the backend owes the frontend nothing: every
+// request answered, none voided until a Sync still to come.
+func (c *Conversation) Idle() bool { return c.be == stBackendIdle && !c.discarding }
 
 // Started reports whether the frontend sent its StartupMessage: its
 // messages are tagged from then on.
@@ -129,7 +145,7 @@ type FrontendTracker struct {
 // Untagged reports whether the frontend's next message is a startup-phase
 // packet, without a tag (read it with FrameReader.NextUntagged).
 func (t *FrontendTracker) Untagged() bool {
-	return t.c.fe == stFrontendStartup || t.c.fe == stFrontendEncryptedStartup
+	return untaggedStates[t.c.fe]
 }
 
 // IsDirectTLS reports whether a connection's first byte begins a TLS
@@ -164,7 +180,7 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	var k flowKind
 	var err error
 	switch {
-	case st == stFrontendStartup || st == stFrontendEncryptedStartup:
+	case untaggedStates[st]:
 		if len(frame) >= 8 {
 			k = kindsStartup(binary.BigEndian.Uint32(frame[4:]))
 			// A CancelRequest comes on a connection of its own: only its
@@ -410,6 +426,7 @@ func (c *Conversation) move(side flowSide, r *flowRule) {
 	switch {
 	case r.end:
 		c.be = stBackendIdle
+		c.done++
 	case r.discard:
 		c.discard()
 	}
@@ -434,6 +451,7 @@ func (c *Conversation) push(s flowState) bool {
 	if len(c.queue)-c.head >= maxPending {
 		return false
 	}
+	c.taken++
 	if c.be == stBackendIdle {
 		c.be = s
 		return true
@@ -446,6 +464,7 @@ func (c *Conversation) push(s flowState) bool {
 // after an extended-query error; with no Sync sent yet, those still to
 // come until it.
 func (c *Conversation) discard() {
+	c.done++ // the request that failed
 	for c.head < len(c.queue) {
 		s := c.queue[c.head]
 		c.head++
@@ -453,6 +472,7 @@ func (c *Conversation) discard() {
 			c.be = s
 			return
 		}
+		c.done++
 	}
 	c.be, c.discarding = stBackendIdle, true
 }

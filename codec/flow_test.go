@@ -2,6 +2,7 @@ package codec_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -551,5 +552,87 @@ func TestDirectTLS(t *testing.T) {
 	wantFlow("a GSSENCRequest through TLS", play(gss), "frontend encrypted-startup", "gssenc-request")
 	if err := play(startup); err != nil {
 		t.Errorf("StartupMessage through TLS: %v", err)
+	}
+}
+
+// TestEncryptionRequests: each encryption is asked for at most once, as
+// PostgreSQL's ProcessStartupPacket allows (ssl_done, gss_done): after an
+// SSLRequest's 'N' a GSSENCRequest may follow, after a GSSENCRequest's 'N'
+// an SSLRequest, and after both refusals only a StartupMessage or a
+// CancelRequest; asking for the refused one again is a violation (which
+// PostgreSQL answers with 0A000).
+func TestEncryptionRequests(t *testing.T) {
+	startup := fe(&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}, codec.Params{})
+	cancel := fe(&codec.CancelRequest{ProcessID: 1, SecretKey: []byte{1, 2, 3, 4}}, codec.Params{})
+	ssl, gss := fe(&codec.SSLRequest{}, codec.Params{}), fe(&codec.GSSEncRequest{}, codec.Params{})
+	n := turn{true, []byte{'N'}}
+	for _, c := range []struct {
+		name  string
+		turns []turn
+		state string // of the violation; "" for none
+		got   string
+	}{
+		{"SSL N, GSS N, StartupMessage", []turn{ssl, n, gss, n, startup}, "", ""},
+		{"GSS N, SSL N, CancelRequest", []turn{gss, n, ssl, n, cancel}, "", ""},
+		{"SSL N, StartupMessage", []turn{ssl, n, startup}, "", ""},
+		{"GSS N, SSL S", []turn{gss, n, ssl, {true, []byte{'S'}}}, "", ""},
+		{"SSL N, SSL", []turn{ssl, n, ssl}, "frontend ssl-refused", "ssl-request"},
+		{"GSS N, GSS", []turn{gss, n, gss}, "frontend gss-refused", "gssenc-request"},
+		{"SSL N, GSS N, SSL", []turn{ssl, n, gss, n, ssl}, "frontend unencrypted-startup", "ssl-request"},
+		{"GSS N, SSL N, GSS", []turn{gss, n, ssl, n, gss}, "frontend unencrypted-startup", "gssenc-request"},
+	} {
+		conv := codec.NewConversation(codec.Params{Major: 17})
+		i, err := feed(conv, c.turns)
+		var e *codec.FlowError
+		switch {
+		case c.state == "" && err != nil:
+			t.Errorf("%s: turn %d: %v", c.name, i, err)
+		case c.state != "" && (!errors.As(err, &e) || e.State != c.state || e.Got != c.got || i != len(c.turns)-1):
+			t.Errorf("%s: turn %d: %v, want the last turn refused in %s", c.name, i, err, c.state)
+		}
+	}
+}
+
+// TestRequests: the conversation counts the requests it takes and those
+// answered or voided, and is idle only with none owed and no error waiting
+// for its Sync.
+func TestRequests(t *testing.T) {
+	p := codec.Params{Major: 17}
+	f := func(m codec.Message) turn { return fe(m, p) }
+	b := func(m codec.Message) turn { return be(m, p) }
+	c := codec.NewConversation(p)
+	c.FixMajor = true
+	c.Resume()
+	want := func(what string, taken, done uint64, idle bool) {
+		t.Helper()
+		if gt, gd := c.Requests(); gt != taken || gd != done || c.Idle() != idle {
+			t.Errorf("%s: requests %d taken, %d done, idle %v; want %d, %d, %v", what, gt, gd, c.Idle(), taken, done, idle)
+		}
+	}
+	errResp := b(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'S', Value: "ERROR"}, {Code: 'C', Value: "42601"}, {Code: 'M', Value: "x"}}})
+	steps := []struct {
+		turn        turn
+		taken, done uint64
+		idle        bool
+	}{
+		{f(&codec.Parse{Name: "a", Query: "q"}), 1, 0, false},
+		{f(&codec.Bind{}), 2, 0, false},
+		{f(&codec.Execute{}), 3, 0, false},
+		{f(&codec.Sync{}), 4, 0, false},
+		{b(&codec.ParseComplete{}), 4, 1, false},
+		{errResp, 4, 3, false}, // the Bind failed, the Execute is voided
+		{b(&codec.ReadyForQuery{TxStatus: 'I'}), 4, 4, true},
+		{f(&codec.Parse{Query: "bad"}), 5, 4, false},
+		{f(&codec.Flush{}), 5, 4, false},
+		{errResp, 5, 5, false},                     // nothing owed, but a Sync must come
+		{f(&codec.Parse{Query: "q"}), 5, 5, false}, // voided: never taken
+		{f(&codec.Sync{}), 6, 5, false},
+		{b(&codec.ReadyForQuery{TxStatus: 'I'}), 6, 6, true},
+	}
+	for i, s := range steps {
+		if _, err := feed(c, []turn{s.turn}); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		want(fmt.Sprintf("step %d", i), s.taken, s.done, s.idle)
 	}
 }

@@ -9,102 +9,112 @@ const (
 	stFrontendStartup flowState = 0
 	// frontend encrypted-startup: encryption is established (after S, G or direct TLS) and the caller holds its end: the frontend speaks first again, untagged, and asks for no more encryption
 	stFrontendEncryptedStartup flowState = 1
+	// frontend ssl-refused: an SSLRequest was answered N: the frontend speaks first again, untagged, and may ask for GSSAPI encryption instead, not for SSL again
+	stFrontendSslRefused flowState = 2
+	// frontend gss-refused: a GSSENCRequest was answered N: the frontend speaks first again, untagged, and may ask for SSL instead, not for GSSAPI encryption again
+	stFrontendGssRefused flowState = 3
+	// frontend unencrypted-startup: both an SSLRequest and a GSSENCRequest were answered N: the frontend goes on unencrypted, untagged, and asks for no more encryption
+	stFrontendUnencryptedStartup flowState = 4
 	// frontend encryption: an SSLRequest or GSSENCRequest sent: the frontend waits for the server's one-byte answer
-	stFrontendEncryption flowState = 2
+	stFrontendEncryption flowState = 5
 	// frontend authenticating: the frontend waits for an authentication request or the end of authentication
-	stFrontendAuthenticating flowState = 3
+	stFrontendAuthenticating flowState = 6
 	// frontend password: the server asked for a password (AuthenticationCleartextPassword or AuthenticationMD5Password)
-	stFrontendPassword flowState = 4
+	stFrontendPassword flowState = 7
 	// frontend sasl-initial: the server offered SASL mechanisms (AuthenticationSASL)
-	stFrontendSaslInitial flowState = 5
+	stFrontendSaslInitial flowState = 8
 	// frontend sasl: the server sent a SASL challenge (AuthenticationSASLContinue)
-	stFrontendSasl flowState = 6
+	stFrontendSasl flowState = 9
 	// frontend gss: the server asked for GSSAPI or SSPI data (AuthenticationGSS, AuthenticationSSPI, AuthenticationGSSContinue)
-	stFrontendGss flowState = 7
+	stFrontendGss flowState = 10
 	// frontend session: authenticated: the frontend sends queries, each queued for the server to answer in order (pipelining)
-	stFrontendSession flowState = 8
+	stFrontendSession flowState = 11
 	// frontend copy-in: the server entered copy-in mode (CopyInResponse): the frontend sends the data
-	stFrontendCopyIn flowState = 9
+	stFrontendCopyIn flowState = 12
 	// frontend copy-both: the server entered copy-both mode (CopyBothResponse, START_REPLICATION): both sides send CopyData
-	stFrontendCopyBoth flowState = 10
+	stFrontendCopyBoth flowState = 13
 	// frontend terminated: Terminate sent: "the frontend sends a Terminate message and immediately closes the connection"
-	stFrontendTerminated flowState = 11
+	stFrontendTerminated flowState = 14
 	// frontend closed: the connection can carry nothing more: a CancelRequest was sent, or the server refused the session
-	stFrontendClosed flowState = 12
+	stFrontendClosed flowState = 15
 	// backend waiting: the frontend has not spoken yet: the server sends nothing
-	stBackendWaiting flowState = 13
+	stBackendWaiting flowState = 16
 	// backend ssl-answer: an SSLRequest is waiting for its one-byte answer
-	stBackendSslAnswer flowState = 14
+	stBackendSslAnswer flowState = 17
 	// backend gss-answer: a GSSENCRequest is waiting for its one-byte answer
-	stBackendGssAnswer flowState = 15
+	stBackendGssAnswer flowState = 18
+	// backend ssl-answer-after-gss: an SSLRequest after a GSSENCRequest's N is waiting for its one-byte answer
+	stBackendSslAnswerAfterGss flowState = 19
+	// backend gss-answer-after-ssl: a GSSENCRequest after an SSLRequest's N is waiting for its one-byte answer
+	stBackendGssAnswerAfterSsl flowState = 20
 	// backend authentication: the StartupMessage arrived: the server negotiates the protocol and authenticates the frontend
-	stBackendAuthentication flowState = 16
+	stBackendAuthentication flowState = 21
 	// backend sasl-wait: AuthenticationSASL or AuthenticationSASLContinue sent: the server waits for the client's SASLInitialResponse or SASLResponse
-	stBackendSaslWait flowState = 17
+	stBackendSaslWait flowState = 22
 	// backend sasl: the client answered a SASL message: the server challenges again, completes the exchange or refuses it
-	stBackendSasl flowState = 18
+	stBackendSasl flowState = 23
 	// backend sasl-final: AuthenticationSASLFinal sent: AuthenticationOk follows
-	stBackendSaslFinal flowState = 19
+	stBackendSaslFinal flowState = 24
 	// backend parameters: AuthenticationOk sent: the server reports its parameters and its cancel key, then becomes ready
-	stBackendParameters flowState = 20
+	stBackendParameters flowState = 25
 	// backend idle: no frontend request waits for an answer: the server sends only asynchronous messages
-	stBackendIdle flowState = 21
+	stBackendIdle flowState = 26
 	// backend query: answering a simple Query, between its statements
-	stBackendQuery flowState = 22
+	stBackendQuery flowState = 27
 	// backend query-failed: a simple Query failed: only ReadyForQuery ends it
-	stBackendQueryFailed flowState = 23
+	stBackendQueryFailed flowState = 28
 	// backend query-rows: a RowDescription sent: the rows of one statement follow
-	stBackendQueryRows flowState = 24
+	stBackendQueryRows flowState = 29
 	// backend query-copy-out: copy-out mode of a simple Query (COPY TO STDOUT, BASE_BACKUP)
-	stBackendQueryCopyOut flowState = 25
+	stBackendQueryCopyOut flowState = 30
 	// backend query-copy-in: copy-in mode of a simple Query: the frontend sends the data
-	stBackendQueryCopyIn flowState = 26
+	stBackendQueryCopyIn flowState = 31
 	// backend query-copy-both: copy-both mode (START_REPLICATION): the server streams CopyData
-	stBackendQueryCopyBoth flowState = 27
+	stBackendQueryCopyBoth flowState = 32
 	// backend query-copy-both-done: the server ended its side of copy-both mode
-	stBackendQueryCopyBothDone flowState = 28
+	stBackendQueryCopyBothDone flowState = 33
 	// backend parse: answering a Parse
-	stBackendParse flowState = 29
+	stBackendParse flowState = 34
 	// backend bind: answering a Bind
-	stBackendBind flowState = 30
+	stBackendBind flowState = 35
 	// backend describe: answering a Describe
-	stBackendDescribe flowState = 31
+	stBackendDescribe flowState = 36
 	// backend describe-rows: a statement's ParameterDescription sent: its row description follows
-	stBackendDescribeRows flowState = 32
+	stBackendDescribeRows flowState = 37
 	// backend execute: answering an Execute
-	stBackendExecute flowState = 33
+	stBackendExecute flowState = 38
 	// backend execute-copy-out: copy-out mode of an Execute
-	stBackendExecuteCopyOut flowState = 34
+	stBackendExecuteCopyOut flowState = 39
 	// backend execute-copy-in: copy-in mode of an Execute
-	stBackendExecuteCopyIn flowState = 35
+	stBackendExecuteCopyIn flowState = 40
 	// backend close: answering a Close
-	stBackendClose flowState = 36
+	stBackendClose flowState = 41
 	// backend sync: answering a Sync, or discarding until it after an error
-	stBackendSync flowState = 37
+	stBackendSync flowState = 42
 	// backend function-call: answering a FunctionCall
-	stBackendFunctionCall flowState = 38
+	stBackendFunctionCall flowState = 43
 	// backend function-call-done: a FunctionCall answered: its ReadyForQuery follows
-	stBackendFunctionCallDone flowState = 39
+	stBackendFunctionCallDone flowState = 44
 	// backend encrypted: the server accepted encryption: the TLS or GSSAPI handshake follows, no protocol message
-	stBackendEncrypted flowState = 40
+	stBackendEncrypted flowState = 45
 	// backend closed: the server refused the session or ended it: nothing follows
-	stBackendClosed flowState = 41
+	stBackendClosed flowState = 46
 	// replication-backend streaming: START_REPLICATION's copy-both stream
-	stReplicationBackendStreaming flowState = 42
+	stReplicationBackendStreaming flowState = 47
 	// replication-backend backup: BASE_BACKUP's copy-out stream, before its first archive
-	stReplicationBackendBackup flowState = 43
+	stReplicationBackendBackup flowState = 48
 	// replication-backend backup-archive: inside an archive or the manifest of BASE_BACKUP
-	stReplicationBackendBackupArchive flowState = 44
+	stReplicationBackendBackupArchive flowState = 49
 	// replication-frontend streaming: START_REPLICATION's copy-both stream
-	stReplicationFrontendStreaming flowState = 45
+	stReplicationFrontendStreaming flowState = 50
 	// logical between: between transactions
-	stLogicalBetween flowState = 46
+	stLogicalBetween flowState = 51
 	// logical transaction: after Begin
-	stLogicalTransaction flowState = 47
+	stLogicalTransaction flowState = 52
 	// logical prepared-transaction: after Begin Prepare
-	stLogicalPreparedTransaction flowState = 48
+	stLogicalPreparedTransaction flowState = 53
 	// logical stream: between Stream Start and Stream Stop: messages carry the xid
-	stLogicalStream flowState = 49
+	stLogicalStream flowState = 54
 )
 
 // The kinds of message the flow tells apart, then its events: 0 is none the codec knows.
@@ -214,6 +224,22 @@ var flowRules = [...]flowRule{
 	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00},
 	// frontend encrypted-startup, CancelRequest: "An initial SSLRequest can also be used in a connection that is being opened to send a CancelRequest message" (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},
+	// frontend ssl-refused, GSSEncRequest: "Alternatively, it is permissible to issue a GSSENCRequest message after an N response to try to use GSSAPI encryption instead of SSL"; a second SSLRequest is a violation: PostgreSQL's ProcessStartupPacket (postmaster.c to 16, backend_startup.c from 17) sets ssl_done after any answer and refuses it with 0A000 "unsupported frontend protocol 1234.5679" (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stFrontendEncryption + 1, peer: stBackendGssAnswerAfterSsl + 1, moves: true, majors: 0xff000},
+	// frontend ssl-refused, StartupMessage: "To continue after N, send the usual StartupMessage and proceed without encryption" (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00},
+	// frontend ssl-refused, CancelRequest: "An initial SSLRequest can also be used in a connection that is being opened to send a CancelRequest message" (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},
+	// frontend gss-refused, SSLRequest: "Alternatively, it is permissible to issue an SSLRequest message after an N response to try to use SSL encryption instead of GSSAPI"; a second GSSENCRequest is a violation: PostgreSQL's ProcessStartupPacket (postmaster.c to 16, backend_startup.c from 17) sets gss_done after any answer and refuses it with 0A000 "unsupported frontend protocol 1234.5680" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stFrontendEncryption + 1, peer: stBackendSslAnswerAfterGss + 1, moves: true, majors: 0xffc00},
+	// frontend gss-refused, StartupMessage: "To continue after N, send the usual StartupMessage and proceed without encryption" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00},
+	// frontend gss-refused, CancelRequest: "An initial GSSENCRequest can also be used in a connection that is being opened to send a CancelRequest message" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},
+	// frontend unencrypted-startup, StartupMessage: each encryption may be asked for once: PostgreSQL's ProcessStartupPacket refuses a third request with 0A000 (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stFrontendAuthenticating + 1, peer: stBackendAuthentication + 1, moves: true, majors: 0xffc00},
+	// frontend unencrypted-startup, CancelRequest: a CancelRequest may follow the encryption requests, as after one (protocol-flow.html#PROTOCOL-FLOW-START-UP)
+	{next: stFrontendClosed + 1, peer: stBackendClosed + 1, moves: true, majors: 0xffc00},
 	// frontend authenticating, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
 	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
 	// frontend password, PasswordMessage: "The frontend must now send a PasswordMessage containing the password" (in clear text, or MD5-encrypted)
@@ -271,16 +297,28 @@ var flowRules = [...]flowRule{
 	// frontend copy-both, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
 	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
 	// backend ssl-answer, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows, which is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 37, majors: 0xffc00},
-	// backend ssl-answer, SSLResponse 'N': N: "the frontend might choose to abandon the connection … or it might continue … with an unencrypted connection" (a StartupMessage or a GSSENCRequest) (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},
+	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 45, majors: 0xffc00},
+	// backend ssl-answer, SSLResponse 'N': N: "the frontend might choose to abandon the connection … or it might continue … with an unencrypted connection" (a StartupMessage, or a GSSENCRequest instead) (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendWaiting + 1, peer: stFrontendSslRefused + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},
 	// backend ssl-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (a server that predates SSL support) (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
 	// backend gss-answer, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 40, majors: 0xff000},
+	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 48, majors: 0xff000},
 	// backend gss-answer, GSSEncResponse 'N': N: the frontend may go on unencrypted, or ask for SSL instead (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendWaiting + 1, peer: stFrontendStartup + 1, moves: true, answer: byte(0x4e), majors: 0xff000},
+	{next: stBackendWaiting + 1, peer: stFrontendGssRefused + 1, moves: true, answer: byte(0x4e), majors: 0xff000},
 	// backend gss-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend ssl-answer-after-gss, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 51, majors: 0xffc00},
+	// backend ssl-answer-after-gss, SSLResponse 'N': N: both encryptions were refused; the frontend may go on unencrypted (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendWaiting + 1, peer: stFrontendUnencryptedStartup + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},
+	// backend ssl-answer-after-gss, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
+	// backend gss-answer-after-ssl, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 54, majors: 0xff000},
+	// backend gss-answer-after-ssl, GSSEncResponse 'N': N: both encryptions were refused; the frontend may go on unencrypted (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendWaiting + 1, peer: stFrontendUnencryptedStartup + 1, moves: true, answer: byte(0x4e), majors: 0xff000},
+	// backend gss-answer-after-ssl, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
 	// backend authentication, NegotiateProtocolVersion: "The server does not support the minor protocol version requested by the client … This message will also be sent if the client requested unsupported protocol options (i.e., beginning with _pq_.)"; "This message will be followed by an ErrorResponse or a message indicating the success or failure of authentication": it comes before the authentication requests, once, for what the StartupMessage asked (protocol-message-formats.html#PROTOCOL-MESSAGE-FORMATS-NEGOTIATEPROTOCOLVERSION)
 	{requires: requiresNegotiation, majors: 0xff800},
@@ -654,16 +692,16 @@ var flowRules = [...]flowRule{
 	{next: stLogicalBetween + 1, moves: true, majors: 0xfc000}}
 
 // flowTable names the rule (1-based; 0: not allowed) of each state and kind.
-var flowTable = [50][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3, 85: 5}, stFrontendEncryptedStartup: {15: 7, 82: 6}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 8}, stFrontendPassword: {63: 9, 84: 10}, stFrontendSaslInitial: {78: 11, 84: 12}, stFrontendSasl: {79: 13, 84: 14}, stFrontendGss: {33: 15, 84: 16}, stFrontendSession: {13: 19, 16: 22, 26: 20, 29: 21, 30: 24, 31: 25, 61: 18, 65: 17, 83: 23, 84: 26}, stFrontendCopyIn: {20: 27, 21: 28, 22: 29, 30: 30, 83: 31, 84: 32}, stFrontendCopyBoth: {20: 33, 21: 34, 84: 35}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 38, 81: 36}, stBackendGssAnswer: {28: 41, 35: 39}, stBackendAuthentication: {1: 44, 2: 47, 3: 49, 4: 50, 5: 45, 6: 43, 7: 46, 10: 51, 11: 48, 28: 53, 55: 42, 57: 52}, stBackendSaslWait: {28: 54}, stBackendSasl: {6: 57, 8: 55, 9: 56, 28: 58}, stBackendSaslFinal: {6: 59, 28: 60}, stBackendParameters: {12: 62, 28: 66, 55: 64, 57: 63, 60: 61, 66: 65}, stBackendIdle: {28: 70, 57: 67, 58: 68, 60: 69}, stBackendQuery: {18: 72, 19: 76, 23: 74, 24: 75, 27: 73, 28: 77, 57: 79, 58: 80, 60: 81, 66: 78, 77: 71}, stBackendQueryFailed: {57: 83, 58: 84, 60: 85, 66: 82}, stBackendQueryRows: {18: 87, 25: 86, 28: 88, 57: 89, 58: 90, 60: 91}, stBackendQueryCopyOut: {20: 92, 21: 93, 28: 94, 57: 95, 58: 96, 60: 97}, stBackendQueryCopyIn: {18: 98, 28: 99, 57: 100, 58: 101, 60: 102}, stBackendQueryCopyBoth: {20: 103, 21: 104, 28: 105, 57: 106, 58: 107, 60: 108}, stBackendQueryCopyBothDone: {18: 111, 20: 109, 28: 112, 57: 113, 58: 114, 60: 115, 77: 110}, stBackendParse: {28: 117, 57: 118, 58: 119, 60: 120, 62: 116}, stBackendBind: {14: 121, 28: 122, 57: 123, 58: 124, 60: 125}, stBackendDescribe: {28: 129, 56: 128, 57: 130, 58: 131, 59: 126, 60: 132, 77: 127}, stBackendDescribeRows: {28: 135, 56: 134, 57: 136, 58: 137, 60: 138, 77: 133}, stBackendExecute: {18: 140, 23: 143, 24: 144, 25: 139, 27: 141, 28: 145, 57: 146, 58: 147, 60: 148, 64: 142}, stBackendExecuteCopyOut: {20: 149, 21: 150, 28: 151, 57: 152, 58: 153, 60: 154}, stBackendExecuteCopyIn: {18: 155, 28: 156, 57: 157, 58: 158, 60: 159}, stBackendClose: {17: 160, 28: 161, 57: 162, 58: 163, 60: 164}, stBackendSync: {28: 166, 57: 167, 58: 168, 60: 169, 66: 165}, stBackendFunctionCall: {28: 171, 32: 170, 57: 172, 58: 173, 60: 174}, stBackendFunctionCallDone: {57: 176, 58: 177, 60: 178, 66: 175}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 180, 72: 181, 76: 179}, stReplicationBackendBackup: {70: 182, 73: 183}, stReplicationBackendBackupArchive: {67: 184, 69: 186, 70: 185, 73: 187}, stReplicationFrontendStreaming: {68: 189, 74: 190, 75: 188}, stLogicalBetween: {36: 191, 37: 192, 39: 197, 42: 199, 46: 198, 47: 195, 48: 194, 49: 196, 50: 193}, stLogicalTransaction: {38: 208, 40: 204, 41: 202, 42: 206, 43: 207, 45: 200, 52: 205, 53: 201, 54: 203}, stLogicalPreparedTransaction: {40: 213, 41: 211, 42: 215, 43: 216, 44: 217, 45: 209, 52: 214, 53: 210, 54: 212}, stLogicalStream: {40: 222, 41: 220, 42: 224, 43: 225, 45: 218, 51: 226, 52: 223, 53: 219, 54: 221}}
+var flowTable = [55][flowKinds]uint8{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3, 85: 5}, stFrontendEncryptedStartup: {15: 7, 82: 6}, stFrontendSslRefused: {15: 10, 34: 8, 82: 9}, stFrontendGssRefused: {15: 13, 80: 11, 82: 12}, stFrontendUnencryptedStartup: {15: 15, 82: 14}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 16}, stFrontendPassword: {63: 17, 84: 18}, stFrontendSaslInitial: {78: 19, 84: 20}, stFrontendSasl: {79: 21, 84: 22}, stFrontendGss: {33: 23, 84: 24}, stFrontendSession: {13: 27, 16: 30, 26: 28, 29: 29, 30: 32, 31: 33, 61: 26, 65: 25, 83: 31, 84: 34}, stFrontendCopyIn: {20: 35, 21: 36, 22: 37, 30: 38, 83: 39, 84: 40}, stFrontendCopyBoth: {20: 41, 21: 42, 84: 43}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 46, 81: 44}, stBackendGssAnswer: {28: 49, 35: 47}, stBackendSslAnswerAfterGss: {28: 52, 81: 50}, stBackendGssAnswerAfterSsl: {28: 55, 35: 53}, stBackendAuthentication: {1: 58, 2: 61, 3: 63, 4: 64, 5: 59, 6: 57, 7: 60, 10: 65, 11: 62, 28: 67, 55: 56, 57: 66}, stBackendSaslWait: {28: 68}, stBackendSasl: {6: 71, 8: 69, 9: 70, 28: 72}, stBackendSaslFinal: {6: 73, 28: 74}, stBackendParameters: {12: 76, 28: 80, 55: 78, 57: 77, 60: 75, 66: 79}, stBackendIdle: {28: 84, 57: 81, 58: 82, 60: 83}, stBackendQuery: {18: 86, 19: 90, 23: 88, 24: 89, 27: 87, 28: 91, 57: 93, 58: 94, 60: 95, 66: 92, 77: 85}, stBackendQueryFailed: {57: 97, 58: 98, 60: 99, 66: 96}, stBackendQueryRows: {18: 101, 25: 100, 28: 102, 57: 103, 58: 104, 60: 105}, stBackendQueryCopyOut: {20: 106, 21: 107, 28: 108, 57: 109, 58: 110, 60: 111}, stBackendQueryCopyIn: {18: 112, 28: 113, 57: 114, 58: 115, 60: 116}, stBackendQueryCopyBoth: {20: 117, 21: 118, 28: 119, 57: 120, 58: 121, 60: 122}, stBackendQueryCopyBothDone: {18: 125, 20: 123, 28: 126, 57: 127, 58: 128, 60: 129, 77: 124}, stBackendParse: {28: 131, 57: 132, 58: 133, 60: 134, 62: 130}, stBackendBind: {14: 135, 28: 136, 57: 137, 58: 138, 60: 139}, stBackendDescribe: {28: 143, 56: 142, 57: 144, 58: 145, 59: 140, 60: 146, 77: 141}, stBackendDescribeRows: {28: 149, 56: 148, 57: 150, 58: 151, 60: 152, 77: 147}, stBackendExecute: {18: 154, 23: 157, 24: 158, 25: 153, 27: 155, 28: 159, 57: 160, 58: 161, 60: 162, 64: 156}, stBackendExecuteCopyOut: {20: 163, 21: 164, 28: 165, 57: 166, 58: 167, 60: 168}, stBackendExecuteCopyIn: {18: 169, 28: 170, 57: 171, 58: 172, 60: 173}, stBackendClose: {17: 174, 28: 175, 57: 176, 58: 177, 60: 178}, stBackendSync: {28: 180, 57: 181, 58: 182, 60: 183, 66: 179}, stBackendFunctionCall: {28: 185, 32: 184, 57: 186, 58: 187, 60: 188}, stBackendFunctionCallDone: {57: 190, 58: 191, 60: 192, 66: 189}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 194, 72: 195, 76: 193}, stReplicationBackendBackup: {70: 196, 73: 197}, stReplicationBackendBackupArchive: {67: 198, 69: 200, 70: 199, 73: 201}, stReplicationFrontendStreaming: {68: 203, 74: 204, 75: 202}, stLogicalBetween: {36: 205, 37: 206, 39: 211, 42: 213, 46: 212, 47: 209, 48: 208, 49: 210, 50: 207}, stLogicalTransaction: {38: 222, 40: 218, 41: 216, 42: 220, 43: 221, 45: 214, 52: 219, 53: 215, 54: 217}, stLogicalPreparedTransaction: {40: 227, 41: 225, 42: 229, 43: 230, 44: 231, 45: 223, 52: 228, 53: 224, 54: 226}, stLogicalStream: {40: 236, 41: 234, 42: 238, 43: 239, 45: 232, 51: 240, 52: 237, 53: 233, 54: 235}}
 
 // flowStateNames name each state as "machine state".
-var flowStateNames = [...]string{"frontend startup", "frontend encrypted-startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend authentication", "backend sasl-wait", "backend sasl", "backend sasl-final", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
+var flowStateNames = [...]string{"frontend startup", "frontend encrypted-startup", "frontend ssl-refused", "frontend gss-refused", "frontend unencrypted-startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend ssl-answer-after-gss", "backend gss-answer-after-ssl", "backend authentication", "backend sasl-wait", "backend sasl", "backend sasl-final", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
 
 // flowKindNames are each kind's slug.
 var flowKindNames = [...]string{"", "authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-scm-credential", "authentication-sspi", "backend-key-data", "bind", "bind-complete", "cancel-request", "close", "close-complete", "command-complete", "copy-both-response", "copy-data", "copy-done", "copy-fail", "copy-in-response", "copy-out-response", "data-row", "describe", "empty-query-response", "error-response", "execute", "flush", "function-call", "function-call-response", "gss-response", "gssenc-request", "gssenc-response", "logical-begin", "logical-begin-prepare", "logical-commit", "logical-commit-prepared", "logical-delete", "logical-insert", "logical-message", "logical-origin", "logical-prepare", "logical-relation", "logical-rollback-prepared", "logical-stream-abort", "logical-stream-commit", "logical-stream-prepare", "logical-stream-start", "logical-stream-stop", "logical-truncate", "logical-type", "logical-update", "negotiate-protocol-version", "no-data", "notice-response", "notification-response", "parameter-description", "parameter-status", "parse", "parse-complete", "password-message", "portal-suspended", "query", "ready-for-query", "replication-archive-or-manifest-data", "replication-hot-standby-feedback-message", "replication-manifest", "replication-new-archive", "replication-primary-keepalive-message", "replication-primary-status-update", "replication-progress-report", "replication-request-primary-status-update", "replication-standby-status-update", "replication-xlog-data", "row-description", "sasl-initial-response", "sasl-response", "ssl-request", "ssl-response", "startup-message", "sync", "terminate", "direct-tls"}
 
 // flowStreamed marks the states whose pgoutput messages carry the xid.
-var flowStreamed = [50]bool{stLogicalStream: true}
+var flowStreamed = [55]bool{stLogicalStream: true}
 
 // kindsBackend names the kind of a backend message by its tag.
 var kindsBackend = [256]flowKind{'1': 62, '2': 14, '3': 17, 'A': 58, 'C': 18, 'D': 25, 'E': 28, 'G': 23, 'H': 24, 'I': 27, 'K': 12, 'N': 57, 'S': 60, 'T': 77, 'V': 32, 'W': 19, 'Z': 66, 'c': 21, 'd': 20, 'n': 56, 's': 64, 't': 59, 'v': 55}
@@ -698,13 +736,16 @@ var kindsReplicationBackend = [256]flowKind{'d': 67, 'k': 71, 'm': 69, 'n': 70, 
 var kindsReplicationFrontend = [256]flowKind{'h': 68, 'p': 74, 'r': 75}
 
 // passwordKinds is the kind of a frontend 'p' in each state: the one message of the four the state allows.
-var passwordKinds = [50]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
+var passwordKinds = [55]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
 
 // authStates is the Frontend.Auth that decodes that 'p'.
-var authStates = [50]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
+var authStates = [55]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
+
+// untaggedStates marks the frontend states whose next message is a startup packet, untagged.
+var untaggedStates = [55]bool{stFrontendStartup: true, stFrontendEncryptedStartup: true, stFrontendSslRefused: true, stFrontendGssRefused: true, stFrontendUnencryptedStartup: true}
 
 // answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.
-var answerKinds = [50]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35}
+var answerKinds = [55]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35, stBackendSslAnswerAfterGss: 81, stBackendGssAnswerAfterSsl: 35}
 
 // protocolMinors is the newest minor of protocol 3 each major speaks, as its manual says ("Before protocol version 3.2, …").
 var protocolMinors = [20]uint8{10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 0, 16: 0, 17: 0, 18: 2, 19: 2}

@@ -32,8 +32,9 @@ const (
 	DefaultAuthTimeout = 60 * time.Second
 )
 
-// LatestProtocol is the newest protocol version the server speaks.
-const LatestProtocol = session.Protocol32
+// LatestProtocol is the newest protocol version the server speaks: the
+// newest its major's manual documents (codec.ProtocolMinor).
+var LatestProtocol = session.ProtocolVersion(3<<16 | codec.ProtocolMinor(serverMajor))
 
 // Method is how a client proves who it is.
 type Method int
@@ -128,6 +129,11 @@ func Accept(nc net.Conn, cfg *Config) (*Conn, error) {
 	}
 	c := &Conn{nc: nc, P: codec.Params{Major: serverMajor}}
 	c.types = pgtype.NewMap()
+	// The conversation takes every packet from the first: what the client
+	// may send next is the protocol's flow, and what the server answers
+	// is held to it too.
+	c.conv = codec.NewConversation(c.P)
+	c.conv.FixMajor = true
 	st, err := c.startup(cfg)
 	if err != nil {
 		return nil, err
@@ -147,63 +153,55 @@ func Accept(nc net.Conn, cfg *Config) (*Conn, error) {
 }
 
 // startup reads startup-phase packets until the StartupMessage, answering
-// the encryption requests on the way.
+// the encryption requests on the way. The conversation says which may come:
+// each encryption once, the other after an 'N', none after TLS began.
 func (c *Conn) startup(cfg *Config) (*Startup, error) {
 	var first [1]byte
 	if _, err := io.ReadFull(c.nc, first[:]); err != nil {
 		return nil, err
 	}
-	var direct bool
-	if first[0] == 0x16 { // a TLS handshake record: direct TLS
+	direct := codec.IsDirectTLS(first[0])
+	src := io.MultiReader(bytes.NewReader(first[:]), c.nc)
+	if direct {
+		if _, err := c.conv.Frontend.DirectTLS(); err != nil {
+			return nil, err
+		}
 		if err := c.startTLS(cfg, &prefixConn{Conn: c.nc, prefix: first[:]}, true); err != nil {
 			return nil, err
 		}
-		direct = true
-	}
-	var dec codec.Startup
-	encrypted, gssDone := direct, false
-	var src io.Reader // nil: c.nc, whatever it is by then
-	if !direct {
-		src = io.MultiReader(bytes.NewReader(first[:]), c.nc)
+		src = nil
 	}
 	for {
 		if src == nil {
-			src = c.nc
+			src = c.nc // whatever it is by then
 		}
 		pkt, err := readStartupPacket(src)
 		if err != nil {
 			return nil, err
 		}
 		src = nil
-		m, err := dec.Decode(pkt, codec.Params{Major: serverMajor, ProtocolMinor: 2})
-		switch m := m.(type) {
+		step, err := c.conv.Frontend.Next(pkt)
+		if err != nil {
+			return nil, c.fatal(refusal(pkt, err))
+		}
+		switch m := step.Msg.(type) {
 		case *codec.SSLRequest:
-			if encrypted {
-				break
+			answer := byte('N')
+			if cfg.TLS != nil {
+				answer = 'S'
 			}
-			encrypted = true
-			if cfg.TLS == nil {
-				if err := c.answer(&codec.SSLResponse{Answer: 'N'}); err != nil {
+			if err := c.answer(&codec.SSLResponse{Answer: answer}); err != nil {
+				return nil, err
+			}
+			if answer == 'S' {
+				if err := c.startTLS(cfg, c.nc, false); err != nil {
 					return nil, err
 				}
-				continue
 			}
-			if err := c.answer(&codec.SSLResponse{Answer: 'S'}); err != nil {
-				return nil, err
-			}
-			if err := c.startTLS(cfg, c.nc, false); err != nil {
-				return nil, err
-			}
-			continue
 		case *codec.GSSEncRequest:
-			if encrypted || gssDone {
-				break
-			}
-			gssDone = true
 			if err := c.answer(&codec.GSSEncResponse{Answer: 'N'}); err != nil {
 				return nil, err
 			}
-			continue
 		case *codec.CancelRequest:
 			if cfg.OnCancel != nil {
 				cfg.OnCancel(m.ProcessID, m.SecretKey)
@@ -220,16 +218,20 @@ func (c *Conn) startup(cfg *Config) (*Startup, error) {
 			}
 			return st, err
 		}
-		if err != nil {
-			var de *codec.DecodeError
-			if binary.BigEndian.Uint32(pkt[4:])>>16 == 3 && errors.As(err, &de) {
-				return nil, c.fatal(session.ServerError("FATAL", "08P01", "invalid startup packet layout: expected terminator as last byte", ""))
-			}
-		}
-		// A second encryption request, or a code that is no version.
-		v := session.ProtocolVersion(binary.BigEndian.Uint32(pkt[4:]))
-		return nil, c.fatal(unsupportedProtocol(v))
 	}
+}
+
+// refusal is PostgreSQL's answer to a startup packet the conversation did
+// not take: a protocol 3 StartupMessage that does not decode has a bad
+// layout; an encryption request where none may come (a second of its kind,
+// any after TLS began) and a code that is no version are unsupported.
+func refusal(pkt []byte, err error) *session.Error {
+	v := session.ProtocolVersion(binary.BigEndian.Uint32(pkt[4:]))
+	var de *codec.DecodeError
+	if v.Major() == 3 && errors.As(err, &de) {
+		return session.ServerError("FATAL", "08P01", "invalid startup packet layout: expected terminator as last byte", "")
+	}
+	return unsupportedProtocol(v)
 }
 
 func unsupportedProtocol(v session.ProtocolVersion) *session.Error {
@@ -276,6 +278,7 @@ func (c *Conn) startTLS(cfg *Config, raw net.Conn, direct bool) error {
 		return fmt.Errorf("server: TLS handshake: %w", err)
 	}
 	c.nc = conn
+	c.conv.Decrypted()
 	if direct && conn.ConnectionState().NegotiatedProtocol != "postgresql" {
 		return c.fatal(session.ServerError("FATAL", "08P01", "received direct SSL connection request without ALPN protocol negotiation extension", ""))
 	}
@@ -350,11 +353,11 @@ func (c *Conn) authenticate(cfg *Config) error {
 	case Trust:
 	case Cleartext:
 		c.send(&codec.AuthenticationCleartextPassword{})
-		m, err := c.readAuth(codec.AuthPassword, "password")
+		m, err := readAuth[*codec.PasswordMessage](c, "password")
 		if err != nil {
 			return err
 		}
-		if subtle.ConstantTimeCompare([]byte(m.(*codec.PasswordMessage).Password), []byte(cred.Password)) != 1 {
+		if subtle.ConstantTimeCompare([]byte(m.Password), []byte(cred.Password)) != 1 {
 			return c.fatal(failed)
 		}
 	case MD5:
@@ -363,12 +366,12 @@ func (c *Conn) authenticate(cfg *Config) error {
 			return err
 		}
 		c.send(&codec.AuthenticationMD5Password{Salt: salt})
-		m, err := c.readAuth(codec.AuthPassword, "password")
+		m, err := readAuth[*codec.PasswordMessage](c, "password")
 		if err != nil {
 			return err
 		}
 		want := session.MD5Password(c.User, cred.Password, salt)
-		if subtle.ConstantTimeCompare([]byte(m.(*codec.PasswordMessage).Password), []byte(want)) != 1 {
+		if subtle.ConstantTimeCompare([]byte(m.Password), []byte(want)) != 1 {
 			return c.fatal(failed)
 		}
 	case SCRAM:
@@ -401,11 +404,10 @@ func (c *Conn) scram(password string, failed *session.Error) error {
 		}
 	}
 	c.send(&codec.AuthenticationSASL{AuthMechanisms: mechanisms})
-	m, err := c.readAuth(codec.AuthSASLInitial, "SASL")
+	initial, err := readAuth[*codec.SASLInitialResponse](c, "SASL")
 	if err != nil {
 		return err
 	}
-	initial := m.(*codec.SASLInitialResponse)
 	if !slices.Contains(mechanisms, initial.AuthMechanism) {
 		return c.fatal(session.ServerError("FATAL", "08P01", "client selected an invalid SASL authentication mechanism", ""))
 	}
@@ -415,10 +417,11 @@ func (c *Conn) scram(password string, failed *session.Error) error {
 		return c.scramFailed(err, failed)
 	}
 	c.send(&codec.AuthenticationSASLContinue{Data: first})
-	if m, err = c.readAuth(codec.AuthSASL, "SASL"); err != nil {
+	resp, err := readAuth[*codec.SASLResponse](c, "SASL")
+	if err != nil {
 		return err
 	}
-	final, err := s.ServerFinal(m.(*codec.SASLResponse).Data)
+	final, err := s.ServerFinal(resp.Data)
 	if err != nil {
 		return c.scramFailed(err, failed)
 	}
@@ -467,22 +470,27 @@ func chooseCertificate(cfg *tls.Config, hello *tls.ClientHelloInfo) (*tls.Certif
 }
 
 // readAuth sends what is pending and reads the client's answer, a 'p'
-// message of the given state.
-func (c *Conn) readAuth(state codec.AuthState, what string) (codec.Message, error) {
+// message the conversation decodes as the exchange has it (a
+// PasswordMessage after AuthenticationCleartextPassword …).
+func readAuth[M codec.Message](c *Conn, what string) (M, error) {
+	var none M
 	if err := c.Flush(); err != nil {
-		return nil, err
+		return none, err
 	}
 	frame, err := c.fr.Next()
 	if err != nil {
-		return nil, err // an EOF or an oversized message: PostgreSQL closes silently
+		return none, err // an EOF or an oversized message: PostgreSQL closes silently
 	}
 	if frame[0] != 'p' {
-		return nil, c.fatal(session.ServerError("FATAL", "08P01", fmt.Sprintf("expected %s response, got message type %d", what, frame[0]), ""))
+		return none, c.fatal(session.ServerError("FATAL", "08P01", fmt.Sprintf("expected %s response, got message type %d", what, frame[0]), ""))
 	}
-	c.fe.Auth = state
-	m, err := c.fe.Decode(frame, c.P)
-	if err != nil {
-		return nil, c.fatal(session.ServerError("FATAL", "08P01", "invalid "+what+" packet: "+err.Error(), ""))
+	step, err := c.conv.Frontend.Next(frame)
+	m, ok := step.Msg.(M)
+	if err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("a %s, not the %s response the exchange is at", step.Msg.Slug(), what)
+		}
+		return none, c.fatal(session.ServerError("FATAL", "08P01", "invalid "+what+" packet: "+err.Error(), ""))
 	}
 	return m, nil
 }

@@ -56,44 +56,70 @@ func TestStartupProtocols(t *testing.T) {
 }
 
 // TestStartupRefusals: what PostgreSQL refuses before authentication, with
-// its SQLSTATE: protocol 2.0, no user, a second SSLRequest after TLS, a
-// StartupMessage without its terminator.
+// its SQLSTATE and message: protocol 2.0, no user, a second SSLRequest
+// after TLS, a StartupMessage without its terminator, and an encryption
+// request asked again after its 'N' (ProcessStartupPacket's ssl_done and
+// gss_done), also after both were refused.
 func TestStartupRefusals(t *testing.T) {
 	pair := testcert.New(t)
 	addr, _ := serve(t, server.Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair.Cert}}})
+	plainAddr, _ := serve(t, server.Config{})
+	refused := func(nc net.Conn, reqs ...codec.Message) {
+		for _, req := range reqs {
+			if ok, err := session.RequestEncryption(nc, req); ok || err != nil {
+				t.Fatalf("%s: accepted %v, %v", req.Slug(), ok, err)
+			}
+		}
+	}
 	noTerminator, _ := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "app"}}}).Encode(nil, p30)
 	noTerminator = noTerminator[:len(noTerminator)-1]
 	binary.BigEndian.PutUint32(noTerminator, uint32(len(noTerminator)))
 	for _, c := range []struct {
-		name  string
-		write func(nc net.Conn) net.Conn
-		state string
+		name    string
+		addr    string
+		write   func(nc net.Conn) net.Conn
+		state   string
+		message string
 	}{
-		{"protocol 2.0", func(nc net.Conn) net.Conn {
+		{"protocol 2.0", addr, func(nc net.Conn) net.Conn {
 			send(t, nc, p30, &codec.StartupMessage{ProtocolVersion: 2 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "app"}}})
 			return nc
-		}, "0A000"},
-		{"no user", func(nc net.Conn) net.Conn {
+		}, "0A000", "unsupported frontend protocol 2.0: server supports 3.0 to 3.2"},
+		{"no user", addr, func(nc net.Conn) net.Conn {
 			send(t, nc, p30, &codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "database", Value: "db"}}})
 			return nc
-		}, "28000"},
-		{"SSLRequest inside TLS", func(nc net.Conn) net.Conn {
+		}, "28000", "no PostgreSQL user name specified in startup packet"},
+		{"SSLRequest inside TLS", addr, func(nc net.Conn) net.Conn {
 			if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
 				t.Fatalf("SSLRequest: %v, %v", ok, err)
 			}
 			tc := tls.Client(nc, pair.Client())
 			send(t, tc, p30, &codec.SSLRequest{})
 			return tc
-		}, "0A000"},
-		{"no terminator", func(nc net.Conn) net.Conn {
+		}, "0A000", "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.2"},
+		{"no terminator", addr, func(nc net.Conn) net.Conn {
 			nc.Write(noTerminator)
 			return nc
-		}, "08P01"},
+		}, "08P01", "invalid startup packet layout: expected terminator as last byte"},
+		{"SSLRequest after its N", plainAddr, func(nc net.Conn) net.Conn {
+			refused(nc, &codec.SSLRequest{})
+			send(t, nc, p30, &codec.SSLRequest{})
+			return nc
+		}, "0A000", "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.2"},
+		{"GSSENCRequest after its N", plainAddr, func(nc net.Conn) net.Conn {
+			refused(nc, &codec.GSSEncRequest{})
+			send(t, nc, p30, &codec.GSSEncRequest{})
+			return nc
+		}, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
+		{"GSSENCRequest after both N", plainAddr, func(nc net.Conn) net.Conn {
+			refused(nc, &codec.SSLRequest{}, &codec.GSSEncRequest{})
+			send(t, nc, p30, &codec.GSSEncRequest{})
+			return nc
+		}, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
 	} {
-		nc := c.write(dial(t, addr))
-		if e := fatalFrom(t, nc, p30); e == nil || e.SQLState() != c.state || e.Severity() != "FATAL" {
-			t.Log(c.name)
-			t.Errorf("%s: got %v, want FATAL %s", c.name, e, c.state)
+		nc := c.write(dial(t, c.addr))
+		if e := fatalFrom(t, nc, p30); e == nil || e.SQLState() != c.state || e.Severity() != "FATAL" || e.Message() != c.message {
+			t.Errorf("%s: got %v, want FATAL %s %q", c.name, e, c.state, c.message)
 		}
 	}
 }
@@ -104,20 +130,23 @@ func TestStartupRefusals(t *testing.T) {
 // (direct TLS), which must negotiate ALPN "postgresql".
 func TestEncryption(t *testing.T) {
 	plainAddr, _ := serve(t, server.Config{})
-	nc := dial(t, plainAddr)
-	for _, req := range []codec.Message{&codec.GSSEncRequest{}, &codec.SSLRequest{}} {
-		if ok, err := session.RequestEncryption(nc, req); ok || err != nil {
-			t.Errorf("%s without TLS: accepted %v, %v", req.Slug(), ok, err)
+	var c *session.Conn
+	for _, order := range [][]codec.Message{{&codec.GSSEncRequest{}, &codec.SSLRequest{}}, {&codec.SSLRequest{}, &codec.GSSEncRequest{}}} {
+		nc := dial(t, plainAddr)
+		for _, req := range order {
+			if ok, err := session.RequestEncryption(nc, req); ok || err != nil {
+				t.Errorf("%s without TLS: accepted %v, %v", req.Slug(), ok, err)
+			}
 		}
-	}
-	c := session.NewConn(nc)
-	if err := c.Startup(session.Config{User: "app"}); err != nil {
-		t.Fatalf("plaintext after two 'N': %v", err)
+		c = session.NewConn(nc)
+		if err := c.Startup(session.Config{User: "app"}); err != nil {
+			t.Fatalf("plaintext after two 'N' (%s first): %v", order[0].Slug(), err)
+		}
 	}
 
 	pair := testcert.New(t)
 	addr, _ := serve(t, server.Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair.Cert}}})
-	nc = dial(t, addr)
+	nc := dial(t, addr)
 	if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
 		t.Fatalf("SSLRequest with TLS: %v, %v", ok, err)
 	}

@@ -35,10 +35,9 @@ type Conn struct {
 	nc   net.Conn
 	cert *tls.Certificate // presented over TLS, for channel binding
 	fr   *codec.FrameReader
-	fe   codec.Frontend // the startup phase's messages (Accept)
-	// conv follows the session once it is served: Serve reads the
-	// client's messages through its Frontend, and every message sent is
-	// taken by its Backend, so what the client may send next is the
+	// conv follows the session from its first byte: Accept and Serve read
+	// the client's messages through its Frontend, and every message sent
+	// is taken by its Backend, so what the client may send next is the
 	// protocol's flow, not a state machine of the engine's own.
 	conv      *codec.Conversation
 	outOfStep bool // a message sent was not where the conversation's flow had it
@@ -51,13 +50,12 @@ type Conn struct {
 // flushAt is how much output is buffered before it is written anyway.
 const flushAt = 32 << 10
 
-// send appends m to the output; once the session is served, the
-// conversation takes it too. One the flow has no place for leaves the
+// send appends m to the output, and the conversation takes it. One the flow has no place for leaves the
 // conversation where it was, out of step until the next ReadyForQuery,
 // where it is put back in step (see readyForQuery).
 func (c *Conn) send(m codec.Message) {
 	out, err := m.Encode(c.out, c.P)
-	if err == nil && c.conv != nil {
+	if err == nil && c.conv != nil { // nil: an answer the conversation must not take (malformed)
 		if _, terr := c.conv.Backend.Next(out[len(c.out):]); terr != nil && isFlowError(terr) {
 			c.outOfStep = true
 		} else if terr != nil {
@@ -95,10 +93,14 @@ func (c *Conn) Flush() error {
 
 // answer writes the one-byte answer to an encryption request
 // (codec.SSLResponse, codec.GSSEncResponse) at once: what follows an 'S' is
-// the TLS handshake, not buffered output.
+// the TLS handshake, not buffered output. After the handshake the
+// conversation goes on through the encryption (Decrypted).
 func (c *Conn) answer(m codec.Message) error {
 	b, err := m.Encode(nil, c.P)
 	if err != nil {
+		return err
+	}
+	if _, err := c.conv.Backend.Next(b); err != nil {
 		return err
 	}
 	_, err = c.nc.Write(b)

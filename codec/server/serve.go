@@ -59,11 +59,9 @@ func (c *Conn) running(ctx context.Context, f func(context.Context) error) error
 // Serve answers the client's queries with h until it terminates or ctx
 // ends (the session then ends with PostgreSQL's 57P01). It returns nil
 // when the client sent Terminate or closed the connection between
-// messages.
+// messages. It goes on with the conversation Accept began.
 func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	c.stmts, c.portals = map[string]*Statement{}, map[string]*portal{}
-	c.conv = codec.NewConversation(c.P)
-	c.inStep() // Accept has sent ReadyForQuery: the session is idle
 	defer c.closePortals()
 	stop := context.AfterFunc(ctx, func() { c.nc.SetReadDeadline(deadlinePassed) })
 	defer stop()
@@ -201,11 +199,17 @@ func (c *Conn) inStep() {
 	c.outOfStep = false
 }
 
-// fail sends err as ErrorResponse; in the extended protocol the messages
+// fail sends err as ErrorResponse, at once as PostgreSQL does (elog.c's
+// send_message_to_frontend flushes every error: a client that sent no Sync
+// or Flush yet still learns of it); in the extended protocol the messages
 // up to Sync are then discarded, and inside a transaction block it fails.
+// A write error is the next Flush's.
 func (c *Conn) fail(err error, extended bool) {
 	e := asPGError(err)
 	c.send(&codec.ErrorResponse{Fields: e.Fields})
+	if err := c.Flush(); err != nil && c.err == nil {
+		c.err = err
+	}
 	c.failed = true
 	if c.TxStatus == 'T' {
 		c.TxStatus = 'E'

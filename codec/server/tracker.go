@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 
@@ -9,128 +8,112 @@ import (
 )
 
 // Tracker follows one client–server conversation as a proxy or pooler
-// forwards it: fed every message the client sends (Frontend) and every
-// message the server answers (Backend), in order, it knows how many
-// ReadyForQuery are still owed, the transaction status, and which prepared
-// statements the server holds — what a pooler must know before it hands
-// the server connection to another client (Idle) and what it must replay
-// on another server connection for this client (Prepared).
+// forwards it: fed every frame the client sends (Frontend) and every frame
+// the server answers (Backend), in order, it knows what the server still
+// owes, the transaction status, and which prepared statements the server
+// holds — what a pooler must know before it hands the server connection
+// to another client (Idle) and what it must replay on another server
+// connection for this client (Prepared).
 //
-// Replies are matched to requests by order, as the protocol defines: an
-// ErrorResponse in the extended protocol voids the requests up to the next
-// Sync, which the server discards. A Tracker is not safe for concurrent
-// use.
+// Which answer completes which request, and which requests an
+// extended-query error voids until the next Sync, is the codec's
+// Conversation (the manual's flow, spec/flow.json); the Tracker keeps only
+// what a pooler needs on top of it. It is not safe for concurrent use.
 type Tracker struct {
 	// TxStatus is the last ReadyForQuery's: 'I', 'T' or 'E'.
 	TxStatus byte
 
-	owed     []request               // sent and not yet answered, in order
+	conv     *codec.Conversation
+	stmts    []stmtRequest           // Parse and Close of a statement taken and not yet answered, in order
 	prepared map[string]*codec.Parse // completed Parse by statement name
 }
 
-// request is a client message whose answer the Tracker waits for.
-type request struct {
-	kind  byte // 'P' Parse, 'C' Close of a statement, 'c' Close of a portal, 'S' Sync, 'Q' Query or FunctionCall
+// stmtRequest is a Parse (parse set) or a Close of a statement, tagged
+// with the conversation's request count once it was taken.
+type stmtRequest struct {
+	seq   uint64
 	parse *codec.Parse
 	name  string
 }
 
-// Frontend takes note of a message the client sent.
-func (t *Tracker) Frontend(m codec.Message) {
-	switch m := m.(type) {
-	case *codec.Parse:
-		t.owed = append(t.owed, request{kind: 'P', parse: m.Clone(), name: m.Name})
-	case *codec.Close:
-		kind := byte('c')
-		if m.ObjectType == 'S' {
-			kind = 'C'
-		}
-		t.owed = append(t.owed, request{kind: kind, name: m.Name})
-	case *codec.Sync:
-		t.owed = append(t.owed, request{kind: 'S'})
-	case *codec.Query, *codec.FunctionCall:
-		t.owed = append(t.owed, request{kind: 'Q'})
-	}
+// NewTracker follows a session from where its start-up ended (the server
+// idle after its first ReadyForQuery), with the layout p.
+func NewTracker(p codec.Params) *Tracker {
+	conv := codec.NewConversation(p)
+	conv.FixMajor = p.Major != 0
+	conv.Resume()
+	return &Tracker{TxStatus: 'I', conv: conv}
 }
 
-// Backend takes note of a message the server sent; an answer the
-// conversation cannot have (a ParseComplete for no Parse) is an error, and
-// the Tracker no longer knows the state.
-func (t *Tracker) Backend(m codec.Message) error {
-	switch m := m.(type) {
-	case *codec.ParseComplete:
-		r, err := t.answer('P', m)
-		if err != nil {
-			return err
+// Frontend takes a frame the client sent. A *codec.FlowError (a message
+// the protocol has no place for here) comes with the decoded message; the
+// Tracker takes it all the same.
+func (t *Tracker) Frontend(frame []byte) (*codec.Step, error) {
+	before, _ := t.conv.Requests()
+	s, err := t.conv.Frontend.Next(frame)
+	taken, _ := t.conv.Requests()
+	if taken == before { // no request, or one an earlier error voids
+		return s, err
+	}
+	switch m := s.Msg.(type) {
+	case *codec.Parse:
+		t.stmts = append(t.stmts, stmtRequest{seq: taken, parse: m.Clone(), name: m.Name})
+	case *codec.Close:
+		if m.ObjectType == 'S' {
+			t.stmts = append(t.stmts, stmtRequest{seq: taken, name: m.Name})
 		}
-		if t.prepared == nil {
-			t.prepared = map[string]*codec.Parse{}
-		}
-		t.prepared[r.name] = r.parse
-	case *codec.CloseComplete:
-		r, err := t.answer('C', m)
-		if err != nil {
-			return err
-		}
-		if r.kind == 'C' {
-			delete(t.prepared, r.name)
-		}
-	case *codec.ErrorResponse:
-		// The failed request and every Parse and Close after it up to the
-		// next Sync are discarded; a simple Query still ends in ReadyForQuery.
-		for len(t.owed) > 0 && t.owed[0].kind != 'S' && t.owed[0].kind != 'Q' {
-			t.owed = t.owed[1:]
+	}
+	return s, err
+}
+
+// Backend takes a frame the server sent. An answer the conversation
+// cannot have (a ParseComplete for no Parse) is a *codec.FlowError, after
+// which the Tracker no longer knows the state.
+func (t *Tracker) Backend(frame []byte) (*codec.Step, error) {
+	s, err := t.conv.Backend.Next(frame)
+	if err != nil {
+		return s, err
+	}
+	_, done := t.conv.Requests()
+	switch m := s.Msg.(type) {
+	case *codec.ParseComplete, *codec.CloseComplete:
+		if len(t.stmts) > 0 && t.stmts[0].seq == done {
+			r := t.stmts[0]
+			if r.parse == nil {
+				delete(t.prepared, r.name)
+			} else {
+				if t.prepared == nil {
+					t.prepared = map[string]*codec.Parse{}
+				}
+				t.prepared[r.name] = r.parse
+			}
 		}
 	case *codec.ReadyForQuery:
-		if len(t.owed) == 0 || t.owed[0].kind != 'S' && t.owed[0].kind != 'Q' {
-			return fmt.Errorf("server: a ReadyForQuery answers no Sync or Query (owed %s)", t.owedKinds())
-		}
-		t.owed = t.owed[1:]
 		t.TxStatus = m.TxStatus
 	case *codec.CommandComplete:
 		if m.CommandTag == "DISCARD ALL" || m.CommandTag == "DEALLOCATE ALL" {
 			clear(t.prepared)
 		}
 	}
-	return nil
-}
-
-// answer pops the request that reply m answers: the first owed one, which
-// must be of the kind (a Close of either kind for 'C').
-func (t *Tracker) answer(kind byte, m codec.Message) (request, error) {
-	if len(t.owed) == 0 || t.owed[0].kind != kind && !(kind == 'C' && t.owed[0].kind == 'c') {
-		return request{}, fmt.Errorf("server: a %s answers nothing the client sent (owed %s)", m.Slug(), t.owedKinds())
+	// Those answered now, and those an error voided.
+	for len(t.stmts) > 0 && t.stmts[0].seq <= done {
+		t.stmts = t.stmts[1:]
 	}
-	r := t.owed[0]
-	t.owed = t.owed[1:]
-	return r, nil
+	return s, nil
 }
 
-func (t *Tracker) owedKinds() string {
-	var b []byte
-	for _, r := range t.owed {
-		b = append(b, r.kind)
-	}
-	return fmt.Sprintf("%q", b)
-}
-
-// Pending is how many ReadyForQuery the server still owes: Syncs, Queries
-// and FunctionCalls not yet answered.
+// Pending is how many of the client's requests the server has not
+// answered yet.
 func (t *Tracker) Pending() int {
-	n := 0
-	for _, r := range t.owed {
-		if r.kind == 'S' || r.kind == 'Q' {
-			n++
-		}
-	}
-	return n
+	taken, done := t.conv.Requests()
+	return int(taken - done)
 }
 
 // Idle is whether the server connection may serve another client: every
-// request answered, no transaction open, no message after the last Sync
-// waiting for one.
+// request answered, none voided until a Sync still to come, no
+// transaction open.
 func (t *Tracker) Idle() bool {
-	return len(t.owed) == 0 && t.TxStatus == 'I'
+	return t.conv.Idle() && t.TxStatus == 'I'
 }
 
 // Prepared is the Parse of every named statement the server holds, by

@@ -312,6 +312,10 @@ func (e *emitter) readGroup(it *model.Item, sc scope) []jen.Code {
 			target().Op("=").Add(target()).Index(jen.Empty(), jen.Id("i")),
 			rcall(nil, "terminate", jen.Lit(name)))...)
 	}
+	if tag, value, ok := taggedValues(it); ok {
+		loop := jen.For(jen.Empty(), jen.Id("i").Op("<").Len(target()), jen.Id("i").Op("++"))
+		return append(append([]jen.Code{sized()}, readTagged(target, tag, value)...), e.readElems(it, sc, target, loop)...)
+	}
 	loop := jen.For(jen.Id("i").Op(":=").Range().Add(target()))
 	return append([]jen.Code{sized()}, e.readElems(it, sc, target, loop)...)
 }

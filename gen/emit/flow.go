@@ -124,6 +124,7 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	if fm := machine(fl, "frontend"); fm != nil {
 		authByState(f, fl, fm, kindOf)
+		untaggedByState(f, fl, fm)
 	}
 	if bm := machine(fl, "backend"); bm != nil {
 		answerByState(f, fl, bm, kindOf)
@@ -310,6 +311,19 @@ func authByState(f *jen.File, fl *model.Flow, fm *model.FlowMachine, kindOf map[
 	f.Var().Id("passwordKinds").Op("=").Index(jen.Lit(n)).Id("flowKind").Values(kinds...)
 	f.Comment("authStates is the Frontend.Auth that decodes that 'p'.")
 	f.Var().Id("authStates").Op("=").Index(jen.Lit(n)).Id("AuthState").Values(auths...)
+}
+
+// untaggedByState renders the frontend states whose next message is a
+// startup packet (no tag): those with a rule for one.
+func untaggedByState(f *jen.File, fl *model.Flow, fm *model.FlowMachine) {
+	var cells []jen.Code
+	for _, st := range fm.States {
+		if slices.ContainsFunc(st.Rules, func(r *model.FlowRule) bool { return r.Msg != nil && r.Msg.Tag == 0 }) {
+			cells = append(cells, jen.Id(stateConst(st)).Op(":").True())
+		}
+	}
+	f.Comment("untaggedStates marks the frontend states whose next message is a startup packet, untagged.")
+	f.Var().Id("untaggedStates").Op("=").Index(jen.Lit(len(fl.States()))).Bool().Values(cells...)
 }
 
 // answerByState renders, for each backend state, the one-byte answer it

@@ -21,10 +21,11 @@ type negotiation struct {
 	negotiated bool // a NegotiateProtocolVersion came
 }
 
-// protocolMinor is the newest protocol minor a server of major speaks
-// (protocolMinors, from its manual); for 0, a server whose major the codec
-// lacks, the newest any documented major speaks.
-func protocolMinor(major int) int {
+// ProtocolMinor is the newest minor of protocol 3 a server of major
+// speaks, as its manual documents ("Before protocol version 3.2, …"); for
+// 0, a server whose major the codec lacks, the newest any documented major
+// speaks. A server built on the codec offers it in NegotiateProtocolVersion.
+func ProtocolMinor(major int) int {
 	if major > 0 && major < len(protocolMinors) {
 		return int(protocolMinors[major])
 	}
@@ -64,8 +65,8 @@ func (n *negotiation) answer(m *NegotiateProtocolVersion, major int) string {
 		return "offers protocol " + strconv.Itoa(int(m.NewestProtocolVersion>>16)) + "." + strconv.Itoa(minor) + "; " + asked()
 	case minor > n.minor:
 		return "offers 3." + strconv.Itoa(minor) + ", newer than asked: " + asked()
-	case major != 0 && minor > protocolMinor(major):
-		return "offers 3." + strconv.Itoa(minor) + ", which PostgreSQL " + strconv.Itoa(major) + " does not speak (its newest is 3." + strconv.Itoa(protocolMinor(major)) + ")"
+	case major != 0 && minor > ProtocolMinor(major):
+		return "offers 3." + strconv.Itoa(minor) + ", which PostgreSQL " + strconv.Itoa(major) + " does not speak (its newest is 3." + strconv.Itoa(ProtocolMinor(major)) + ")"
 	case minor == n.minor && len(m.UnrecognizedOptions) == 0:
 		return "negotiates nothing (the minor asked for, no option): " + asked()
 	case len(m.UnrecognizedOptions) > n.options:
@@ -90,7 +91,7 @@ func (n *negotiation) answer(m *NegotiateProtocolVersion, major int) string {
 // offers it), and one that knows a newer one answers the older of what was
 // asked and its own (18 answers 3.2 to 3.9999, not 3.0).
 func (n *negotiation) missing(major, minor int) string {
-	speaks := protocolMinor(major)
+	speaks := ProtocolMinor(major)
 	settled := func() string { // written only for a start-up that is wrong
 		return "the negotiation settled on 3." + strconv.Itoa(minor) + ", but PostgreSQL " + strconv.Itoa(major) + " speaks 3." + strconv.Itoa(speaks)
 	}

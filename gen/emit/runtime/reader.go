@@ -361,6 +361,20 @@ func (r reader) bytes32(field string, nullable bool) ([]byte, reader) {
 	return nil, r.failAt(field, left, ErrNegativeLength)
 }
 
+// bytes32At is the Int32-length value at b[off:] for a loop that reads
+// straight from the input (a tagged group's, see gen/emit/tagged.go): the
+// value, capped as take caps it, and the offset after it; next is -1 when
+// the length is negative or the value does not fit, for the reader to
+// report.
+func bytes32At(b []byte, off int) (v []byte, next int) {
+	if len(b)-off >= 4 {
+		if l := int(int32(binary.BigEndian.Uint32(b[off : off+4]))); uint(l) <= uint(len(b)-off-4) {
+			return b[off+4 : off+4+l : off+4+l], off + 4 + l
+		}
+	}
+	return nil, -1
+}
+
 // bytes32s reads len(dst) values like bytes32 into dst in one loop:
 // DataRow's columns, Bind's parameters. The first value that is not plain
 // (NULL where not allowed, a bad length, short input) and those after it go

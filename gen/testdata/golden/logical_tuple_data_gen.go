@@ -91,7 +91,24 @@ func (m *TupleData) read10(r reader, p Params) reader {
 	var nColumns int
 	nColumns, r = r.count16("Columns", 1)
 	m.Columns = grow(m.Columns, nColumns)[:nColumns]
-	for i := range m.Columns {
+	i, off := 0, 0
+	for rest := r.rest; i < len(m.Columns) && off < len(rest); i++ {
+		e := &m.Columns[i]
+		switch e.Kind = rest[off]; e.Kind {
+		case 'n':
+			e.Data = nil
+			off++
+			continue
+		case 't':
+			if v, next := bytes32At(rest, off+1); next > 0 {
+				e.Data, off = v, next
+				continue
+			}
+		}
+		break
+	}
+	r.rest = r.rest[off:]
+	for ; i < len(m.Columns); i++ {
 		e := &m.Columns[i]
 		e.Kind, r = r.choice("Columns.Kind", "nt", false)
 		if e.Kind == 't' || e.Kind == 'b' {
@@ -112,7 +129,24 @@ func (m *TupleData) read11(r reader, p Params) reader {
 	var nColumns int
 	nColumns, r = r.count16("Columns", 1)
 	m.Columns = grow(m.Columns, nColumns)[:nColumns]
-	for i := range m.Columns {
+	i, off := 0, 0
+	for rest := r.rest; i < len(m.Columns) && off < len(rest); i++ {
+		e := &m.Columns[i]
+		switch e.Kind = rest[off]; e.Kind {
+		case 'n':
+			e.Data = nil
+			off++
+			continue
+		case 't', 'b':
+			if v, next := bytes32At(rest, off+1); next > 0 {
+				e.Data, off = v, next
+				continue
+			}
+		}
+		break
+	}
+	r.rest = r.rest[off:]
+	for ; i < len(m.Columns); i++ {
 		e := &m.Columns[i]
 		e.Kind, r = r.choice("Columns.Kind", "ntb", false)
 		if e.Kind == 't' || e.Kind == 'b' {
