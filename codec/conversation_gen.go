@@ -109,30 +109,15 @@ type tracker struct {
 	step Step
 }
 
-// begin starts the Step of frame, decoded with the Params reached, and
-// returns it with the frame's offset.
-func (t *tracker) begin(frame []byte) (*Step, int64) {
+// took starts the Step of frame with the Params reached and returns it
+// with the frame's offset. Msg, Sub and Logical are the caller's to set.
+func (t *tracker) took(frame []byte) (*Step, int64) {
 	s := &t.step
-	s.Msg, s.P = nil, t.c.P
-	if s.Sub != nil || s.Logical != nil { // pointer writes cost more than the test
-		s.Sub, s.Logical = nil, nil
-	}
+	s.P = t.c.P
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
-	return &t.step, off
-}
-
-// rule is the rule allowing kind k in st, else the violation; a decoding
-// error is returned as it is.
-func (t *tracker) rule(st flowState, k flowKind, off int64, err error) (*flowRule, error) {
-	if err != nil {
-		return nil, err
-	}
-	if r := flowLookup(st, k, t.c.P.Major); r != nil {
-		return r, nil
-	}
-	return nil, flowViolation(st, k, t.c.P.Major, off, t.Index-1)
+	return s, off
 }
 
 // FrontendTracker takes the messages the frontend sends.
@@ -161,10 +146,12 @@ func IsDirectTLS(first byte) bool { return first == 0x16 }
 // when it is done. The Step holds no message; in a major whose manual does
 // not document it, or once the frontend spoke, it is a *FlowError.
 func (t *FrontendTracker) DirectTLS() (*Step, error) {
-	s, off := t.begin(nil)
-	r, err := t.rule(t.c.fe, kindDirectTLS, off, nil)
-	if err != nil {
-		return s, err
+	s, off := t.took(nil)
+	s.Msg = nil
+	s.clearInner()
+	r := flowLookup(t.c.fe, kindDirectTLS, t.c.P.Major)
+	if r == nil {
+		return s, flowViolation(t.c.fe, kindDirectTLS, t.c.P.Major, off, t.Index-1)
 	}
 	t.c.move(sideFrontend, r)
 	return s, nil
@@ -175,7 +162,8 @@ func (t *FrontendTracker) DirectTLS() (*Step, error) {
 // *FlowError it holds the message.
 func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
-	s, off := t.begin(frame)
+	s, off := t.took(frame)
+	s.clearInner()
 	st := c.fe
 	var k flowKind
 	var err error
@@ -192,6 +180,7 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 		s.Msg, err = t.st.Decode(frame, s.P)
 	case len(frame) > 0 && frame[0] == 'p':
 		if k = passwordKinds[st]; k == kindNone {
+			s.Msg = nil
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Got = "'p' (a password, SASL or GSSAPI response)"
 			return s, e
@@ -204,9 +193,12 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 		}
 		s.Msg, err = t.fe.Decode(frame, s.P)
 	}
-	r, err := t.rule(st, k, off, err)
 	if err != nil {
 		return s, err
+	}
+	r := flowLookup(st, k, c.P.Major)
+	if r == nil {
+		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	// What the message tells, by its kind: an integer switch costs less
 	// per message than one on its type.
@@ -277,21 +269,23 @@ func (t *BackendTracker) answer(k flowKind, frame []byte, p Params) (Message, er
 // holds nothing decoded; on a *FlowError it holds the message.
 func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
+	var k flowKind
 	if len(frame) > 0 {
 		// Nearly every frame of a result set or a copy stream is a DataRow
-		// or CopyData its state allows and that changes nothing: decoded
-		// without the dispatcher, allowed by one rule lookup. Anything else,
+		// or CopyData its state allows without a change (flowStays):
+		// decoded without the dispatcher, taken on one bit. Anything else,
 		// or a frame that fails, takes the general path below.
-		switch k := kindsBackend[frame[0]]; k {
+		switch k = kindsBackend[frame[0]]; k {
 		case kindDataRow:
-			if stays(c.be, k, c.P.Major) && t.be.dataRow.Decode(frame, c.P) == nil {
-				s, _ := t.begin(frame)
+			if flowStays[c.be].has(kindDataRow) && t.be.dataRow.Decode(frame, c.P) == nil {
+				s, _ := t.took(frame)
 				s.Msg = &t.be.dataRow
+				s.clearInner()
 				return s, nil
 			}
 		case kindCopyData:
-			if stays(c.be, k, c.P.Major) && t.be.copyData.Decode(frame, c.P) == nil {
-				s, off := t.begin(frame)
+			if flowStays[c.be].has(kindCopyData) && t.be.copyData.Decode(frame, c.P) == nil {
+				s, off := t.took(frame)
 				s.Msg = &t.be.copyData
 				if err := c.Replication.next(s, sideBackend, t.be.copyData.Data); err != nil {
 					return s, offsetted(err, off)
@@ -300,24 +294,21 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			}
 		}
 	}
-	s, off := t.begin(frame)
+	s, off := t.took(frame)
+	s.clearInner()
 	st := c.be
-	var k flowKind
 	var err error
 	switch {
 	case len(frame) == 1 && answerKinds[st] != kindNone:
 		// A server that predates SSL answers with an ErrorResponse instead.
 		k = answerKinds[st]
 		s.Msg, err = t.answer(k, frame, s.P)
-	case len(frame) >= 9 && frame[0] == 'R':
+	case len(frame) >= 9 && frame[0] == 'R': // k is kindNone: 'R' is told apart by its subtype
 		if sub := binary.BigEndian.Uint32(frame[5:]); sub < uint32(len(authKinds)) {
 			k = authKinds[sub]
 		}
 		s.Msg, err = t.be.Decode(frame, s.P)
 	default:
-		if len(frame) > 0 {
-			k = kindsBackend[frame[0]]
-		}
 		s.Msg, err = t.be.Decode(frame, s.P)
 		if err != nil && s.P.ProtocolMinor < 2 {
 			// A layout of protocol 3.2 (a cancel key longer than 4 bytes)
@@ -332,9 +323,12 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			}
 		}
 	}
-	r, err := t.rule(st, k, off, err)
 	if err != nil {
 		return s, err
+	}
+	r := flowLookup(st, k, c.P.Major)
+	if r == nil {
+		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	if r.answer != 0 {
 		if r = r.forAnswer(frame[0]); r == nil {
@@ -434,7 +428,7 @@ func (c *Conversation) move(side flowSide, r *flowRule) {
 		c.be = c.queue[c.head]
 		c.head++
 	}
-	if c.head == len(c.queue) {
+	if c.head != 0 && c.head == len(c.queue) {
 		c.queue, c.head = c.queue[:0], 0
 	}
 }

@@ -105,16 +105,10 @@ func flowLookup(st flowState, k flowKind, major int) *flowRule {
 	return r
 }
 
-// stays reports whether st allows kind k under major by a rule that changes
-// no state and requires nothing: the steady states' fast paths.
-func stays(st flowState, k flowKind, major int) bool {
-	i := flowTable[st][k]
-	if i == 0 {
-		return false
-	}
-	r := &flowRules[i-1]
-	return !r.moves && r.requires == 0 && r.majors.Has(major)
-}
+// kindSet is a set of flowKinds, one bit each (flowStays).
+type kindSet [4]uint64
+
+func (s *kindSet) has(k flowKind) bool { return s[k>>6]>>(k&63)&1 != 0 }
 
 // forAnswer is the rule of r's chain that takes the answer b, nil if none.
 func (r *flowRule) forAnswer(b byte) *flowRule {
@@ -156,6 +150,14 @@ type Step struct {
 	// stream, decoded with LogicalP, else nil.
 	Logical  Message
 	LogicalP Params
+}
+
+// clearInner empties Sub and Logical (the test costs less than the
+// pointer writes).
+func (s *Step) clearInner() {
+	if s.Sub != nil || s.Logical != nil {
+		s.Sub, s.Logical = nil, nil
+	}
 }
 
 // copyKind is what the CopyData of a copy stream carry.

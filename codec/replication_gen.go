@@ -59,8 +59,13 @@ func (r *ReplicationTracker) Start(cmd string) bool {
 // logical stream of another plugin (test_decoding …), or options pgoutput
 // would refuse, leave the XLogData opaque.
 func (r *ReplicationTracker) start(cmd string) copyKind {
-	cmd = strings.TrimLeft(cmd, " \t\r\n")
-	if !hasWord(cmd, "START_REPLICATION") && !hasWord(cmd, "BASE_BACKUP") {
+	i := 0
+	for i < len(cmd) && (cmd[i] == ' ' || cmd[i] == '\t' || cmd[i] == '\r' || cmd[i] == '\n') {
+		i++
+	}
+	// A session's queries are no replication command: one byte tells most.
+	if cmd = cmd[i:]; cmd == "" || cmd[0]|0x20 != 's' && cmd[0]|0x20 != 'b' ||
+		!hasWord(cmd, "START_REPLICATION") && !hasWord(cmd, "BASE_BACKUP") {
 		return copyNone
 	}
 	in := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
@@ -151,9 +156,11 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 	return s.Sub, err
 }
 
-// next decodes payload into s.Sub (and s.Logical), checking the flow.
+// next decodes payload into s.Sub (and s.Logical), checking the flow; a
+// CopyData of no replication stream leaves both nil.
 func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if r.kind == copyNone || len(payload) == 0 {
+		s.clearInner()
 		return nil
 	}
 	var m Message
@@ -163,38 +170,43 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if dir == sideFrontend {
 		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
-	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData && stays(r.be, k, r.P.Major) {
-		// Nearly every message of a stream: an XLogData its state allows
-		// without moving, decoded without the dispatcher.
+	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData {
+		// Nearly every message of a stream: an XLogData decoded without the
+		// dispatcher and, in a state it stays in, taken on one bit.
 		x := &r.rb.xLogData
-		if err = x.Decode(payload, r.P); err != nil {
+		if err = x.Decode(payload, r.P); err == nil && flowStays[r.be].has(kindXLogData) {
+			s.Sub = x
+			if r.kind != copyLogical {
+				if s.Logical != nil {
+					s.Logical = nil
+				}
+				return nil
+			}
+			s.LogicalP = r.Logical.P
+			s.Logical, err = r.Logical.next(x.WALData)
 			return err
 		}
-		s.Sub = x
-		if r.kind != copyLogical {
-			return nil
+		if err == nil {
+			m = x
 		}
-		s.LogicalP = r.Logical.P
-		s.Logical, err = r.Logical.next(x.WALData)
-		return err
 	} else {
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
-	if err != nil {
+	if err == nil && !flowStays[*st].has(k) {
+		if rule := flowLookup(*st, k, r.P.Major); rule == nil {
+			err = flowViolation(*st, k, r.P.Major, 0, 0)
+		} else if rule.next != 0 {
+			*st = rule.next - 1
+		}
+	}
+	if err != nil || k != kindXLogData || r.kind != copyLogical {
+		if s.Logical != nil {
+			s.Logical = nil
+		}
 		return err
 	}
-	rule := flowLookup(*st, k, r.P.Major)
-	if rule == nil {
-		return flowViolation(*st, k, r.P.Major, 0, 0)
-	}
-	if rule.next != 0 {
-		*st = rule.next - 1
-	}
-	if k != kindXLogData || r.kind != copyLogical {
-		return nil
-	}
 	s.LogicalP = r.Logical.P
-	s.Logical, err = r.Logical.next(m.(*XLogData).WALData)
+	s.Logical, err = r.Logical.next(r.rb.xLogData.WALData)
 	return err
 }

@@ -96,6 +96,7 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	f.Var().Id("flowTable").Op("=").Index(jen.Lit(len(states))).Index(jen.Id("flowKinds")).Uint8().Values(rows...)
 	f.Line()
+	staysTable(f, mod, states, kindOf)
 	var names, slugs, streamed []jen.Code
 	for _, st := range states {
 		names = append(names, jen.Lit(st.ID()))
@@ -135,6 +136,54 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	stubs(f, fl)
 	return f
+}
+
+// staysTable renders flowStays: per state, the kinds whose rule there
+// changes nothing (no state, no request queued, no stream opened or
+// closed), requires nothing but, for a change, its relation, and holds in
+// every major the codec decodes the message in. The trackers' fast paths
+// take such a message on one bit test after decoding it: its decoder
+// refused any other major, so no major check is left, and the relation
+// the fast path checks itself.
+func staysTable(f *jen.File, mod *model.Model, states []*model.FlowState, kindOf map[*model.Message]int) {
+	var rows []jen.Code
+	for _, st := range states {
+		var words [4]uint64 // a kindSet: every flowKind (uint8)
+		for _, r := range st.Rules {
+			if stays(r, mod.Majors) {
+				k := kindOf[r.Msg]
+				words[k/64] |= 1 << (k % 64)
+			}
+		}
+		var cells []jen.Code
+		for i, w := range words {
+			if w != 0 {
+				cells = append(cells, jen.Lit(i).Op(":").Op(fmt.Sprintf("%#x", w)))
+			}
+		}
+		if len(cells) > 0 {
+			rows = append(rows, jen.Id(stateConst(st)).Op(":").Values(cells...))
+		}
+	}
+	f.Comment("flowStays marks, per state, the kinds whose rule there changes nothing and requires nothing")
+	f.Comment("but a change's relation, in every major the message decodes in: a fast path's one test.")
+	f.Var().Id("flowStays").Op("=").Index(jen.Lit(len(states))).Id("kindSet").Values(rows...)
+}
+
+// stays reports whether r allows its message without changing anything or
+// requiring more than a change's relation, in each of the codec's majors
+// that the message has.
+func stays(r *model.FlowRule, majors []int) bool {
+	if r.Msg == nil || r.Next != nil || r.Peer != nil || r.Push != nil || r.End || r.Discard ||
+		r.Streamed != "" || r.Answer != 0 || r.Requires != "" && r.Requires != spec.RequiresRelation {
+		return false
+	}
+	for _, mj := range r.Msg.Majors {
+		if slices.Contains(majors, mj) && !slices.Contains(r.Majors, mj) {
+			return false
+		}
+	}
+	return true
 }
 
 // flowEvents are what a flow rule allows that is no message, each with a

@@ -42,8 +42,31 @@ const firstUserOID = 16384
 func (t *LogicalTracker) Next(src []byte) (Message, error) { return t.next(src) }
 
 func (t *LogicalTracker) next(src []byte) (Message, error) {
-	if m := t.change(src); m != nil {
-		return m, nil
+	// Nearly every message of a stream is an Insert, Update or Delete of a
+	// relation described before, which the state allows without a change
+	// (flowStays): decoded without the dispatcher, taken on one bit.
+	// Anything else, or a message that fails, takes the general path.
+	if len(src) > 0 {
+		var m Message
+		var oid uint32
+		switch kindsLogical[src[0]] {
+		case kindLogicalInsert:
+			if flowStays[t.st].has(kindLogicalInsert) && t.lg.logicalInsert.Decode(src, t.P) == nil {
+				m, oid = &t.lg.logicalInsert, t.lg.logicalInsert.RelationOID
+			}
+		case kindLogicalUpdate:
+			if flowStays[t.st].has(kindLogicalUpdate) && t.lg.logicalUpdate.Decode(src, t.P) == nil {
+				m, oid = &t.lg.logicalUpdate, t.lg.logicalUpdate.RelationOID
+			}
+		case kindLogicalDelete:
+			if flowStays[t.st].has(kindLogicalDelete) && t.lg.logicalDelete.Decode(src, t.P) == nil {
+				m, oid = &t.lg.logicalDelete, t.lg.logicalDelete.RelationOID
+			}
+		}
+		if m != nil && t.described(oid) == "" {
+			t.Index++
+			return m, nil
+		}
 	}
 	m, err := t.lg.Decode(src, t.P)
 	if err != nil {
@@ -73,48 +96,6 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 		}
 	}
 	return m, nil
-}
-
-// change takes an Insert, Update or Delete of a relation described before,
-// which the state allows without moving: nearly every message of a stream,
-// decoded without the dispatcher and allowed by one rule lookup. Anything
-// else, or a message that fails, is nil: next's general path takes it.
-func (t *LogicalTracker) change(src []byte) Message {
-	if len(src) == 0 || t.st == 0 {
-		return nil
-	}
-	var m Message
-	var oid uint32
-	k := kindsLogical[src[0]]
-	switch k {
-	case kindLogicalInsert:
-		if t.lg.logicalInsert.Decode(src, t.P) != nil {
-			return nil
-		}
-		m, oid = &t.lg.logicalInsert, t.lg.logicalInsert.RelationOID
-	case kindLogicalUpdate:
-		if t.lg.logicalUpdate.Decode(src, t.P) != nil {
-			return nil
-		}
-		m, oid = &t.lg.logicalUpdate, t.lg.logicalUpdate.RelationOID
-	case kindLogicalDelete:
-		if t.lg.logicalDelete.Decode(src, t.P) != nil {
-			return nil
-		}
-		m, oid = &t.lg.logicalDelete, t.lg.logicalDelete.RelationOID
-	default:
-		return nil
-	}
-	i := flowTable[t.st][k]
-	if i == 0 {
-		return nil
-	}
-	r := &flowRules[i-1]
-	if r.moves || r.requires != requiresRelation || !r.majors.Has(t.P.Major) || t.described(oid) != "" {
-		return nil
-	}
-	t.Index++
-	return m
 }
 
 // check applies what the rule requires of what came before, and notes what
@@ -201,6 +182,11 @@ func (t *LogicalTracker) described(oid uint32) string {
 	if oid == t.lastRelation && oid != 0 {
 		return ""
 	}
+	return t.relation(oid)
+}
+
+// relation is described for a relation other than the last change's.
+func (t *LogicalTracker) relation(oid uint32) string {
 	if _, ok := t.relations[oid]; !ok {
 		return "relation " + strconv.FormatUint(uint64(oid), 10) + " has no Relation message before it"
 	}
