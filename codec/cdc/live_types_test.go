@@ -11,12 +11,17 @@ import (
 	"github.com/pgspec/pgspec/internal/pgtest"
 )
 
-// liveTypes is the workload of TestLiveTypes: a row of built-in and
+// liveTypes is the workload of TestLiveTypes (what an earlier run of the
+// same server left dropped first): a row of built-in and
 // custom types (an enum, a composite, a domain, an enum the application
 // registers no codec for), truncates with and without their options, and
 // a last insert to stop at.
 var liveTypes = []string{
-	`create type cdc_mood as enum ('sad', 'ok', 'happy');
+	`drop publication if exists cdc_types_pub;
+	drop table if exists cdc_types, cdc_other;
+	drop domain if exists cdc_pos;
+	drop type if exists cdc_mood, cdc_level, cdc_pair;
+	create type cdc_mood as enum ('sad', 'ok', 'happy');
 	create type cdc_level as enum ('low', 'high');
 	create type cdc_pair as (a int, b text);
 	create domain cdc_pos as int check (value > 0);
