@@ -45,9 +45,10 @@ type BaseBackup struct {
 	// are verified during a base backup if they are enabled.
 	NoverifyChecksums bool
 
-	// Manifest is MANIFEST (keyword, PostgreSQL 13 and later): one of yes, force-encode, no; the
-	// default is no. When this option is specified with a value of yes or force-encode, a backup
-	// manifest is created and sent along with the backup.
+	// Manifest is MANIFEST (keyword, PostgreSQL 13 and later): one of yes, force-encode, no;
+	// Parse reads any boolean the server takes as yes or no; the default is no. When this option
+	// is specified with a value of yes or force-encode, a backup manifest is created and sent
+	// along with the backup.
 	Manifest string
 
 	// ManifestChecksums is MANIFEST_CHECKSUMS (keyword, PostgreSQL 13 and later): one of NONE,
@@ -117,7 +118,7 @@ var baseBackupDesc = &commandDesc{
 		{name: "MAX_RATE", kind: kindInteger, majors: GeneratedMajors},
 		{name: "TABLESPACE_MAP", kind: kindBoolean, majors: GeneratedMajors},
 		{name: "NOVERIFY_CHECKSUMS", kind: kindFlag, majors: 0x7800},
-		{name: "MANIFEST", kind: kindKeyword, majors: GeneratedMajors &^ (1<<13 - 1), values: []string{"yes", "force-encode", "no"}},
+		{name: "MANIFEST", kind: kindKeyword, majors: GeneratedMajors &^ (1<<13 - 1), values: []string{"yes", "force-encode", "no"}, boolean: true},
 		{name: "MANIFEST_CHECKSUMS", kind: kindKeyword, majors: GeneratedMajors &^ (1<<13 - 1), values: []string{"NONE", "CRC32C", "SHA224", "SHA256", "SHA384", "SHA512"}},
 		{name: "TARGET", kind: kindString, majors: GeneratedMajors &^ (1<<15 - 1)},
 		{name: "TARGET_DETAIL", kind: kindString, majors: GeneratedMajors &^ (1<<15 - 1)},

@@ -127,11 +127,12 @@ type commandDesc struct {
 
 // itemDesc is one Go field: a parameter or an option.
 type itemDesc struct {
-	name   string
-	kind   int
-	majors MajorSet // majors whose manual documents it
-	values []string // a keyword's allowed values
-	exact  bool     // values compared as written, not in any case
+	name    string
+	kind    int
+	majors  MajorSet // majors whose manual documents it
+	values  []string // a keyword's allowed values
+	exact   bool     // values compared as written, not in any case
+	boolean bool     // yes and no spelled as any boolean parse_bool takes
 }
 
 // commandForm is one syntax: main is the form Append writes in its majors;
@@ -830,6 +831,7 @@ func (p *parser) value(n tmpl, i int) (int, bool) {
 // text; elsewhere the grammar takes one token kind only: SCONST for a
 // string, UCONST for a number, RECPTR for an LSN.
 func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
+	integer := t.kind == tokNumber // UCONST: an Integer node in a list
 	if list && (t.kind == tokWord || t.kind == tokQIdent || t.kind == tokNumber) {
 		if t.kind == tokWord {
 			t.text = downcase(t.text)
@@ -850,6 +852,9 @@ func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
 			// server compares as written (SNAPSHOT: strcmp); then it stays
 			// as it is, and rendering refuses it as no value of the set.
 			s := t.text
+			if b, ok := parseAnyBool(s); ok && it.boolean {
+				s = map[bool]string{true: "yes", false: "no"}[b]
+			}
 			if it.kind == kindKeyword && !it.exact {
 				for _, v := range it.values {
 					if strings.EqualFold(v, s) {
@@ -872,7 +877,10 @@ func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
 			return cmdValue{set: true, n: int64(l)}, true
 		}
 	case kindBoolean:
-		if b, ok := parseBool(t.text); ok && list {
+		if integer && (t.text == "0" || t.text == "1") && list {
+			return cmdValue{set: true, b: t.text == "1"}, true
+		}
+		if b, ok := parseBool(t.text); ok && list && !integer {
 			return cmdValue{set: true, b: b}, true
 		}
 	}
@@ -892,12 +900,31 @@ func downcase(s string) string {
 	return string(b)
 }
 
-// parseBool reads what the server's defGetBoolean takes.
+// parseBool reads a string value as the server's defGetBoolean does:
+// true, false, on or off in any case, and nothing else (the integers 0
+// and 1 it also takes are tokens of their own, never strings).
 func parseBool(s string) (bool, bool) {
 	switch strings.ToLower(s) {
-	case "true", "on", "1", "yes", "t", "y":
+	case "true", "on":
 		return true, true
-	case "false", "off", "0", "no", "f", "n":
+	case "false", "off":
+		return false, true
+	}
+	return false, false
+}
+
+// parseAnyBool reads a value as the server's parse_bool does: any prefix
+// of true, false, yes or no, on, of or off, 1 or 0, in any case.
+func parseAnyBool(s string) (bool, bool) {
+	l := strings.ToLower(s)
+	switch {
+	case l == "1", l == "0":
+		return l == "1", true
+	case l == "":
+		return false, false
+	case strings.HasPrefix("true", l), strings.HasPrefix("yes", l), len(l) >= 2 && strings.HasPrefix("on", l):
+		return true, true
+	case strings.HasPrefix("false", l), strings.HasPrefix("no", l), len(l) >= 2 && strings.HasPrefix("off", l):
 		return false, true
 	}
 	return false, false

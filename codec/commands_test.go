@@ -2,6 +2,7 @@ package codec_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -181,6 +182,50 @@ func TestParseCommandCase(t *testing.T) {
 	}
 	if _, err := codec.ParseCommand(`BASE_BACKUP ("PROGRESS")`, codec.Params{Major: 15}); err == nil || err.Error() != `BASE_BACKUP (byte 13): unknown option PROGRESS` {
 		t.Errorf("a quoted option name is compared as written: %v", err)
+	}
+}
+
+// Booleans are read as the server reads each: a list option's value by
+// defGetBoolean (true, false, on, off in any case, or the number 0 or 1 —
+// not the string '1', not yes), MANIFEST's by parse_bool first (any prefix
+// of true, false, yes, no, on, of, off, 1, 0; spec/overlay.json's options),
+// pgoutput's by defGetBoolean.
+func TestParseCommandBooleans(t *testing.T) {
+	for _, c := range []struct {
+		major      int
+		text, want string // want: the values read, or the error
+	}{
+		{15, `BASE_BACKUP (WAIT 'OFF', PROGRESS On, VERIFY_CHECKSUMS 0, TABLESPACE_MAP 1)`, `wait false, progress true, verify false, map true, manifest ""`},
+		{15, `BASE_BACKUP (WAIT 'yes')`, `BASE_BACKUP (byte 18): want the value of WAIT`},
+		{15, `BASE_BACKUP (WAIT '1')`, `BASE_BACKUP (byte 18): want the value of WAIT`},
+		{15, `BASE_BACKUP (WAIT 2)`, `BASE_BACKUP (byte 18): want the value of WAIT`},
+		{15, `BASE_BACKUP (MANIFEST 'on')`, `manifest "yes"`},
+		{15, `BASE_BACKUP (MANIFEST 'TR')`, `manifest "yes"`},
+		{15, `BASE_BACKUP (MANIFEST 1)`, `manifest "yes"`},
+		{15, `BASE_BACKUP (MANIFEST 'of')`, `manifest "no"`},
+		{13, `BASE_BACKUP MANIFEST 'False'`, `manifest "no"`},
+		{13, `BASE_BACKUP MANIFEST 'y'`, `manifest "yes"`},
+		{15, `BASE_BACKUP (MANIFEST 'o')`, `BASE_BACKUP MANIFEST (byte 13): value "o" is not one of yes, force-encode, no`},
+		{15, `BASE_BACKUP (MANIFEST 'truth')`, `BASE_BACKUP MANIFEST (byte 13): value "truth" is not one of yes, force-encode, no`},
+	} {
+		cmd, err := codec.ParseCommand(c.text, codec.Params{Major: c.major})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else if bb := cmd.(*codec.BaseBackup); bb.Wait != nil {
+			got = fmt.Sprintf("wait %v, progress %v, verify %v, map %v, manifest %q", *bb.Wait, *bb.Progress, *bb.VerifyChecksums, *bb.TablespaceMap, bb.Manifest)
+		} else {
+			got = fmt.Sprintf("manifest %q", bb.Manifest)
+		}
+		if got != c.want {
+			t.Errorf("pg%d %q: got %s, want %s", c.major, c.text, got, c.want)
+		}
+	}
+	for _, v := range []string{"yes", "1", "t"} {
+		opts := []codec.PluginOption{{Name: "proto_version", Value: "1", HasValue: true}, {Name: "publication_names", Value: "p", HasValue: true}, {Name: "binary", Value: v, HasValue: true}}
+		if _, err := codec.ParsePgoutputOptions(opts, codec.Params{Major: 15}); err == nil {
+			t.Errorf("pgoutput binary %q: taken, but defGetBoolean refuses it", v)
+		}
 	}
 }
 

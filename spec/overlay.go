@@ -109,9 +109,12 @@ type ResultEntry struct {
 type OptionEntry struct {
 	// ExactValues: the server compares the value with its set as written
 	// (strcmp), where its other keyword options take any case.
-	ExactValues bool        `json:"exact_values"`
-	Reason      string      `json:"reason"`
-	Evidence    []SourceRef `json:"evidence"`
+	ExactValues bool `json:"exact_values,omitempty"`
+	// BooleanValues: the server reads the value as a boolean first
+	// (parse_bool), so yes and no have every spelling of one.
+	BooleanValues bool        `json:"boolean_values,omitempty"`
+	Reason        string      `json:"reason"`
+	Evidence      []SourceRef `json:"evidence"`
 }
 
 // ResultColumnEntry names one column; Type only where the prose has none.
@@ -366,8 +369,8 @@ func ParseOverlay(data []byte) (*Overlay, error) {
 	for _, slug := range sortedKeys(ov.Options) {
 		for _, name := range sortedKeys(ov.Options[slug]) {
 			w := fmt.Sprintf("options %s %s", slug, name)
-			if oe := ov.Options[slug][name]; oe == nil || !oe.ExactValues || oe.Reason == "" || len(oe.Evidence) == 0 {
-				addf("%s: needs exact_values (the one thing it decides), a reason and evidence", w)
+			if oe := ov.Options[slug][name]; oe == nil || oe.ExactValues == oe.BooleanValues || oe.Reason == "" || len(oe.Evidence) == 0 {
+				addf("%s: needs one of exact_values and boolean_values (what it decides), a reason and evidence", w)
 			} else {
 				checkEvidence(addf, w, oe.Evidence)
 			}

@@ -1,11 +1,16 @@
 package cdc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -371,25 +376,28 @@ func TestStart(t *testing.T) {
 }
 
 // TestValues: values decode by type OID through pgtype in text and binary;
-// a Type message registers an enum by the name the application gave it and
-// an unknown type as text only; an unchanged TOAST value is an error.
+// a Type message registers an enum by the name the application gave it, a
+// domain as its base type and an unknown type as text only; an unchanged
+// TOAST value is an error.
 func TestValues(t *testing.T) {
 	types := pgtype.NewMap()
 	types.RegisterType(&pgtype.Type{Name: "mood", OID: 1, Codec: &pgtype.EnumCodec{}}) // its OID in this database is not known yet
 	rel := &codec.LogicalRelation{RelationOID: 1, Namespace: "public", RelationName: "v", Columns: []codec.RelationColumn{
 		{Name: "i", DataType: pgtype.Int4OID}, {Name: "b", DataType: pgtype.Int8OID}, {Name: "s", DataType: pgtype.TextOID},
 		{Name: "m", DataType: 90000}, {Name: "x", DataType: 90001}, {Name: "xb", DataType: 90001}, {Name: "big", DataType: pgtype.TextOID},
-		{Name: "none", DataType: pgtype.Int4OID}, {Name: "unknown", DataType: 90002},
+		{Name: "none", DataType: pgtype.Int4OID}, {Name: "unknown", DataType: 90002}, {Name: "dom", DataType: 90003},
 	}}
 	s := newStream(t, 2, false).add(
 		&codec.LogicalType{DataType: 90000, Namespace: "public", Name: "mood"},
 		&codec.LogicalType{DataType: 90001, Namespace: "ext", Name: "thing"},
+		// a domain over int4: pgoutput names its base type, of pg_catalog
+		&codec.LogicalType{DataType: 90003, Namespace: "", Name: "int4"},
 		rel,
 		&codec.LogicalBegin{FinalLSN: 0x2000, Xid: 1},
 		&codec.LogicalInsert{RelationOID: 1, New: codec.TupleData{Columns: []codec.TupleDataColumn{
 			{Kind: 't', Data: []byte("-42")}, {Kind: 'b', Data: []byte{0, 0, 0, 1, 0, 0, 0, 2}}, {Kind: 't', Data: []byte("ü")},
 			{Kind: 'b', Data: []byte("happy")}, {Kind: 't', Data: []byte("(1,2)")}, {Kind: 'b', Data: []byte{1}}, {Kind: 'u'},
-			{Kind: 'n'}, {Kind: 't', Data: []byte("?")},
+			{Kind: 'n'}, {Kind: 't', Data: []byte("?")}, {Kind: 'b', Data: []byte{0, 0, 0, 7}},
 		}}},
 		&codec.LogicalCommit{CommitLSN: 0x2000, TransactionEndLSN: 0x2010},
 	)
@@ -423,7 +431,7 @@ func TestValues(t *testing.T) {
 		"int32 -42 <nil>", "int64 4294967298 <nil>", "string ü <nil>", "string happy <nil>", "string (1,2) <nil>",
 		`<nil> <nil> cdc: type ext.thing (OID 90001) arrived in binary; register a pgtype codec named "ext.thing" to decode it`,
 		"<nil> <nil> " + ErrUnchanged.Error(), "<nil> <nil> <nil>",
-		"<nil> <nil> cdc: no pgtype codec for type OID 90002: register it in the Types map",
+		"<nil> <nil> cdc: no pgtype codec for type OID 90002: register it in the Types map", "int32 7 <nil>",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("values\n got %q\nwant %q", got, want)
@@ -528,6 +536,19 @@ func TestDecodeScalars(t *testing.T) {
 		{pgtype.Float8OID, []any{2.5e300, -1.0}},
 		{pgtype.BoolOID, []any{true, false}},
 		{pgtype.ByteaOID, []any{[]byte{0, 1, 0xff}, []byte{}}},
+		{pgtype.OIDOID, []any{uint32(16384), uint32(1<<32 - 1)}},
+		{pgtype.TextOID, []any{"ü", "", strings.Repeat("x", 64), strings.Repeat("y", 65)}},
+		{pgtype.VarcharOID, []any{"vc"}},
+		{pgtype.BPCharOID, []any{"c  "}},
+		{pgtype.NameOID, []any{"pg_class"}},
+		{pgtype.UUIDOID, []any{[16]byte{0xa0, 0xee, 15: 0x11}}},
+		{pgtype.IntervalOID, []any{pgtype.Interval{Microseconds: 1500, Days: -2, Months: 14, Valid: true}}},
+		{pgtype.NumericOID, []any{pgtype.Numeric{Int: big.NewInt(15), Exp: -1, Valid: true}, pgtype.Numeric{NaN: true, Valid: true},
+			pgtype.Numeric{Int: new(big.Int).Lsh(big.NewInt(-3), 200), Valid: true}}},
+		{pgtype.DateOID, []any{time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), pgtype.Date{InfinityModifier: pgtype.NegativeInfinity, Valid: true}}},
+		{pgtype.TimestampOID, []any{time.Date(2024, 1, 2, 3, 4, 5, 6000, time.UTC), pgtype.Timestamp{InfinityModifier: pgtype.Infinity, Valid: true}}},
+		{pgtype.TimestamptzOID, []any{time.Date(1999, 12, 31, 23, 59, 59, 0, time.FixedZone("x", 3600)),
+			pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}}},
 	}
 	for _, c := range cases {
 		typ, _ := types.TypeForOID(c.oid)
@@ -546,8 +567,15 @@ func TestDecodeScalars(t *testing.T) {
 			}
 		}
 		inputs = append(inputs, Value{Raw: []byte("x")}, Value{Raw: []byte{1, 2, 3}, Binary: true}, Value{Raw: []byte{}, Binary: true})
+		for i := range 300 { // values of several of Decode's chunks
+			inputs = append(inputs, Value{Raw: []byte(strconv.Itoa(i * 7))})
+		}
 		dec := &decoder{types: types}
 		var held []any
+		var wantRaw [][]byte
+		for _, in := range inputs {
+			wantRaw = append(wantRaw, bytes.Clone(in.Raw))
+		}
 		for _, in := range inputs {
 			v := in
 			v.TypeOID, v.dec = c.oid, dec
@@ -558,9 +586,11 @@ func TestDecodeScalars(t *testing.T) {
 			}
 			held = append(held, got)
 		}
+		runtime.GC() // the chunks a value keeps are alive, what they point at too
 		for i, in := range inputs {
-			want, _ := typ.Codec.DecodeValue(types, c.oid, in.Format(), in.Raw)
-			if fmt.Sprint(held[i]) != fmt.Sprint(want) {
+			clear(in.Raw) // nor do values point into the stream
+			want, _ := typ.Codec.DecodeValue(types, c.oid, in.Format(), wantRaw[i])
+			if fmt.Sprintf("%T %v", held[i], held[i]) != fmt.Sprintf("%T %v", want, want) {
 				t.Errorf("%s: value %d became %v after the column decoded more", typ.Name, i, held[i])
 			}
 		}

@@ -33,12 +33,14 @@ func benchTypes() *pgtype.Map {
 // stream: decode every pgoutput message, keep the relation cache, register
 // the Type message's enum, and decode every column value of every row
 // change into a Go value through pgtype: with values=any into an any
-// (pgtype's Codec.DecodeValue by the column's type OID, as pglogrepl's
-// own example does), with values=typed into a variable of the column's
-// Go type (pgtype's scan plans: int32, string, []byte). impl=pgspec is
-// this package's Assembler (Value.Decode, Value.Scan); impl=pglogrepl is
-// pglogrepl.Parse, a map of its RelationMessages and pgtype.Map's
-// Codec.DecodeValue and Map.Scan.
+// (the value pgtype's Codec.DecodeValue gives for the column's type OID),
+// with values=typed into a variable of the column's Go type (pgtype's
+// scan plans: int32, string, []byte). impl=pgspec is this package's
+// Assembler (Value.Decode, which keeps the int4 column's scan plan and
+// copies text as TextCodec does, boxing both in shared chunks; Value.Scan);
+// impl=pglogrepl is pglogrepl.Parse, a map of its RelationMessages and
+// pgtype.Map's Codec.DecodeValue (as pglogrepl's own example does) and
+// Map.Scan.
 func BenchmarkConsume(b *testing.B) {
 	run := benchRun(b)
 	for _, typed := range []bool{false, true} {

@@ -184,10 +184,16 @@ type decoder struct {
 }
 
 // scalarDecoder is Decode for the pgtype codecs whose DecodeValue scans
-// with the codec's own plan into a variable of one Go type and returns it
-// (pgtype's int.go, float4.go, float8.go, bool.go, bytea.go;
-// TestDecodeScalars holds Decode to DecodeValue for each): it keeps the
-// plan and the variable, so that only the result's box is allocated.
+// with the codec's own plan into a variable of one Go type and returns it,
+// or the part of it that holds the value (pgtype's int.go, uint32.go,
+// float4.go, float8.go, bool.go, bytea.go, numeric.go, interval.go,
+// uuid.go, and date.go, timestamp.go, timestamptz.go, which give
+// ±infinity as the InfinityModifier), or returns string(src) (text.go:
+// text, varchar, bpchar, name): TestDecodeScalars holds Decode to
+// DecodeValue for each. It keeps the plan and the variable, so that
+// DecodeValue's PlanScan is not made again for every value, and puts the
+// pointer-free values it returns in the column's boxes rather than an
+// allocation each.
 type scalarDecoder interface {
 	decode(v *Value) (any, error)
 }
@@ -195,27 +201,58 @@ type scalarDecoder interface {
 func scalarOf(c pgtype.Codec) scalarDecoder {
 	switch c.(type) {
 	case pgtype.Int2Codec:
-		return new(scalarPlan[int16])
+		return &scalarPlan[int16]{box: box[int16]}
 	case pgtype.Int4Codec:
-		return new(scalarPlan[int32])
+		return &scalarPlan[int32]{box: box[int32]}
 	case pgtype.Int8Codec:
-		return new(scalarPlan[int64])
+		return &scalarPlan[int64]{box: box[int64]}
+	case pgtype.Uint32Codec:
+		return &scalarPlan[uint32]{box: box[uint32]}
 	case pgtype.Float4Codec:
-		return new(scalarPlan[float32])
+		return &scalarPlan[float32]{box: box[float32]}
 	case pgtype.Float8Codec:
-		return new(scalarPlan[float64])
+		return &scalarPlan[float64]{box: box[float64]}
 	case pgtype.BoolCodec:
-		return new(scalarPlan[bool])
+		return &scalarPlan[bool]{box: box[bool]}
+	case pgtype.IntervalCodec:
+		return &scalarPlan[pgtype.Interval]{box: box[pgtype.Interval]}
+	case pgtype.UUIDCodec:
+		return &scalarPlan[pgtype.UUID]{box: func(b *boxes, x pgtype.UUID) any { return box(b, x.Bytes) }}
+	// Values with pointers are not for a chunk.
 	case pgtype.ByteaCodec:
-		return new(scalarPlan[[]byte])
+		return &scalarPlan[[]byte]{box: own[[]byte]}
+	case pgtype.NumericCodec:
+		return &scalarPlan[pgtype.Numeric]{box: own[pgtype.Numeric]}
+	case pgtype.DateCodec:
+		return &scalarPlan[pgtype.Date]{box: func(_ *boxes, x pgtype.Date) any { return finite(x.InfinityModifier, x.Time) }}
+	case *pgtype.TimestampCodec:
+		return &scalarPlan[pgtype.Timestamp]{box: func(_ *boxes, x pgtype.Timestamp) any { return finite(x.InfinityModifier, x.Time) }}
+	case *pgtype.TimestamptzCodec:
+		return &scalarPlan[pgtype.Timestamptz]{box: func(_ *boxes, x pgtype.Timestamptz) any { return finite(x.InfinityModifier, x.Time) }}
+	case pgtype.TextCodec:
+		return new(textDecoder)
 	}
 	return nil
+}
+
+// own is x in a box of its own, as any(x) makes it.
+func own[T any](_ *boxes, x T) any { return x }
+
+// finite is what DecodeValue returns for pgtype's time types: the time,
+// or for ±infinity the InfinityModifier.
+func finite(inf pgtype.InfinityModifier, t time.Time) any {
+	if inf != pgtype.Finite {
+		return inf
+	}
+	return t
 }
 
 type scalarPlan[T any] struct {
 	x      T
 	format int16
 	plan   pgtype.ScanPlan
+	boxes  boxes
+	box    func(*boxes, T) any
 }
 
 // decode scans into x and returns what it holds, clearing it so that the
@@ -234,8 +271,13 @@ func (s *scalarPlan[T]) decode(v *Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return x, nil
+	return s.box(&s.boxes, x), nil
 }
+
+// textDecoder is TextCodec's DecodeValue, string(src) in either format.
+type textDecoder struct{ boxes boxes }
+
+func (t *textDecoder) decode(v *Value) (any, error) { return t.boxes.str(v.Raw), nil }
 
 // Column is a column of a Relation.
 type Column struct {
@@ -302,6 +344,9 @@ func (v *Value) Format() int16 {
 
 // Decode returns the value as the Go value pgtype decodes its type to
 // (nil for NULL); a type the map does not know is an error naming its OID.
+// Values without pointers (integers, floats, bools, intervals, uuids) and
+// short strings share small chunks of memory with the column's other
+// values (see boxes): keeping one keeps at most 512 bytes more.
 func (v *Value) Decode() (any, error) {
 	if !v.Known() {
 		return nil, ErrUnchanged

@@ -9,15 +9,21 @@ import (
 )
 
 // registerType takes a Type message: the OID of a type that is not built
-// in (an enum, a domain, an extension's type) and its name. A type the map
-// already has by OID stays; one it knows by name (registered by the
-// application, qualified or not) gets the OID too; any other decodes its
-// text form as a string, and its binary form is an error that names it.
+// in (an enum, a composite, an extension's type) and its name; for a
+// domain, pgoutput names the domain's base type, so it decodes as that. A
+// type the map already has by OID stays; one it knows by name (registered
+// by the application, qualified or not) gets the OID too; any other
+// decodes its text form as a string, and its binary form is an error that
+// names it.
 func (a *Assembler) registerType(m *codec.LogicalType) {
 	if _, ok := a.types.TypeForOID(m.DataType); ok {
 		return
 	}
-	qualified := m.Namespace + "." + m.Name
+	namespace := m.Namespace
+	if namespace == "" {
+		namespace = "pg_catalog" // pgoutput's word for it
+	}
+	qualified := namespace + "." + m.Name
 	for _, name := range []string{qualified, m.Name} {
 		if t, ok := a.types.TypeForName(name); ok {
 			a.types.RegisterType(&pgtype.Type{Name: qualified, OID: m.DataType, Codec: t.Codec})

@@ -325,9 +325,7 @@ func TestPreAuthLimits(t *testing.T) {
 func TestCancel(t *testing.T) {
 	addr, _ := serve(t, server.Config{})
 	c := login(t, addr, session.Config{})
-	if err := c.Send(&codec.Query{String: "sleep"}); err != nil {
-		t.Fatal(err)
-	}
+	startSleep(t, c)
 	cancel := func(key []byte) {
 		send(t, dial(t, addr), codec.Params{Major: 18, ProtocolMinor: 2}, &codec.CancelRequest{ProcessID: c.ProcessID, SecretKey: key})
 	}
@@ -401,9 +399,7 @@ func TestShutdown(t *testing.T) {
 func TestMaxConns(t *testing.T) {
 	addr, _ := serve(t, server.Config{MaxConns: 1})
 	first := login(t, addr, session.Config{})
-	if err := first.Send(&codec.Query{String: "sleep"}); err != nil {
-		t.Fatal(err)
-	}
+	startSleep(t, first)
 	nc := dial(t, addr)
 	if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); ok || err != nil {
 		t.Fatalf("SSLRequest past MaxConns: %v, %v", ok, err)

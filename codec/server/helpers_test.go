@@ -24,6 +24,23 @@ import (
 // and "commit".
 type testHandler struct{}
 
+// sleeping has a value once a "sleep" statement runs: a CancelRequest
+// sent before that cancels nothing, in PostgreSQL as here.
+var sleeping = make(chan struct{}, 1)
+
+// startSleep sends "sleep" on c and returns once it runs.
+func startSleep(t *testing.T, c *session.Conn) {
+	t.Helper()
+	select {
+	case <-sleeping:
+	default:
+	}
+	if err := c.Send(&codec.Query{String: "sleep"}); err != nil {
+		t.Fatal(err)
+	}
+	<-sleeping
+}
+
 func (testHandler) Parse(ctx context.Context, c *server.Conn, sql string, types []uint32) ([]server.Statement, error) {
 	var out []server.Statement
 	for part := range strings.SplitSeq(sql, ";") {
@@ -65,6 +82,10 @@ func (testHandler) Parse(ctx context.Context, c *server.Conn, sql string, types 
 			}}
 		case "sleep":
 			st = server.Statement{Run: func(ctx context.Context, q *server.Query) error {
+				select {
+				case sleeping <- struct{}{}:
+				default:
+				}
 				<-ctx.Done()
 				return ctx.Err()
 			}}

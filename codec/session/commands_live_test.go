@@ -254,6 +254,11 @@ func TestParseCommandAgreesWithPostgreSQL15(t *testing.T) {
 		`CREATE_REPLICATION_SLOT I21_Case4 TEMPORARY LOGICAL PgOutput (two_phase TRUE, Snapshot NOTHING)`,
 		`CREATE_REPLICATION_SLOT i21_case5 TEMPORARY PHYSICAL (Reserve_Wal, "reserve_wal" false)`,
 		`CREATE_REPLICATION_SLOT i21_case9 TEMPORARY PHYSICAL (RESERVE_WAL 'On')`,
+		// A list option's boolean is defGetBoolean's: the number 1, not the
+		// string '1', not yes.
+		`CREATE_REPLICATION_SLOT i21_case12 TEMPORARY PHYSICAL (RESERVE_WAL 1)`,
+		`CREATE_REPLICATION_SLOT i21_case13 TEMPORARY PHYSICAL (RESERVE_WAL '1')`,
+		`CREATE_REPLICATION_SLOT i21_case14 TEMPORARY PHYSICAL (RESERVE_WAL 'yes')`,
 		`CREATE_REPLICATION_SLOT i21_case6 TEMPORARY LOGICAL pgoutput noexport_snapshot`,
 		`CREATE_REPLICATION_SLOT i21_case7 TEMPORARY LOGICAL pgoutput ("snapshot" 'nothing')`,
 		`CREATE_REPLICATION_SLOT i21_case8 TEMPORARY LOGICAL pgoutput ("SNAPSHOT" 'nothing')`,

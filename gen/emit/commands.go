@@ -92,6 +92,9 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 		if it.ExactValues {
 			d += ", in lower case when quoted (the server compares as written)"
 		}
+		if it.BooleanValues {
+			d += "; Parse reads any boolean the server takes as yes or no"
+		}
 		if it.Default != "" {
 			d += "; the default is " + it.Default
 		}
@@ -121,6 +124,9 @@ func commandFile(mod *model.Model, c *model.Command, o Options) *jen.File {
 		}
 		if it.ExactValues {
 			d = append(d, field("exact", jen.True()))
+		}
+		if it.BooleanValues {
+			d = append(d, field("boolean", jen.True()))
 		}
 		items = append(items, jen.Values(d...))
 	}

@@ -41,6 +41,9 @@ type CommandItem struct {
 	// ExactValues: the server compares a quoted value with Values as
 	// written, not in any case (the overlay's options, with evidence).
 	ExactValues bool
+	// BooleanValues: the server reads a value as a boolean first, so
+	// Values' yes and no have every spelling parse_bool takes (MANIFEST).
+	BooleanValues bool
 }
 
 // ItemPluginOptions is logical START_REPLICATION's ( option_name [ option_value ] [, ...] ).
@@ -151,9 +154,12 @@ func buildCommands(specs []*spec.Spec, prose map[string][]*spec.ResultEntry, opt
 			case it == nil:
 				errs = append(errs, fmt.Sprintf("overlay options %s %s: no such option", slug, name))
 			case it.Kind != spec.ValueKeyword || len(it.Values) == 0:
-				errs = append(errs, fmt.Sprintf("overlay options %s %s: exact_values for a %s, not a keyword with values", slug, name, it.Kind))
+				errs = append(errs, fmt.Sprintf("overlay options %s %s: a correction for a %s, not a keyword with values", slug, name, it.Kind))
+			case options[slug][name].BooleanValues && (!slices.Contains(it.Values, "yes") || !slices.Contains(it.Values, "no")):
+				errs = append(errs, fmt.Sprintf("overlay options %s %s: boolean_values for values without yes and no", slug, name))
 			default:
-				it.ExactValues = true
+				it.ExactValues = options[slug][name].ExactValues
+				it.BooleanValues = options[slug][name].BooleanValues
 			}
 		}
 	}
