@@ -595,16 +595,16 @@ func isIdentifier(w string) bool {
 
 // parseCommand reads text as one of cands for major: the first form of
 // the first candidate whose grammar takes every token.
-func parseCommand(text string, major int, cands []Command) (Command, error) {
+func parseCommand(text string, major int, commands func() []Command) (Command, error) {
 	if len(text) > MaxCommand {
 		return nil, &CommandError{Command: "replication command", Offset: MaxCommand, Reason: fmt.Sprintf("longer than %d bytes", MaxCommand)}
 	}
 	// A first word that names no command in any case (SQL, most of the
 	// Queries pgtrace sees) is refused before the text is read.
-	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\f\v"))
-	if w := text[start:wordEnd(text, start)]; isIdentifier(w) && !slices.ContainsFunc(cands, func(c Command) bool { return strings.EqualFold(c.desc().name, w) }) {
+	if start, w := firstWord(text); isIdentifier(w) && !isCommandWord(w) {
 		return nil, &CommandError{Command: w, Offset: start, Reason: fmt.Sprintf("no replication command of PostgreSQL %d", major)}
 	}
+	cands := commands()
 	toks, err := tokenize(text)
 	if err != nil {
 		err.(*CommandError).Command = "replication command"
@@ -898,6 +898,24 @@ func downcase(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// IsCommand reports whether text starts with the name of a replication
+// command of the generated majors, in any case: whether ParseCommand may
+// take it, found without allocating (a proxy asks it of every Query).
+func IsCommand(text string) bool {
+	_, w := firstWord(text)
+	return isCommandWord(w)
+}
+
+// firstWord is text's first word and where it starts.
+func firstWord(text string) (int, string) {
+	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\f\v"))
+	return start, text[start:wordEnd(text, start)]
+}
+
+func isCommandWord(w string) bool {
+	return slices.ContainsFunc(commandDescs, func(d *commandDesc) bool { return strings.EqualFold(d.name, w) })
 }
 
 // parseBool reads a string value as the server's defGetBoolean does:

@@ -9,6 +9,10 @@ func Commands() []Command {
 	return []Command{&IdentifySystem{}, &Show{}, &TimelineHistory{}, &CreateReplicationSlot{}, &StartReplicationPhysical{}, &StartReplicationLogical{}, &DropReplicationSlot{}, &BaseBackup{}, &ReadReplicationSlot{}, &AlterReplicationSlot{}, &UploadManifest{}}
 }
 
+// commandDescs are the commands' descriptors, in Commands' order: what IsCommand reads
+// without making a command.
+var commandDescs = []*commandDesc{identifySystemDesc, showDesc, timelineHistoryDesc, createReplicationSlotDesc, startReplicationPhysicalDesc, startReplicationLogicalDesc, dropReplicationSlotDesc, baseBackupDesc, readReplicationSlotDesc, alterReplicationSlotDesc, uploadManifestDesc}
+
 // ParseCommand reads a replication command (a Query's string on a replication connection) as
 // p.Major's manual documents it, in any of its syntaxes, as repl_scanner.l and repl_gram.y
 // read it: keywords in capitals, as the scanner matches them (identify_system is no
@@ -19,7 +23,7 @@ func Commands() []Command {
 // is a *CommandError with the byte offset; an option of another major names the majors that
 // have it.
 func ParseCommand(text string, p Params) (Command, error) {
-	return parseCommand(text, p.major(), Commands())
+	return parseCommand(text, p.major(), Commands)
 }
 
 // pgoutputParams are pgoutput's parameters as the manuals document them, with the

@@ -229,6 +229,22 @@ func TestParseCommandBooleans(t *testing.T) {
 	}
 }
 
+// IsCommand tells a command's first word in any case, as ParseCommand's
+// first check does, and costs a proxy nothing on SQL.
+func TestIsCommand(t *testing.T) {
+	for text, want := range map[string]bool{
+		"BASE_BACKUP (LABEL 'x')": true, " \n\tidentify_system": true, "Start_Replication 0/1": true, "SHOW x": true,
+		"SELECT abalance FROM pgbench_accounts WHERE aid = 1": false, "": false, "BASE_BACKUPS": false, "(SHOW)": false,
+	} {
+		if got := codec.IsCommand(text); got != want {
+			t.Errorf("IsCommand(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { codec.IsCommand("SELECT abalance FROM pgbench_accounts WHERE aid = 1") }); n != 0 {
+		t.Errorf("IsCommand of SQL: %v allocations", n)
+	}
+}
+
 // Identifiers are cut to 63 bytes (NAMEDATALEN-1) as repl_scanner.l cuts
 // them, quoted or not, at a character's first byte; string constants are
 // not. Append refuses a longer name, which the server would replace by

@@ -12,6 +12,9 @@ import (
 // nil: text that is no replication command of that major prints as text
 // only (the server will say what is wrong with it).
 func replicationCommand(text string, p codec.Params) codec.Command {
+	if !codec.IsCommand(text) { // SQL: most Queries, and no allocation
+		return nil
+	}
 	cmd, err := codec.ParseCommand(text, p)
 	if err != nil {
 		return nil
