@@ -236,15 +236,13 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 		x := &r.rb.xLogData
 		if err = x.Decode(payload, r.P); err == nil && flowStays[r.be].has(kindXLogData) {
 			s.Sub = x
-			if r.kind != copyLogical {
-				if s.Logical != nil {
-					s.Logical = nil
-				}
-				return nil
+			if r.kind == copyLogical {
+				return r.toLogical(s, x.WALData)
 			}
-			s.LogicalP = r.Logical.P
-			s.Logical, err = r.Logical.next(x.WALData)
-			return err
+			if s.Logical != nil {
+				s.Logical = nil
+			}
+			return nil
 		}
 		if err == nil {
 			m = x
@@ -260,14 +258,20 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 			*st = rule.next - 1
 		}
 	}
-	if err != nil || k != kindXLogData || r.kind != copyLogical {
-		if s.Logical != nil {
-			s.Logical = nil
-		}
-		return err
+	if err == nil && k == kindXLogData && r.kind == copyLogical {
+		return r.toLogical(s, r.rb.xLogData.WALData)
 	}
+	if s.Logical != nil { // cleared only when set: a steady stream writes nothing
+		s.Logical = nil
+	}
+	return err
+}
+
+// toLogical hands an XLogData's WAL data of a logical stream to the
+// logical tracker, with the Params it decodes them by.
+func (r *ReplicationTracker) toLogical(s *Step, wal []byte) (err error) {
 	s.LogicalP = r.Logical.P
-	s.Logical, err = r.Logical.next(r.rb.xLogData.WALData)
+	s.Logical, err = r.Logical.next(wal)
 	return err
 }
 
