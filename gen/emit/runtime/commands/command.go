@@ -852,7 +852,10 @@ func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
 			// as it is, and rendering refuses it as no value of the set.
 			s := t.text
 			if b, ok := parseAnyBool(s); ok && it.boolean {
-				s = map[bool]string{true: "yes", false: "no"}[b]
+				s = "no"
+				if b {
+					s = "yes"
+				}
 			}
 			if it.kind == kindKeyword && !it.exact {
 				for _, v := range it.values {

@@ -216,7 +216,10 @@ func ParsePgoutputOptions(opts []PluginOption, p Params) (PgoutputOptions, error
 			}
 		case "streaming":
 			if b, ok := parseBool(opt.Value); ok {
-				o.Streaming = map[bool]PgoutputStreaming{true: StreamingOn}[b]
+				o.Streaming = ""
+				if b {
+					o.Streaming = StreamingOn
+				}
 			} else {
 				o.Streaming = PgoutputStreaming(strings.ToLower(opt.Value))
 			}
