@@ -67,12 +67,23 @@ func TestStartupRefusals(t *testing.T) {
 	pair := testcert.New(t)
 	addr, _ := serve(t, server.Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair.Cert}}})
 	plainAddr, _ := serve(t, server.Config{})
-	refused := func(nc net.Conn, reqs ...codec.Message) {
+	refused := func(nc net.Conn, reqs ...codec.Message) net.Conn {
 		for _, req := range reqs {
 			if ok, err := session.RequestEncryption(nc, req); ok || err != nil {
 				t.Fatalf("%s: accepted %v, %v", req.Slug(), ok, err)
 			}
 		}
+		return nc
+	}
+	sent := func(nc net.Conn, msgs ...codec.Message) net.Conn {
+		send(t, nc, p30, msgs...)
+		return nc
+	}
+	acceptedSSL := func(nc net.Conn) net.Conn {
+		if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
+			t.Fatalf("SSLRequest: %v, %v", ok, err)
+		}
+		return tls.Client(nc, pair.Client())
 	}
 	noTerminator, _ := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "app"}}}).Encode(nil, p30)
 	noTerminator = noTerminator[:len(noTerminator)-1]
@@ -92,14 +103,7 @@ func TestStartupRefusals(t *testing.T) {
 			send(t, nc, p30, &codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "database", Value: "db"}}})
 			return nc
 		}, "28000", "no PostgreSQL user name specified in startup packet"},
-		{"SSLRequest inside TLS", addr, func(nc net.Conn) net.Conn {
-			if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
-				t.Fatalf("SSLRequest: %v, %v", ok, err)
-			}
-			tc := tls.Client(nc, pair.Client())
-			send(t, tc, p30, &codec.SSLRequest{})
-			return tc
-		}, "0A000", "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.2"},
+		{"SSLRequest inside TLS", addr, func(nc net.Conn) net.Conn { return sent(acceptedSSL(nc), &codec.SSLRequest{}) }, "0A000", "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.2"},
 		{"no terminator", addr, func(nc net.Conn) net.Conn {
 			nc.Write(noTerminator)
 			return nc
@@ -119,25 +123,12 @@ func TestStartupRefusals(t *testing.T) {
 			send(t, nc, p30, &codec.GSSEncRequest{})
 			return nc
 		}, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
-		{"GSSENCRequest inside TLS", addr, func(nc net.Conn) net.Conn {
-			if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
-				t.Fatalf("SSLRequest: %v, %v", ok, err)
-			}
-			tc := tls.Client(nc, pair.Client())
-			send(t, tc, p30, &codec.GSSEncRequest{})
-			return tc
-		}, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
+		{"GSSENCRequest inside TLS", addr, func(nc net.Conn) net.Conn { return sent(acceptedSSL(nc), &codec.GSSEncRequest{}) }, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
 		{"SSLRequest after its N through direct TLS", addr, func(nc net.Conn) net.Conn {
-			tc := tls.Client(nc, directTLS(pair))
-			refused(tc, &codec.SSLRequest{})
-			send(t, tc, p30, &codec.SSLRequest{})
-			return tc
+			return sent(refused(tls.Client(nc, directTLS(pair)), &codec.SSLRequest{}), &codec.SSLRequest{})
 		}, "0A000", "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.2"},
 		{"GSSENCRequest after both N through direct TLS", addr, func(nc net.Conn) net.Conn {
-			tc := tls.Client(nc, directTLS(pair))
-			refused(tc, &codec.GSSEncRequest{}, &codec.SSLRequest{})
-			send(t, tc, p30, &codec.GSSEncRequest{})
-			return tc
+			return sent(refused(tls.Client(nc, directTLS(pair)), &codec.GSSEncRequest{}, &codec.SSLRequest{}), &codec.GSSEncRequest{})
 		}, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
 		{"StartupMessage with the SSLRequest through direct TLS", addr, func(nc net.Conn) net.Conn {
 			tc := tls.Client(nc, directTLS(pair))
