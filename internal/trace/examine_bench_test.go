@@ -61,6 +61,22 @@ func newPgbenchSession(b *testing.B, mode string) *pgbenchSession {
 	return s
 }
 
+// run hands side each side's frames in turn: the start-up, then b.N
+// transactions, timed.
+func (s *pgbenchSession) run(b *testing.B, side func(Direction, [][]byte)) {
+	side(Frontend, s.start[Frontend][:1])
+	side(Backend, s.start[Backend][:4])
+	side(Frontend, s.start[Frontend][1:])
+	side(Backend, s.start[Backend][4:])
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		t := &s.txs[i%len(s.txs)]
+		side(Frontend, t[Frontend])
+		side(Backend, t[Backend])
+	}
+}
+
 // BenchmarkExamine is pgtrace's own work per pgbench -S transaction, off the
 // sockets: both directions' messages decoded through the conversation,
 // printed as text lines and re-encoded.
@@ -83,17 +99,7 @@ func BenchmarkExamine(b *testing.B) {
 					}
 				}
 			}
-			feed(Frontend, s.start[Frontend][:1])
-			feed(Backend, s.start[Backend][:4])
-			feed(Frontend, s.start[Frontend][1:])
-			feed(Backend, s.start[Backend][4:])
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				t := &s.txs[i%len(s.txs)]
-				feed(Frontend, t[Frontend])
-				feed(Backend, t[Backend])
-			}
+			s.run(b, feed)
 		})
 	}
 }
@@ -125,17 +131,7 @@ func BenchmarkRelay(b *testing.B) {
 				}
 				pumps[d].flush()
 			}
-			relay(Frontend, s.start[Frontend][:1])
-			relay(Backend, s.start[Backend][:4])
-			relay(Frontend, s.start[Frontend][1:])
-			relay(Backend, s.start[Backend][4:])
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				t := &s.txs[i%len(s.txs)]
-				relay(Frontend, t[Frontend])
-				relay(Backend, t[Backend])
-			}
+			s.run(b, relay)
 			b.StopTimer()
 			p.out.flush()
 			if st := p.Stats(Backend); st.Identical != st.Decoded || p.Dropped() != 0 {
