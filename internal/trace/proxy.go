@@ -230,13 +230,20 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 		break
 	}
 	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
-	msg := fmt.Sprintf("sorry, too many clients already (pgtrace --max-conns %d)", p.opts.MaxConns)
+	c.Write(fatal("53300", fmt.Sprintf("sorry, too many clients already (pgtrace --max-conns %d)", p.opts.MaxConns), ""))
+}
+
+// fatal is the ErrorResponse PostgreSQL sends when it refuses a client in
+// the startup phase.
+func fatal(code, message, detail string) []byte {
 	e := &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: codec.ErrorFieldSeverity, Value: "FATAL"},
-		{Code: codec.ErrorFieldSeverityNonLocalized, Value: "FATAL"}, {Code: codec.ErrorFieldCode, Value: "53300"},
-		{Code: codec.ErrorFieldMessage, Value: msg}}}
-	if b, err := e.Encode(nil, codec.Params{}); err == nil {
-		c.Write(b)
+		{Code: codec.ErrorFieldSeverityNonLocalized, Value: "FATAL"}, {Code: codec.ErrorFieldCode, Value: code},
+		{Code: codec.ErrorFieldMessage, Value: message}}}
+	if detail != "" {
+		e.Fields = append(e.Fields, codec.ErrorField{Code: codec.ErrorFieldDetail, Value: detail})
 	}
+	b, _ := e.Encode(nil, codec.Params{}) // strings without NUL encode
+	return b
 }
 
 // answerSSL answers an SSLRequest as a session would: TLS when ClientTLS
