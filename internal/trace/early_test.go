@@ -45,30 +45,14 @@ func readAll(t *testing.T, c net.Conn, wire []byte) []byte {
 // 08P01, CVE-2021-23214): the proxy passes them on as they came, with the
 // request, and relays the rest undecoded.
 func TestDataWithEncryptionRequest(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			nc, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer nc.Close()
-				server.Accept(nc, &server.Config{})
-			}()
-		}
-	}()
+	ours := serveAt(t, "127.0.0.1:0", func(nc net.Conn) { server.Accept(nc, &server.Config{}) })
 	for _, c := range []struct {
 		name, upstream string
 		req            codec.Message
 	}{
 		{"PostgreSQL 15", pgtest.Get(t).Addr(), &codec.SSLRequest{}},
-		{"codec/server", l.Addr().String(), &codec.SSLRequest{}},
-		{"codec/server", l.Addr().String(), &codec.GSSEncRequest{}},
+		{"codec/server", ours, &codec.SSLRequest{}},
+		{"codec/server", ours, &codec.GSSEncRequest{}},
 	} {
 		tr := startTrace(t, Options{Upstream: c.upstream, Out: &syncBuffer{}})
 		wire := withStartup(t, c.req)
