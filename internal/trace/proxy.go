@@ -212,12 +212,12 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 			p.passCancel(id, frame)
 			return
 		case *codec.GSSEncRequest:
-			if _, err := c.Write([]byte{'N'}); err != nil {
+			if _, err := c.Write([]byte{'N'}); err != nil || early(c, fr, false) != nil {
 				return
 			}
 			continue
 		case *codec.SSLRequest:
-			next := p.answerSSL(c)
+			next := p.answerSSL(c, fr)
 			if next == nil {
 				return
 			}
@@ -246,12 +246,13 @@ func fatal(code, message, detail string) []byte {
 	return b
 }
 
-// answerSSL answers an SSLRequest as a session would: TLS when ClientTLS
-// is set (the error then goes inside it, as PostgreSQL's does), else 'N'.
-// It returns the connection to read on, nil when that failed.
-func (p *Proxy) answerSSL(c net.Conn) net.Conn {
+// answerSSL answers an SSLRequest read by fr as a session would: TLS when
+// ClientTLS is set (the error then goes inside it, as PostgreSQL's does),
+// else 'N' (refusing what came with the request). It returns the
+// connection to read on, nil when that failed.
+func (p *Proxy) answerSSL(c net.Conn, fr *codec.FrameReader) net.Conn {
 	if p.opts.ClientTLS == nil {
-		if _, err := c.Write([]byte{'N'}); err != nil {
+		if _, err := c.Write([]byte{'N'}); err != nil || early(c, fr, true) != nil {
 			return nil
 		}
 		return c
@@ -259,7 +260,7 @@ func (p *Proxy) answerSSL(c net.Conn) net.Conn {
 	if _, err := c.Write([]byte{'S'}); err != nil {
 		return nil
 	}
-	tc := tls.Server(c, p.opts.ClientTLS)
+	tc := tls.Server(&prefixConn{Conn: c, pre: fr.Drain(nil)}, p.opts.ClientTLS)
 	if tc.Handshake() != nil {
 		return nil
 	}

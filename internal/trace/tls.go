@@ -72,20 +72,30 @@ func (s *proxySession) negotiate(fp, bp *pump) bool {
 		if answer == 'S' {
 			return s.acceptTLS(fp, bp, &prefixConn{Conn: s.client, pre: fr.Drain(nil)}, false)
 		}
-		if fr.Buffered() > 0 {
-			request := "GSSAPI encryption request"
-			if ssl {
-				request = "SSL request"
-			}
-			s.p.logf("session #%d: the client sent bytes before the answer to its %s; refusing them as PostgreSQL does", s.c.id, request)
-			e := fatal("08P01", "received unencrypted data after "+request, "This could be either a client-software bug or evidence of an attempted man-in-the-middle attack.")
-			s.client.Write(e)
+		if e := early(s.client, fr, ssl); e != nil {
+			s.p.logf("session #%d: the client sent bytes before the answer to its encryption request; refused as PostgreSQL does", s.c.id)
 			bp.lines, _, _ = bp.examine(e, time.Now(), bp.lines)
 			return false
 		}
 	}
 	s.p.logf("session #%d: more than two encryption requests; closing the session", s.c.id)
 	return false
+}
+
+// early refuses the bytes fr read with an encryption request (an SSLRequest
+// when ssl), before its 'N', with PostgreSQL's FATAL 08P01 (CVE-2021-23214),
+// and returns that ErrorResponse; nil when none came.
+func early(c net.Conn, fr *codec.FrameReader, ssl bool) []byte {
+	if fr.Buffered() == 0 {
+		return nil
+	}
+	request := "GSSAPI encryption request"
+	if ssl {
+		request = "SSL request"
+	}
+	e := fatal("08P01", "received unencrypted data after "+request, "This could be either a client-software bug or evidence of an attempted man-in-the-middle attack.")
+	c.Write(e)
+	return e
 }
 
 // acceptTLS runs the server side of the client's TLS handshake; direct is
