@@ -124,3 +124,23 @@ func BenchmarkAppendCommand(b *testing.B) {
 		}
 	})
 }
+
+// TestParseCommandAllocations: a command costs its tokens, the parser's
+// values, the options it holds, its canonical text and the command itself;
+// a form tried and refused on the way (START_REPLICATION's physical form,
+// for a logical command) allocates nothing.
+func TestParseCommandAllocations(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		max  float64
+	}{{"StartLogical", 10}, {"StartPhysical", 6}, {"IdentifySystem", 4}} {
+		for _, bc := range benchCommands {
+			if bc.name != c.name {
+				continue
+			}
+			if n := testing.AllocsPerRun(20, func() { _, _ = codec.ParseCommand(bc.text, codec.Params{Major: 17}) }); n > c.max {
+				t.Errorf("%s: %v allocations, want at most %v", c.name, n, c.max)
+			}
+		}
+	}
+}
