@@ -6,12 +6,45 @@ package codec
 // Commands are a zero value of every replication command of the generated majors, in the
 // manual's order.
 func Commands() []Command {
-	return []Command{&IdentifySystem{}, &Show{}, &TimelineHistory{}, &CreateReplicationSlot{}, &StartReplicationPhysical{}, &StartReplicationLogical{}, &DropReplicationSlot{}, &BaseBackup{}, &ReadReplicationSlot{}, &AlterReplicationSlot{}, &UploadManifest{}}
+	out := make([]Command, len(commandDescs))
+	for i := range out {
+		out[i] = newCommand(i)
+	}
+	return out
 }
 
-// commandDescs are the commands' descriptors, in Commands' order: what IsCommand reads
-// without making a command.
+// commandDescs are the commands' descriptors, in Commands' order: what IsCommand and
+// ParseCommand read without making a command.
 var commandDescs = []*commandDesc{identifySystemDesc, showDesc, timelineHistoryDesc, createReplicationSlotDesc, startReplicationPhysicalDesc, startReplicationLogicalDesc, dropReplicationSlotDesc, baseBackupDesc, readReplicationSlotDesc, alterReplicationSlotDesc, uploadManifestDesc}
+
+// newCommand is a zero value of the command commandDescs[i] describes.
+func newCommand(i int) Command {
+	switch i {
+	case 0:
+		return &IdentifySystem{}
+	case 1:
+		return &Show{}
+	case 2:
+		return &TimelineHistory{}
+	case 3:
+		return &CreateReplicationSlot{}
+	case 4:
+		return &StartReplicationPhysical{}
+	case 5:
+		return &StartReplicationLogical{}
+	case 6:
+		return &DropReplicationSlot{}
+	case 7:
+		return &BaseBackup{}
+	case 8:
+		return &ReadReplicationSlot{}
+	case 9:
+		return &AlterReplicationSlot{}
+	case 10:
+		return &UploadManifest{}
+	}
+	return nil
+}
 
 // ParseCommand reads a replication command (a Query's string on a replication connection) as
 // p.Major's manual documents it, in any of its syntaxes, as repl_scanner.l and repl_gram.y
@@ -23,7 +56,7 @@ var commandDescs = []*commandDesc{identifySystemDesc, showDesc, timelineHistoryD
 // is a *CommandError with the byte offset; an option of another major names the majors that
 // have it.
 func ParseCommand(text string, p Params) (Command, error) {
-	return parseCommand(text, p.major(), Commands)
+	return parseCommand(text, p.major(), newCommand)
 }
 
 // pgoutputParams are pgoutput's parameters as the manuals document them, with the

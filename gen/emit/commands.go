@@ -321,20 +321,26 @@ func resultType(f *jen.File, mod *model.Model, c *model.Command, r *model.Result
 // commandsFile renders ParseCommand over every generated command.
 func commandsFile(mod *model.Model, o Options) *jen.File {
 	f := o.newFile()
-	var cands, descs []jen.Code
-	for _, c := range mod.Commands {
-		cands = append(cands, jen.Op("&").Id(c.GoName).Values())
+	var cases, descs []jen.Code
+	for i, c := range mod.Commands {
+		cases = append(cases, jen.Case(jen.Lit(i)).Block(jen.Return(jen.Op("&").Id(c.GoName).Values())))
 		descs = append(descs, jen.Id(lowerFirst(c.GoName)+"Desc"))
 	}
 	docComment(f, []string{"Commands are a zero value of every replication command of the generated majors, in the manual's order."})
-	f.Func().Id("Commands").Params().Index().Id("Command").Block(jen.Return(jen.Index().Id("Command").Values(cands...)))
-	docComment(f, []string{"commandDescs are the commands' descriptors, in Commands' order: what IsCommand reads without making a command."})
+	f.Func().Id("Commands").Params().Index().Id("Command").Block(
+		jen.Id("out").Op(":=").Make(jen.Index().Id("Command"), jen.Len(jen.Id("commandDescs"))),
+		jen.For(jen.Id("i").Op(":=").Range().Id("out")).Block(jen.Id("out").Index(jen.Id("i")).Op("=").Id("newCommand").Call(jen.Id("i"))),
+		jen.Return(jen.Id("out")),
+	)
+	docComment(f, []string{"commandDescs are the commands' descriptors, in Commands' order: what IsCommand and ParseCommand read without making a command."})
 	f.Var().Id("commandDescs").Op("=").Index().Op("*").Id("commandDesc").Values(descs...)
+	docComment(f, []string{"newCommand is a zero value of the command commandDescs[i] describes."})
+	f.Func().Id("newCommand").Params(jen.Id("i").Int()).Id("Command").Block(jen.Switch(jen.Id("i")).Block(cases...), jen.Return(jen.Nil()))
 	docComment(f, []string{
 		"ParseCommand reads a replication command (a Query's string on a replication connection) as p.Major's manual documents it, in any of its syntaxes, as repl_scanner.l and repl_gram.y read it: keywords in capitals, as the scanner matches them (identify_system is no replication command: the server runs it as SQL); a parenthesized list's option names and any unquoted word in any case, downcased as the scanner does; identifiers quoted or not; values quoted or not where the grammar allows. The result's String and Append give text back byte for byte while its fields are unchanged. Text that is no command of that major is a *CommandError with the byte offset; an option of another major names the majors that have it.",
 	})
 	f.Func().Id("ParseCommand").Params(jen.Id("text").String(), jen.Id("p").Id("Params")).Params(jen.Id("Command"), jen.Error()).Block(
-		jen.Return(jen.Id("parseCommand").Call(jen.Id("text"), jen.Id("p").Dot("major").Call(), jen.Id("Commands"))),
+		jen.Return(jen.Id("parseCommand").Call(jen.Id("text"), jen.Id("p").Dot("major").Call(), jen.Id("newCommand"))),
 	)
 	var params []jen.Code
 	for _, po := range mod.Pgoutput {

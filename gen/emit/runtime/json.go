@@ -11,7 +11,6 @@ import (
 	"math"
 	"reflect"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -272,7 +271,7 @@ func unmarshalValue(raw json.RawMessage, v reflect.Value, f *FieldDescriptor, p 
 			if !ok {
 				return fail("want an LSN X/X, got %q", s)
 			}
-			v.SetUint(l)
+			v.SetUint(uint64(l))
 			return nil
 		}
 		n, err := strconv.ParseUint(string(raw), 10, v.Type().Bits())
@@ -394,17 +393,6 @@ func jsonShort(raw []byte) string {
 		return string(raw[:40]) + "…"
 	}
 	return string(raw)
-}
-
-// parseLSN reads X/X, two hexadecimal numbers of at most 8 digits.
-func parseLSN(s string) (uint64, bool) {
-	hi, lo, ok := strings.Cut(s, "/")
-	if !ok || len(hi) == 0 || len(hi) > 8 || len(lo) == 0 || len(lo) > 8 {
-		return 0, false
-	}
-	h, err1 := strconv.ParseUint(hi, 16, 32)
-	l, err2 := strconv.ParseUint(lo, 16, 32)
-	return h<<32 | l, err1 == nil && err2 == nil
 }
 
 // parseTimestamp reads what formatTimestamp writes.

@@ -15,23 +15,39 @@ type LSN uint64
 
 // String is the LSN as PostgreSQL prints it (pg_lsn's output format).
 func (l LSN) String() string {
-	b := strconv.AppendUint(make([]byte, 0, 17), uint64(l>>32), 16)
+	return string(appendLSN(make([]byte, 0, 17), l))
+}
+
+func appendLSN(b []byte, l LSN) []byte {
+	start := len(b)
+	b = strconv.AppendUint(b, uint64(l>>32), 16)
 	b = append(b, '/')
-	return string(bytesToUpper(strconv.AppendUint(b, uint64(uint32(l)), 16)))
+	b = strconv.AppendUint(b, uint64(uint32(l)), 16)
+	bytesToUpper(b[start:])
+	return b
 }
 
 // ParseLSN reads an LSN as PostgreSQL prints it: two hexadecimal numbers of
 // at most 8 digits each, separated by '/' (either case).
 func ParseLSN(s string) (LSN, error) {
+	if l, ok := parseLSN(s); ok {
+		return l, nil
+	}
+	return 0, errors.New(errorPrefix + "LSN " + strconv.Quote(s) + ": want two hexadecimal numbers of at most 8 digits like 16/B374D848")
+}
+
+// parseLSN is ParseLSN with no error to make, for the command tokenizer,
+// which asks it of every word, and JSON's own errors.
+func parseLSN(s string) (LSN, bool) {
 	hi, lo, ok := strings.Cut(s, "/")
 	if ok && hex32(hi) && hex32(lo) {
 		h, err1 := strconv.ParseUint(hi, 16, 32)
 		l, err2 := strconv.ParseUint(lo, 16, 32)
 		if err1 == nil && err2 == nil {
-			return LSN(h<<32 | l), nil
+			return LSN(h<<32 | l), true
 		}
 	}
-	return 0, errors.New(errorPrefix + "LSN " + strconv.Quote(s) + ": want two hexadecimal numbers of at most 8 digits like 16/B374D848")
+	return 0, false
 }
 
 // hex32 reports whether s is 1 to 8 hexadecimal digits (ParseUint alone

@@ -341,12 +341,13 @@ func kept(b []byte, old string) bool {
 		return x == u32(o, 0) && y == u32(o, n-4) && ((x-ones&0xffffffff)&^x|(y-ones&0xffffffff)&^y)&(highs&0xffffffff) == 0
 	case n > 16 && n <= keptMaxLen:
 		var diff, zero uint64
-		for i := 0; i < n-8; i += 8 {
-			x := u64(p, i)
-			diff, zero = diff|(x^u64(o, i)), zero|(x-ones)&^x
+		for i := 0; i < n-16; i += 16 {
+			x, y := u64(p, i), u64(p, i+8)
+			diff |= (x ^ u64(o, i)) | (y ^ u64(o, i+8))
+			zero |= (x-ones)&^x | (y-ones)&^y
 		}
-		x := u64(p, n-8)
-		return diff|(x^u64(o, n-8))|(zero|(x-ones)&^x)&highs == 0
+		x, y := u64(p, n-16), u64(p, n-8)
+		return diff|(x^u64(o, n-16))|(y^u64(o, n-8))|(zero|(x-ones)&^x|(y-ones)&^y)&highs == 0
 	case n > 0 && n < 4:
 		x, y, z := u8(p, 0), u8(p, n/2), u8(p, n-1)
 		return x == u8(o, 0) && y == u8(o, n/2) && z == u8(o, n-1) && x != 0 && y != 0 && z != 0

@@ -182,6 +182,7 @@ type cmdValue struct {
 	s    string
 	n    int64
 	opts []PluginOption
+	off  int // where in the text it was given, when parsed
 }
 
 // spelling is the text a command was parsed from and the canonical form
@@ -274,7 +275,8 @@ func renderCommand(d *commandDesc, vals []cmdValue, major int) (string, error) {
 			if f.main != main || !f.majors.Has(major) {
 				continue
 			}
-			r := renderer{d: d, vals: vals, b: []byte(d.name)}
+			// Room for the name and a few dozen bytes an item.
+			r := renderer{d: d, vals: vals, b: append(make([]byte, 0, len(d.name)+32*len(d.items)), d.name...), wrote: make([]bool, len(d.items))}
 			if err := r.seq(f.seq, true); err != nil {
 				return fail(err.Error(), "is required", 0)
 			}
@@ -296,15 +298,12 @@ type renderer struct {
 	d     *commandDesc
 	vals  []cmdValue
 	b     []byte
-	wrote map[int]bool
+	wrote []bool // by item
 }
 
 // seq writes nodes; required says a missing value is an error (its item
 // name is the error's text).
 func (r *renderer) seq(nodes []tmpl, required bool) error {
-	if r.wrote == nil {
-		r.wrote = map[int]bool{}
-	}
 	for _, n := range nodes {
 		switch n.op {
 		case opLit:
@@ -445,7 +444,7 @@ func appendValue(b []byte, kind int, v cmdValue) []byte {
 	case kindInteger, kindTimeline:
 		return strconv.AppendInt(b, v.n, 10)
 	case kindLSN:
-		return append(b, LSN(v.n).String()...)
+		return appendLSN(b, LSN(v.n))
 	case kindIdentifier:
 		return appendIdent(b, v.s)
 	}
@@ -501,7 +500,7 @@ const MaxCommand = 1 << 16
 // matches only as written (Parse compares them exactly), and any other
 // word is an identifier, which the scanner downcases.
 func tokenize(s string) ([]token, error) {
-	var out []token
+	out := make([]token, 0, min(len(s)/5+2, 32)) // a token and its space: 5 bytes or more, mostly
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
@@ -511,25 +510,31 @@ func tokenize(s string) ([]token, error) {
 			out = append(out, token{tokPunct, s[i : i+1], i})
 			i++
 		case c == '"' || c == '\'':
-			j, val := i+1, []byte{}
+			// The text between the quotes, copied only when a doubled
+			// quote must be undone.
+			j, from, val := i+1, i+1, []byte(nil)
 			for {
 				if j >= len(s) {
 					return nil, &CommandError{Offset: i, Reason: "unterminated quoted text"}
 				}
 				if s[j] == c {
 					if j+1 < len(s) && s[j+1] == c {
-						val = append(val, c)
+						val = append(val, s[from:j+1]...)
 						j += 2
+						from = j
 						continue
 					}
 					break
 				}
-				val = append(val, s[j])
 				j++
 			}
-			k, text := tokQIdent, truncateIdentifier(string(val))
-			if c == '\'' {
-				k, text = tokString, string(val)
+			text := s[i+1 : j]
+			if val != nil {
+				text = string(append(val, s[from:j]...))
+			}
+			k := tokString
+			if c == '"' {
+				k, text = tokQIdent, truncateIdentifier(text)
 			}
 			out = append(out, token{k, text, i})
 			i = j + 1
@@ -537,9 +542,9 @@ func tokenize(s string) ([]token, error) {
 			j := wordEnd(s, i)
 			w := s[i:j]
 			k := tokWord
-			if _, err := ParseLSN(w); err == nil {
+			if _, ok := parseLSN(w); ok {
 				k = tokLSN
-			} else if strings.Trim(w, "0123456789") == "" {
+			} else if strings.IndexFunc(w, func(r rune) bool { return r < '0' || r > '9' }) < 0 {
 				k = tokNumber
 			} else if isIdentifier(w) {
 				w = truncateIdentifier(w)
@@ -554,8 +559,11 @@ func tokenize(s string) ([]token, error) {
 // wordEnd is where the word at s[i] ends: at a space, a bracket, a comma,
 // a semicolon or a quote.
 func wordEnd(s string, i int) int {
-	for i < len(s) && !strings.ContainsRune(" \t\n\r\f\v(),;\"'", rune(s[i])) {
-		i++
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r', '\f', '\v', '(', ')', ',', ';', '"', '\'':
+			return i
+		}
 	}
 	return i
 }
@@ -592,9 +600,11 @@ func isIdentifier(w string) bool {
 	return w != ""
 }
 
-// parseCommand reads text as one of cands for major: the first form of
-// the first candidate whose grammar takes every token.
-func parseCommand(text string, major int, commands func() []Command) (Command, error) {
+// parseCommand reads text as a command of major: the first form, of the
+// first command named by text's first word (commandDescs), whose grammar
+// takes every token; newCommand(i) makes commandDescs[i]'s command, only
+// once it is the one.
+func parseCommand(text string, major int, newCommand func(int) Command) (Command, error) {
 	if len(text) > MaxCommand {
 		return nil, &CommandError{Command: "replication command", Offset: MaxCommand, Reason: fmt.Sprintf("longer than %d bytes", MaxCommand)}
 	}
@@ -603,7 +613,6 @@ func parseCommand(text string, major int, commands func() []Command) (Command, e
 	if start, w := firstWord(text); isIdentifier(w) && !isCommandWord(w) {
 		return nil, &CommandError{Command: w, Offset: start, Reason: fmt.Sprintf("no replication command of PostgreSQL %d", major)}
 	}
-	cands := commands()
 	toks, err := tokenize(text)
 	if err != nil {
 		err.(*CommandError).Command = "replication command"
@@ -616,39 +625,49 @@ func parseCommand(text string, major int, commands func() []Command) (Command, e
 		return nil, &CommandError{Command: "replication command", Offset: 0, Reason: "no command word"}
 	}
 	word := toks[0].text
+	// The error is the command not in major or, made only at the end, the
+	// form that failed furthest (the first of those, after that error).
 	var best *CommandError
-	for _, c := range cands {
-		d := c.desc()
+	var p, failed parser
+	formFailed := false
+	bestOffset := func() int {
+		if formFailed {
+			return failed.failOffset()
+		}
+		return best.Offset
+	}
+	for di, d := range commandDescs {
 		if d.name != word {
 			continue
 		}
 		if !d.majors.Has(major) {
-			best = &CommandError{Command: d.name, Major: major, Majors: d.majors, Offset: 0, Reason: fmt.Sprintf("not in PostgreSQL %d", major)}
+			best, formFailed = &CommandError{Command: d.name, Major: major, Majors: d.majors, Offset: 0, Reason: fmt.Sprintf("not in PostgreSQL %d", major)}, false
 			continue
 		}
 		for _, f := range d.forms {
 			if !f.majors.Has(major) {
 				continue
 			}
-			p := parser{d: d, major: major, toks: toks, vals: make([]cmdValue, len(d.items))}
+			p.reset(d, major, toks)
 			n, ok := p.seq(f.seq, 1)
 			if ok && n < len(toks) {
-				p.note(n, "unexpected text")
+				p.note(n, "unexpected text", "")
 			}
 			if ok && n == len(toks) {
 				for i, it := range d.items {
 					if p.vals[i].set && !it.majors.Has(major) {
-						return nil, &CommandError{Command: d.name, Option: it.name, Major: major, Majors: it.majors, Offset: p.offs[i], Reason: fmt.Sprintf("not in PostgreSQL %d", major)}
+						return nil, &CommandError{Command: d.name, Option: it.name, Major: major, Majors: it.majors, Offset: p.vals[i].off, Reason: fmt.Sprintf("not in PostgreSQL %d", major)}
 					}
 				}
+				c := newCommand(di)
 				c.setValues(p.vals)
 				canon, err := renderCommand(d, p.vals, major)
 				if err != nil {
 					// A value out of its set: where it was written.
 					if ce, ok := err.(*CommandError); ok {
 						for i, it := range d.items {
-							if off, given := p.offs[i]; given && it.name == ce.Option {
-								ce.Offset = off
+							if p.vals[i].set && it.name == ce.Option {
+								ce.Offset = p.vals[i].off
 							}
 						}
 					}
@@ -656,15 +675,18 @@ func parseCommand(text string, major int, commands func() []Command) (Command, e
 				}
 				*c.spell() = spelling{text: text, canon: canon, major: major}
 				return c, nil
-			} else if e := p.failure(); best == nil || e.Offset > best.Offset {
-				best = e
+			} else if best == nil && !formFailed || p.failOffset() > bestOffset() {
+				failed, formFailed = p, true
 			}
 		}
 	}
+	if formFailed {
+		best = failed.failure()
+	}
 	if best == nil {
 		reason := fmt.Sprintf("no replication command of PostgreSQL %d", major)
-		for _, c := range cands {
-			if d := c.desc(); d.name != word && strings.EqualFold(d.name, word) {
+		for _, d := range commandDescs {
+			if d.name != word && strings.EqualFold(d.name, word) {
 				// The scanner has no rule for it: the server runs it as SQL.
 				reason += fmt.Sprintf(" (its keywords are in capitals: %s)", d.name)
 				break
@@ -675,6 +697,19 @@ func parseCommand(text string, major int, commands func() []Command) (Command, e
 	return nil, best
 }
 
+// reset makes p a parser of toks for one of d's forms, in the room of the
+// last.
+func (p *parser) reset(d *commandDesc, major int, toks []token) {
+	n := len(d.items)
+	if cap(p.vals) < n {
+		// The values and, after them, room for the saves of a few nodes.
+		room := make([]cmdValue, n, 8*n)
+		p.vals, p.saved = room[:n:n], room[n:n]
+	}
+	*p = parser{d: d, major: major, toks: toks, vals: p.vals[:n], saved: p.saved[:0]}
+	clear(p.vals)
+}
+
 // parser matches tokens against a form's grammar, backtracking over
 // optional parts and alternatives.
 type parser struct {
@@ -682,21 +717,17 @@ type parser struct {
 	major int
 	toks  []token
 	vals  []cmdValue
-	offs  map[int]int
-	far   int // the furthest token reached, for the error
+	saved []cmdValue // snapshot's stack
+	far   int        // the furthest token reached, for the error
 	why   string
+	what  string    // what why is about, joined to it in failure
 	other *itemDesc // the option of other majors the error is about, if any
 }
 
+// failure is the error of a form that did not fit, at failOffset.
 func (p *parser) failure() *CommandError {
-	off := len(p.toks)
-	if p.far < len(p.toks) {
-		off = p.toks[p.far].off
-	} else if len(p.toks) > 0 {
-		last := p.toks[len(p.toks)-1]
-		off = last.off + len(last.text)
-	}
-	why := p.why
+	off := p.failOffset()
+	why := p.why + p.what
 	if why == "" {
 		why = "unexpected text"
 	}
@@ -706,9 +737,22 @@ func (p *parser) failure() *CommandError {
 	return &CommandError{Command: p.d.name, Offset: off, Reason: why}
 }
 
-func (p *parser) note(i int, why string) {
+func (p *parser) failOffset() int {
+	if p.far < len(p.toks) {
+		return p.toks[p.far].off
+	} else if len(p.toks) > 0 {
+		last := p.toks[len(p.toks)-1]
+		return last.off + len(last.text)
+	}
+	return len(p.toks)
+}
+
+// note records why token i did not fit, when no token further did: why
+// and what, which failure joins, so that a form that fails while another
+// is still to be tried makes no string.
+func (p *parser) note(i int, why, what string) {
 	if i >= p.far {
-		p.far, p.why, p.other = i, why, nil
+		p.far, p.why, p.what, p.other = i, why, what, nil
 	}
 }
 
@@ -729,7 +773,7 @@ func (p *parser) seq(nodes []tmpl, i int) (int, bool) {
 		if i < len(p.toks) && p.toks[i].kind == tokWord && p.toks[i].text == n.lit {
 			return try(i+1, true)
 		}
-		p.note(i, "want "+n.lit)
+		p.note(i, "want ", n.lit)
 		return 0, false
 	case opValue:
 		save := p.snapshot()
@@ -761,7 +805,7 @@ func (p *parser) seq(nodes []tmpl, i int) (int, bool) {
 		return 0, false
 	case opAny:
 		// A part that is not there is no error of its own.
-		far, why, other := p.far, p.why, p.other
+		far, why, what, other := p.far, p.why, p.what, p.other
 		used := make([]bool, len(n.kids))
 		j := i
 		for progress := true; progress; {
@@ -778,11 +822,11 @@ func (p *parser) seq(nodes []tmpl, i int) (int, bool) {
 				p.restore(save)
 			}
 		}
-		p.far, p.why, p.other = far, why, other
+		p.far, p.why, p.what, p.other = far, why, what, other
 		return p.seq(rest, j)
 	case opList, opPlugin:
 		if i >= len(p.toks) || p.toks[i].text != "(" || p.toks[i].kind != tokPunct {
-			p.note(i, "want (")
+			p.note(i, "want (", "")
 			return 0, false
 		}
 		save := p.snapshot()
@@ -802,7 +846,7 @@ func (p *parser) value(n tmpl, i int) (int, bool) {
 	it := p.d.items[n.item]
 	if n.lit != "" {
 		if i >= len(p.toks) || p.toks[i].kind != tokWord || p.toks[i].text != n.lit {
-			p.note(i, "want "+n.lit)
+			p.note(i, "want ", n.lit)
 			return 0, false
 		}
 		i++
@@ -812,12 +856,12 @@ func (p *parser) value(n tmpl, i int) (int, bool) {
 		}
 	}
 	if i >= len(p.toks) {
-		p.note(i, "want "+it.name)
+		p.note(i, "want ", it.name)
 		return 0, false
 	}
 	v, ok := p.scalar(it, p.toks[i], false)
 	if !ok {
-		p.note(i, "want "+it.name)
+		p.note(i, "want ", it.name)
 		return 0, false
 	}
 	p.set(n.item, v, p.toks[i].off)
@@ -867,15 +911,14 @@ func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
 			return cmdValue{set: true, s: s}, true
 		}
 	case kindInteger, kindTimeline:
-		text := t.text
-		if t.kind == tokString {
-			text = strings.TrimSpace(text)
+		if t.kind != tokNumber && (!list || t.kind != tokString) {
+			break
 		}
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil && (t.kind == tokNumber || list && t.kind == tokString) {
+		if n, err := strconv.ParseInt(strings.TrimSpace(t.text), 10, 64); err == nil {
 			return cmdValue{set: true, n: n}, true
 		}
 	case kindLSN:
-		if l, err := ParseLSN(t.text); err == nil && (t.kind == tokLSN || list && t.kind == tokString) {
+		if l, ok := parseLSN(t.text); ok && (t.kind == tokLSN || list && t.kind == tokString) {
 			return cmdValue{set: true, n: int64(l)}, true
 		}
 	case kindBoolean:
@@ -893,6 +936,9 @@ func (p *parser) scalar(it itemDesc, t token, list bool) (cmdValue, bool) {
 // (downcase_truncate_identifier): ASCII letters only, so a multibyte
 // character stays as written.
 func downcase(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' }) < 0 {
+		return s
+	}
 	b := []byte(s)
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
@@ -958,13 +1004,13 @@ func (p *parser) list(n tmpl, i int) (int, bool) {
 		}
 		if !first {
 			if i >= len(p.toks) || p.toks[i].kind != tokPunct || p.toks[i].text != "," {
-				p.note(i, "want , or )")
+				p.note(i, "want , or )", "")
 				return 0, false
 			}
 			i++
 		}
 		if i >= len(p.toks) {
-			p.note(i, "want an option")
+			p.note(i, "want an option", "")
 			return 0, false
 		}
 		j, ok := p.listOption(n, i)
@@ -981,7 +1027,7 @@ func (p *parser) listOption(n tmpl, i int) (int, bool) {
 	t := p.toks[i]
 	if n.op == opPlugin {
 		if t.kind != tokWord && t.kind != tokQIdent {
-			p.note(i, "want an option name")
+			p.note(i, "want an option name", "")
 			return 0, false
 		}
 		o := PluginOption{Name: t.text}
@@ -1012,7 +1058,7 @@ func (p *parser) listOption(n tmpl, i int) (int, bool) {
 			continue
 		}
 		if p.vals[idx].set {
-			p.note(i, "option "+it.name+" given twice")
+			p.note(i, "option "+it.name, " given twice")
 			return 0, false
 		}
 		j := i + 1
@@ -1022,12 +1068,12 @@ func (p *parser) listOption(n tmpl, i int) (int, bool) {
 			p.set(idx, cmdValue{set: true, b: true}, t.off)
 			return j, true
 		case bare || it.kind == kindFlag:
-			p.note(j, "want the value of "+it.name)
+			p.note(j, "want the value of ", it.name)
 			return 0, false
 		}
 		v, ok := p.scalar(it, p.toks[j], true)
 		if !ok {
-			p.note(j, "want the value of "+it.name)
+			p.note(j, "want the value of ", it.name)
 			return 0, false
 		}
 		p.set(idx, v, t.off)
@@ -1036,32 +1082,33 @@ func (p *parser) listOption(n tmpl, i int) (int, bool) {
 	// An option the command has in other majors only says which.
 	for k := range p.d.items {
 		if it := &p.d.items[k]; t.kind == tokWord && strings.EqualFold(t.text, it.name) && !it.majors.Has(p.major) {
-			p.note(i, fmt.Sprintf("not in PostgreSQL %d", p.major))
+			p.note(i, fmt.Sprintf("not in PostgreSQL %d", p.major), "")
 			p.other = it
 			return 0, false
 		}
 	}
-	p.note(i, "unknown option "+t.text)
+	p.note(i, "unknown option ", t.text)
 	return 0, false
 }
 
 func (p *parser) set(i int, v cmdValue, off int) {
-	if p.offs == nil {
-		p.offs = map[int]int{}
-	}
+	v.off = off
 	p.vals[i] = v
-	p.offs[i] = off
 }
 
-func (p *parser) snapshot() []cmdValue {
-	out := append([]cmdValue(nil), p.vals...)
-	for i := range out {
-		out[i].opts = append([]PluginOption(nil), out[i].opts...)
-	}
-	return out
+// snapshot saves the values on p's stack of saved values, where restore
+// finds them: saves are restored last first, as the grammar's nodes nest,
+// so one slice holds them all. A value's opts are only ever appended to,
+// so the saved slice of them still holds what it held.
+func (p *parser) snapshot() int {
+	p.saved = append(p.saved, p.vals...)
+	return len(p.saved) - len(p.vals)
 }
 
-func (p *parser) restore(v []cmdValue) { copy(p.vals, v) }
+func (p *parser) restore(at int) {
+	copy(p.vals, p.saved[at:])
+	p.saved = p.saved[:at]
+}
 
 // The generated values and setValues read and write a command's fields
 // with these, by the Go type of its items' kinds: a flag a bool, a
