@@ -2,9 +2,7 @@ package trace
 
 import (
 	"bytes"
-	"cmp"
 	"io"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,9 +35,10 @@ type output struct {
 	sinks map[*sink]bool
 	busy  bool // the writer holds lines it has collected and not yet written
 
-	// The writer goroutine's own: the sinks' lines as collected, then in time order.
-	buf, out []byte
-	spans    []span
+	// The writer goroutine's own: the sinks whose lines it took, and those
+	// lines in time order.
+	taken []*sink
+	out   []byte
 
 	dropped  atomic.Int64 // lines never written
 	inFlight atomic.Int64 // lines of the write under way
@@ -67,18 +66,18 @@ type sink struct {
 	pending []byte
 	marks   []mark // where each put's lines end in pending
 	closed  bool   // the direction ended: forget the sink once collected
+	// The lines the writer took, its own until it collects again: taking
+	// swaps them with pending, so that lines are copied once, into the
+	// writer's merge.
+	taken      []byte
+	takenMarks []mark
+	next       int // the writer's place in takenMarks as it merges
 }
 
 // mark is the end of one put's lines and the time they bear.
 type mark struct {
 	at  int64 // Unix nanoseconds
 	end int
-}
-
-// span is one put's lines in output.buf.
-type span struct {
-	at         int64
-	start, end int
 }
 
 // newOutput starts the writer of w, whose sinks hold at most limit bytes;
@@ -125,32 +124,43 @@ func (o *output) flush() {
 // collect takes every sink's pending lines, merged by time: each sink's
 // lines are in time order, and merging them puts a query's line before its
 // answer's, whichever direction handed its lines over first. It holds the
-// sinks only while copying, never while writing.
+// sinks only while taking their lines, never while merging or writing.
 func (o *output) collect() []byte {
-	o.buf, o.spans = o.buf[:0], o.spans[:0]
+	o.taken = o.taken[:0]
 	o.mu.Lock()
 	o.busy = true
 	for s := range o.sinks {
 		s.mu.Lock()
-		base, start := len(o.buf), 0
-		o.buf = append(o.buf, s.pending...)
-		for _, m := range s.marks {
-			o.spans = append(o.spans, span{m.at, base + start, base + m.end})
-			start = m.end
+		if len(s.pending) > 0 {
+			s.pending, s.taken = s.taken[:0], s.pending
+			s.marks, s.takenMarks = s.takenMarks[:0], s.marks
+			s.next = 0
+			o.taken = append(o.taken, s)
 		}
-		s.pending, s.marks = s.pending[:0], s.marks[:0]
 		if s.closed {
 			delete(o.sinks, s)
 		}
 		s.mu.Unlock()
 	}
 	o.mu.Unlock()
-	slices.SortStableFunc(o.spans, func(a, b span) int { return cmp.Compare(a.at, b.at) })
 	o.out = o.out[:0]
-	for _, sp := range o.spans {
-		o.out = append(o.out, o.buf[sp.start:sp.end]...)
+	for {
+		var first *sink // of the earliest lines not merged yet; a tie goes to the sink taken first
+		for _, s := range o.taken {
+			if s.next < len(s.takenMarks) && (first == nil || s.takenMarks[s.next].at < first.takenMarks[first.next].at) {
+				first = s
+			}
+		}
+		if first == nil {
+			return o.out
+		}
+		start := 0
+		if first.next > 0 {
+			start = first.takenMarks[first.next-1].end
+		}
+		o.out = append(o.out, first.taken[start:first.takenMarks[first.next].end]...)
+		first.next++
 	}
-	return o.out
 }
 
 // write writes what the sinks hold. A failed write (a closed pipe) counts
