@@ -31,6 +31,7 @@ type formatter struct {
 	names   map[nameKey]string // message names by type and major
 	bodies  map[string]*body   // rendered messages of small frames (appendLine)
 	seen    map[uint64]bool    // hashes of small frames seen once and not kept in bodies
+	kept    *body              // what the last line was printed from or kept as; nil: neither
 	seed    maphash.Seed
 	second  int64  // the Unix second seconds holds
 	seconds []byte // "2006-01-02T15:04:05" of second
@@ -62,12 +63,14 @@ type formatter struct {
 // frames that carry a value never come again: a Bind of a random key); frames
 // that carry a secret are not kept; a nil frame is not looked up.
 func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer, frame []byte) []byte {
+	f.kept = nil
 	b = f.appendHeader(b, at, id, d, off)
 	if frame == nil || len(frame) > maxCachedFrame {
 		return f.appendEnd(f.appendMessages(b, chain))
 	}
 	e := f.bodies[string(frame)]
 	if e != nil && e.matches(chain) { // a frame kept has no secret: its types say so
+		f.kept = e
 		return f.appendEnd(append(b, e.text...))
 	}
 	if hasSecret(chain) {
@@ -89,6 +92,7 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 		f.bodies[string(frame)] = e
 	}
 	e.set(chain, b[mark:])
+	f.kept = e
 	return f.appendEnd(b)
 }
 
@@ -123,6 +127,10 @@ type body struct {
 	types  [3]reflect.Type
 	params [3]codec.Params
 	text   []byte
+	// identical: the messages re-encoded to the frame. Decoding, and so
+	// re-encoding, is a function of the frame, the types and the params
+	// too: a frame that matches need not be re-encoded again (examine).
+	identical bool
 }
 
 func (e *body) matches(chain []Layer) bool {
@@ -138,7 +146,7 @@ func (e *body) matches(chain []Layer) bool {
 }
 
 func (e *body) set(chain []Layer, text []byte) {
-	e.n = len(chain)
+	e.n, e.identical = len(chain), false
 	for i, l := range chain {
 		e.types[i], e.params[i] = reflect.TypeOf(l.Msg), l.Params
 	}
