@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"container/heap"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -144,23 +145,37 @@ func (o *output) collect() []byte {
 	}
 	o.mu.Unlock()
 	o.out = o.out[:0]
-	for {
-		var first *sink // of the earliest lines not merged yet; a tie goes to the sink taken first
-		for _, s := range o.taken {
-			if s.next < len(s.takenMarks) && (first == nil || s.takenMarks[s.next].at < first.takenMarks[first.next].at) {
-				first = s
-			}
+	h := byNext(o.taken)
+	heap.Init(&h)
+	for len(h) > 0 {
+		s, start := h[0], 0
+		if s.next > 0 {
+			start = s.takenMarks[s.next-1].end
 		}
-		if first == nil {
-			return o.out
+		o.out = append(o.out, s.taken[start:s.takenMarks[s.next].end]...)
+		if s.next++; s.next == len(s.takenMarks) {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
 		}
-		start := 0
-		if first.next > 0 {
-			start = first.takenMarks[first.next-1].end
-		}
-		o.out = append(o.out, first.taken[start:first.takenMarks[first.next].end]...)
-		first.next++
 	}
+	return o.out
+}
+
+// byNext is a heap of the sinks being merged, by the time of the lines
+// each has next.
+type byNext []*sink
+
+func (h byNext) Len() int { return len(h) }
+func (h byNext) Less(i, j int) bool {
+	return h[i].takenMarks[h[i].next].at < h[j].takenMarks[h[j].next].at
+}
+func (h byNext) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *byNext) Push(x any)   { *h = append(*h, x.(*sink)) }
+func (h *byNext) Pop() any {
+	s := (*h)[len(*h)-1]
+	*h = (*h)[:len(*h)-1]
+	return s
 }
 
 // write writes what the sinks hold. A failed write (a closed pipe) counts
