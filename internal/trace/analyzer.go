@@ -231,6 +231,10 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 	}
 	if !x.a.format.Quiet {
 		lines = x.f.appendLine(lines, at, x.d.c.id, x.d.dir, off, chain, frame)
+		if x.f.kept != nil && x.f.kept.identical { // this frame re-encoded identically before
+			st.identical.Add(1)
+			return lines, true, problem
+		}
 	}
 	out, err := x.reencode(chain)
 	switch {
@@ -244,6 +248,9 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 			p += fmt.Sprintf(": got %x, received %x", clip(out), clip(frame))
 		}
 		return lines, true, join(problem, p)
+	}
+	if x.f.kept != nil {
+		x.f.kept.identical = true
 	}
 	st.identical.Add(1)
 	return lines, true, problem

@@ -108,6 +108,10 @@ type decoder struct {
 	dir    Direction
 	offset int64 // of the next message in this direction's byte stream
 	layers [3]Layer
+	// settled: the connection is authenticated and in plaintext, so every
+	// later message of the direction is tagged and its limit is the
+	// caller's (framing need not take the lock again).
+	settled bool
 }
 
 // forget drops the decoded messages: their strings are copies, which after a
@@ -144,13 +148,18 @@ func (d *decoder) next() frameKind {
 // held to PostgreSQL's own limits until it has authenticated, then to max.
 // One lock for both, as the pump asks before each message.
 func (d *decoder) framing(max int) (frameKind, int) {
+	if d.dir == Backend {
+		max = codec.DefaultMaxSize
+	}
+	if d.settled {
+		return tagged, max
+	}
 	c := d.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	size := max
 	switch {
 	case d.dir == Backend:
-		size = codec.DefaultMaxSize
 	case !c.conv.Started():
 		size = MaxStartupSize
 	case !c.conv.Authenticated():
@@ -164,6 +173,7 @@ func (d *decoder) framing(max int) (frameKind, int) {
 	case d.dir == Backend && c.conv.Backend.OneByte():
 		return oneByte, size
 	}
+	d.settled = c.conv.Authenticated()
 	return tagged, size
 }
 

@@ -31,17 +31,18 @@ type formatter struct {
 	names   map[nameKey]string // message names by type and major
 	bodies  map[string]*body   // rendered messages of small frames (appendLine)
 	seen    map[uint64]bool    // hashes of small frames seen once and not kept in bodies
+	kept    *body              // what the last line was printed from or kept as; nil: neither
+	recent  [8]*body           // of bodies, the last used of each tag and length hashed (appendLine)
 	seed    maphash.Seed
 	second  int64  // the Unix second seconds holds
 	seconds []byte // "2006-01-02T15:04:05" of second
-	// The header's parts that repeat: the time of the last line (a read's
-	// messages all bear its time) and what follows it up to the offset,
-	// which names the session and direction.
-	at     time.Time
-	stamp  []byte
-	whoID  int64
-	whoDir Direction
-	who    []byte
+	// The header up to the offset, which repeats: the time of the last
+	// line (a read's messages all bear its time), the session and the
+	// direction.
+	headAt  time.Time
+	headID  int64
+	headDir Direction
+	head    []byte
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -62,12 +63,22 @@ type formatter struct {
 // frames that carry a value never come again: a Bind of a random key); frames
 // that carry a secret are not kept; a nil frame is not looked up.
 func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer, frame []byte) []byte {
+	f.kept = nil
 	b = f.appendHeader(b, at, id, d, off)
-	if frame == nil || len(frame) > maxCachedFrame {
+	if len(frame) == 0 || len(frame) > maxCachedFrame {
 		return f.appendEnd(f.appendMessages(b, chain))
 	}
-	e := f.bodies[string(frame)]
+	// The few frames that make most of a workload's lines are found by
+	// their tag and length before the map is asked.
+	slot := &f.recent[(int(frame[0])^len(frame))%len(f.recent)]
+	e := *slot
+	if e == nil || e.frame != string(frame) {
+		if e = f.bodies[string(frame)]; e != nil {
+			*slot = e
+		}
+	}
 	if e != nil && e.matches(chain) { // a frame kept has no secret: its types say so
+		f.kept = e
 		return f.appendEnd(append(b, e.text...))
 	}
 	if hasSecret(chain) {
@@ -81,14 +92,16 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 		}
 		if len(f.bodies) >= maxCachedBodies {
 			clear(f.bodies)
+			clear(f.recent[:])
 		}
 		if f.bodies == nil {
 			f.bodies = map[string]*body{}
 		}
-		e = &body{}
-		f.bodies[string(frame)] = e
+		e = &body{frame: string(frame)}
+		f.bodies[e.frame] = e
 	}
 	e.set(chain, b[mark:])
+	f.kept = e
 	return f.appendEnd(b)
 }
 
@@ -119,10 +132,15 @@ const (
 
 // body is the rendering of a frame's messages, with what decided it.
 type body struct {
+	frame  string // its key in bodies
 	n      int
 	types  [3]reflect.Type
 	params [3]codec.Params
 	text   []byte
+	// identical: the messages re-encoded to the frame. Decoding, and so
+	// re-encoding, is a function of the frame, the types and the params
+	// too: a frame that matches need not be re-encoded again (examine).
+	identical bool
 }
 
 func (e *body) matches(chain []Layer) bool {
@@ -138,7 +156,7 @@ func (e *body) matches(chain []Layer) bool {
 }
 
 func (e *body) set(chain []Layer, text []byte) {
-	e.n = len(chain)
+	e.n, e.identical = len(chain), false
 	for i, l := range chain {
 		e.types[i], e.params[i] = reflect.TypeOf(l.Msg), l.Params
 	}
@@ -146,33 +164,28 @@ func (e *body) set(chain []Layer, text []byte) {
 }
 
 func (f *formatter) appendHeader(b []byte, at time.Time, id int64, d Direction, off int64) []byte {
-	if at != f.at || f.stamp == nil {
-		f.at, f.stamp = at, f.appendTime(f.stamp[:0], at)
+	if at != f.headAt || id != f.headID || d != f.headDir || f.head == nil {
+		f.headAt, f.headID, f.headDir, f.head = at, id, d, f.appendHead(f.head[:0], at, id, d)
 	}
-	if id != f.whoID || d != f.whoDir || f.who == nil {
-		f.whoID, f.whoDir, f.who = id, d, f.appendWho(f.who[:0], id, d)
-	}
+	b = strconv.AppendInt(append(b, f.head...), off, 10)
 	if f.json {
-		b = append(b, `{"time":"`...)
-		b = append(b, f.stamp...)
-		b = append(b, f.who...)
-		b = strconv.AppendInt(b, off, 10)
 		return append(b, `,"messages":[`...)
 	}
-	b = append(b, f.stamp...)
-	b = append(b, f.who...)
-	return strconv.AppendInt(b, off, 10)
+	return b
 }
 
-// appendWho writes the part of a header between the time and the offset.
-func (f *formatter) appendWho(b []byte, id int64, d Direction) []byte {
+// appendHead writes a header up to the offset.
+func (f *formatter) appendHead(b []byte, at time.Time, id int64, d Direction) []byte {
 	if f.json {
+		b = append(b, `{"time":"`...)
+		b = f.appendTime(b, at)
 		b = append(b, `","session":`...)
 		b = strconv.AppendInt(b, id, 10)
 		b = append(b, `,"dir":"`...)
 		b = append(b, d.String()...)
 		return append(b, `","offset":`...)
 	}
+	b = f.appendTime(b, at)
 	b = append(b, " #"...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, ' ')

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -64,6 +65,43 @@ func TestReencodingThatDiffersIsCaught(t *testing.T) {
 			}
 		} else if err != nil || !bytes.Equal(forwarded.got.Bytes(), frame) || !strings.Contains(line, "warning:") || !strings.Contains(line, "forwarded as received") {
 			t.Errorf("default: err %v, forwarded %q (want the original bytes), log %q", err, forwarded.got.Bytes(), line)
+		}
+	}
+}
+
+// TestKeptFrameIsNotReencodedAgain: a frame the formatter keeps (the second
+// time it comes) that re-encoded identically is not re-encoded again, as
+// decoding it again gives the same message; one that did not re-encode
+// identically (a decoder standing in for a codec bug reads "SELECT 1" as
+// "SELECT 2") is re-encoded, and reported, every time it comes.
+func TestKeptFrameIsNotReencodedAgain(t *testing.T) {
+	frame := append([]byte{'C', 0, 0, 0, 13}, "SELECT 1\x00"...)
+	for _, tag := range []string{"SELECT 1", "SELECT 2"} {
+		var log bytes.Buffer
+		p := New(Options{Out: io.Discard, Log: &log})
+		pump := newSession(p, 7, nil).newPump(Backend, nil, &captured{})
+		pump.decode = func(frame []byte) ([]Layer, error) {
+			pump.d.offset += int64(len(frame))
+			return []Layer{{Name: "frontend-backend", Msg: &codec.CommandComplete{CommandTag: tag}}}, nil
+		}
+		encodes := 0
+		for range 4 {
+			pump.bufs[0] = nil // the re-encoding's buffer: set again by a re-encoding only
+			if _, err := pump.relay(frame); err != nil {
+				t.Fatal(err)
+			}
+			if pump.bufs[0] != nil {
+				encodes++
+			}
+		}
+		p.log.flush()
+		st := p.Stats(Backend)
+		if tag == "SELECT 1" {
+			if encodes != 2 || st.Identical != 4 || st.Mismatched != 0 || log.Len() != 0 {
+				t.Errorf("identical: %d re-encodings (want 2: not kept, kept), counts %+v, log %q", encodes, st, log.String())
+			}
+		} else if encodes != 4 || st.Mismatched != 4 || strings.Count(log.String(), "re-encodes differently") != 4 {
+			t.Errorf("different: %d re-encodings (want 4), counts %+v, log %q", encodes, st, log.String())
 		}
 	}
 }

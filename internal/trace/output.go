@@ -2,9 +2,8 @@ package trace
 
 import (
 	"bytes"
-	"cmp"
+	"container/heap"
 	"io"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,9 +36,10 @@ type output struct {
 	sinks map[*sink]bool
 	busy  bool // the writer holds lines it has collected and not yet written
 
-	// The writer goroutine's own: the sinks' lines as collected, then in time order.
-	buf, out []byte
-	spans    []span
+	// The writer goroutine's own: the sinks whose lines it took, and those
+	// lines in time order.
+	taken []*sink
+	out   []byte
 
 	dropped  atomic.Int64 // lines never written
 	inFlight atomic.Int64 // lines of the write under way
@@ -67,18 +67,18 @@ type sink struct {
 	pending []byte
 	marks   []mark // where each put's lines end in pending
 	closed  bool   // the direction ended: forget the sink once collected
+	// The lines the writer took, its own until it collects again: taking
+	// swaps them with pending, so that lines are copied once, into the
+	// writer's merge.
+	taken      []byte
+	takenMarks []mark
+	next       int // the writer's place in takenMarks as it merges
 }
 
 // mark is the end of one put's lines and the time they bear.
 type mark struct {
 	at  int64 // Unix nanoseconds
 	end int
-}
-
-// span is one put's lines in output.buf.
-type span struct {
-	at         int64
-	start, end int
 }
 
 // newOutput starts the writer of w, whose sinks hold at most limit bytes;
@@ -125,32 +125,57 @@ func (o *output) flush() {
 // collect takes every sink's pending lines, merged by time: each sink's
 // lines are in time order, and merging them puts a query's line before its
 // answer's, whichever direction handed its lines over first. It holds the
-// sinks only while copying, never while writing.
+// sinks only while taking their lines, never while merging or writing.
 func (o *output) collect() []byte {
-	o.buf, o.spans = o.buf[:0], o.spans[:0]
+	o.taken = o.taken[:0]
 	o.mu.Lock()
 	o.busy = true
 	for s := range o.sinks {
 		s.mu.Lock()
-		base, start := len(o.buf), 0
-		o.buf = append(o.buf, s.pending...)
-		for _, m := range s.marks {
-			o.spans = append(o.spans, span{m.at, base + start, base + m.end})
-			start = m.end
+		if len(s.pending) > 0 {
+			s.pending, s.taken = s.taken[:0], s.pending
+			s.marks, s.takenMarks = s.takenMarks[:0], s.marks
+			s.next = 0
+			o.taken = append(o.taken, s)
 		}
-		s.pending, s.marks = s.pending[:0], s.marks[:0]
 		if s.closed {
 			delete(o.sinks, s)
 		}
 		s.mu.Unlock()
 	}
 	o.mu.Unlock()
-	slices.SortStableFunc(o.spans, func(a, b span) int { return cmp.Compare(a.at, b.at) })
 	o.out = o.out[:0]
-	for _, sp := range o.spans {
-		o.out = append(o.out, o.buf[sp.start:sp.end]...)
+	h := byNext(o.taken)
+	heap.Init(&h)
+	for len(h) > 0 {
+		s, start := h[0], 0
+		if s.next > 0 {
+			start = s.takenMarks[s.next-1].end
+		}
+		o.out = append(o.out, s.taken[start:s.takenMarks[s.next].end]...)
+		if s.next++; s.next == len(s.takenMarks) {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
+		}
 	}
 	return o.out
+}
+
+// byNext is a heap of the sinks being merged, by the time of the lines
+// each has next.
+type byNext []*sink
+
+func (h byNext) Len() int { return len(h) }
+func (h byNext) Less(i, j int) bool {
+	return h[i].takenMarks[h[i].next].at < h[j].takenMarks[h[j].next].at
+}
+func (h byNext) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *byNext) Push(x any)   { *h = append(*h, x.(*sink)) }
+func (h *byNext) Pop() any {
+	s := (*h)[len(*h)-1]
+	*h = (*h)[:len(*h)-1]
+	return s
 }
 
 // write writes what the sinks hold. A failed write (a closed pipe) counts

@@ -289,7 +289,8 @@ func (p *pump) next() ([]byte, error) {
 		}
 		// The limit may have risen (the server accepted the client) while
 		// this read waited: the FrameReader keeps the header, so try again.
-		if errors.Is(err, codec.ErrTooLong) && p.d.maxSize(p.s.p.opts.MaxMessage) != limit {
+		// (err != nil first: errors.Is is a call, and this runs per message.)
+		if err != nil && errors.Is(err, codec.ErrTooLong) && p.d.maxSize(p.s.p.opts.MaxMessage) != limit {
 			continue
 		}
 		return frame, err
