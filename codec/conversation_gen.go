@@ -530,7 +530,13 @@ func (c *Conversation) Resume() {
 // Decrypted goes on after the server accepted encryption (or the frontend
 // began TLS at once) when the caller holds the TLS or GSSAPI end itself (a
 // proxy terminating TLS): what comes through it is the protocol again, from
-// a startup packet that asks for no more encryption.
+// a startup packet. After an 'S' or 'G' it may ask for no more encryption;
+// through direct TLS each request may come once and is answered 'N', as
+// PostgreSQL 17 on does.
 func (c *Conversation) Decrypted() {
-	c.fe, c.be = stFrontendEncryptedStartup, stBackendWaiting
+	if c.fe == stFrontendTlsHandshake {
+		c.fe, c.be = stFrontendTlsStartup, stBackendWaiting
+		return
+	}
+	c.fe, c.be = stFrontendEncryptedStartup, stBackendAfterHandshake
 }

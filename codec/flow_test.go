@@ -494,16 +494,19 @@ func TestLogicalViolations(t *testing.T) {
 // TestDirectTLS: a connection whose first byte is a TLS record began TLS
 // without SSLRequest, which 17's protocol-flow.html documents first; once
 // the caller holds the TLS end (Decrypted) the frontend sends its
-// StartupMessage and asks for no more encryption, the same after an
-// SSLRequest's 'S'. A GSSENCRequest declined with 'N' still lets an
-// SSLRequest follow.
+// StartupMessage. An SSLRequest or GSSENCRequest through direct TLS is
+// answered 'N', each once, as PostgreSQL 17 on does (backend_startup.c);
+// after an SSLRequest's 'S' neither may come. A GSSENCRequest declined with
+// 'N' still lets an SSLRequest follow.
 func TestDirectTLS(t *testing.T) {
 	if !codec.IsDirectTLS(0x16) || codec.IsDirectTLS(0) || codec.DirectTLSALPN != "postgresql" {
 		t.Fatalf("IsDirectTLS(0x16) %v, IsDirectTLS(0) %v, ALPN %q", codec.IsDirectTLS(0x16), codec.IsDirectTLS(0), codec.DirectTLSALPN)
 	}
 	startup := fe(&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}, codec.Params{})
+	cancel := fe(&codec.CancelRequest{ProcessID: 1, SecretKey: []byte{1, 2, 3, 4}}, codec.Params{})
 	ssl := fe(&codec.SSLRequest{}, codec.Params{})
 	gss := fe(&codec.GSSEncRequest{}, codec.Params{})
+	n := turn{true, []byte{'N'}}
 	conv := func(major int) *codec.Conversation {
 		c := codec.NewConversation(codec.Params{Major: major})
 		c.FixMajor = true
@@ -517,20 +520,48 @@ func TestDirectTLS(t *testing.T) {
 		}
 	}
 
+	for _, x := range []struct {
+		name       string
+		turns      []turn
+		state, got string // of the violation at the last turn; "" for none
+	}{
+		{"SSL N, StartupMessage", []turn{ssl, n, startup}, "", ""},
+		{"GSS N, SSL N, StartupMessage", []turn{gss, n, ssl, n, startup}, "", ""},
+		{"SSL N, GSS N, CancelRequest", []turn{ssl, n, gss, n, cancel}, "", ""},
+		{"SSL N, FATAL for what came with it", []turn{ssl, n, be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "08P01"}}}, codec.Params{})}, "", ""},
+		{"SSL S", []turn{ssl, {true, []byte{'S'}}}, "backend ssl-answer-in-tls", "ssl-response"},
+		{"GSS G", []turn{gss, {true, []byte{'G'}}}, "backend gss-answer-in-tls", "gssenc-response"},
+		{"SSL N, GSS G", []turn{ssl, n, gss, {true, []byte{'G'}}}, "backend gss-answer-in-tls-after-ssl", "gssenc-response"},
+		{"SSL N, SSL", []turn{ssl, n, ssl}, "frontend tls-ssl-refused", "ssl-request"},
+		{"GSS N, GSS", []turn{gss, n, gss}, "frontend tls-gss-refused", "gssenc-request"},
+		{"SSL N, GSS N, SSL", []turn{ssl, n, gss, n, ssl}, "frontend encrypted-startup", "ssl-request"},
+		{"GSS N, SSL N, GSS", []turn{gss, n, ssl, n, gss}, "frontend encrypted-startup", "gssenc-request"},
+	} {
+		c := conv(17)
+		if _, err := c.Frontend.DirectTLS(); err != nil || !c.Encrypted() {
+			t.Fatalf("direct TLS on 17: %v, encrypted %v", err, c.Encrypted())
+		}
+		c.Decrypted()
+		if !c.Frontend.Untagged() || c.Backend.OneByte() {
+			t.Fatalf("after the handshake: untagged %v, one byte %v", c.Frontend.Untagged(), c.Backend.OneByte())
+		}
+		i, err := feed(c, x.turns)
+		if x.state == "" && err != nil {
+			t.Errorf("%s through direct TLS: turn %d: %v", x.name, i, err)
+		} else if x.state != "" {
+			if i != len(x.turns)-1 {
+				t.Errorf("%s through direct TLS: turn %d: %v, want the last turn refused", x.name, i, err)
+			}
+			wantFlow(x.name+" through direct TLS", err, x.state, x.got)
+		}
+	}
 	c := conv(17)
-	if _, err := c.Frontend.DirectTLS(); err != nil || !c.Encrypted() {
-		t.Fatalf("direct TLS on 17: %v, encrypted %v", err, c.Encrypted())
-	}
+	c.Frontend.DirectTLS()
 	c.Decrypted()
-	if !c.Frontend.Untagged() {
-		t.Fatal("after the handshake the frontend's StartupMessage is untagged")
-	}
-	_, err := c.Frontend.Next(ssl.wire)
-	wantFlow("an SSLRequest through direct TLS", err, "frontend encrypted-startup", "ssl-request")
 	if _, err := c.Frontend.Next(startup.wire); err != nil || !c.Started() {
 		t.Errorf("StartupMessage through direct TLS: %v, started %v", err, c.Started())
 	}
-	_, err = c.Frontend.DirectTLS()
+	_, err := c.Frontend.DirectTLS()
 	wantFlow("direct TLS after the StartupMessage", err, "frontend authenticating", "direct-tls")
 
 	_, err = conv(16).Frontend.DirectTLS()
@@ -550,8 +581,27 @@ func TestDirectTLS(t *testing.T) {
 	}
 	c.Decrypted()
 	wantFlow("a GSSENCRequest through TLS", play(gss), "frontend encrypted-startup", "gssenc-request")
+	wantFlow("an SSLRequest through TLS", play(ssl), "frontend encrypted-startup", "ssl-request")
 	if err := play(startup); err != nil {
 		t.Errorf("StartupMessage through TLS: %v", err)
+	}
+
+	// Bytes that came with the SSLRequest, before its 'S': PostgreSQL to 16
+	// refuses them with FATAL 08P01 through the TLS just established; 17
+	// on took them into the handshake and sends no message.
+	fatal := be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "08P01"}}}, codec.Params{})
+	for major, state := range map[int]string{16: "", 17: "backend after-handshake"} {
+		c = conv(major)
+		if err := play(ssl, turn{true, []byte{'S'}}); err != nil {
+			t.Fatal(err)
+		}
+		c.Decrypted()
+		err := play(fatal)
+		if state == "" && err != nil {
+			t.Errorf("%d: FATAL after the handshake: %v", major, err)
+		} else if state != "" {
+			wantFlow(fmt.Sprint(major, ": FATAL after the handshake"), err, state, "error-response")
+		}
 	}
 }
 
@@ -566,6 +616,7 @@ func TestEncryptionRequests(t *testing.T) {
 	cancel := fe(&codec.CancelRequest{ProcessID: 1, SecretKey: []byte{1, 2, 3, 4}}, codec.Params{})
 	ssl, gss := fe(&codec.SSLRequest{}, codec.Params{}), fe(&codec.GSSEncRequest{}, codec.Params{})
 	n := turn{true, []byte{'N'}}
+	fatal := be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "08P01"}}}, codec.Params{})
 	for _, c := range []struct {
 		name  string
 		turns []turn
@@ -580,6 +631,11 @@ func TestEncryptionRequests(t *testing.T) {
 		{"GSS N, GSS", []turn{gss, n, gss}, "frontend gss-refused", "gssenc-request"},
 		{"SSL N, GSS N, SSL", []turn{ssl, n, gss, n, ssl}, "frontend unencrypted-startup", "ssl-request"},
 		{"GSS N, SSL N, GSS", []turn{gss, n, ssl, n, gss}, "frontend unencrypted-startup", "gssenc-request"},
+		// PostgreSQL's FATAL 08P01 after its 'N' for bytes that came with
+		// the request is no violation of the server's.
+		{"SSL N, FATAL", []turn{ssl, n, fatal}, "", ""},
+		{"GSS N, FATAL", []turn{gss, n, fatal}, "", ""},
+		{"FATAL before any packet", []turn{fatal}, "backend waiting", "error-response"},
 	} {
 		conv := codec.NewConversation(codec.Params{Major: 17})
 		i, err := feed(conv, c.turns)
@@ -590,6 +646,11 @@ func TestEncryptionRequests(t *testing.T) {
 		case c.state != "" && (!errors.As(err, &e) || e.State != c.state || e.Got != c.got || i != len(c.turns)-1):
 			t.Errorf("%s: turn %d: %v, want the last turn refused in %s", c.name, i, err, c.state)
 		}
+	}
+	// The frontend waits for the answer: a packet it sends before is
+	// refused (it is no message of that state, so it does not even decode).
+	if i, err := feed(codec.NewConversation(codec.Params{Major: 17}), []turn{ssl, startup}); i != 1 || err == nil {
+		t.Errorf("a StartupMessage before the answer to SSLRequest: turn %d: %v", i, err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
 	"crypto/tls"
@@ -154,52 +153,65 @@ func Accept(nc net.Conn, cfg *Config) (*Conn, error) {
 
 // startup reads startup-phase packets until the StartupMessage, answering
 // the encryption requests on the way. The conversation says which may come:
-// each encryption once, the other after an 'N', none after TLS began.
+// each encryption once, the other after an 'N', none after an 'S'; through
+// direct TLS each once, answered 'N', as PostgreSQL 17 on does.
 func (c *Conn) startup(cfg *Config) (*Startup, error) {
 	var first [1]byte
 	if _, err := io.ReadFull(c.nc, first[:]); err != nil {
 		return nil, err
 	}
+	// The byte goes back in front of the rest: to the TLS handshake it
+	// begins, or to the first startup packet.
+	raw := &prefixConn{Conn: c.nc, prefix: first[:]}
 	direct := codec.IsDirectTLS(first[0])
-	src := io.MultiReader(bytes.NewReader(first[:]), c.nc)
 	if direct {
 		if _, err := c.conv.Frontend.DirectTLS(); err != nil {
 			return nil, err
 		}
-		if err := c.startTLS(cfg, &prefixConn{Conn: c.nc, prefix: first[:]}, true); err != nil {
+		if err := c.startTLS(cfg, raw, true); err != nil {
 			return nil, err
 		}
-		src = nil
+	} else {
+		c.read(raw)
 	}
 	for {
-		if src == nil {
-			src = c.nc // whatever it is by then
-		}
-		pkt, err := readStartupPacket(src)
+		pkt, err := c.fr.NextUntagged()
 		if err != nil {
-			return nil, err
+			// A length outside 8..MaxStartupPacket closes the connection
+			// unanswered, as in PostgreSQL.
+			return nil, fmt.Errorf("server: startup packet: %w", err)
 		}
-		src = nil
 		step, err := c.conv.Frontend.Next(pkt)
 		if err != nil {
 			return nil, c.fatal(refusal(pkt, err))
 		}
 		switch m := step.Msg.(type) {
 		case *codec.SSLRequest:
+			// No SSL negotiation through TLS (direct TLS): 'N'.
+			_, inTLS := c.nc.(*tls.Conn)
 			answer := byte('N')
-			if cfg.TLS != nil {
+			if cfg.TLS != nil && !inTLS {
 				answer = 'S'
 			}
 			if err := c.answer(&codec.SSLResponse{Answer: answer}); err != nil {
 				return nil, err
 			}
 			if answer == 'S' {
-				if err := c.startTLS(cfg, c.nc, false); err != nil {
-					return nil, err
-				}
+				// What came with the request is the handshake's, as in
+				// PostgreSQL 17 on: a client may send its ClientHello
+				// without waiting, and anything else fails the handshake.
+				err = c.startTLS(cfg, &prefixConn{Conn: c.nc, prefix: c.fr.Drain(nil)}, false)
+			} else {
+				err = c.early("SSL request")
+			}
+			if err != nil {
+				return nil, err
 			}
 		case *codec.GSSEncRequest:
 			if err := c.answer(&codec.GSSEncResponse{Answer: 'N'}); err != nil {
+				return nil, err
+			}
+			if err := c.early("GSSAPI encryption request"); err != nil {
 				return nil, err
 			}
 		case *codec.CancelRequest:
@@ -221,6 +233,25 @@ func (c *Conn) startup(cfg *Config) (*Startup, error) {
 	}
 }
 
+// read goes on reading the client's packets from r, in reads of what has
+// arrived, as PostgreSQL's buffer does: what came with an encryption
+// request is then seen (early).
+func (c *Conn) read(r io.Reader) {
+	c.fr = codec.NewFrameReader(r)
+	c.fr.MaxSize = MaxStartupPacket
+}
+
+// early refuses bytes that arrived with an encryption request, before its
+// 'N', as PostgreSQL does (CVE-2021-23214): they were not encrypted, and may
+// be a man-in-the-middle's.
+func (c *Conn) early(request string) error {
+	if c.fr.Buffered() == 0 {
+		return nil
+	}
+	return c.fatal(session.ServerError("FATAL", "08P01", "received unencrypted data after "+request,
+		"This could be either a client-software bug or evidence of an attempted man-in-the-middle attack."))
+}
+
 // refusal is PostgreSQL's answer to a startup packet the conversation did
 // not take: a protocol 3 StartupMessage that does not decode has a bad
 // layout; an encryption request where none may come (a second of its kind,
@@ -236,27 +267,6 @@ func refusal(pkt []byte, err error) *session.Error {
 
 func unsupportedProtocol(v session.ProtocolVersion) *session.Error {
 	return session.ServerError("FATAL", "0A000", fmt.Sprintf("unsupported frontend protocol %s: server supports 3.0 to %s", v, LatestProtocol), "")
-}
-
-// readStartupPacket reads one length-prefixed packet, exactly its bytes:
-// what follows an SSLRequest must reach the TLS handshake, not a buffer.
-// A length outside 8..MaxStartupPacket closes the connection unanswered,
-// as in PostgreSQL.
-func readStartupPacket(r io.Reader) ([]byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, err
-	}
-	n := int(binary.BigEndian.Uint32(hdr[:]))
-	if n < 8 || n > MaxStartupPacket {
-		return nil, fmt.Errorf("server: invalid length of startup packet: %d (want 8 to %d)", n, MaxStartupPacket)
-	}
-	pkt := make([]byte, n)
-	copy(pkt, hdr[:])
-	if _, err := io.ReadFull(r, pkt[4:]); err != nil {
-		return nil, fmt.Errorf("server: startup packet: %w", err)
-	}
-	return pkt, nil
 }
 
 // startTLS runs the TLS handshake on raw and goes on over TLS. Direct TLS
@@ -278,6 +288,7 @@ func (c *Conn) startTLS(cfg *Config, raw net.Conn, direct bool) error {
 		return fmt.Errorf("server: TLS handshake: %w", err)
 	}
 	c.nc = conn
+	c.read(conn)
 	c.conv.Decrypted()
 	if direct && conn.ConnectionState().NegotiatedProtocol != "postgresql" {
 		return c.fatal(session.ServerError("FATAL", "08P01", "received direct SSL connection request without ALPN protocol negotiation extension", ""))
@@ -346,8 +357,7 @@ func (c *Conn) authenticate(cfg *Config) error {
 			return c.fatal(pe)
 		}
 	}
-	c.fr = codec.NewFrameReader(c.nc)
-	c.fr.MaxSize = 1 + MaxAuthMessage
+	c.fr.MaxSize = 1 + MaxAuthMessage // what followed the StartupMessage is read already
 	failed := session.ServerError("FATAL", "28P01", fmt.Sprintf("password authentication failed for user %q", c.User), "")
 	switch cred.Method {
 	case Trust:

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/codec/server"
 	"github.com/pgspec/pgspec/codec/session"
+	"github.com/pgspec/pgspec/internal/pgtest"
 	"github.com/pgspec/pgspec/internal/testcert"
 )
 
@@ -64,12 +67,23 @@ func TestStartupRefusals(t *testing.T) {
 	pair := testcert.New(t)
 	addr, _ := serve(t, server.Config{TLS: &tls.Config{Certificates: []tls.Certificate{pair.Cert}}})
 	plainAddr, _ := serve(t, server.Config{})
-	refused := func(nc net.Conn, reqs ...codec.Message) {
+	refused := func(nc net.Conn, reqs ...codec.Message) net.Conn {
 		for _, req := range reqs {
 			if ok, err := session.RequestEncryption(nc, req); ok || err != nil {
 				t.Fatalf("%s: accepted %v, %v", req.Slug(), ok, err)
 			}
 		}
+		return nc
+	}
+	sent := func(nc net.Conn, msgs ...codec.Message) net.Conn {
+		send(t, nc, p30, msgs...)
+		return nc
+	}
+	acceptedSSL := func(nc net.Conn) net.Conn {
+		if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
+			t.Fatalf("SSLRequest: %v, %v", ok, err)
+		}
+		return tls.Client(nc, pair.Client())
 	}
 	noTerminator, _ := (&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "app"}}}).Encode(nil, p30)
 	noTerminator = noTerminator[:len(noTerminator)-1]
@@ -89,14 +103,7 @@ func TestStartupRefusals(t *testing.T) {
 			send(t, nc, p30, &codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "database", Value: "db"}}})
 			return nc
 		}, "28000", "no PostgreSQL user name specified in startup packet"},
-		{"SSLRequest inside TLS", addr, func(nc net.Conn) net.Conn {
-			if ok, err := session.RequestEncryption(nc, &codec.SSLRequest{}); !ok || err != nil {
-				t.Fatalf("SSLRequest: %v, %v", ok, err)
-			}
-			tc := tls.Client(nc, pair.Client())
-			send(t, tc, p30, &codec.SSLRequest{})
-			return tc
-		}, "0A000", "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.2"},
+		{"SSLRequest inside TLS", addr, func(nc net.Conn) net.Conn { return sent(acceptedSSL(nc), &codec.SSLRequest{}) }, "0A000", "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.2"},
 		{"no terminator", addr, func(nc net.Conn) net.Conn {
 			nc.Write(noTerminator)
 			return nc
@@ -116,11 +123,41 @@ func TestStartupRefusals(t *testing.T) {
 			send(t, nc, p30, &codec.GSSEncRequest{})
 			return nc
 		}, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
+		{"GSSENCRequest inside TLS", addr, func(nc net.Conn) net.Conn { return sent(acceptedSSL(nc), &codec.GSSEncRequest{}) }, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
+		{"SSLRequest after its N through direct TLS", addr, func(nc net.Conn) net.Conn {
+			return sent(refused(tls.Client(nc, directTLS(pair)), &codec.SSLRequest{}), &codec.SSLRequest{})
+		}, "0A000", "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.2"},
+		{"GSSENCRequest after both N through direct TLS", addr, func(nc net.Conn) net.Conn {
+			return sent(refused(tls.Client(nc, directTLS(pair)), &codec.GSSEncRequest{}, &codec.SSLRequest{}), &codec.GSSEncRequest{})
+		}, "0A000", "unsupported frontend protocol 1234.5680: server supports 3.0 to 3.2"},
+		{"StartupMessage with the SSLRequest through direct TLS", addr, func(nc net.Conn) net.Conn {
+			tc := tls.Client(nc, directTLS(pair))
+			send(t, tc, p30, &codec.SSLRequest{}, (session.Config{User: "app"}).StartupMessage())
+			wantAnswer(t, tc, 'N')
+			return tc
+		}, "08P01", "received unencrypted data after SSL request"},
 	} {
 		nc := c.write(dial(t, c.addr))
 		if e := fatalFrom(t, nc, p30); e == nil || e.SQLState() != c.state || e.Severity() != "FATAL" || e.Message() != c.message {
 			t.Errorf("%s: got %v, want FATAL %s %q", c.name, e, c.state, c.message)
 		}
+	}
+}
+
+// directTLS is pair's client configuration for direct TLS: ALPN
+// "postgresql".
+func directTLS(pair *testcert.Pair) *tls.Config {
+	cfg := pair.Client()
+	cfg.NextProtos = []string{"postgresql"}
+	return cfg
+}
+
+// wantAnswer reads the one-byte answer to an encryption request.
+func wantAnswer(t *testing.T, nc net.Conn, want byte) {
+	t.Helper()
+	var b [1]byte
+	if _, err := io.ReadFull(nc, b[:]); err != nil || b[0] != want {
+		t.Fatalf("answered %q, %v; want %q", b[0], err, want)
 	}
 }
 
@@ -155,8 +192,7 @@ func TestEncryption(t *testing.T) {
 		t.Fatalf("after SSLRequest: %v", err)
 	}
 
-	direct := pair.Client()
-	direct.NextProtos = []string{"postgresql"}
+	direct := directTLS(pair)
 	tc = tls.Client(dial(t, addr), direct)
 	c = session.NewConn(tc)
 	if err := c.Startup(session.Config{User: "app"}); err != nil || tc.ConnectionState().NegotiatedProtocol != "postgresql" {
@@ -166,6 +202,25 @@ func TestEncryption(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSlugs(t, c, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+
+	// Through direct TLS, SSLRequest and GSSENCRequest are answered 'N'
+	// (PostgreSQL 17 on: TLS is in use), and the session goes on in it.
+	for _, order := range [][]codec.Message{{&codec.GSSEncRequest{}, &codec.SSLRequest{}}, {&codec.SSLRequest{}}} {
+		tc = tls.Client(dial(t, addr), direct)
+		for _, req := range order {
+			if ok, err := session.RequestEncryption(tc, req); ok || err != nil {
+				t.Errorf("%s through direct TLS: accepted %v, %v", req.Slug(), ok, err)
+			}
+		}
+		c = session.NewConn(tc)
+		if err := c.Startup(session.Config{User: "app"}); err != nil {
+			t.Fatalf("through direct TLS after %d 'N': %v", len(order), err)
+		}
+		if err := c.Send(&codec.Query{String: "rows 1"}); err != nil {
+			t.Fatal(err)
+		}
+		wantSlugs(t, c, "row-description data-row command-complete:SELECT 1 ready-for-query:I")
+	}
 
 	tc = tls.Client(dial(t, addr), pair.Client()) // no ALPN
 	if err := tc.Handshake(); err != nil {
@@ -353,7 +408,8 @@ func TestCancel(t *testing.T) {
 // TestDataAfterSSLRequest: a StartupMessage sent in plaintext right after
 // SSLRequest, before the TLS handshake, is never taken for the client's
 // (CVE-2021-23222's server side): the server answers 'S' and reads those
-// bytes as the handshake, which fails.
+// bytes as the handshake, which fails, as PostgreSQL 17 on does (to 16 it
+// ran the handshake past them and then sent FATAL 08P01 through it).
 func TestDataAfterSSLRequest(t *testing.T) {
 	pair := testcert.New(t)
 	addr, errs := serve(t, server.Config{TLS: pair.Server()})
@@ -365,6 +421,82 @@ func TestDataAfterSSLRequest(t *testing.T) {
 	}
 	if err := <-errs; err == nil || !strings.Contains(err.Error(), "TLS handshake") {
 		t.Errorf("the session ended with %v", err)
+	}
+}
+
+// TestClientHelloWithSSLRequest: a client that sends its ClientHello with
+// the SSLRequest, not waiting for the 'S', gets its session: the bytes that
+// came with the request are the handshake's, as in PostgreSQL 17 on.
+func TestClientHelloWithSSLRequest(t *testing.T) {
+	pair := testcert.New(t)
+	addr, _ := serve(t, server.Config{TLS: pair.Server()})
+	req, _ := (&codec.SSLRequest{}).Encode(nil, p30)
+	nc := &sslFirst{Conn: dial(t, addr), req: req}
+	if err := session.NewConn(tls.Client(nc, pair.Client())).Startup(session.Config{User: "app"}); err != nil || string(nc.answer) != "S" {
+		t.Errorf("answered %q; the session: %v", nc.answer, err)
+	}
+}
+
+// sslFirst sends req in one write with the TLS client's first (its
+// ClientHello), and takes the one-byte answer off what it reads first.
+type sslFirst struct {
+	net.Conn
+	req, answer []byte
+}
+
+func (c *sslFirst) Write(b []byte) (int, error) {
+	if c.req == nil {
+		return c.Conn.Write(b)
+	}
+	_, err := c.Conn.Write(append(c.req, b...))
+	c.req = nil
+	return len(b), err
+}
+
+func (c *sslFirst) Read(b []byte) (int, error) {
+	if c.answer == nil {
+		c.answer = make([]byte, 1)
+		if _, err := io.ReadFull(c.Conn, c.answer); err != nil {
+			return 0, err
+		}
+	}
+	return c.Conn.Read(b)
+}
+
+// TestDataWithEncryptionRequest: bytes that came with an SSLRequest or a
+// GSSENCRequest, before its 'N', get PostgreSQL's FATAL 08P01 (CVE-2021-23214):
+// the same bytes get the same answer from codec/server and PostgreSQL 15.
+func TestDataWithEncryptionRequest(t *testing.T) {
+	ours, _ := serve(t, server.Config{})
+	pg := pgtest.Get(t)
+	startup := (session.Config{User: pgtest.Superuser.Name, Database: pgtest.Database}).StartupMessage()
+	for _, c := range []struct {
+		req     codec.Message
+		message string
+	}{
+		{&codec.SSLRequest{}, "received unencrypted data after SSL request"},
+		{&codec.GSSEncRequest{}, "received unencrypted data after GSSAPI encryption request"},
+	} {
+		for _, to := range []struct{ name, network, addr string }{
+			{"codec/server", "tcp", ours},
+			// Over its socket, where it answers both requests 'N' (on TCP
+			// Debian's build accepts GSSAPI encryption: 'G').
+			{"PostgreSQL 15", "unix", filepath.Join(pg.SocketDir, ".s.PGSQL."+strconv.Itoa(pg.Port))},
+		} {
+			nc, err := net.Dial(to.network, to.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(20 * time.Second))
+			send(t, nc, p30, c.req, startup)
+			wantAnswer(t, nc, 'N')
+			e := fatalFrom(t, nc, p30)
+			if e == nil || e.Severity() != "FATAL" || e.SQLState() != "08P01" || e.Message() != c.message ||
+				e.Detail() != "This could be either a client-software bug or evidence of an attempted man-in-the-middle attack." {
+				t.Errorf("%s, %s with a StartupMessage: %v (detail %q), want FATAL 08P01 %q", to.name, c.req.Slug(), e, e.Detail(), c.message)
+			}
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -94,7 +95,13 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 		}
 		rows = append(rows, jen.Id(stateConst(st)).Op(":").Values(cells...))
 	}
-	f.Var().Id("flowTable").Op("=").Index(jen.Lit(len(states))).Index(jen.Id("flowKinds")).Uint8().Values(rows...)
+	// A cell is one byte while the rules fit in it: the table is read for
+	// nearly every message, and smaller is kinder to the cache.
+	cell := jen.Uint8()
+	if len(all) > math.MaxUint8 {
+		cell = jen.Uint16()
+	}
+	f.Var().Id("flowTable").Op("=").Index(jen.Lit(len(states))).Index(jen.Id("flowKinds")).Add(cell).Values(rows...)
 	f.Line()
 	staysTable(f, mod, states, kindOf)
 	var names, slugs, streamed []jen.Code

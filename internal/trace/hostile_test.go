@@ -244,6 +244,14 @@ func TestConnectionLimit(t *testing.T) {
 			t.Fatalf("refused client got %v %v", m, err)
 		}
 	}
+	// Bytes sent with the request, before its 'N', are refused before the
+	// limit is, as PostgreSQL's ProcessStartupPacket refuses them first.
+	for _, req := range []codec.Message{&codec.SSLRequest{}, &codec.GSSEncRequest{}} {
+		got := readAll(t, dial(t, tr.addr), withStartup(t, req))
+		if len(got) == 0 || got[0] != 'N' || !bytes.Contains(got, []byte("C08P01\x00Mreceived unencrypted data after ")) {
+			t.Errorf("%s with a StartupMessage past the limit: %q", req.Slug(), got)
+		}
+	}
 	held[0].Close()
 	waitOpen(t, tr, 2)
 	dial(t, tr.addr)

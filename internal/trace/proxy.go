@@ -212,12 +212,12 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 			p.passCancel(id, frame)
 			return
 		case *codec.GSSEncRequest:
-			if _, err := c.Write([]byte{'N'}); err != nil {
+			if _, err := c.Write([]byte{'N'}); err != nil || early(c, fr, false) != nil {
 				return
 			}
 			continue
 		case *codec.SSLRequest:
-			next := p.answerSSL(c)
+			next := p.answerSSL(c, fr)
 			if next == nil {
 				return
 			}
@@ -230,21 +230,29 @@ func (p *Proxy) refuse(id int64, c net.Conn) {
 		break
 	}
 	p.logf("session #%d: refused: %d sessions open (--max-conns)", id, p.opts.MaxConns)
-	msg := fmt.Sprintf("sorry, too many clients already (pgtrace --max-conns %d)", p.opts.MaxConns)
-	e := &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: codec.ErrorFieldSeverity, Value: "FATAL"},
-		{Code: codec.ErrorFieldSeverityNonLocalized, Value: "FATAL"}, {Code: codec.ErrorFieldCode, Value: "53300"},
-		{Code: codec.ErrorFieldMessage, Value: msg}}}
-	if b, err := e.Encode(nil, codec.Params{}); err == nil {
-		c.Write(b)
-	}
+	c.Write(fatal("53300", fmt.Sprintf("sorry, too many clients already (pgtrace --max-conns %d)", p.opts.MaxConns), ""))
 }
 
-// answerSSL answers an SSLRequest as a session would: TLS when ClientTLS
-// is set (the error then goes inside it, as PostgreSQL's does), else 'N'.
-// It returns the connection to read on, nil when that failed.
-func (p *Proxy) answerSSL(c net.Conn) net.Conn {
+// fatal is the ErrorResponse PostgreSQL sends when it refuses a client in
+// the startup phase.
+func fatal(code, message, detail string) []byte {
+	e := &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: codec.ErrorFieldSeverity, Value: "FATAL"},
+		{Code: codec.ErrorFieldSeverityNonLocalized, Value: "FATAL"}, {Code: codec.ErrorFieldCode, Value: code},
+		{Code: codec.ErrorFieldMessage, Value: message}}}
+	if detail != "" {
+		e.Fields = append(e.Fields, codec.ErrorField{Code: codec.ErrorFieldDetail, Value: detail})
+	}
+	b, _ := e.Encode(nil, codec.Params{}) // strings without NUL encode
+	return b
+}
+
+// answerSSL answers an SSLRequest read by fr as a session would: TLS when
+// ClientTLS is set (the error then goes inside it, as PostgreSQL's does),
+// else 'N' (refusing what came with the request). It returns the
+// connection to read on, nil when that failed.
+func (p *Proxy) answerSSL(c net.Conn, fr *codec.FrameReader) net.Conn {
 	if p.opts.ClientTLS == nil {
-		if _, err := c.Write([]byte{'N'}); err != nil {
+		if _, err := c.Write([]byte{'N'}); err != nil || early(c, fr, true) != nil {
 			return nil
 		}
 		return c
@@ -252,7 +260,7 @@ func (p *Proxy) answerSSL(c net.Conn) net.Conn {
 	if _, err := c.Write([]byte{'S'}); err != nil {
 		return nil
 	}
-	tc := tls.Server(c, p.opts.ClientTLS)
+	tc := tls.Server(&prefixConn{Conn: c, pre: fr.Drain(nil)}, p.opts.ClientTLS)
 	if tc.Handshake() != nil {
 		return nil
 	}

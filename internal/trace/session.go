@@ -127,10 +127,21 @@ func (s *proxySession) startup(fp, bp *pump) bool {
 		if err != nil {
 			return false
 		}
+		// Bytes the client sent with an encryption request, before its
+		// answer, go to the server with the request, as they came: the
+		// server judges them (PostgreSQL refuses them, CVE-2021-23214).
+		early := s.c.answerPending() && fp.fr.Buffered() > 0
+		if early {
+			fp.out = fp.fr.Drain(fp.out)
+		}
 		if err := fp.flush(); err != nil {
 			return false
 		}
 		switch {
+		case early:
+			s.p.logf("session #%d: the client sent bytes before the answer to its encryption request; relaying the rest of the session undecoded", s.c.id)
+			s.relayRaw(fp, bp)
+			return false
 		case !decoded: // forwarded as received: nothing more can be followed
 			s.p.logf("session #%d: relaying the rest of the session undecoded", s.c.id)
 			s.relayRaw(fp, bp)
@@ -174,8 +185,16 @@ func (s *proxySession) encryptionAnswer(fp, bp *pump) bool {
 	return false
 }
 
-// relayRaw copies both directions unchanged until either side closes.
+// relayRaw copies both directions unchanged until either side closes,
+// beginning with what the pumps read and did not frame yet.
 func (s *proxySession) relayRaw(fp, bp *pump) {
+	for _, p := range []*pump{fp, bp} {
+		p.out = p.fr.Drain(p.out)
+		if p.flush() != nil {
+			s.close()
+			return
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -259,11 +278,11 @@ func (p *pump) flush() error {
 // says and no longer than the phase allows.
 func (p *pump) next() ([]byte, error) {
 	for {
-		limit := p.d.maxSize(p.s.p.opts.MaxMessage)
+		kind, limit := p.d.framing(p.s.p.opts.MaxMessage)
 		p.fr.MaxSize = limit
 		var frame []byte
 		var err error
-		if p.d.next() == untagged {
+		if kind == untagged {
 			frame, err = p.fr.NextUntagged()
 		} else {
 			frame, err = p.fr.Next()

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -20,36 +21,48 @@ import (
 func (p *Proxy) terminates() bool { return p.opts.ClientTLS != nil || p.opts.UpstreamTLS != nil }
 
 // negotiate answers the client's encryption requests in the proxy's own
-// name, as PostgreSQL does: a direct TLS handshake or SSLRequest is taken
-// up when ClientTLS is set ('S'), GSSENCRequest and an SSLRequest without
-// ClientTLS are declined ('N'). The requests and answers are printed like
-// any message; the packet that follows (StartupMessage or CancelRequest)
-// is left for the startup relay, read through TLS where it was taken up.
+// name, as PostgreSQL 17 on does: a direct TLS handshake or SSLRequest is
+// taken up when ClientTLS is set ('S'); GSSENCRequest, an SSLRequest
+// without ClientTLS and either through direct TLS are declined ('N'), and
+// bytes that came with a request before its 'N' get PostgreSQL's FATAL
+// 08P01 (after an 'S' they are the handshake's). The requests and answers
+// are printed like any message; the packet that follows (StartupMessage or
+// CancelRequest) is left for the startup relay, read through TLS where it
+// was taken up.
 func (s *proxySession) negotiate(fp, bp *pump) bool {
-	var req [8]byte
+	var first [1]byte
+	if _, err := io.ReadFull(s.client, first[:]); err != nil {
+		return false
+	}
+	raw := &prefixConn{Conn: s.client, pre: first[:]}
+	inTLS := codec.IsDirectTLS(first[0]) && s.p.opts.ClientTLS != nil
+	if inTLS {
+		if err := s.c.directTLS(); err != nil {
+			s.p.logf("session #%d: %v", s.c.id, err)
+		}
+		if !s.acceptTLS(fp, bp, raw, true) {
+			return false
+		}
+	} else {
+		s.setClient(fp, bp, raw)
+	}
+	fr := startupReader(s.client)
 	for range 3 { // GSSENCRequest and SSLRequest, each at most once, then the startup packet
-		if _, err := io.ReadFull(s.client, req[:1]); err != nil {
-			return false
-		}
-		if codec.IsDirectTLS(req[0]) && s.p.opts.ClientTLS != nil {
-			if err := s.c.directTLS(); err != nil {
-				s.p.logf("session #%d: %v", s.c.id, err)
-			}
-			return s.acceptTLS(fp, bp, &prefixConn{Conn: s.client, pre: req[:1]}, true)
-		}
-		if _, err := io.ReadFull(s.client, req[1:]); err != nil {
-			return false
-		}
+		frame, err := fr.NextUntagged()
 		var st codec.Startup
-		m, err := st.Decode(req[:], codec.Params{})
+		m, derr := st.Decode(frame, codec.Params{})
 		_, ssl := m.(*codec.SSLRequest)
-		if _, gss := m.(*codec.GSSEncRequest); err != nil || !ssl && !gss { // the startup packet: the relay's
-			s.setClient(fp, bp, &prefixConn{Conn: s.client, pre: append([]byte(nil), req[:]...)})
+		if _, gss := m.(*codec.GSSEncRequest); err != nil || derr != nil || !ssl && !gss {
+			if errors.Is(err, io.EOF) {
+				return false
+			}
+			// The startup packet, or bytes that are none: the relay's.
+			s.setClient(fp, bp, &prefixConn{Conn: s.client, pre: fr.Drain(append([]byte(nil), frame...))})
 			return true
 		}
-		fp.lines, _, _ = fp.examine(req[:], time.Now(), fp.lines)
+		fp.lines, _, _ = fp.examine(frame, time.Now(), fp.lines)
 		answer := byte('N')
-		if ssl && s.p.opts.ClientTLS != nil {
+		if ssl && s.p.opts.ClientTLS != nil && !inTLS {
 			answer = 'S'
 		}
 		if _, err := s.client.Write([]byte{answer}); err != nil {
@@ -57,11 +70,32 @@ func (s *proxySession) negotiate(fp, bp *pump) bool {
 		}
 		bp.lines, _, _ = bp.examine([]byte{answer}, time.Now(), bp.lines)
 		if answer == 'S' {
-			return s.acceptTLS(fp, bp, s.client, false)
+			return s.acceptTLS(fp, bp, &prefixConn{Conn: s.client, pre: fr.Drain(nil)}, false)
+		}
+		if e := early(s.client, fr, ssl); e != nil {
+			s.p.logf("session #%d: the client sent bytes before the answer to its encryption request; refused as PostgreSQL does", s.c.id)
+			bp.lines, _, _ = bp.examine(e, time.Now(), bp.lines)
+			return false
 		}
 	}
 	s.p.logf("session #%d: more than two encryption requests; closing the session", s.c.id)
 	return false
+}
+
+// early refuses the bytes fr read with an encryption request (an SSLRequest
+// when ssl), before its 'N', with PostgreSQL's FATAL 08P01 (CVE-2021-23214),
+// and returns that ErrorResponse; nil when none came.
+func early(c net.Conn, fr *codec.FrameReader, ssl bool) []byte {
+	if fr.Buffered() == 0 {
+		return nil
+	}
+	request := "GSSAPI encryption request"
+	if ssl {
+		request = "SSL request"
+	}
+	e := fatal("08P01", "received unencrypted data after "+request, "This could be either a client-software bug or evidence of an attempted man-in-the-middle attack.")
+	c.Write(e)
+	return e
 }
 
 // acceptTLS runs the server side of the client's TLS handshake; direct is

@@ -125,6 +125,15 @@ func (f *FrameReader) NextByte() ([]byte, error) {
 // through the encrypted channel (CVE-2021-23222).
 func (f *FrameReader) Buffered() int { return f.w - f.r }
 
+// Drain appends the bytes Buffered counts to dst and drops them: a caller
+// that stops framing the stream (it relays the rest as it comes, or hands
+// it to a TLS handshake) loses none.
+func (f *FrameReader) Drain(dst []byte) []byte {
+	dst = append(dst, f.buf[f.r:f.w]...)
+	f.r = f.w
+	return dst
+}
+
 // pgspec:end
 
 // frame checks the length n read after a header of hdr bytes and returns the
