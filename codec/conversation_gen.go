@@ -277,7 +277,7 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		// decoded and taken on one bit, without a rule lookup, and DataRow
 		// and CopyData without the dispatcher. Anything else, or a frame
 		// that fails, takes the general path below. ('R' has no kind by
-		// its tag, and no state waiting for a one-byte answer allows one.)
+		// its tag; a one-byte answer fails as a tagged message.)
 		if k = kindsBackend[frame[0]]; flowStays[c.be].has(k) {
 			switch k {
 			case kindDataRow:
