@@ -276,26 +276,44 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
 	var k flowKind
 	if len(frame) > 0 {
-		// Nearly every frame of a result set or a copy stream is a DataRow
-		// or CopyData its state allows without a change (flowStays):
-		// decoded without the dispatcher, taken on one bit. Anything else,
-		// or a frame that fails, takes the general path below.
-		switch k = kindsBackend[frame[0]]; k {
-		case kindDataRow:
-			if flowStays[c.be].has(kindDataRow) && t.be.dataRow.Decode(frame, c.P) == nil {
-				s, _ := t.took(frame)
-				s.Msg = &t.be.dataRow
-				s.clearInner()
-				return s, nil
-			}
-		case kindCopyData:
-			if flowStays[c.be].has(kindCopyData) && t.be.copyData.Decode(frame, c.P) == nil {
-				s, off := t.took(frame)
-				s.Msg = &t.be.copyData
-				if err := c.Replication.next(s, sideBackend, t.be.copyData.Data); err != nil {
-					return s, offsetted(err, off)
+		// Most frames are a message the state allows without a change
+		// (flowStays: a result's DataRow, a copy stream's CopyData, the
+		// ParameterStatus of start-up, a simple query's CommandComplete):
+		// decoded and taken on one bit, without a rule lookup, and DataRow
+		// and CopyData without the dispatcher. Anything else, or a frame
+		// that fails, takes the general path below. ('R' has no kind by
+		// its tag; a one-byte answer fails as a tagged message.)
+		if k = kindsBackend[frame[0]]; flowStays[c.be].has(k) {
+			switch k {
+			case kindDataRow:
+				if t.be.dataRow.Decode(frame, c.P) == nil {
+					s, _ := t.took(frame)
+					s.Msg = &t.be.dataRow
+					s.clearInner()
+					return s, nil
 				}
-				return s, nil
+			case kindCopyData:
+				if t.be.copyData.Decode(frame, c.P) == nil {
+					s, off := t.took(frame)
+					s.Msg = &t.be.copyData
+					if err := c.Replication.next(s, sideBackend, t.be.copyData.Data); err != nil {
+						return s, offsetted(err, off)
+					}
+					return s, nil
+				}
+			default:
+				if m, err := t.be.Decode(frame, c.P); err == nil {
+					s, _ := t.took(frame)
+					s.Msg = m
+					s.clearInner()
+					switch k {
+					case kindParameterStatus:
+						c.parameter(&t.be.parameterStatus)
+					case kindCommandComplete, kindErrorResponse:
+						c.Replication.open(copyNone)
+					}
+					return s, nil
+				}
 			}
 		}
 	}
@@ -342,10 +360,7 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	}
 	switch k {
 	case kindParameterStatus:
-		if m := s.Msg.(*ParameterStatus); m.Name == "server_version" && !c.FixMajor {
-			c.P.Major = ServerMajor(m.Value)
-			c.Replication.P.Major = c.P.Major
-		}
+		c.parameter(s.Msg.(*ParameterStatus))
 	// pgspec:if message:negotiate-protocol-version
 	case kindNegotiateProtocolVersion:
 		m := s.Msg.(*NegotiateProtocolVersion)
@@ -393,6 +408,24 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		return s, offsetted(err, off)
 	}
 	return s, nil
+}
+
+// parameter takes what a ParameterStatus tells the conversation: the major
+// of server_version. Small enough to inline: the other parameters cost a
+// length test.
+func (c *Conversation) parameter(m *ParameterStatus) {
+	if m.Name == "server_version" && !c.FixMajor {
+		c.serverVersion(m.Value)
+	}
+}
+
+// serverVersion takes the major of server_version v, once a connection:
+// kept out of line, so that parameter inlines.
+//
+//go:noinline
+func (c *Conversation) serverVersion(v string) {
+	c.P.Major = ServerMajor(v)
+	c.Replication.P.Major = c.P.Major
 }
 
 // Release lets go of the decoded messages the tracker keeps for reuse.

@@ -67,8 +67,10 @@ func (r *ReplicationTracker) start(cmd string) copyKind {
 	for i < len(cmd) && (cmd[i] == ' ' || cmd[i] == '\t' || cmd[i] == '\r' || cmd[i] == '\n') {
 		i++
 	}
-	// A session's queries are no replication command: one byte tells most.
-	if cmd = cmd[i:]; cmd == "" || cmd[0]|0x20 != 's' && cmd[0]|0x20 != 'b' ||
+	// A session's queries are no replication command: two bytes tell most
+	// (SELECT, SET and SHOW begin with 's' too).
+	if cmd = cmd[i:]; len(cmd) < len("BASE_BACKUP") ||
+		!(cmd[0]|0x20 == 's' && cmd[1]|0x20 == 't' || cmd[0]|0x20 == 'b' && cmd[1]|0x20 == 'a') ||
 		!hasWord(cmd, "START_REPLICATION") && !hasWord(cmd, "BASE_BACKUP") {
 		return copyNone
 	}
