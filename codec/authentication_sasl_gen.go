@@ -55,7 +55,11 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		if i == len(m.AuthMechanisms) {
 			m.AuthMechanisms = room(m.AuthMechanisms, r.terminated(0, 1))
 		}
-		m.AuthMechanisms[i], r = r.str("AuthMechanisms", m.AuthMechanisms[i])
+		if kept(r.rest, m.AuthMechanisms[i]) {
+			r.rest = r.rest[len(m.AuthMechanisms[i])+1:]
+		} else {
+			m.AuthMechanisms[i], r = r.str("AuthMechanisms", m.AuthMechanisms[i])
+		}
 		if r.err != nil {
 			r = r.at("AuthMechanisms", i)
 			break

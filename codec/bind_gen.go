@@ -67,8 +67,16 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('B').length()
 	}
-	m.DestinationPortal, r = r.str("DestinationPortal", m.DestinationPortal)
-	m.PreparedStatement, r = r.str("PreparedStatement", m.PreparedStatement)
+	if kept(r.rest, m.DestinationPortal) {
+		r.rest = r.rest[len(m.DestinationPortal)+1:]
+	} else {
+		m.DestinationPortal, r = r.str("DestinationPortal", m.DestinationPortal)
+	}
+	if kept(r.rest, m.PreparedStatement) {
+		r.rest = r.rest[len(m.PreparedStatement)+1:]
+	} else {
+		m.PreparedStatement, r = r.str("PreparedStatement", m.PreparedStatement)
+	}
 	var nParameterFormatCodes int
 	nParameterFormatCodes, r = r.count16("ParameterFormatCodes", 2)
 	m.ParameterFormatCodes = grow(m.ParameterFormatCodes, nParameterFormatCodes)[:nParameterFormatCodes]

@@ -42,6 +42,9 @@ func (*CommandComplete) Majors() MajorSet {
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CommandComplete) Decode(src []byte, p Params) error {
 	if commandCompleteMajors.Has(p.Major) {
+		if sized(src, 'C', len(m.CommandTag)+5) && kept(src[5:], m.CommandTag) {
+			return nil
+		}
 		f := body(src, 'C')
 		m.CommandTag, f = f.str(m.CommandTag)
 		if f.ended() {
@@ -63,7 +66,11 @@ func (m *CommandComplete) decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('C')
 	r = r.length()
-	m.CommandTag, r = r.str("CommandTag", m.CommandTag)
+	if kept(r.rest, m.CommandTag) {
+		r.rest = r.rest[len(m.CommandTag)+1:]
+	} else {
+		m.CommandTag, r = r.str("CommandTag", m.CommandTag)
+	}
 	r = r.end("CommandTag")
 	return r.done("CommandComplete", len(src), p)
 }

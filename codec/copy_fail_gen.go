@@ -32,6 +32,9 @@ func (*CopyFail) Majors() MajorSet {
 // its bytes. Strings are copies; byte slices point into src.
 func (m *CopyFail) Decode(src []byte, p Params) error {
 	if copyFailMajors.Has(p.Major) {
+		if sized(src, 'f', len(m.Message)+5) && kept(src[5:], m.Message) {
+			return nil
+		}
 		f := body(src, 'f')
 		m.Message, f = f.str(m.Message)
 		if f.ended() {
@@ -53,7 +56,11 @@ func (m *CopyFail) decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('f')
 	r = r.length()
-	m.Message, r = r.str("Message", m.Message)
+	if kept(r.rest, m.Message) {
+		r.rest = r.rest[len(m.Message)+1:]
+	} else {
+		m.Message, r = r.str("Message", m.Message)
+	}
 	r = r.end("Message")
 	return r.done("CopyFail", len(src), p)
 }

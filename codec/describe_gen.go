@@ -38,6 +38,9 @@ func (m *Describe) Decode(src []byte, p Params) error {
 	if describeMajors.Has(p.Major) {
 		f := body(src, 'D')
 		m.ObjectType, f = f.u8()
+		if len(f) == len(m.Name)+1 && kept(f, m.Name) {
+			return nil
+		}
 		m.Name, f = f.str(m.Name)
 		if f.ended() {
 			return nil
@@ -59,7 +62,11 @@ func (m *Describe) decode(src []byte, p Params) error {
 	r = r.tag('D')
 	r = r.length()
 	m.ObjectType, r = r.u8("ObjectType")
-	m.Name, r = r.str("Name", m.Name)
+	if kept(r.rest, m.Name) {
+		r.rest = r.rest[len(m.Name)+1:]
+	} else {
+		m.Name, r = r.str("Name", m.Name)
+	}
 	r = r.end("Name")
 	return r.done("Describe", len(src), p)
 }

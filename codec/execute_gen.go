@@ -40,7 +40,11 @@ func (*Execute) Majors() MajorSet {
 func (m *Execute) Decode(src []byte, p Params) error {
 	if executeMajors.Has(p.Major) {
 		f := body(src, 'E')
-		m.Portal, f = f.str(m.Portal)
+		if kept(f, m.Portal) {
+			f = f[len(m.Portal)+1:]
+		} else {
+			m.Portal, f = f.str(m.Portal)
+		}
 		m.MaxRows, f = signed[int32](f.u32())
 		if f.ended() {
 			return nil
@@ -61,7 +65,11 @@ func (m *Execute) decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('E')
 	r = r.length()
-	m.Portal, r = r.str("Portal", m.Portal)
+	if kept(r.rest, m.Portal) {
+		r.rest = r.rest[len(m.Portal)+1:]
+	} else {
+		m.Portal, r = r.str("Portal", m.Portal)
+	}
 	m.MaxRows, r = signed[int32](r.u32("MaxRows"))
 	r = r.end("MaxRows")
 	return r.done("Execute", len(src), p)

@@ -105,34 +105,51 @@ func TestInternConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// TestStrKeepsOld: str hands back the field's previous string, not a copy,
-// when the input holds its bytes again, and reads exactly the input's
-// string otherwise: a previous value that differs in any byte, or that has
-// a zero byte inside (set by hand: the input's string ends there), at
-// every length and position.
+// TestStrKeepsOld: a string read as the decoders read one (kept, else
+// str) hands back the field's previous string, not a copy, when the input
+// holds its bytes again, and reads exactly the input's string otherwise: a
+// previous value that differs in any byte, or that has a zero byte inside
+// (set by hand: the input's string ends there), at every length kept looks
+// at and beyond, and at every position.
 func TestStrKeepsOld(t *testing.T) {
 	const tail = "\x00tail"
-	for n := range 40 {
-		base := []byte(strings.Repeat("abcdefghij", 4)[:n])
+	read := func(b []byte, old string) (string, []byte, bool) {
+		if kept(b, old) {
+			return old, b[len(old)+1:], true
+		}
+		s, r := reader{rest: b}.str("X", old)
+		if r.err != nil {
+			t.Fatalf("%q: %v", b, r.err)
+		}
+		return s, r.rest, false
+	}
+	for n := range 140 {
+		base := []byte(strings.Repeat("abcdefghij", 14)[:n])
 		old := strings.Clone(string(base))
-		got, r := reader{rest: []byte(old + tail)}.str("X", old)
-		if got != old || string(r.rest) != "tail" || r.err != nil {
-			t.Fatalf("n=%d: %q, rest %q, %v", n, got, r.rest, r.err)
+		got, rest, k := read([]byte(old+tail), old)
+		if got != old || string(rest) != "tail" || k != (n <= 128) {
+			t.Fatalf("n=%d: %q, rest %q, kept %v", n, got, rest, k)
 		}
 		if n > 0 && unsafe.StringData(got) != unsafe.StringData(old) {
 			t.Errorf("n=%d: the same bytes gave a new string", n)
 		}
+		if kept([]byte(old), old) || n > 0 && kept([]byte(old[:n-1]+tail), old) {
+			t.Errorf("n=%d: kept with the input shorter than the string", n)
+		}
+		if kept([]byte(old+"x"+tail), old) {
+			t.Errorf("n=%d: kept with no zero after the string", n)
+		}
 		for k := range n {
 			changed := []byte(old)
 			changed[k] = 'Z'
-			if got, r := (reader{rest: append(changed, tail...)}).str("X", old); got != string(changed) || string(r.rest) != "tail" {
-				t.Errorf("n=%d, byte %d changed: %q, rest %q", n, k, got, r.rest)
+			if got, rest, kept := read(append(changed, tail...), old); got != string(changed) || string(rest) != "tail" || kept {
+				t.Errorf("n=%d, byte %d changed: %q, rest %q, kept %v", n, k, got, rest, kept)
 			}
 			zeroed := []byte(old)
 			zeroed[k] = 0
 			in := append(bytes.Clone(zeroed), tail...)
-			if got, r := (reader{rest: in}).str("X", string(zeroed)); got != old[:k] || string(r.rest) != string(in[k+1:]) {
-				t.Errorf("n=%d, zero at %d in the old value: %q, rest %q", n, k, got, r.rest)
+			if got, rest, kept := read(in, string(zeroed)); got != old[:k] || string(rest) != string(in[k+1:]) || kept {
+				t.Errorf("n=%d, zero at %d in the old value: %q, rest %q, kept %v", n, k, got, rest, kept)
 			}
 		}
 	}

@@ -66,7 +66,11 @@ func (m *LogicalBeginPrepare) Decode(src []byte, p Params) error {
 		m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", m.GID)
+	if kept(r.rest, m.GID) {
+		r.rest = r.rest[len(m.GID)+1:]
+	} else {
+		m.GID, r = r.str("GID", m.GID)
+	}
 	r = r.end("GID")
 	return r.done("LogicalBeginPrepare", len(src), p)
 }

@@ -75,7 +75,11 @@ func (m *LogicalMessage) Decode(src []byte, p Params) error {
 		m.Flags, r = signed[int8](r.u8("Flags"))
 		m.LSN, r = r.u64("LSN")
 	}
-	m.Prefix, r = r.str("Prefix", m.Prefix)
+	if kept(r.rest, m.Prefix) {
+		r.rest = r.rest[len(m.Prefix)+1:]
+	} else {
+		m.Prefix, r = r.str("Prefix", m.Prefix)
+	}
 	m.Content, r = r.bytes32("Content", false)
 	r = r.end("Content")
 	return r.done("LogicalMessage", len(src), p)

@@ -43,7 +43,11 @@ func (m *LogicalOrigin) Decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('O')
 	m.CommitLSN, r = r.u64("CommitLSN")
-	m.Name, r = r.str("Name", m.Name)
+	if kept(r.rest, m.Name) {
+		r.rest = r.rest[len(m.Name)+1:]
+	} else {
+		m.Name, r = r.str("Name", m.Name)
+	}
 	r = r.end("Name")
 	return r.done("LogicalOrigin", len(src), p)
 }

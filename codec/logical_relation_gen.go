@@ -114,8 +114,16 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 	m.Xid = 0
 	r = r.tag('R')
 	m.RelationOID, r = r.u32("RelationOID")
-	m.Namespace, r = r.str("Namespace", m.Namespace)
-	m.RelationName, r = r.str("RelationName", m.RelationName)
+	if kept(r.rest, m.Namespace) {
+		r.rest = r.rest[len(m.Namespace)+1:]
+	} else {
+		m.Namespace, r = r.str("Namespace", m.Namespace)
+	}
+	if kept(r.rest, m.RelationName) {
+		r.rest = r.rest[len(m.RelationName)+1:]
+	} else {
+		m.RelationName, r = r.str("RelationName", m.RelationName)
+	}
 	m.ReplicaIdentity, r = signed[int8](r.u8("ReplicaIdentity"))
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
@@ -123,7 +131,11 @@ func (m *LogicalRelation) read10(r reader, p Params) reader {
 	for i := range m.Columns {
 		e := &m.Columns[i]
 		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
-		e.Name, r = r.str("Columns.Name", e.Name)
+		if kept(r.rest, e.Name) {
+			r.rest = r.rest[len(e.Name)+1:]
+		} else {
+			e.Name, r = r.str("Columns.Name", e.Name)
+		}
 		if b := r.rest; len(b) >= 8 {
 			e.DataType = binary.BigEndian.Uint32(b[0:])
 			e.TypeModifier = int32(binary.BigEndian.Uint32(b[4:]))
@@ -150,8 +162,16 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 		m.Xid = 0
 	}
 	m.RelationOID, r = r.u32("RelationOID")
-	m.Namespace, r = r.str("Namespace", m.Namespace)
-	m.RelationName, r = r.str("RelationName", m.RelationName)
+	if kept(r.rest, m.Namespace) {
+		r.rest = r.rest[len(m.Namespace)+1:]
+	} else {
+		m.Namespace, r = r.str("Namespace", m.Namespace)
+	}
+	if kept(r.rest, m.RelationName) {
+		r.rest = r.rest[len(m.RelationName)+1:]
+	} else {
+		m.RelationName, r = r.str("RelationName", m.RelationName)
+	}
 	m.ReplicaIdentity, r = signed[int8](r.u8("ReplicaIdentity"))
 	var nColumns int
 	nColumns, r = r.count16("Columns", 10)
@@ -159,7 +179,11 @@ func (m *LogicalRelation) read14(r reader, p Params) reader {
 	for i := range m.Columns {
 		e := &m.Columns[i]
 		e.Flags, r = signed[int8](r.u8("Columns.Flags"))
-		e.Name, r = r.str("Columns.Name", e.Name)
+		if kept(r.rest, e.Name) {
+			r.rest = r.rest[len(e.Name)+1:]
+		} else {
+			e.Name, r = r.str("Columns.Name", e.Name)
+		}
 		if b := r.rest; len(b) >= 8 {
 			e.DataType = binary.BigEndian.Uint32(b[0:])
 			e.TypeModifier = int32(binary.BigEndian.Uint32(b[4:]))

@@ -78,7 +78,11 @@ func (m *LogicalRollbackPrepared) Decode(src []byte, p Params) error {
 		m.RollbackTime, r = signed[int64](r.u64("RollbackTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", m.GID)
+	if kept(r.rest, m.GID) {
+		r.rest = r.rest[len(m.GID)+1:]
+	} else {
+		m.GID, r = r.str("GID", m.GID)
+	}
 	r = r.end("GID")
 	return r.done("LogicalRollbackPrepared", len(src), p)
 }

@@ -71,7 +71,11 @@ func (m *LogicalStreamPrepare) Decode(src []byte, p Params) error {
 		m.PrepareTime, r = signed[int64](r.u64("PrepareTime"))
 		m.Xid, r = r.u32("Xid")
 	}
-	m.GID, r = r.str("GID", m.GID)
+	if kept(r.rest, m.GID) {
+		r.rest = r.rest[len(m.GID)+1:]
+	} else {
+		m.GID, r = r.str("GID", m.GID)
+	}
 	r = r.end("GID")
 	return r.done("LogicalStreamPrepare", len(src), p)
 }

@@ -86,8 +86,16 @@ func (m *LogicalType) read10(r reader, p Params) reader {
 	m.Xid = 0
 	r = r.tag('Y')
 	m.DataType, r = r.u32("DataType")
-	m.Namespace, r = r.str("Namespace", m.Namespace)
-	m.Name, r = r.str("Name", m.Name)
+	if kept(r.rest, m.Namespace) {
+		r.rest = r.rest[len(m.Namespace)+1:]
+	} else {
+		m.Namespace, r = r.str("Namespace", m.Namespace)
+	}
+	if kept(r.rest, m.Name) {
+		r.rest = r.rest[len(m.Name)+1:]
+	} else {
+		m.Name, r = r.str("Name", m.Name)
+	}
 	r = r.end("Name")
 	return r
 }
@@ -101,8 +109,16 @@ func (m *LogicalType) read14(r reader, p Params) reader {
 		m.Xid = 0
 	}
 	m.DataType, r = r.u32("DataType")
-	m.Namespace, r = r.str("Namespace", m.Namespace)
-	m.Name, r = r.str("Name", m.Name)
+	if kept(r.rest, m.Namespace) {
+		r.rest = r.rest[len(m.Namespace)+1:]
+	} else {
+		m.Namespace, r = r.str("Namespace", m.Namespace)
+	}
+	if kept(r.rest, m.Name) {
+		r.rest = r.rest[len(m.Name)+1:]
+	} else {
+		m.Name, r = r.str("Name", m.Name)
+	}
 	r = r.end("Name")
 	return r
 }

@@ -55,7 +55,11 @@ func (m *NegotiateProtocolVersion) Decode(src []byte, p Params) error {
 	nUnrecognizedOptions, r = r.count("UnrecognizedOptions", 4, 1)
 	m.UnrecognizedOptions = grow(m.UnrecognizedOptions, nUnrecognizedOptions)[:nUnrecognizedOptions]
 	for i := range m.UnrecognizedOptions {
-		m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions", m.UnrecognizedOptions[i])
+		if kept(r.rest, m.UnrecognizedOptions[i]) {
+			r.rest = r.rest[len(m.UnrecognizedOptions[i])+1:]
+		} else {
+			m.UnrecognizedOptions[i], r = r.str("UnrecognizedOptions", m.UnrecognizedOptions[i])
+		}
 		if r.err != nil {
 			r = r.at("UnrecognizedOptions", i)
 			break

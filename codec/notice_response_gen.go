@@ -52,7 +52,11 @@ func (m *NoticeResponse) Decode(src []byte, p Params) error {
 		}
 		e := &m.Fields[i]
 		e.Code, r = r.u8("Fields.Code")
-		e.Value, r = r.str("Fields.Value", e.Value)
+		if kept(r.rest, e.Value) {
+			r.rest = r.rest[len(e.Value)+1:]
+		} else {
+			e.Value, r = r.str("Fields.Value", e.Value)
+		}
 		if r.err != nil {
 			r = r.at("Fields", i)
 			break

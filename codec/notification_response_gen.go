@@ -44,7 +44,14 @@ func (m *NotificationResponse) Decode(src []byte, p Params) error {
 	if notificationResponseMajors.Has(p.Major) {
 		f := body(src, 'A')
 		m.ProcessID, f = f.u32()
-		m.Channel, f = f.str(m.Channel)
+		if kept(f, m.Channel) {
+			f = f[len(m.Channel)+1:]
+		} else {
+			m.Channel, f = f.str(m.Channel)
+		}
+		if len(f) == len(m.Payload)+1 && kept(f, m.Payload) {
+			return nil
+		}
 		m.Payload, f = f.str(m.Payload)
 		if f.ended() {
 			return nil
@@ -66,8 +73,16 @@ func (m *NotificationResponse) decode(src []byte, p Params) error {
 	r = r.tag('A')
 	r = r.length()
 	m.ProcessID, r = r.u32("ProcessID")
-	m.Channel, r = r.str("Channel", m.Channel)
-	m.Payload, r = r.str("Payload", m.Payload)
+	if kept(r.rest, m.Channel) {
+		r.rest = r.rest[len(m.Channel)+1:]
+	} else {
+		m.Channel, r = r.str("Channel", m.Channel)
+	}
+	if kept(r.rest, m.Payload) {
+		r.rest = r.rest[len(m.Payload)+1:]
+	} else {
+		m.Payload, r = r.str("Payload", m.Payload)
+	}
 	r = r.end("Payload")
 	return r.done("NotificationResponse", len(src), p)
 }

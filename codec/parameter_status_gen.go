@@ -36,7 +36,14 @@ func (*ParameterStatus) Majors() MajorSet {
 func (m *ParameterStatus) Decode(src []byte, p Params) error {
 	if parameterStatusMajors.Has(p.Major) {
 		f := body(src, 'S')
-		m.Name, f = f.str(m.Name)
+		if kept(f, m.Name) {
+			f = f[len(m.Name)+1:]
+		} else {
+			m.Name, f = f.str(m.Name)
+		}
+		if len(f) == len(m.Value)+1 && kept(f, m.Value) {
+			return nil
+		}
 		m.Value, f = f.str(m.Value)
 		if f.ended() {
 			return nil
@@ -57,8 +64,16 @@ func (m *ParameterStatus) decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('S')
 	r = r.length()
-	m.Name, r = r.str("Name", m.Name)
-	m.Value, r = r.str("Value", m.Value)
+	if kept(r.rest, m.Name) {
+		r.rest = r.rest[len(m.Name)+1:]
+	} else {
+		m.Name, r = r.str("Name", m.Name)
+	}
+	if kept(r.rest, m.Value) {
+		r.rest = r.rest[len(m.Value)+1:]
+	} else {
+		m.Value, r = r.str("Value", m.Value)
+	}
 	r = r.end("Value")
 	return r.done("ParameterStatus", len(src), p)
 }

@@ -53,8 +53,16 @@ func (m *Parse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('P').length()
 	}
-	m.Name, r = r.str("Name", m.Name)
-	m.Query, r = r.str("Query", m.Query)
+	if kept(r.rest, m.Name) {
+		r.rest = r.rest[len(m.Name)+1:]
+	} else {
+		m.Name, r = r.str("Name", m.Name)
+	}
+	if kept(r.rest, m.Query) {
+		r.rest = r.rest[len(m.Query)+1:]
+	} else {
+		m.Query, r = r.str("Query", m.Query)
+	}
 	var nParameterOIDs int
 	nParameterOIDs, r = r.count16("ParameterOIDs", 4)
 	m.ParameterOIDs = grow(m.ParameterOIDs, nParameterOIDs)[:nParameterOIDs]

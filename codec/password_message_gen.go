@@ -33,6 +33,9 @@ func (*PasswordMessage) Majors() MajorSet {
 // its bytes. Strings are copies; byte slices point into src.
 func (m *PasswordMessage) Decode(src []byte, p Params) error {
 	if passwordMessageMajors.Has(p.Major) {
+		if sized(src, 'p', len(m.Password)+5) && kept(src[5:], m.Password) {
+			return nil
+		}
 		f := body(src, 'p')
 		m.Password, f = f.secret(m.Password)
 		if f.ended() {
@@ -54,7 +57,11 @@ func (m *PasswordMessage) decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('p')
 	r = r.length()
-	m.Password, r = r.secret("Password", m.Password)
+	if kept(r.rest, m.Password) {
+		r.rest = r.rest[len(m.Password)+1:]
+	} else {
+		m.Password, r = r.secret("Password", m.Password)
+	}
 	r = r.end("Password")
 	return r.done("PasswordMessage", len(src), p)
 }

@@ -32,6 +32,9 @@ func (*Query) Majors() MajorSet {
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Query) Decode(src []byte, p Params) error {
 	if queryMajors.Has(p.Major) {
+		if sized(src, 'Q', len(m.String)+5) && kept(src[5:], m.String) {
+			return nil
+		}
 		f := body(src, 'Q')
 		m.String, f = f.str(m.String)
 		if f.ended() {
@@ -53,7 +56,11 @@ func (m *Query) decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('Q')
 	r = r.length()
-	m.String, r = r.str("String", m.String)
+	if kept(r.rest, m.String) {
+		r.rest = r.rest[len(m.String)+1:]
+	} else {
+		m.String, r = r.str("String", m.String)
+	}
 	r = r.end("String")
 	return r.done("Query", len(src), p)
 }

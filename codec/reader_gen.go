@@ -286,63 +286,73 @@ func (r reader) secret(field string, old string) (string, reader) {
 	return r.cstr(field, old, false)
 }
 
-// cstr reads the zero-terminated string the input starts with; the one
-// call a string read costs, since str and secret inline. The string never
+// cstr reads the zero-terminated string the input starts with; the call a
+// string new to the field costs, since str and secret inline. The string never
 // aliases the input: it is old (what the field held) when that has the
 // same bytes, so that decoding into a value again costs no copy, else
-// intern's copy (shared) or a copy of its own. A field that holds its bytes
-// again (a reused value: the same command tag, column names, parameter
-// names) is recognised with a few word loads and no call; a word v holds a
-// zero byte when (v - 0x01…01) &^ v & 0x80…80 is not zero, and old's bytes
-// followed by a zero are the string only when they hold none.
+// intern's copy (shared) or a copy of its own. The decoders call it only
+// when kept did not find old's bytes again.
 func (r reader) cstr(field string, old string, shared bool) (string, reader) {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	if b, n := r.rest, len(old); n < len(b) && b[n] == 0 {
-		o := unsafe.Slice(unsafe.StringData(old), n)
-		le := binary.LittleEndian
-		same := false
-		// As appendStr: overlapping loads of the first and last bytes; a
-		// window of constant length (b[n-8:n], not b[n-8:]) is never empty,
-		// which spares masking its pointer.
-		switch {
-		case n >= 8 && n <= 16:
-			x, y := le.Uint64(b[:8]), le.Uint64(b[n-8:n])
-			same = x == le.Uint64(o[:8]) && y == le.Uint64(o[n-8:n]) && ((x-ones)&^x|(y-ones)&^y)&highs == 0
-		case n >= 4 && n < 8:
-			x, y := le.Uint32(b[:4]), le.Uint32(b[n-4:n])
-			same = x == le.Uint32(o[:4]) && y == le.Uint32(o[n-4:n]) && ((x-ones&0xffffffff)&^x|(y-ones&0xffffffff)&^y)&(highs&0xffffffff) == 0
-		case n > 16 && n <= 32:
-			x, y := le.Uint64(b[:8]), le.Uint64(b[8:16])
-			u, v := le.Uint64(b[n-16:n-8]), le.Uint64(b[n-8:n])
-			same = x == le.Uint64(o[:8]) && y == le.Uint64(o[8:16]) && u == le.Uint64(o[n-16:n-8]) && v == le.Uint64(o[n-8:n]) &&
-				((x-ones)&^x|(y-ones)&^y|(u-ones)&^u|(v-ones)&^v)&highs == 0
-		case n > 0 && n < 4:
-			same = b[0] == o[0] && b[n/2] == o[n/2] && b[n-1] == o[n-1] && b[0] != 0 && b[n/2] != 0 && b[n-1] != 0
-		}
-		if same {
-			return old, reader{b[n+1:], r.err}
-		}
-	}
-	return r.newCstr(field, old, shared)
-}
-
-// newCstr is cstr for a string that is empty, longer than 32 bytes, or new
-// to the field; kept out of cstr, whose arguments then need no saving
-// across a call when the bytes are the same again.
-func (r reader) newCstr(field string, old string, shared bool) (string, reader) {
 	b := r.rest
 	end := bytes.IndexByte(b, 0)
 	if end < 0 {
 		return "", r.fail(field, ErrUnterminated)
 	}
 	switch s := b[:end]; {
-	case old == string(s):
+	case old == string(s): // longer than kept looks, or empty
 	case shared:
 		old = intern(s)
 	default:
 		old = string(s)
 	}
 	return old, reader{b[end+1:], r.err}
+}
+
+// kept reports whether b starts with old's bytes and a zero and old holds
+// no zero byte, that is whether old is the string b starts with: a field
+// that holds its bytes again (a reused value: the same command tag, column
+// names, parameter names) keeps its string, and the decoders step over
+// len(old)+1 bytes without calling cstr. It looks at strings of up to
+// keptMaxLen bytes, with overlapping word loads of the first and last
+// bytes (as appendStr) and a word at a time beyond 16, and calls nothing,
+// so that it needs no stack frame; a word v holds a zero byte when
+// (v - 0x01…01) &^ v & 0x80…80 is not zero. Longer strings (query texts)
+// are for cstr, whose IndexByte and memequal are faster there.
+func kept(b []byte, old string) bool {
+	const keptMaxLen = 128
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := len(old)
+	if n >= len(b) || b[n] != 0 {
+		return false
+	}
+	// b[:n+1] and old[:n] are in range: loads with no bounds checks, which
+	// would call the panics and so need a frame; through encoding/binary,
+	// which is one load where the machine allows it at any alignment.
+	p, o := unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.StringData(old))
+	le := binary.LittleEndian
+	u64 := func(p unsafe.Pointer, i int) uint64 { return le.Uint64((*[8]byte)(unsafe.Add(p, i))[:]) }
+	u32 := func(p unsafe.Pointer, i int) uint32 { return le.Uint32((*[4]byte)(unsafe.Add(p, i))[:]) }
+	u8 := func(p unsafe.Pointer, i int) byte { return *(*byte)(unsafe.Add(p, i)) }
+	switch {
+	case n >= 8 && n <= 16:
+		x, y := u64(p, 0), u64(p, n-8)
+		return x == u64(o, 0) && y == u64(o, n-8) && ((x-ones)&^x|(y-ones)&^y)&highs == 0
+	case n >= 4 && n < 8:
+		x, y := u32(p, 0), u32(p, n-4)
+		return x == u32(o, 0) && y == u32(o, n-4) && ((x-ones&0xffffffff)&^x|(y-ones&0xffffffff)&^y)&(highs&0xffffffff) == 0
+	case n > 16 && n <= keptMaxLen:
+		var diff, zero uint64
+		for i := 0; i < n-8; i += 8 {
+			x := u64(p, i)
+			diff, zero = diff|(x^u64(o, i)), zero|(x-ones)&^x
+		}
+		x := u64(p, n-8)
+		return diff|(x^u64(o, n-8))|(zero|(x-ones)&^x)&highs == 0
+	case n > 0 && n < 4:
+		x, y, z := u8(p, 0), u8(p, n/2), u8(p, n-1)
+		return x == u8(o, 0) && y == u8(o, n/2) && z == u8(o, n-1) && x != 0 && y != 0 && z != 0
+	}
+	return n == 0
 }
 
 // remaining returns the bytes up to the end of the message.

@@ -45,8 +45,16 @@ func (m *BackupNewArchive) Decode(src []byte, p Params) error {
 	}
 	r := reader{rest: src}
 	r = r.tag('n')
-	m.FileName, r = r.str("FileName", m.FileName)
-	m.Location, r = r.str("Location", m.Location)
+	if kept(r.rest, m.FileName) {
+		r.rest = r.rest[len(m.FileName)+1:]
+	} else {
+		m.FileName, r = r.str("FileName", m.FileName)
+	}
+	if kept(r.rest, m.Location) {
+		r.rest = r.rest[len(m.Location)+1:]
+	} else {
+		m.Location, r = r.str("Location", m.Location)
+	}
 	r = r.end("Location")
 	return r.done("BackupNewArchive", len(src), p)
 }

@@ -82,7 +82,11 @@ func (m *RowDescription) Decode(src []byte, p Params) error {
 	m.Fields = grow(m.Fields, nFields)[:nFields]
 	for i := range m.Fields {
 		e := &m.Fields[i]
-		e.Name, r = r.str("Fields.Name", e.Name)
+		if kept(r.rest, e.Name) {
+			r.rest = r.rest[len(e.Name)+1:]
+		} else {
+			e.Name, r = r.str("Fields.Name", e.Name)
+		}
 		if b := r.rest; len(b) >= 18 {
 			e.TableOID = binary.BigEndian.Uint32(b[0:])
 			e.TableAttributeNumber = int16(binary.BigEndian.Uint16(b[4:]))

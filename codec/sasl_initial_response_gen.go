@@ -54,7 +54,11 @@ func (m *SASLInitialResponse) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('p').length()
 	}
-	m.AuthMechanism, r = r.str("AuthMechanism", m.AuthMechanism)
+	if kept(r.rest, m.AuthMechanism) {
+		r.rest = r.rest[len(m.AuthMechanism)+1:]
+	} else {
+		m.AuthMechanism, r = r.str("AuthMechanism", m.AuthMechanism)
+	}
 	m.Data, r = r.bytes32("Data", true)
 	r = r.end("Data")
 	return r.done("SASLInitialResponse", len(src), p)

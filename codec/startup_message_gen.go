@@ -76,8 +76,16 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 			m.Parameters = room(m.Parameters, r.terminated(0, 2))
 		}
 		e := &m.Parameters[i]
-		e.Name, r = r.str("Parameters.Name", e.Name)
-		e.Value, r = r.str("Parameters.Value", e.Value)
+		if kept(r.rest, e.Name) {
+			r.rest = r.rest[len(e.Name)+1:]
+		} else {
+			e.Name, r = r.str("Parameters.Name", e.Name)
+		}
+		if kept(r.rest, e.Value) {
+			r.rest = r.rest[len(e.Value)+1:]
+		} else {
+			e.Value, r = r.str("Parameters.Value", e.Value)
+		}
 		if r.err != nil {
 			r = r.at("Parameters", i)
 			break

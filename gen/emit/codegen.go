@@ -239,9 +239,19 @@ func (e *emitter) readItem(it *model.Item, sc scope) []jen.Code {
 	case model.OpGroup:
 		return e.readGroup(it, sc)
 	case model.OpString:
-		return []jen.Code{rcall([]jen.Code{sc.target(it)}, e.strMethod(it, sc), jen.Lit(name), sc.target(it))}
+		return []jen.Code{keptOr(jen.Id("r").Dot("rest"), sc.target(it), rcall([]jen.Code{sc.target(it)}, e.strMethod(it, sc), jen.Lit(name), sc.target(it)))}
 	}
 	return []jen.Code{readValue(sc.target(it), it, name)}
+}
+
+// keptOr reads the string target from rest (r.rest, or fastReader f) with
+// read, unless kept finds that target holds the bytes already: then it is
+// kept, so that a reused value costs no copy, and rest steps over them and
+// their terminator with no call but kept's, which needs no stack frame.
+func keptOr(rest, target jen.Code, read jen.Code) *jen.Statement {
+	return jen.If(jen.Id("kept").Call(rest, target)).Block(
+		jen.Add(rest).Op("=").Add(rest).Index(jen.Len(target).Op("+").Lit(1), jen.Empty()),
+	).Else().Block(read)
 }
 
 // countCall reads a count into n: Int16 counts through the inlined count16.
@@ -268,9 +278,7 @@ func readValue(target jen.Code, it *model.Item, name string) *jen.Statement {
 	case model.OpChoice:
 		return rcall(to, "choice", jen.Lit(name), jen.Lit(string(it.Choice.Tags)), jen.Lit(it.Choice.Optional))
 	case model.OpString:
-		// The string the field holds already is passed in: when the bytes
-		// are the same it is kept, so a reused value costs no copy.
-		return rcall(to, "str", jen.Lit(name), target)
+		return keptOr(jen.Id("r").Dot("rest"), target, rcall(to, "str", jen.Lit(name), target))
 	case model.OpRaw:
 		return rcall(to, "take", jen.Lit(name), jen.Lit(it.Width))
 	case model.OpBytes:

@@ -115,16 +115,34 @@ func (e *emitter) fastDecode() []jen.Code {
 		}
 		return []jen.Code{jen.If(cond.Op("&&").Add(has)).Block(append(reads, jen.Return(jen.Nil()))...)}
 	}
-	body := []jen.Code{jen.Id("f").Op(":=").Id("body").Call(jen.Id("src"), tag)}
-	for _, it := range items {
-		body = append(body, e.fastRead(it))
+	// The string that ends the message returns at once when the field
+	// holds its bytes again (kept, at the known length); a message that is
+	// only that string (CommandComplete) is checked on src before f exists,
+	// so that f is not kept across the call for the miss.
+	same := func(it *model.Item, fits *jen.Statement, rest jen.Code) jen.Code {
+		return jen.If(fits.Op("&&").Id("kept").Call(rest, jen.Id("m").Dot(it.Field))).Block(jen.Return(jen.Nil()))
+	}
+	var body []jen.Code
+	if it := items[0]; len(items) == 1 && it.Op == model.OpString {
+		n := jen.Len(jen.Id("m").Dot(it.Field)).Op("+").Lit(5)
+		body = append(body, same(it, jen.Id("sized").Call(jen.Id("src"), tag, n), jen.Id("src").Index(jen.Lit(5), jen.Empty())))
+	}
+	body = append(body, jen.Id("f").Op(":=").Id("body").Call(jen.Id("src"), tag))
+	for i, it := range items {
+		last := i == len(items)-1
+		if last && it.Op == model.OpString && len(items) > 1 {
+			n := jen.Len(jen.Id("m").Dot(it.Field)).Op("+").Lit(1)
+			body = append(body, same(it, jen.Len(jen.Id("f")).Op("==").Add(n), jen.Id("f")))
+		}
+		body = append(body, e.fastRead(it, last))
 	}
 	body = append(body, jen.If(jen.Id("f").Dot("ended").Call()).Block(jen.Return(jen.Nil())))
 	return []jen.Code{jen.If(has).Block(body...)}
 }
 
-// fastRead reads one item with fastReader f.
-func (e *emitter) fastRead(it *model.Item) jen.Code {
+// fastRead reads one item with fastReader f; last is whether it ends the
+// message.
+func (e *emitter) fastRead(it *model.Item, last bool) jen.Code {
 	target := jen.Id("m").Dot(it.Field)
 	fcall := func(targets []jen.Code, method string, args ...jen.Code) *jen.Statement {
 		return jen.List(append(targets, jen.Id("f"))...).Op("=").Id("f").Dot(method).Call(args...)
@@ -143,7 +161,11 @@ func (e *emitter) fastRead(it *model.Item) jen.Code {
 	case model.OpBytesN:
 		return fcall(nil, "fill", target.Clone().Index(jen.Empty(), jen.Empty()))
 	case model.OpString:
-		return fcall([]jen.Code{target}, e.strMethod(it, scope{recv: "m"}), target.Clone())
+		read := fcall([]jen.Code{target}, e.strMethod(it, scope{recv: "m"}), target.Clone())
+		if last {
+			return read // fastDecode checked kept
+		}
+		return keptOr(jen.Id("f"), target.Clone(), read)
 	}
 	return fcall([]jen.Code{target}, "remaining") // OpRest, of any length
 }

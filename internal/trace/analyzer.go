@@ -167,20 +167,19 @@ type examiner struct {
 	f      formatter
 	bufs   [3][]byte // re-encoding, one per layer
 	grew   bool      // a large message was let go: return the memory at the next read
-	// counts are the analyzer's counters of each layer and message type,
-	// found once per type: a pointer-keyed map of the examiner's own costs
-	// less per message than the shared sync.Maps keyed by name.
-	counts map[counted]typeCounters
+	// counts are the analyzer's counters of each message type and the
+	// layer it came in, found once per type: a map of the examiner's own
+	// keyed by descriptor costs less per message than the shared sync.Maps
+	// keyed by name.
+	counts map[*codec.MessageDescriptor]typeCounters
 }
 
-// counted is a layer and the descriptor of a message type in it.
-type counted struct {
-	layer string
-	d     *codec.MessageDescriptor
+// typeCounters are the analyzer's counters of a message type and of the
+// layer named layer.
+type typeCounters struct {
+	layer          string
+	inLayer, count *atomic.Int64
 }
-
-// typeCounters are the analyzer's counters of one counted.
-type typeCounters struct{ layer, message *atomic.Int64 }
 
 func newExaminer(a *analyzer, d *decoder) examiner {
 	return examiner{a: a, d: d, decode: d.decode, f: a.newFormatter()}
@@ -218,17 +217,17 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 	}
 	st.decoded.Add(1)
 	for _, l := range chain {
-		k := counted{l.Name, l.Msg.Descriptor()}
-		c, ok := x.counts[k]
-		if !ok {
+		d := l.Msg.Descriptor()
+		c, ok := x.counts[d]
+		if !ok || c.layer != l.Name { // a type comes in one layer but for the start-up's
 			if x.counts == nil {
-				x.counts = map[counted]typeCounters{}
+				x.counts = map[*codec.MessageDescriptor]typeCounters{}
 			}
-			c = typeCounters{counter(&st.layers, l.Name), counter(&st.messages, l.Msg.Slug())}
-			x.counts[k] = c
+			c = typeCounters{l.Name, counter(&st.layers, l.Name), counter(&st.messages, l.Msg.Slug())}
+			x.counts[d] = c
 		}
-		c.layer.Add(1)
-		c.message.Add(1)
+		c.inLayer.Add(1)
+		c.count.Add(1)
 	}
 	if !x.a.format.Quiet {
 		lines = x.f.appendLine(lines, at, x.d.c.id, x.d.dir, off, chain, frame)

@@ -560,8 +560,9 @@ func (s *captureStream) ReassemblyComplete(reassembly.AssemblerContext) bool {
 // next cuts the direction's next message, framed as the connection's phase
 // says; errNeedMore when it has not all arrived.
 func (h *halfStream) next() ([]byte, error) {
-	h.fr.MaxSize = h.d.maxSize(codec.DefaultMaxSize)
-	switch h.d.next() {
+	kind, limit := h.d.framing(codec.DefaultMaxSize)
+	h.fr.MaxSize = limit
+	switch kind {
 	case untagged:
 		return h.fr.NextUntagged()
 	case oneByte:

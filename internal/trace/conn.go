@@ -135,36 +135,42 @@ const (
 
 // next says how the direction's next message is framed.
 func (d *decoder) next() frameKind {
-	c := d.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case c.conv.Encrypted():
-		return undecoded
-	case d.dir == Frontend && c.conv.Frontend.Untagged():
-		return untagged
-	case d.dir == Backend && c.conv.Backend.OneByte():
-		return oneByte
-	}
-	return tagged
+	k, _ := d.framing(0)
+	return k
 }
 
-// maxSize is the longest message the direction accepts now: the server is
-// trusted as far as the protocol allows; a client is held to PostgreSQL's
-// own limits until it has authenticated, then to max.
-func (d *decoder) maxSize(max int) int {
+// framing says how the direction's next message is framed and how long it
+// may be: the server is trusted as far as the protocol allows; a client is
+// held to PostgreSQL's own limits until it has authenticated, then to max.
+// One lock for both, as the pump asks before each message.
+func (d *decoder) framing(max int) (frameKind, int) {
 	c := d.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	size := max
 	switch {
 	case d.dir == Backend:
-		return codec.DefaultMaxSize
+		size = codec.DefaultMaxSize
 	case !c.conv.Started():
-		return MaxStartupSize
+		size = MaxStartupSize
 	case !c.conv.Authenticated():
-		return MaxAuthSize
+		size = MaxAuthSize
 	}
-	return max
+	switch {
+	case c.conv.Encrypted():
+		return undecoded, size
+	case d.dir == Frontend && c.conv.Frontend.Untagged():
+		return untagged, size
+	case d.dir == Backend && c.conv.Backend.OneByte():
+		return oneByte, size
+	}
+	return tagged, size
+}
+
+// maxSize is the longest message the direction accepts now (see framing).
+func (d *decoder) maxSize(max int) int {
+	_, size := d.framing(max)
+	return size
 }
 
 // decode takes one message of the direction apart, down to the replication

@@ -34,6 +34,14 @@ type formatter struct {
 	seed    maphash.Seed
 	second  int64  // the Unix second seconds holds
 	seconds []byte // "2006-01-02T15:04:05" of second
+	// The header's parts that repeat: the time of the last line (a read's
+	// messages all bear its time) and what follows it up to the offset,
+	// which names the session and direction.
+	at     time.Time
+	stamp  []byte
+	whoID  int64
+	whoDir Direction
+	who    []byte
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -55,12 +63,15 @@ type formatter struct {
 // that carry a secret are not kept; a nil frame is not looked up.
 func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, off int64, chain []Layer, frame []byte) []byte {
 	b = f.appendHeader(b, at, id, d, off)
-	if frame == nil || len(frame) > maxCachedFrame || hasSecret(chain) {
+	if frame == nil || len(frame) > maxCachedFrame {
 		return f.appendEnd(f.appendMessages(b, chain))
 	}
 	e := f.bodies[string(frame)]
-	if e != nil && e.matches(chain) {
+	if e != nil && e.matches(chain) { // a frame kept has no secret: its types say so
 		return f.appendEnd(append(b, e.text...))
+	}
+	if hasSecret(chain) {
+		return f.appendEnd(f.appendMessages(b, chain))
 	}
 	mark := len(b)
 	b = f.appendMessages(b, chain)
@@ -135,24 +146,38 @@ func (e *body) set(chain []Layer, text []byte) {
 }
 
 func (f *formatter) appendHeader(b []byte, at time.Time, id int64, d Direction, off int64) []byte {
+	if at != f.at || f.stamp == nil {
+		f.at, f.stamp = at, f.appendTime(f.stamp[:0], at)
+	}
+	if id != f.whoID || d != f.whoDir || f.who == nil {
+		f.whoID, f.whoDir, f.who = id, d, f.appendWho(f.who[:0], id, d)
+	}
 	if f.json {
 		b = append(b, `{"time":"`...)
-		b = f.appendTime(b, at)
+		b = append(b, f.stamp...)
+		b = append(b, f.who...)
+		b = strconv.AppendInt(b, off, 10)
+		return append(b, `,"messages":[`...)
+	}
+	b = append(b, f.stamp...)
+	b = append(b, f.who...)
+	return strconv.AppendInt(b, off, 10)
+}
+
+// appendWho writes the part of a header between the time and the offset.
+func (f *formatter) appendWho(b []byte, id int64, d Direction) []byte {
+	if f.json {
 		b = append(b, `","session":`...)
 		b = strconv.AppendInt(b, id, 10)
 		b = append(b, `,"dir":"`...)
 		b = append(b, d.String()...)
-		b = append(b, `","offset":`...)
-		b = strconv.AppendInt(b, off, 10)
-		return append(b, `,"messages":[`...)
+		return append(b, `","offset":`...)
 	}
-	b = f.appendTime(b, at)
 	b = append(b, " #"...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, ' ')
 	b = append(b, d.String()...)
-	b = append(b, " @"...)
-	return strconv.AppendInt(b, off, 10)
+	return append(b, " @"...)
 }
 
 func (f *formatter) appendEnd(b []byte) []byte {

@@ -278,11 +278,11 @@ func (p *pump) flush() error {
 // says and no longer than the phase allows.
 func (p *pump) next() ([]byte, error) {
 	for {
-		limit := p.d.maxSize(p.s.p.opts.MaxMessage)
+		kind, limit := p.d.framing(p.s.p.opts.MaxMessage)
 		p.fr.MaxSize = limit
 		var frame []byte
 		var err error
-		if p.d.next() == untagged {
+		if kind == untagged {
 			frame, err = p.fr.NextUntagged()
 		} else {
 			frame, err = p.fr.Next()

@@ -53,7 +53,11 @@ func (m *AuthenticationSASL) Decode(src []byte, p Params) error {
 		if i == len(m.Mechanisms) {
 			m.Mechanisms = room(m.Mechanisms, r.terminated(0, 1))
 		}
-		m.Mechanisms[i], r = r.str("Mechanisms", m.Mechanisms[i])
+		if kept(r.rest, m.Mechanisms[i]) {
+			r.rest = r.rest[len(m.Mechanisms[i])+1:]
+		} else {
+			m.Mechanisms[i], r = r.str("Mechanisms", m.Mechanisms[i])
+		}
 		if r.err != nil {
 			r = r.at("Mechanisms", i)
 			break

@@ -61,7 +61,11 @@ func (m *Bind) Decode(src []byte, p Params) error {
 	} else {
 		r = r.tag('B').length()
 	}
-	m.Portal, r = r.str("Portal", m.Portal)
+	if kept(r.rest, m.Portal) {
+		r.rest = r.rest[len(m.Portal)+1:]
+	} else {
+		m.Portal, r = r.str("Portal", m.Portal)
+	}
 	var nFormatCodes int
 	nFormatCodes, r = r.count16("FormatCodes", 2)
 	m.FormatCodes = grow(m.FormatCodes, nFormatCodes)[:nFormatCodes]

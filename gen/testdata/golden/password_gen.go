@@ -31,6 +31,9 @@ func (*Password) Majors() MajorSet {
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Password) Decode(src []byte, p Params) error {
 	if passwordMajors.Has(p.Major) {
+		if sized(src, 'p', len(m.Password)+5) && kept(src[5:], m.Password) {
+			return nil
+		}
 		f := body(src, 'p')
 		m.Password, f = f.str(m.Password)
 		if f.ended() {
@@ -52,7 +55,11 @@ func (m *Password) decode(src []byte, p Params) error {
 	r := reader{rest: src}
 	r = r.tag('p')
 	r = r.length()
-	m.Password, r = r.str("Password", m.Password)
+	if kept(r.rest, m.Password) {
+		r.rest = r.rest[len(m.Password)+1:]
+	} else {
+		m.Password, r = r.str("Password", m.Password)
+	}
 	r = r.end("Password")
 	return r.done("Password", len(src), p)
 }

@@ -59,8 +59,16 @@ func (m *StartupMessage) Decode(src []byte, p Params) error {
 			m.Params = room(m.Params, r.terminated(0, 2))
 		}
 		e := &m.Params[i]
-		e.Name, r = r.str("Params.Name", e.Name)
-		e.Value, r = r.str("Params.Value", e.Value)
+		if kept(r.rest, e.Name) {
+			r.rest = r.rest[len(e.Name)+1:]
+		} else {
+			e.Name, r = r.str("Params.Name", e.Name)
+		}
+		if kept(r.rest, e.Value) {
+			r.rest = r.rest[len(e.Value)+1:]
+		} else {
+			e.Value, r = r.str("Params.Value", e.Value)
+		}
 		if r.err != nil {
 			r = r.at("Params", i)
 			break
