@@ -530,13 +530,17 @@ func (c *Conversation) Resume() {
 // Decrypted goes on after the server accepted encryption (or the frontend
 // began TLS at once) when the caller holds the TLS or GSSAPI end itself (a
 // proxy terminating TLS): what comes through it is the protocol again, from
-// a startup packet. After an 'S' or 'G' it may ask for no more encryption;
-// through direct TLS each request may come once and is answered 'N', as
-// PostgreSQL 17 on does.
+// a startup packet. After an 'S' or 'G' it may ask for no more encryption
+// (and the server may refuse what came with the request, the way its major
+// does); through direct TLS each request may come once and is answered
+// 'N', as PostgreSQL 17 on does.
 func (c *Conversation) Decrypted() {
-	if c.fe == stFrontendTlsHandshake {
+	switch c.fe {
+	case stFrontendTlsHandshake:
 		c.fe, c.be = stFrontendTlsStartup, stBackendWaiting
-		return
+	case stFrontendGssHandshake:
+		c.fe, c.be = stFrontendEncryptedStartup, stBackendAfterGssHandshake
+	default:
+		c.fe, c.be = stFrontendEncryptedStartup, stBackendAfterSslHandshake
 	}
-	c.fe, c.be = stFrontendEncryptedStartup, stBackendAfterHandshake
 }

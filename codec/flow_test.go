@@ -586,21 +586,32 @@ func TestDirectTLS(t *testing.T) {
 		t.Errorf("StartupMessage through TLS: %v", err)
 	}
 
-	// Bytes that came with the SSLRequest, before its 'S': PostgreSQL to 16
-	// refuses them with FATAL 08P01 through the TLS just established; 17
-	// on took them into the handshake and sends no message.
+	// Bytes that came with the request, before its 'S' or 'G': PostgreSQL
+	// to 16 refuses them with FATAL 08P01 through the encryption just
+	// established; 17 on takes them into the TLS handshake and sends no
+	// message, but still refuses them after the GSSAPI one.
 	fatal := be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "08P01"}}}, codec.Params{})
-	for major, state := range map[int]string{16: "", 17: "backend after-handshake"} {
-		c = conv(major)
-		if err := play(ssl, turn{true, []byte{'S'}}); err != nil {
+	for _, x := range []struct {
+		major  int
+		req    turn
+		answer byte
+		state  string // of the violation; "" for none
+	}{
+		{16, ssl, 'S', ""},
+		{17, ssl, 'S', "backend after-ssl-handshake"},
+		{16, gss, 'G', ""},
+		{17, gss, 'G', ""},
+	} {
+		c = conv(x.major)
+		if err := play(x.req, turn{true, []byte{x.answer}}); err != nil {
 			t.Fatal(err)
 		}
 		c.Decrypted()
-		err := play(fatal)
-		if state == "" && err != nil {
-			t.Errorf("%d: FATAL after the handshake: %v", major, err)
-		} else if state != "" {
-			wantFlow(fmt.Sprint(major, ": FATAL after the handshake"), err, state, "error-response")
+		what := fmt.Sprintf("%d: FATAL after the handshake that followed %q", x.major, x.answer)
+		if err := play(fatal); x.state == "" && err != nil {
+			t.Errorf("%s: %v", what, err)
+		} else if x.state != "" {
+			wantFlow(what, err, x.state, "error-response")
 		}
 	}
 }

@@ -9,132 +9,138 @@ const (
 	stFrontendStartup flowState = 0
 	// frontend encrypted-startup: encryption is established after an S or G, or both requests were answered N through direct TLS, and the caller holds its end: the frontend speaks first again, untagged, and asks for no more encryption
 	stFrontendEncryptedStartup flowState = 1
+	// frontend ssl-handshake: an SSLRequest was answered S: the TLS handshake follows, which is no message (a caller holding the TLS end goes on with Decrypted)
+	stFrontendSslHandshake flowState = 2
+	// frontend gss-handshake: a GSSENCRequest was answered G: the GSSAPI handshake follows, which is no message (a caller holding the GSSAPI end goes on with Decrypted)
+	stFrontendGssHandshake flowState = 3
 	// frontend tls-handshake: the frontend began TLS without SSLRequest: the handshake is no message (a caller holding the TLS end goes on with Decrypted)
-	stFrontendTlsHandshake flowState = 2
+	stFrontendTlsHandshake flowState = 4
 	// frontend tls-startup: direct TLS is established and the caller holds its end: the frontend speaks first, untagged; an SSLRequest or GSSENCRequest through it is answered N, each once
-	stFrontendTlsStartup flowState = 3
+	stFrontendTlsStartup flowState = 5
 	// frontend tls-ssl-refused: an SSLRequest through direct TLS was answered N: the frontend speaks first again, untagged, and may ask for GSSAPI encryption (refused too), not for SSL again
-	stFrontendTlsSslRefused flowState = 4
+	stFrontendTlsSslRefused flowState = 6
 	// frontend tls-gss-refused: a GSSENCRequest through direct TLS was answered N: the frontend speaks first again, untagged, and may ask for SSL (refused too), not for GSSAPI encryption again
-	stFrontendTlsGssRefused flowState = 5
+	stFrontendTlsGssRefused flowState = 7
 	// frontend ssl-refused: an SSLRequest was answered N: the frontend speaks first again, untagged, and may ask for GSSAPI encryption instead, not for SSL again
-	stFrontendSslRefused flowState = 6
+	stFrontendSslRefused flowState = 8
 	// frontend gss-refused: a GSSENCRequest was answered N: the frontend speaks first again, untagged, and may ask for SSL instead, not for GSSAPI encryption again
-	stFrontendGssRefused flowState = 7
+	stFrontendGssRefused flowState = 9
 	// frontend unencrypted-startup: both an SSLRequest and a GSSENCRequest were answered N: the frontend goes on unencrypted, untagged, and asks for no more encryption
-	stFrontendUnencryptedStartup flowState = 8
+	stFrontendUnencryptedStartup flowState = 10
 	// frontend encryption: an SSLRequest or GSSENCRequest sent: the frontend waits for the server's one-byte answer
-	stFrontendEncryption flowState = 9
+	stFrontendEncryption flowState = 11
 	// frontend authenticating: the frontend waits for an authentication request or the end of authentication
-	stFrontendAuthenticating flowState = 10
+	stFrontendAuthenticating flowState = 12
 	// frontend password: the server asked for a password (AuthenticationCleartextPassword or AuthenticationMD5Password)
-	stFrontendPassword flowState = 11
+	stFrontendPassword flowState = 13
 	// frontend sasl-initial: the server offered SASL mechanisms (AuthenticationSASL)
-	stFrontendSaslInitial flowState = 12
+	stFrontendSaslInitial flowState = 14
 	// frontend sasl: the server sent a SASL challenge (AuthenticationSASLContinue)
-	stFrontendSasl flowState = 13
+	stFrontendSasl flowState = 15
 	// frontend gss: the server asked for GSSAPI or SSPI data (AuthenticationGSS, AuthenticationSSPI, AuthenticationGSSContinue)
-	stFrontendGss flowState = 14
+	stFrontendGss flowState = 16
 	// frontend session: authenticated: the frontend sends queries, each queued for the server to answer in order (pipelining)
-	stFrontendSession flowState = 15
+	stFrontendSession flowState = 17
 	// frontend copy-in: the server entered copy-in mode (CopyInResponse): the frontend sends the data
-	stFrontendCopyIn flowState = 16
+	stFrontendCopyIn flowState = 18
 	// frontend copy-both: the server entered copy-both mode (CopyBothResponse, START_REPLICATION): both sides send CopyData
-	stFrontendCopyBoth flowState = 17
+	stFrontendCopyBoth flowState = 19
 	// frontend terminated: Terminate sent: "the frontend sends a Terminate message and immediately closes the connection"
-	stFrontendTerminated flowState = 18
+	stFrontendTerminated flowState = 20
 	// frontend closed: the connection can carry nothing more: a CancelRequest was sent, or the server refused the session
-	stFrontendClosed flowState = 19
+	stFrontendClosed flowState = 21
 	// backend waiting: the frontend has not spoken yet: the server sends nothing
-	stBackendWaiting flowState = 20
+	stBackendWaiting flowState = 22
 	// backend ssl-answer: an SSLRequest is waiting for its one-byte answer
-	stBackendSslAnswer flowState = 21
+	stBackendSslAnswer flowState = 23
 	// backend gss-answer: a GSSENCRequest is waiting for its one-byte answer
-	stBackendGssAnswer flowState = 22
+	stBackendGssAnswer flowState = 24
 	// backend ssl-answer-after-gss: an SSLRequest after a GSSENCRequest's N is waiting for its one-byte answer
-	stBackendSslAnswerAfterGss flowState = 23
+	stBackendSslAnswerAfterGss flowState = 25
 	// backend gss-answer-after-ssl: a GSSENCRequest after an SSLRequest's N is waiting for its one-byte answer
-	stBackendGssAnswerAfterSsl flowState = 24
+	stBackendGssAnswerAfterSsl flowState = 26
 	// backend ssl-answer-in-tls: an SSLRequest through direct TLS is waiting for its one-byte answer, which is N
-	stBackendSslAnswerInTls flowState = 25
+	stBackendSslAnswerInTls flowState = 27
 	// backend gss-answer-in-tls: a GSSENCRequest through direct TLS is waiting for its one-byte answer, which is N
-	stBackendGssAnswerInTls flowState = 26
+	stBackendGssAnswerInTls flowState = 28
 	// backend ssl-answer-in-tls-after-gss: an SSLRequest through direct TLS after a GSSENCRequest's N is waiting for its one-byte answer, which is N
-	stBackendSslAnswerInTlsAfterGss flowState = 27
+	stBackendSslAnswerInTlsAfterGss flowState = 29
 	// backend gss-answer-in-tls-after-ssl: a GSSENCRequest through direct TLS after an SSLRequest's N is waiting for its one-byte answer, which is N
-	stBackendGssAnswerInTlsAfterSsl flowState = 28
+	stBackendGssAnswerInTlsAfterSsl flowState = 30
 	// backend refused: an encryption request was answered N: the server waits for the frontend's next packet, and refuses bytes the frontend sent before that answer
-	stBackendRefused flowState = 29
-	// backend after-handshake: the server accepted encryption after a request and the caller holds its end: the server waits for the frontend's startup packet through it
-	stBackendAfterHandshake flowState = 30
+	stBackendRefused flowState = 31
+	// backend after-ssl-handshake: the server accepted TLS after an SSLRequest and the caller holds its end: the server waits for the frontend's startup packet through it
+	stBackendAfterSslHandshake flowState = 32
+	// backend after-gss-handshake: the server accepted GSSAPI encryption and the caller holds its end: the server waits for the frontend's startup packet through it
+	stBackendAfterGssHandshake flowState = 33
 	// backend authentication: the StartupMessage arrived: the server negotiates the protocol and authenticates the frontend
-	stBackendAuthentication flowState = 31
+	stBackendAuthentication flowState = 34
 	// backend sasl-wait: AuthenticationSASL or AuthenticationSASLContinue sent: the server waits for the client's SASLInitialResponse or SASLResponse
-	stBackendSaslWait flowState = 32
+	stBackendSaslWait flowState = 35
 	// backend sasl: the client answered a SASL message: the server challenges again, completes the exchange or refuses it
-	stBackendSasl flowState = 33
+	stBackendSasl flowState = 36
 	// backend sasl-final: AuthenticationSASLFinal sent: AuthenticationOk follows
-	stBackendSaslFinal flowState = 34
+	stBackendSaslFinal flowState = 37
 	// backend parameters: AuthenticationOk sent: the server reports its parameters and its cancel key, then becomes ready
-	stBackendParameters flowState = 35
+	stBackendParameters flowState = 38
 	// backend idle: no frontend request waits for an answer: the server sends only asynchronous messages
-	stBackendIdle flowState = 36
+	stBackendIdle flowState = 39
 	// backend query: answering a simple Query, between its statements
-	stBackendQuery flowState = 37
+	stBackendQuery flowState = 40
 	// backend query-failed: a simple Query failed: only ReadyForQuery ends it
-	stBackendQueryFailed flowState = 38
+	stBackendQueryFailed flowState = 41
 	// backend query-rows: a RowDescription sent: the rows of one statement follow
-	stBackendQueryRows flowState = 39
+	stBackendQueryRows flowState = 42
 	// backend query-copy-out: copy-out mode of a simple Query (COPY TO STDOUT, BASE_BACKUP)
-	stBackendQueryCopyOut flowState = 40
+	stBackendQueryCopyOut flowState = 43
 	// backend query-copy-in: copy-in mode of a simple Query: the frontend sends the data
-	stBackendQueryCopyIn flowState = 41
+	stBackendQueryCopyIn flowState = 44
 	// backend query-copy-both: copy-both mode (START_REPLICATION): the server streams CopyData
-	stBackendQueryCopyBoth flowState = 42
+	stBackendQueryCopyBoth flowState = 45
 	// backend query-copy-both-done: the server ended its side of copy-both mode
-	stBackendQueryCopyBothDone flowState = 43
+	stBackendQueryCopyBothDone flowState = 46
 	// backend parse: answering a Parse
-	stBackendParse flowState = 44
+	stBackendParse flowState = 47
 	// backend bind: answering a Bind
-	stBackendBind flowState = 45
+	stBackendBind flowState = 48
 	// backend describe: answering a Describe
-	stBackendDescribe flowState = 46
+	stBackendDescribe flowState = 49
 	// backend describe-rows: a statement's ParameterDescription sent: its row description follows
-	stBackendDescribeRows flowState = 47
+	stBackendDescribeRows flowState = 50
 	// backend execute: answering an Execute
-	stBackendExecute flowState = 48
+	stBackendExecute flowState = 51
 	// backend execute-copy-out: copy-out mode of an Execute
-	stBackendExecuteCopyOut flowState = 49
+	stBackendExecuteCopyOut flowState = 52
 	// backend execute-copy-in: copy-in mode of an Execute
-	stBackendExecuteCopyIn flowState = 50
+	stBackendExecuteCopyIn flowState = 53
 	// backend close: answering a Close
-	stBackendClose flowState = 51
+	stBackendClose flowState = 54
 	// backend sync: answering a Sync, or discarding until it after an error
-	stBackendSync flowState = 52
+	stBackendSync flowState = 55
 	// backend function-call: answering a FunctionCall
-	stBackendFunctionCall flowState = 53
+	stBackendFunctionCall flowState = 56
 	// backend function-call-done: a FunctionCall answered: its ReadyForQuery follows
-	stBackendFunctionCallDone flowState = 54
+	stBackendFunctionCallDone flowState = 57
 	// backend encrypted: the server accepted encryption: the TLS or GSSAPI handshake follows, no protocol message
-	stBackendEncrypted flowState = 55
+	stBackendEncrypted flowState = 58
 	// backend closed: the server refused the session or ended it: nothing follows
-	stBackendClosed flowState = 56
+	stBackendClosed flowState = 59
 	// replication-backend streaming: START_REPLICATION's copy-both stream
-	stReplicationBackendStreaming flowState = 57
+	stReplicationBackendStreaming flowState = 60
 	// replication-backend backup: BASE_BACKUP's copy-out stream, before its first archive
-	stReplicationBackendBackup flowState = 58
+	stReplicationBackendBackup flowState = 61
 	// replication-backend backup-archive: inside an archive or the manifest of BASE_BACKUP
-	stReplicationBackendBackupArchive flowState = 59
+	stReplicationBackendBackupArchive flowState = 62
 	// replication-frontend streaming: START_REPLICATION's copy-both stream
-	stReplicationFrontendStreaming flowState = 60
+	stReplicationFrontendStreaming flowState = 63
 	// logical between: between transactions
-	stLogicalBetween flowState = 61
+	stLogicalBetween flowState = 64
 	// logical transaction: after Begin
-	stLogicalTransaction flowState = 62
+	stLogicalTransaction flowState = 65
 	// logical prepared-transaction: after Begin Prepare
-	stLogicalPreparedTransaction flowState = 63
+	stLogicalPreparedTransaction flowState = 66
 	// logical stream: between Stream Start and Stream Stop: messages carry the xid
-	stLogicalStream flowState = 64
+	stLogicalStream flowState = 67
 )
 
 // The kinds of message the flow tells apart, then its events: 0 is none the codec knows.
@@ -337,25 +343,25 @@ var flowRules = [...]flowRule{
 	// frontend copy-both, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
 	{next: stFrontendTerminated + 1, moves: true, majors: 0xffc00},
 	// backend ssl-answer, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows, which is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 55, majors: 0xffc00},
+	{next: stBackendEncrypted + 1, peer: stFrontendSslHandshake + 1, moves: true, answer: byte(0x53), alt: 55, majors: 0xffc00},
 	// backend ssl-answer, SSLResponse 'N': N: "the frontend might choose to abandon the connection … or it might continue … with an unencrypted connection" (a StartupMessage, or a GSSENCRequest instead) (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{next: stBackendRefused + 1, peer: stFrontendSslRefused + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},
 	// backend ssl-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (a server that predates SSL support) (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
 	// backend gss-answer, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 58, majors: 0xff000},
+	{next: stBackendEncrypted + 1, peer: stFrontendGssHandshake + 1, moves: true, answer: byte(0x47), alt: 58, majors: 0xff000},
 	// backend gss-answer, GSSEncResponse 'N': N: the frontend may go on unencrypted, or ask for SSL instead (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{next: stBackendRefused + 1, peer: stFrontendGssRefused + 1, moves: true, answer: byte(0x4e), majors: 0xff000},
 	// backend gss-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
 	// backend ssl-answer-after-gss, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x53), alt: 61, majors: 0xffc00},
+	{next: stBackendEncrypted + 1, peer: stFrontendSslHandshake + 1, moves: true, answer: byte(0x53), alt: 61, majors: 0xffc00},
 	// backend ssl-answer-after-gss, SSLResponse 'N': N: both encryptions were refused; the frontend may go on unencrypted (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{next: stBackendRefused + 1, peer: stFrontendUnencryptedStartup + 1, moves: true, answer: byte(0x4e), majors: 0xffc00},
 	// backend ssl-answer-after-gss, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
 	// backend gss-answer-after-ssl, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{next: stBackendEncrypted + 1, peer: stFrontendClosed + 1, moves: true, answer: byte(0x47), alt: 64, majors: 0xff000},
+	{next: stBackendEncrypted + 1, peer: stFrontendGssHandshake + 1, moves: true, answer: byte(0x47), alt: 64, majors: 0xff000},
 	// backend gss-answer-after-ssl, GSSEncResponse 'N': N: both encryptions were refused; the frontend may go on unencrypted (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{next: stBackendRefused + 1, peer: stFrontendUnencryptedStartup + 1, moves: true, answer: byte(0x4e), majors: 0xff000},
 	// backend gss-answer-after-ssl, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
@@ -370,8 +376,10 @@ var flowRules = [...]flowRule{
 	{next: stBackendRefused + 1, peer: stFrontendEncryptedStartup + 1, moves: true, answer: byte(0x4e), majors: 0xe0000},
 	// backend refused, ErrorResponse: the manual is silent; after its N, ProcessStartupPacket (postmaster.c to 16, backend_startup.c from 17; since 10.19, 11.14, 12.9, 13.5 and 14.1, CVE-2021-23214 and CVE-2021-23222) finds bytes that arrived with the request already buffered and sends FATAL 08P01 "received unencrypted data after SSL request" ("received unencrypted data after GSSAPI encryption request"), detail "This could be either a client-software bug or evidence of an attempted man-in-the-middle attack."; checked live against 15, 17, 18 and 19 (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
-	// backend after-handshake, ErrorResponse: the manual is silent; PostgreSQL to 16 keeps bytes that arrived with the request aside, runs the handshake on the socket, then sends FATAL 08P01 "received unencrypted data after SSL request" ("... after GSSAPI encryption request") through the encryption (postmaster.c, ProcessStartupPacket; checked live against 15); 17 on feeds such bytes to the TLS handshake (be-secure.c, secure_open_server) and closes without a message when they are no part of it (protocol-flow.html#PROTOCOL-FLOW-SSL)
+	// backend after-ssl-handshake, ErrorResponse: the manual is silent; PostgreSQL to 16 keeps bytes that arrived with the SSLRequest aside, runs the TLS handshake on the socket, then sends FATAL 08P01 "received unencrypted data after SSL request" through TLS (postmaster.c, ProcessStartupPacket; checked live against 15); 17 on feeds such bytes to the handshake (be-secure.c, secure_open_server) and closes without a message when they are no part of it (checked live against 17, 18 and 19) (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0x1fc00},
+	// backend after-gss-handshake, ErrorResponse: the manual is silent; PostgreSQL keeps bytes that arrived with the GSSENCRequest aside, runs the GSSAPI handshake on the socket (be-secure-gssapi.c takes none of them, in 18 too), then sends FATAL 08P01 "received unencrypted data after GSSAPI encryption request" through the encryption (ProcessStartupPacket) (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
+	{next: stBackendClosed + 1, peer: stFrontendClosed + 1, moves: true, majors: 0xffc00},
 	// backend authentication, NegotiateProtocolVersion: "The server does not support the minor protocol version requested by the client … This message will also be sent if the client requested unsupported protocol options (i.e., beginning with _pq_.)"; "This message will be followed by an ErrorResponse or a message indicating the success or failure of authentication": it comes before the authentication requests, once, for what the StartupMessage asked (protocol-message-formats.html#PROTOCOL-MESSAGE-FORMATS-NEGOTIATEPROTOCOLVERSION)
 	{requires: requiresNegotiation, majors: 0xff800},
 	// backend authentication, AuthenticationOk: "The authentication exchange is successfully completed" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
@@ -744,20 +752,20 @@ var flowRules = [...]flowRule{
 	{next: stLogicalBetween + 1, moves: true, majors: 0xfc000}}
 
 // flowTable names the rule (1-based; 0: not allowed) of each state and kind.
-var flowTable = [65][flowKinds]uint16{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3, 85: 5}, stFrontendEncryptedStartup: {15: 7, 82: 6}, stFrontendTlsHandshake: {}, stFrontendTlsStartup: {15: 11, 34: 9, 80: 8, 82: 10}, stFrontendTlsSslRefused: {15: 14, 34: 12, 82: 13}, stFrontendTlsGssRefused: {15: 17, 80: 15, 82: 16}, stFrontendSslRefused: {15: 20, 34: 18, 82: 19}, stFrontendGssRefused: {15: 23, 80: 21, 82: 22}, stFrontendUnencryptedStartup: {15: 25, 82: 24}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 26}, stFrontendPassword: {63: 27, 84: 28}, stFrontendSaslInitial: {78: 29, 84: 30}, stFrontendSasl: {79: 31, 84: 32}, stFrontendGss: {33: 33, 84: 34}, stFrontendSession: {13: 37, 16: 40, 26: 38, 29: 39, 30: 42, 31: 43, 61: 36, 65: 35, 83: 41, 84: 44}, stFrontendCopyIn: {20: 45, 21: 46, 22: 47, 30: 48, 83: 49, 84: 50}, stFrontendCopyBoth: {20: 51, 21: 52, 84: 53}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 56, 81: 54}, stBackendGssAnswer: {28: 59, 35: 57}, stBackendSslAnswerAfterGss: {28: 62, 81: 60}, stBackendGssAnswerAfterSsl: {28: 65, 35: 63}, stBackendSslAnswerInTls: {81: 66}, stBackendGssAnswerInTls: {35: 67}, stBackendSslAnswerInTlsAfterGss: {81: 68}, stBackendGssAnswerInTlsAfterSsl: {35: 69}, stBackendRefused: {28: 70}, stBackendAfterHandshake: {28: 71}, stBackendAuthentication: {1: 74, 2: 77, 3: 79, 4: 80, 5: 75, 6: 73, 7: 76, 10: 81, 11: 78, 28: 83, 55: 72, 57: 82}, stBackendSaslWait: {28: 84}, stBackendSasl: {6: 87, 8: 85, 9: 86, 28: 88}, stBackendSaslFinal: {6: 89, 28: 90}, stBackendParameters: {12: 92, 28: 96, 55: 94, 57: 93, 60: 91, 66: 95}, stBackendIdle: {28: 100, 57: 97, 58: 98, 60: 99}, stBackendQuery: {18: 102, 19: 106, 23: 104, 24: 105, 27: 103, 28: 107, 57: 109, 58: 110, 60: 111, 66: 108, 77: 101}, stBackendQueryFailed: {57: 113, 58: 114, 60: 115, 66: 112}, stBackendQueryRows: {18: 117, 25: 116, 28: 118, 57: 119, 58: 120, 60: 121}, stBackendQueryCopyOut: {20: 122, 21: 123, 28: 124, 57: 125, 58: 126, 60: 127}, stBackendQueryCopyIn: {18: 128, 28: 129, 57: 130, 58: 131, 60: 132}, stBackendQueryCopyBoth: {20: 133, 21: 134, 28: 135, 57: 136, 58: 137, 60: 138}, stBackendQueryCopyBothDone: {18: 141, 20: 139, 28: 142, 57: 143, 58: 144, 60: 145, 77: 140}, stBackendParse: {28: 147, 57: 148, 58: 149, 60: 150, 62: 146}, stBackendBind: {14: 151, 28: 152, 57: 153, 58: 154, 60: 155}, stBackendDescribe: {28: 159, 56: 158, 57: 160, 58: 161, 59: 156, 60: 162, 77: 157}, stBackendDescribeRows: {28: 165, 56: 164, 57: 166, 58: 167, 60: 168, 77: 163}, stBackendExecute: {18: 170, 23: 173, 24: 174, 25: 169, 27: 171, 28: 175, 57: 176, 58: 177, 60: 178, 64: 172}, stBackendExecuteCopyOut: {20: 179, 21: 180, 28: 181, 57: 182, 58: 183, 60: 184}, stBackendExecuteCopyIn: {18: 185, 28: 186, 57: 187, 58: 188, 60: 189}, stBackendClose: {17: 190, 28: 191, 57: 192, 58: 193, 60: 194}, stBackendSync: {28: 196, 57: 197, 58: 198, 60: 199, 66: 195}, stBackendFunctionCall: {28: 201, 32: 200, 57: 202, 58: 203, 60: 204}, stBackendFunctionCallDone: {57: 206, 58: 207, 60: 208, 66: 205}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 210, 72: 211, 76: 209}, stReplicationBackendBackup: {70: 212, 73: 213}, stReplicationBackendBackupArchive: {67: 214, 69: 216, 70: 215, 73: 217}, stReplicationFrontendStreaming: {68: 219, 74: 220, 75: 218}, stLogicalBetween: {36: 221, 37: 222, 39: 227, 42: 229, 46: 228, 47: 225, 48: 224, 49: 226, 50: 223}, stLogicalTransaction: {38: 238, 40: 234, 41: 232, 42: 236, 43: 237, 45: 230, 52: 235, 53: 231, 54: 233}, stLogicalPreparedTransaction: {40: 243, 41: 241, 42: 245, 43: 246, 44: 247, 45: 239, 52: 244, 53: 240, 54: 242}, stLogicalStream: {40: 252, 41: 250, 42: 254, 43: 255, 45: 248, 51: 256, 52: 253, 53: 249, 54: 251}}
+var flowTable = [68][flowKinds]uint16{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3, 85: 5}, stFrontendEncryptedStartup: {15: 7, 82: 6}, stFrontendSslHandshake: {}, stFrontendGssHandshake: {}, stFrontendTlsHandshake: {}, stFrontendTlsStartup: {15: 11, 34: 9, 80: 8, 82: 10}, stFrontendTlsSslRefused: {15: 14, 34: 12, 82: 13}, stFrontendTlsGssRefused: {15: 17, 80: 15, 82: 16}, stFrontendSslRefused: {15: 20, 34: 18, 82: 19}, stFrontendGssRefused: {15: 23, 80: 21, 82: 22}, stFrontendUnencryptedStartup: {15: 25, 82: 24}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 26}, stFrontendPassword: {63: 27, 84: 28}, stFrontendSaslInitial: {78: 29, 84: 30}, stFrontendSasl: {79: 31, 84: 32}, stFrontendGss: {33: 33, 84: 34}, stFrontendSession: {13: 37, 16: 40, 26: 38, 29: 39, 30: 42, 31: 43, 61: 36, 65: 35, 83: 41, 84: 44}, stFrontendCopyIn: {20: 45, 21: 46, 22: 47, 30: 48, 83: 49, 84: 50}, stFrontendCopyBoth: {20: 51, 21: 52, 84: 53}, stFrontendTerminated: {}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 56, 81: 54}, stBackendGssAnswer: {28: 59, 35: 57}, stBackendSslAnswerAfterGss: {28: 62, 81: 60}, stBackendGssAnswerAfterSsl: {28: 65, 35: 63}, stBackendSslAnswerInTls: {81: 66}, stBackendGssAnswerInTls: {35: 67}, stBackendSslAnswerInTlsAfterGss: {81: 68}, stBackendGssAnswerInTlsAfterSsl: {35: 69}, stBackendRefused: {28: 70}, stBackendAfterSslHandshake: {28: 71}, stBackendAfterGssHandshake: {28: 72}, stBackendAuthentication: {1: 75, 2: 78, 3: 80, 4: 81, 5: 76, 6: 74, 7: 77, 10: 82, 11: 79, 28: 84, 55: 73, 57: 83}, stBackendSaslWait: {28: 85}, stBackendSasl: {6: 88, 8: 86, 9: 87, 28: 89}, stBackendSaslFinal: {6: 90, 28: 91}, stBackendParameters: {12: 93, 28: 97, 55: 95, 57: 94, 60: 92, 66: 96}, stBackendIdle: {28: 101, 57: 98, 58: 99, 60: 100}, stBackendQuery: {18: 103, 19: 107, 23: 105, 24: 106, 27: 104, 28: 108, 57: 110, 58: 111, 60: 112, 66: 109, 77: 102}, stBackendQueryFailed: {57: 114, 58: 115, 60: 116, 66: 113}, stBackendQueryRows: {18: 118, 25: 117, 28: 119, 57: 120, 58: 121, 60: 122}, stBackendQueryCopyOut: {20: 123, 21: 124, 28: 125, 57: 126, 58: 127, 60: 128}, stBackendQueryCopyIn: {18: 129, 28: 130, 57: 131, 58: 132, 60: 133}, stBackendQueryCopyBoth: {20: 134, 21: 135, 28: 136, 57: 137, 58: 138, 60: 139}, stBackendQueryCopyBothDone: {18: 142, 20: 140, 28: 143, 57: 144, 58: 145, 60: 146, 77: 141}, stBackendParse: {28: 148, 57: 149, 58: 150, 60: 151, 62: 147}, stBackendBind: {14: 152, 28: 153, 57: 154, 58: 155, 60: 156}, stBackendDescribe: {28: 160, 56: 159, 57: 161, 58: 162, 59: 157, 60: 163, 77: 158}, stBackendDescribeRows: {28: 166, 56: 165, 57: 167, 58: 168, 60: 169, 77: 164}, stBackendExecute: {18: 171, 23: 174, 24: 175, 25: 170, 27: 172, 28: 176, 57: 177, 58: 178, 60: 179, 64: 173}, stBackendExecuteCopyOut: {20: 180, 21: 181, 28: 182, 57: 183, 58: 184, 60: 185}, stBackendExecuteCopyIn: {18: 186, 28: 187, 57: 188, 58: 189, 60: 190}, stBackendClose: {17: 191, 28: 192, 57: 193, 58: 194, 60: 195}, stBackendSync: {28: 197, 57: 198, 58: 199, 60: 200, 66: 196}, stBackendFunctionCall: {28: 202, 32: 201, 57: 203, 58: 204, 60: 205}, stBackendFunctionCallDone: {57: 207, 58: 208, 60: 209, 66: 206}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 211, 72: 212, 76: 210}, stReplicationBackendBackup: {70: 213, 73: 214}, stReplicationBackendBackupArchive: {67: 215, 69: 217, 70: 216, 73: 218}, stReplicationFrontendStreaming: {68: 220, 74: 221, 75: 219}, stLogicalBetween: {36: 222, 37: 223, 39: 228, 42: 230, 46: 229, 47: 226, 48: 225, 49: 227, 50: 224}, stLogicalTransaction: {38: 239, 40: 235, 41: 233, 42: 237, 43: 238, 45: 231, 52: 236, 53: 232, 54: 234}, stLogicalPreparedTransaction: {40: 244, 41: 242, 42: 246, 43: 247, 44: 248, 45: 240, 52: 245, 53: 241, 54: 243}, stLogicalStream: {40: 253, 41: 251, 42: 255, 43: 256, 45: 249, 51: 257, 52: 254, 53: 250, 54: 252}}
 
 // flowStays marks, per state, the kinds whose rule there changes nothing and requires nothing
 // but a change's relation, in every major the message decodes in: a fast path's one test.
-var flowStays = [65]kindSet{stFrontendSession: {0: 0x40000000}, stFrontendCopyIn: {0: 0x40100000, 1: 0x80000}, stFrontendCopyBoth: {0: 0x100000}, stBackendAuthentication: {0: 0x200000000000000}, stBackendParameters: {0: 0x1200000000001000}, stBackendIdle: {0: 0x1600000000000000}, stBackendQuery: {0: 0x1600000008040000}, stBackendQueryFailed: {0: 0x1600000000000000}, stBackendQueryRows: {0: 0x1600000002000000}, stBackendQueryCopyOut: {0: 0x1600000000100000}, stBackendQueryCopyIn: {0: 0x1600000000000000}, stBackendQueryCopyBoth: {0: 0x1600000000100000}, stBackendQueryCopyBothDone: {0: 0x1600000000100000}, stBackendParse: {0: 0x1600000000000000}, stBackendBind: {0: 0x1600000000000000}, stBackendDescribe: {0: 0x1600000000000000}, stBackendDescribeRows: {0: 0x1600000000000000}, stBackendExecute: {0: 0x1600000002000000}, stBackendExecuteCopyOut: {0: 0x1600000000100000}, stBackendExecuteCopyIn: {0: 0x1600000000000000}, stBackendClose: {0: 0x1600000000000000}, stBackendSync: {0: 0x1600000010000000}, stBackendFunctionCall: {0: 0x1600000000000000}, stBackendFunctionCallDone: {0: 0x1600000000000000}, stReplicationBackendStreaming: {1: 0x1180}, stReplicationBackendBackup: {1: 0x200}, stReplicationBackendBackupArchive: {1: 0x268}, stReplicationFrontendStreaming: {1: 0xc10}, stLogicalBetween: {0: 0x448000000000}, stLogicalTransaction: {0: 0x70070000000000}, stLogicalPreparedTransaction: {0: 0x70070000000000}, stLogicalStream: {0: 0x700f0000000000}}
+var flowStays = [68]kindSet{stFrontendSession: {0: 0x40000000}, stFrontendCopyIn: {0: 0x40100000, 1: 0x80000}, stFrontendCopyBoth: {0: 0x100000}, stBackendAuthentication: {0: 0x200000000000000}, stBackendParameters: {0: 0x1200000000001000}, stBackendIdle: {0: 0x1600000000000000}, stBackendQuery: {0: 0x1600000008040000}, stBackendQueryFailed: {0: 0x1600000000000000}, stBackendQueryRows: {0: 0x1600000002000000}, stBackendQueryCopyOut: {0: 0x1600000000100000}, stBackendQueryCopyIn: {0: 0x1600000000000000}, stBackendQueryCopyBoth: {0: 0x1600000000100000}, stBackendQueryCopyBothDone: {0: 0x1600000000100000}, stBackendParse: {0: 0x1600000000000000}, stBackendBind: {0: 0x1600000000000000}, stBackendDescribe: {0: 0x1600000000000000}, stBackendDescribeRows: {0: 0x1600000000000000}, stBackendExecute: {0: 0x1600000002000000}, stBackendExecuteCopyOut: {0: 0x1600000000100000}, stBackendExecuteCopyIn: {0: 0x1600000000000000}, stBackendClose: {0: 0x1600000000000000}, stBackendSync: {0: 0x1600000010000000}, stBackendFunctionCall: {0: 0x1600000000000000}, stBackendFunctionCallDone: {0: 0x1600000000000000}, stReplicationBackendStreaming: {1: 0x1180}, stReplicationBackendBackup: {1: 0x200}, stReplicationBackendBackupArchive: {1: 0x268}, stReplicationFrontendStreaming: {1: 0xc10}, stLogicalBetween: {0: 0x448000000000}, stLogicalTransaction: {0: 0x70070000000000}, stLogicalPreparedTransaction: {0: 0x70070000000000}, stLogicalStream: {0: 0x700f0000000000}}
 
 // flowStateNames name each state as "machine state".
-var flowStateNames = [...]string{"frontend startup", "frontend encrypted-startup", "frontend tls-handshake", "frontend tls-startup", "frontend tls-ssl-refused", "frontend tls-gss-refused", "frontend ssl-refused", "frontend gss-refused", "frontend unencrypted-startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend ssl-answer-after-gss", "backend gss-answer-after-ssl", "backend ssl-answer-in-tls", "backend gss-answer-in-tls", "backend ssl-answer-in-tls-after-gss", "backend gss-answer-in-tls-after-ssl", "backend refused", "backend after-handshake", "backend authentication", "backend sasl-wait", "backend sasl", "backend sasl-final", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
+var flowStateNames = [...]string{"frontend startup", "frontend encrypted-startup", "frontend ssl-handshake", "frontend gss-handshake", "frontend tls-handshake", "frontend tls-startup", "frontend tls-ssl-refused", "frontend tls-gss-refused", "frontend ssl-refused", "frontend gss-refused", "frontend unencrypted-startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend ssl-answer-after-gss", "backend gss-answer-after-ssl", "backend ssl-answer-in-tls", "backend gss-answer-in-tls", "backend ssl-answer-in-tls-after-gss", "backend gss-answer-in-tls-after-ssl", "backend refused", "backend after-ssl-handshake", "backend after-gss-handshake", "backend authentication", "backend sasl-wait", "backend sasl", "backend sasl-final", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
 
 // flowKindNames are each kind's slug.
 var flowKindNames = [...]string{"", "authentication-cleartext-password", "authentication-gss", "authentication-gss-continue", "authentication-kerberos-v5", "authentication-md5-password", "authentication-ok", "authentication-sasl", "authentication-sasl-continue", "authentication-sasl-final", "authentication-scm-credential", "authentication-sspi", "backend-key-data", "bind", "bind-complete", "cancel-request", "close", "close-complete", "command-complete", "copy-both-response", "copy-data", "copy-done", "copy-fail", "copy-in-response", "copy-out-response", "data-row", "describe", "empty-query-response", "error-response", "execute", "flush", "function-call", "function-call-response", "gss-response", "gssenc-request", "gssenc-response", "logical-begin", "logical-begin-prepare", "logical-commit", "logical-commit-prepared", "logical-delete", "logical-insert", "logical-message", "logical-origin", "logical-prepare", "logical-relation", "logical-rollback-prepared", "logical-stream-abort", "logical-stream-commit", "logical-stream-prepare", "logical-stream-start", "logical-stream-stop", "logical-truncate", "logical-type", "logical-update", "negotiate-protocol-version", "no-data", "notice-response", "notification-response", "parameter-description", "parameter-status", "parse", "parse-complete", "password-message", "portal-suspended", "query", "ready-for-query", "replication-archive-or-manifest-data", "replication-hot-standby-feedback-message", "replication-manifest", "replication-new-archive", "replication-primary-keepalive-message", "replication-primary-status-update", "replication-progress-report", "replication-request-primary-status-update", "replication-standby-status-update", "replication-xlog-data", "row-description", "sasl-initial-response", "sasl-response", "ssl-request", "ssl-response", "startup-message", "sync", "terminate", "direct-tls"}
 
 // flowStreamed marks the states whose pgoutput messages carry the xid.
-var flowStreamed = [65]bool{stLogicalStream: true}
+var flowStreamed = [68]bool{stLogicalStream: true}
 
 // kindsBackend names the kind of a backend message by its tag.
 var kindsBackend = [256]flowKind{'1': 62, '2': 14, '3': 17, 'A': 58, 'C': 18, 'D': 25, 'E': 28, 'G': 23, 'H': 24, 'I': 27, 'K': 12, 'N': 57, 'S': 60, 'T': 77, 'V': 32, 'W': 19, 'Z': 66, 'c': 21, 'd': 20, 'n': 56, 's': 64, 't': 59, 'v': 55}
@@ -792,16 +800,16 @@ var kindsReplicationBackend = [256]flowKind{'d': 67, 'k': 71, 'm': 69, 'n': 70, 
 var kindsReplicationFrontend = [256]flowKind{'h': 68, 'p': 74, 'r': 75}
 
 // passwordKinds is the kind of a frontend 'p' in each state: the one message of the four the state allows.
-var passwordKinds = [65]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
+var passwordKinds = [68]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 78, stFrontendSasl: 79, stFrontendGss: 33}
 
 // authStates is the Frontend.Auth that decodes that 'p'.
-var authStates = [65]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
+var authStates = [68]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
 
 // untaggedStates marks the frontend states whose next message is a startup packet, untagged.
-var untaggedStates = [65]bool{stFrontendStartup: true, stFrontendEncryptedStartup: true, stFrontendTlsStartup: true, stFrontendTlsSslRefused: true, stFrontendTlsGssRefused: true, stFrontendSslRefused: true, stFrontendGssRefused: true, stFrontendUnencryptedStartup: true}
+var untaggedStates = [68]bool{stFrontendStartup: true, stFrontendEncryptedStartup: true, stFrontendTlsStartup: true, stFrontendTlsSslRefused: true, stFrontendTlsGssRefused: true, stFrontendSslRefused: true, stFrontendGssRefused: true, stFrontendUnencryptedStartup: true}
 
 // answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.
-var answerKinds = [65]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35, stBackendSslAnswerAfterGss: 81, stBackendGssAnswerAfterSsl: 35, stBackendSslAnswerInTls: 81, stBackendGssAnswerInTls: 35, stBackendSslAnswerInTlsAfterGss: 81, stBackendGssAnswerInTlsAfterSsl: 35}
+var answerKinds = [68]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35, stBackendSslAnswerAfterGss: 81, stBackendGssAnswerAfterSsl: 35, stBackendSslAnswerInTls: 81, stBackendGssAnswerInTls: 35, stBackendSslAnswerInTlsAfterGss: 81, stBackendGssAnswerInTlsAfterSsl: 35}
 
 // protocolMinors is the newest minor of protocol 3 each major speaks, as its manual says ("Before protocol version 3.2, …").
 var protocolMinors = [20]uint8{10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 0, 16: 0, 17: 0, 18: 2, 19: 2}

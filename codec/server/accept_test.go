@@ -541,6 +541,14 @@ func TestMaxConns(t *testing.T) {
 	if !errors.As(err, &e) || e.SQLState() != "53300" || e.Message() != "sorry, too many clients already" {
 		t.Errorf("past MaxConns: %v", err)
 	}
+	// What came with the SSLRequest is refused first, as PostgreSQL's
+	// ProcessStartupPacket refuses it before the limit.
+	nc = dial(t, addr)
+	send(t, nc, p30, &codec.SSLRequest{}, (session.Config{User: "app"}).StartupMessage())
+	wantAnswer(t, nc, 'N')
+	if e := fatalFrom(t, nc, p30); e == nil || e.SQLState() != "08P01" {
+		t.Errorf("past MaxConns, a StartupMessage with the SSLRequest: %v, want FATAL 08P01", e)
+	}
 	send(t, dial(t, addr), codec.Params{Major: 18, ProtocolMinor: 2}, &codec.CancelRequest{ProcessID: first.ProcessID, SecretKey: first.SecretKey})
 	if got := slugs(t, first); !slices.Equal(got, []string{"error-response:57014", "ready-for-query:I"}) {
 		t.Errorf("cancel past MaxConns: %v", got)
