@@ -525,6 +525,28 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
+// TestShutdownAsStartupEnds: a shutdown that comes after the client read
+// ReadyForQuery but before the server's start-up ended still gives the
+// session its 57P01 (the start-up's watch had put the write deadline in the
+// past, so the FATAL was lost and the client read a bare EOF).
+func TestShutdownAsStartupEnds(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer server.SetTestHookAccepted(func() { cancel(); time.Sleep(20 * time.Millisecond) })()
+	done := make(chan error, 1)
+	go func() { done <- (&server.Server{Handler: testHandler{}}).Serve(ctx, l) }()
+	c := login(t, l.Addr().String(), session.Config{})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if m, err := c.Receive(); err != nil || m.Slug() != "error-response" || session.NewError(m.(*codec.ErrorResponse).Fields).SQLState() != "57P01" {
+		t.Errorf("a session whose start-up ended with the shutdown: %v, %v", m, err)
+	}
+}
+
 // TestMaxConns: past MaxConns a client still gets 'N' to its SSLRequest,
 // as from PostgreSQL, then FATAL 53300; a CancelRequest is still handled,
 // and once a session ends another may start.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 )
 
 // Server serves every connection of a listener with one Handler, and
@@ -60,9 +61,18 @@ func (s *Server) ServeConn(ctx context.Context, nc net.Conn) error {
 		s.mu.Unlock()
 	}()
 	// A shutdown does not wait for a client still in its startup phase.
-	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(deadlinePassed) })
+	expired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(deadlinePassed); close(expired) })
 	c, err := Accept(nc, &cfg)
-	stop()
+	if testHookAccepted != nil {
+		testHookAccepted()
+	}
+	if !stop() && err == nil {
+		// The shutdown came as the start-up ended: Serve still owes the
+		// session its 57P01, which needs a write deadline not in the past.
+		<-expired
+		nc.SetWriteDeadline(time.Time{})
+	}
 	if err != nil {
 		if errors.Is(err, ErrCancelRequest) {
 			return nil
@@ -82,6 +92,10 @@ func (s *Server) ServeConn(ctx context.Context, nc net.Conn) error {
 	}()
 	return c.Serve(ctx, s.Handler)
 }
+
+// testHookAccepted, when a test sets it, runs between Accept and the end of
+// its shutdown watch: where a shutdown that races the start-up's end lands.
+var testHookAccepted func()
 
 func (s *Server) cancel(processID uint32, key []byte) {
 	s.mu.Lock()
