@@ -13,6 +13,10 @@ echo
 echo "## pgspec against pglogrepl (pgoutput decode)"
 $benchstat -filter '.name:LogicalDecode' -col '/impl@(pglogrepl pgspec)' "$in"
 echo
+echo "## replication commands: ParseCommand against a hand-written split on spaces, Append against pglogrepl's Sprintf"
+$benchstat -filter '.name:ParseCommand' -col '/impl@(hand pgspec)' "$in"
+$benchstat -filter '.name:AppendCommand' -col '/impl@(pglogrepl pgspec)' "$in"
+echo
 
 # Ratios of the median sec/op, from benchstat's CSV: one row per case,
 # columns name, other's sec/op, CI, pgspec's sec/op, CI, delta, p.
