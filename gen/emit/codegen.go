@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -72,12 +73,18 @@ func condition(it *model.Item, sc scope) *jen.Statement {
 		} else {
 			var c *jen.Statement
 			for _, tag := range w.Tags {
+				if w.Choice != nil && w.Choice.Choice != nil && !bytes.ContainsRune(w.Choice.Choice.Tags, rune(tag)) {
+					continue // not a value of this layout's choice ('b' before 14)
+				}
 				eq := field().Op("==").LitRune(rune(tag))
 				if c == nil {
 					c = eq
 				} else {
 					c = c.Op("||").Add(eq)
 				}
+			}
+			if c == nil { // none of its tags is this layout's
+				c = jen.False()
 			}
 			conds = append(conds, jen.Parens(c))
 		}

@@ -111,7 +111,7 @@ func (m *TupleData) read10(r reader, p Params) reader {
 	for ; i < len(m.Columns); i++ {
 		e := &m.Columns[i]
 		e.Kind, r = r.choice("Columns.Kind", "nt", false)
-		if e.Kind == 't' || e.Kind == 'b' {
+		if e.Kind == 't' {
 			e.Data, r = r.bytes32("Columns.Data", false)
 		} else {
 			e.Data = nil
@@ -177,7 +177,7 @@ func (m *TupleData) write10(w writer, p Params) writer {
 	for i := range m.Columns {
 		e := &m.Columns[i]
 		w = w.choice("Columns.Kind", e.Kind, "nt", false)
-		if e.Kind == 't' || e.Kind == 'b' {
+		if e.Kind == 't' {
 			w = w.bytes32("Columns.Data", e.Data, false)
 		} else {
 			if len(e.Data) != 0 {
