@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"hash/maphash"
 	"reflect"
@@ -28,14 +29,15 @@ type style struct {
 // goroutine only, so its cache needs no lock.
 type formatter struct {
 	style
-	names   map[nameKey]string // message names by type and major
-	bodies  map[string]*body   // rendered messages of small frames (appendLine)
-	seen    map[uint64]bool    // hashes of small frames seen once and not kept in bodies
-	kept    *body              // what the last line was printed from or kept as; nil: neither
-	recent  [8]*body           // of bodies, the last used of each tag and length hashed (appendLine)
-	seed    maphash.Seed
-	second  int64  // the Unix second seconds holds
-	seconds []byte // "2006-01-02T15:04:05" of second
+	names     map[nameKey]string // message names by type and major
+	bodies    map[string]*body   // rendered messages of small frames (appendLine)
+	seen      []uint64           // hashes of small frames seen once and not kept in bodies (seenBefore)
+	seenTaken int                // frames put in seen since it last grew
+	kept      *body              // what the last line was printed from or kept as; nil: neither
+	recent    [8]*body           // of bodies, the last used of each tag and length hashed (appendLine)
+	seed      maphash.Seed
+	second    int64  // the Unix second seconds holds
+	seconds   []byte // "2006-01-02T15:04:05" of second
 	// The header up to the offset, which repeats: the time of the last
 	// line (a read's messages all bear its time), the session and the
 	// direction.
@@ -105,21 +107,27 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 	return f.appendEnd(b)
 }
 
-// seenBefore reports whether frame came before (as far as the last
-// maxCachedBodies frames not kept tell), and remembers it otherwise.
+// seenBefore reports whether frame came before, as far as seen tells,
+// and remembers it otherwise. seen holds frames' hashes where their low
+// bits say, one each: a frame whose place another took since counts as
+// new once more, and is kept at its next coming instead. It starts small
+// (an idle session's few frames) and doubles, forgetting, each time it
+// took as many frames as it has places, up to maxCachedBodies.
 func (f *formatter) seenBefore(frame []byte) bool {
 	if f.seen == nil {
-		f.seen, f.seed = map[uint64]bool{}, maphash.MakeSeed()
+		f.seen, f.seed = make([]uint64, 64), maphash.MakeSeed()
 	}
-	h := maphash.Bytes(f.seed, frame)
-	if f.seen[h] {
-		delete(f.seen, h)
+	h := maphash.Bytes(f.seed, frame) | 1 // 0 is an empty place
+	at := &f.seen[h&uint64(len(f.seen)-1)]
+	if *at == h {
+		*at = 0
 		return true
 	}
-	if len(f.seen) >= maxCachedBodies {
-		clear(f.seen)
+	if f.seenTaken++; f.seenTaken > len(f.seen) && len(f.seen) < maxCachedBodies {
+		f.seen, f.seenTaken = make([]uint64, 2*len(f.seen)), 0
+		at = &f.seen[h&uint64(len(f.seen)-1)]
 	}
-	f.seen[h] = true
+	*at = h
 	return false
 }
 
@@ -475,14 +483,35 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 // when data is printable ASCII with nothing to escape (SQL text, names,
 // command tags: most values a trace shows).
 func appendQuoted(b, data []byte) []byte {
-	for _, c := range data {
-		if c < ' ' || c > '~' || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(data), len(data))) // read only
-		}
+	if !plainText(data) {
+		return strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(data), len(data))) // read only
 	}
 	b = append(b, '"')
 	b = append(b, data...)
 	return append(b, '"')
+}
+
+// plainText reports whether every byte of data is printable ASCII other
+// than " and \, eight bytes at a time: in a word x, a byte b is flagged
+// (its high bit set) by x when b >= 0x80, by x+ones when b == 0x7f, by
+// (x-0x20…20) &^ x when b < 0x20, and by the zero-byte test of x^('"'…)
+// and x^('\'…) when it is one of those; a borrow or carry crosses into
+// the next byte only from a byte flagged already.
+func plainText(data []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) &^ v }
+	for ; len(data) >= 8; data = data[8:] {
+		x := binary.LittleEndian.Uint64(data)
+		if (x|(x+ones)|(x-' '*ones)&^x|zero(x^'"'*ones)|zero(x^'\\'*ones))&highs != 0 {
+			return false
+		}
+	}
+	for _, c := range data {
+		if c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // readsAsText reports whether a person would rather read data as escaped
