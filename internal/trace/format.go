@@ -45,6 +45,9 @@ type formatter struct {
 	headID  int64
 	headDir Direction
 	head    []byte
+	// The last offset written, and its digits (appendOffset).
+	offAt   int64
+	offText []byte
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -149,13 +152,15 @@ type body struct {
 	// re-encoding, is a function of the frame, the types and the params
 	// too: a frame that matches need not be re-encoded again (examine).
 	identical bool
+	counts    [3]typeCounters // of the types, once counted (examiner.count)
 }
 
 func (e *body) matches(chain []Layer) bool {
 	if len(chain) != e.n {
 		return false
 	}
-	for i, l := range chain {
+	for i := range chain {
+		l := &chain[i]
 		if reflect.TypeOf(l.Msg) != e.types[i] || l.Params != e.params[i] {
 			return false
 		}
@@ -164,9 +169,9 @@ func (e *body) matches(chain []Layer) bool {
 }
 
 func (e *body) set(chain []Layer, text []byte) {
-	e.n, e.identical = len(chain), false
-	for i, l := range chain {
-		e.types[i], e.params[i] = reflect.TypeOf(l.Msg), l.Params
+	e.n, e.identical, e.counts = len(chain), false, [3]typeCounters{}
+	for i := range chain {
+		e.types[i], e.params[i] = reflect.TypeOf(chain[i].Msg), chain[i].Params
 	}
 	e.text = append(e.text[:0], text...)
 }
@@ -175,11 +180,35 @@ func (f *formatter) appendHeader(b []byte, at time.Time, id int64, d Direction, 
 	if at != f.headAt || id != f.headID || d != f.headDir || f.head == nil {
 		f.headAt, f.headID, f.headDir, f.head = at, id, d, f.appendHead(f.head[:0], at, id, d)
 	}
-	b = strconv.AppendInt(append(b, f.head...), off, 10)
+	b = f.appendOffset(append(b, f.head...), off)
 	if f.json {
 		return append(b, `,"messages":[`...)
 	}
 	return b
+}
+
+// appendOffset writes off in decimal. A direction's offsets only grow, each
+// by the last message's length: adding that to the last offset's digits
+// costs less than formatting anew.
+func (f *formatter) appendOffset(b []byte, off int64) []byte {
+	delta := off - f.offAt
+	if f.offText == nil || delta < 0 || delta > 1<<20 {
+		f.offAt, f.offText = off, strconv.AppendInt(f.offText[:0], off, 10)
+		return append(b, f.offText...)
+	}
+	f.offAt = off
+	d := f.offText
+	for i := len(d) - 1; delta > 0; i-- {
+		if i < 0 { // one more digit
+			d = append(d, 0)
+			copy(d[1:], d)
+			d[0], i = '0', 0
+		}
+		v := int64(d[i]-'0') + delta
+		d[i], delta = byte('0'+v%10), v/10
+	}
+	f.offText = d
+	return append(b, d...)
 }
 
 // appendHead writes a header up to the offset.
@@ -327,8 +356,8 @@ func payloadField(m codec.Message) string {
 
 // hasSecret reports whether a message of the chain may carry a secret.
 func hasSecret(chain []Layer) bool {
-	for _, l := range chain {
-		d := l.Msg.Descriptor()
+	for i := range chain {
+		d := chain[i].Msg.Descriptor()
 		for i := range d.Fields {
 			if d.Fields[i].Secret {
 				return true

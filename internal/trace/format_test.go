@@ -296,3 +296,15 @@ func TestAppendQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendOffset: offsets written from the last one's digits are those
+// strconv writes, across carries into new digits, after a jump back and
+// one too far to add.
+func TestAppendOffset(t *testing.T) {
+	var f formatter
+	for _, off := range []int64{0, 0, 5, 9, 10, 99, 100, 101, 999, 1000, 99999, 100000, 100007, 3, 3, 1 << 40, 1<<40 + 1<<20, 1<<40 + 1<<20 + 1} {
+		if got, want := string(f.appendOffset([]byte("@"), off)), "@"+strconv.FormatInt(off, 10); got != want {
+			t.Errorf("offset %d: got %s, want %s", off, got, want)
+		}
+	}
+}
