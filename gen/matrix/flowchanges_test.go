@@ -163,13 +163,18 @@ func TestFlowChangesRendered(t *testing.T) {
 		"| 14 → 15 | added | `backup` | new archive (`replication-new-archive`) | → `backup-archive` |",
 		"| 12 → 13 | unchanged |",
 		"| 17 → 18 | newest protocol version |  | 3.0 → 3.2 |",
-		"\n#### flow rule frontend startup direct-tls\n")
+		"\n#### flow rule frontend startup direct-tls\n",
+		// at a glance: a row per step, a cell per side
+		"| 16 → 17 | added 5 | added 4, removed 1 | unchanged | unchanged | unchanged |\n",
+		"| 12 → 13 | unchanged | unchanged | unchanged | unchanged | unchanged |\n")
 	hasAll(t, "Chinese Markdown", zh,
 		"\n## 各大版本之间的消息流变更（spec/flow.json）\n",
 		"\n### 前后端消息格式：前端发送（`frontend`）\n",
 		"| 大版本 | 变更 | 状态 | 消息 | 之后 | 条件 | 理由 |\n",
 		"| 12 → 13 | 未变 |",
-		"\n### 消息流规则\n")
+		"\n### 消息流规则\n",
+		"| 16 → 17 | 新增 5 | 新增 4，移除 1 | 未变 | 未变 | 未变 |\n",
+		"| 大版本 | [frontend](#前后端消息格式前端发送frontend) |")
 	// A link of the tables lands on a heading of the details.
 	if !bytes.Contains(en, []byte("(#flow-rule-replication-backend-backup-replication-new-archive)")) ||
 		anchor("flow rule replication-backend backup replication-new-archive") != "flow-rule-replication-backend-backup-replication-new-archive" {
