@@ -32,8 +32,11 @@ const (
 )
 
 // LatestProtocol is the newest protocol version the server speaks: the
-// newest its major's manual documents (codec.ProtocolMinor).
-var LatestProtocol = session.ProtocolVersion(3<<16 | codec.ProtocolMinor(serverMajor))
+// newest its major's manual documents (codec.ProtocolMinor). A function, not
+// a variable, so that no package can change what every server answers.
+func LatestProtocol() session.ProtocolVersion {
+	return session.ProtocolVersion(3<<16 | codec.ProtocolMinor(serverMajor))
+}
 
 // Method is how a client proves who it is.
 type Method int
@@ -266,7 +269,7 @@ func refusal(pkt []byte, err error) *session.Error {
 }
 
 func unsupportedProtocol(v session.ProtocolVersion) *session.Error {
-	return session.ServerError("FATAL", "0A000", fmt.Sprintf("unsupported frontend protocol %s: server supports 3.0 to %s", v, LatestProtocol), "")
+	return session.ServerError("FATAL", "0A000", fmt.Sprintf("unsupported frontend protocol %s: server supports 3.0 to %s", v, LatestProtocol()), "")
 }
 
 // startTLS runs the TLS handshake on raw and goes on over TLS. Direct TLS
@@ -318,7 +321,7 @@ func (c *Conn) negotiate(m *codec.StartupMessage) (*Startup, error) {
 	if v.Major() != 3 {
 		return nil, c.fatal(unsupportedProtocol(v))
 	}
-	st := &Startup{Params: map[string]string{}, Protocol: min(v, LatestProtocol)}
+	st := &Startup{Params: map[string]string{}, Protocol: min(v, LatestProtocol())}
 	for _, p := range m.Parameters {
 		switch {
 		case p.Name == "user":
@@ -337,7 +340,7 @@ func (c *Conn) negotiate(m *codec.StartupMessage) (*Startup, error) {
 	if st.Database == "" {
 		st.Database = st.User
 	}
-	if v > LatestProtocol || len(st.UnrecognizedOptions) > 0 {
+	if v > LatestProtocol() || len(st.UnrecognizedOptions) > 0 {
 		c.send(&codec.NegotiateProtocolVersion{NewestProtocolVersion: int32(st.Protocol), UnrecognizedOptions: st.UnrecognizedOptions})
 	}
 	return st, nil
