@@ -54,10 +54,8 @@ func (m *AuthenticationGSS) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationGSS) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 9) && authenticationGSSMajors.Has(p.Major) {
-		b := appendHeader(dst, 'R', 8)
-		b = binary.BigEndian.AppendUint32(b, 7)
-		return b, nil
+	if authenticationGSSMajors.Has(p.Major) {
+		return append(dst, 'R', 0, 0, 0, 8, 0, 0, 0, 7), nil
 	}
 	return m.encode(dst, p)
 }

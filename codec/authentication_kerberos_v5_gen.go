@@ -54,10 +54,8 @@ func (m *AuthenticationKerberosV5) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationKerberosV5) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 9) && authenticationKerberosV5Majors.Has(p.Major) {
-		b := appendHeader(dst, 'R', 8)
-		b = binary.BigEndian.AppendUint32(b, 2)
-		return b, nil
+	if authenticationKerberosV5Majors.Has(p.Major) {
+		return append(dst, 'R', 0, 0, 0, 8, 0, 0, 0, 2), nil
 	}
 	return m.encode(dst, p)
 }

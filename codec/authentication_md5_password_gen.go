@@ -59,11 +59,8 @@ func (m *AuthenticationMD5Password) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationMD5Password) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 13) && authenticationMD5PasswordMajors.Has(p.Major) {
-		b := appendHeader(dst, 'R', 12)
-		b = binary.BigEndian.AppendUint32(b, 5)
-		b = append(b, m.Salt[:]...)
-		return b, nil
+	if authenticationMD5PasswordMajors.Has(p.Major) {
+		return append(dst, 'R', 0, 0, 0, 12, 0, 0, 0, 5, m.Salt[0], m.Salt[1], m.Salt[2], m.Salt[3]), nil
 	}
 	return m.encode(dst, p)
 }

@@ -54,10 +54,8 @@ func (m *AuthenticationOk) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationOk) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 9) && authenticationOkMajors.Has(p.Major) {
-		b := appendHeader(dst, 'R', 8)
-		b = binary.BigEndian.AppendUint32(b, 0)
-		return b, nil
+	if authenticationOkMajors.Has(p.Major) {
+		return append(dst, 'R', 0, 0, 0, 8, 0, 0, 0, 0), nil
 	}
 	return m.encode(dst, p)
 }

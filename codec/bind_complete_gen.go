@@ -50,9 +50,8 @@ func (m *BindComplete) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *BindComplete) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && bindCompleteMajors.Has(p.Major) {
-		b := appendHeader(dst, '2', 4)
-		return b, nil
+	if bindCompleteMajors.Has(p.Major) {
+		return append(dst, '2', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

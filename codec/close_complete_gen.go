@@ -50,9 +50,8 @@ func (m *CloseComplete) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CloseComplete) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && closeCompleteMajors.Has(p.Major) {
-		b := appendHeader(dst, '3', 4)
-		return b, nil
+	if closeCompleteMajors.Has(p.Major) {
+		return append(dst, '3', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

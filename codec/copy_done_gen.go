@@ -50,9 +50,8 @@ func (m *CopyDone) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyDone) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && copyDoneMajors.Has(p.Major) {
-		b := appendHeader(dst, 'c', 4)
-		return b, nil
+	if copyDoneMajors.Has(p.Major) {
+		return append(dst, 'c', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

@@ -52,9 +52,8 @@ func (m *EmptyQueryResponse) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *EmptyQueryResponse) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && emptyQueryResponseMajors.Has(p.Major) {
-		b := appendHeader(dst, 'I', 4)
-		return b, nil
+	if emptyQueryResponseMajors.Has(p.Major) {
+		return append(dst, 'I', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

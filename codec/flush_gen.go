@@ -50,9 +50,8 @@ func (m *Flush) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Flush) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && flushMajors.Has(p.Major) {
-		b := appendHeader(dst, 'H', 4)
-		return b, nil
+	if flushMajors.Has(p.Major) {
+		return append(dst, 'H', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

@@ -50,9 +50,8 @@ func (m *NoData) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *NoData) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && noDataMajors.Has(p.Major) {
-		b := appendHeader(dst, 'n', 4)
-		return b, nil
+	if noDataMajors.Has(p.Major) {
+		return append(dst, 'n', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

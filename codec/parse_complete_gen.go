@@ -50,9 +50,8 @@ func (m *ParseComplete) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ParseComplete) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && parseCompleteMajors.Has(p.Major) {
-		b := appendHeader(dst, '1', 4)
-		return b, nil
+	if parseCompleteMajors.Has(p.Major) {
+		return append(dst, '1', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

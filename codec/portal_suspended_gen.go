@@ -51,9 +51,8 @@ func (m *PortalSuspended) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *PortalSuspended) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && portalSuspendedMajors.Has(p.Major) {
-		b := appendHeader(dst, 's', 4)
-		return b, nil
+	if portalSuspendedMajors.Has(p.Major) {
+		return append(dst, 's', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

@@ -58,10 +58,8 @@ func (m *ReadyForQuery) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ReadyForQuery) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 6) && readyForQueryMajors.Has(p.Major) {
-		b := appendHeader(dst, 'Z', 5)
-		b = append(b, m.TxStatus)
-		return b, nil
+	if readyForQueryMajors.Has(p.Major) {
+		return append(dst, 'Z', 0, 0, 0, 5, m.TxStatus), nil
 	}
 	return m.encode(dst, p)
 }

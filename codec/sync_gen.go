@@ -50,9 +50,8 @@ func (m *Sync) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Sync) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && syncMajors.Has(p.Major) {
-		b := appendHeader(dst, 'S', 4)
-		return b, nil
+	if syncMajors.Has(p.Major) {
+		return append(dst, 'S', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

@@ -50,9 +50,8 @@ func (m *Terminate) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Terminate) Encode(dst []byte, p Params) ([]byte, error) {
-	if hasRoom(dst, 5) && terminateMajors.Has(p.Major) {
-		b := appendHeader(dst, 'X', 4)
-		return b, nil
+	if terminateMajors.Has(p.Major) {
+		return append(dst, 'X', 0, 0, 0, 4), nil
 	}
 	return m.encode(dst, p)
 }

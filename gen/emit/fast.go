@@ -205,6 +205,9 @@ func (e *emitter) fastEncode() []jen.Code {
 		return nil
 	}
 	m := func(it *model.Item) *jen.Statement { return jen.Id("m").Dot(it.Field) }
+	if width, rest, ok := fixedWidth(items); ok && !rest {
+		return fixedEncode(items, tag, width, e.majorsConst())
+	}
 	fixed := 4
 	var lens []jen.Code
 	cond := jen.Id(e.majorsConst()).Dot("Has").Call(jen.Id("p").Dot("Major"))
@@ -256,4 +259,41 @@ func (e *emitter) fastEncode() []jen.Code {
 	cond = jen.Id("hasRoom").Call(jen.Id("dst"), whole).Op("&&").Add(cond)
 	body := append([]jen.Code{jen.Id("b").Op(":=").Id("appendHeader").Call(jen.Id("dst"), tag, length)}, writes...)
 	return []jen.Code{jen.If(init, cond).Block(append(body, jen.Return(jen.Id("b"), jen.Nil()))...)}
+}
+
+// fixedEncode is fastEncode of a message whose length is the same for every
+// value (items of width bytes after the tag and length): one append of all
+// its bytes, which checks the room once and grows dst when it must, as the
+// hand-written encoders do; with nothing to refuse but the major, it needs
+// no other check.
+func fixedEncode(items []*model.Item, tag *jen.Statement, width int, majors string) []jen.Code {
+	bytes := []jen.Code{jen.Id("dst"), tag}
+	be := func(v func(shift int) jen.Code, w int) {
+		for i := w - 1; i >= 0; i-- {
+			bytes = append(bytes, v(8*i))
+		}
+	}
+	be(func(shift int) jen.Code { return jen.Lit(int(byte((4 + width) >> shift))) }, 4)
+	for _, it := range items {
+		m := jen.Id("m").Dot(it.Field)
+		switch it.Op {
+		case model.OpByte:
+			bytes = append(bytes, m)
+		case model.OpBytesN:
+			for i := range it.Width {
+				bytes = append(bytes, m.Clone().Index(jen.Lit(i)))
+			}
+		case model.OpFixed:
+			be(func(shift int) jen.Code { return jen.Lit(int(byte(uint64(it.Value) >> shift))) }, it.Width)
+		default: // OpInt
+			be(func(shift int) jen.Code {
+				if shift == 0 {
+					return jen.Byte().Call(m.Clone())
+				}
+				return jen.Byte().Call(m.Clone().Op(">>").Lit(shift))
+			}, it.Width)
+		}
+	}
+	has := jen.Id(majors).Dot("Has").Call(jen.Id("p").Dot("Major"))
+	return []jen.Code{jen.If(has).Block(jen.Return(jen.Append(bytes...), jen.Nil()))}
 }
