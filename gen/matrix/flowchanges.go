@@ -159,7 +159,7 @@ func (h *History) flowChanges(lang Lang) *FlowChanges {
 	for _, fs := range h.Model.Flow.States() {
 		for _, r := range fs.Rules {
 			if shown[r] {
-				fc.Rules = append(fc.Rules, h.flowRule(r, fs, lang))
+				fc.Rules = append(fc.Rules, flowRule(r, fs, lang))
 			}
 		}
 	}
@@ -189,7 +189,7 @@ func flowRuleHeading(r *model.FlowRule, st *model.FlowState) string {
 func flowRuleID(r *model.FlowRule, st *model.FlowState) string { return anchor(flowRuleHeading(r, st)) }
 
 // flowRule is r as the matrix shows it in lang.
-func (h *History) flowRule(r *model.FlowRule, st *model.FlowState, lang Lang) FlowRule {
+func flowRule(r *model.FlowRule, st *model.FlowState, lang Lang) FlowRule {
 	fw := flowVocab[lang]
 	fr := FlowRule{ID: flowRuleID(r, st), heading: flowRuleHeading(r, st), Machine: st.Machine.Name, State: st.Name, Event: r.Event,
 		Majors: r.Majors, Reason: r.Reason, Source: r.Source, Name: fw.event[r.Event]}
