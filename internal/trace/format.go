@@ -198,14 +198,14 @@ func (f *formatter) appendOffset(b []byte, off int64) []byte {
 	}
 	f.offAt = off
 	d := f.offText
-	for i := len(d) - 1; delta > 0; i-- {
+	for i, add := len(d)-1, uint64(delta); add > 0; i-- {
 		if i < 0 { // one more digit
 			d = append(d, 0)
 			copy(d[1:], d)
 			d[0], i = '0', 0
 		}
-		v := int64(d[i]-'0') + delta
-		d[i], delta = byte('0'+v%10), v/10
+		v := uint64(d[i]-'0') + add
+		d[i], add = byte('0'+v%10), v/10
 	}
 	f.offText = d
 	return append(b, d...)
@@ -525,15 +525,21 @@ func appendQuoted(b, data []byte) []byte {
 // (its high bit set) by x when b >= 0x80, by x+ones when b == 0x7f, by
 // (x-0x20…20) &^ x when b < 0x20, and by the zero-byte test of x^('"'…)
 // and x^('\'…) when it is one of those; a borrow or carry crosses into
-// the next byte only from a byte flagged already.
+// the next byte only from a byte flagged already. Shorter text is read a
+// byte at a time.
 func plainText(data []byte) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(v uint64) uint64 { return (v - ones) &^ v }
-	for ; len(data) >= 8; data = data[8:] {
-		x := binary.LittleEndian.Uint64(data)
-		if (x|(x+ones)|(x-' '*ones)&^x|zero(x^'"'*ones)|zero(x^'\\'*ones))&highs != 0 {
-			return false
+	bad := func(x uint64) bool {
+		return (x|(x+ones)|(x-' '*ones)&^x|zero(x^'"'*ones)|zero(x^'\\'*ones))&highs != 0
+	}
+	if len(data) >= 8 { // the last word overlaps the one before
+		for i := 0; i < len(data)-8; i += 8 {
+			if bad(binary.LittleEndian.Uint64(data[i:])) {
+				return false
+			}
 		}
+		return !bad(binary.LittleEndian.Uint64(data[len(data)-8:]))
 	}
 	for _, c := range data {
 		if c < ' ' || c > '~' || c == '"' || c == '\\' {
