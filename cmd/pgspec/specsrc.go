@@ -79,14 +79,15 @@ func readSpec(dir string) (*specSource, []*spec.Spec, error) {
 	return src, specs, err
 }
 
-// readHistory reads every major and compares them: what the commands
-// that render the whole matrix start from.
+// readHistory reads every major and compares them, with the model and
+// its flow rules: what the commands that render the whole matrix start from.
 func readHistory(dir string) (*matrix.History, error) {
-	src, specs, err := readSpec(dir)
+	src, err := openSpec(dir)
 	if err != nil {
 		return nil, err
 	}
-	return src.history(specs)
+	h, err := matrix.Load(src.fsys)
+	return h, src.wrap(err)
 }
 
 // history compares specs with the source's layout.

@@ -6,7 +6,6 @@ package emit
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"go/format"
 	"io/fs"
@@ -346,27 +345,10 @@ func Generate(specDir fs.FS, sel model.Selection, o Options) (map[string][]byte,
 // Load resolves the model of a spec directory, after checking that every
 // wire change between its consecutive majors is acknowledged.
 func Load(specDir fs.FS) (*model.Model, error) {
-	specs, err := spec.LoadAll(specDir)
-	if err != nil {
-		return nil, err
-	}
-	ov, err := spec.LoadOverlay(specDir)
-	if err != nil {
-		return nil, err
-	}
-	mod, err := model.Build(specs, ov)
-	if err != nil {
-		return nil, err
-	}
 	// A spec directory without flow rules (a test's) gets no trackers.
-	switch flow, err := spec.LoadFlow(specDir); {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	mod, _, _, err := model.Load(specDir)
+	if err != nil {
 		return nil, err
-	default:
-		if mod.Flow, err = model.BuildFlow(flow, mod); err != nil {
-			return nil, err
-		}
 	}
 	acks, err := spec.LoadWireChanges(specDir)
 	if err != nil {

@@ -14,7 +14,10 @@
 package matrix
 
 import (
+	"io/fs"
 	"slices"
+
+	"github.com/pgspec/pgspec/gen/model"
 
 	"github.com/pgspec/pgspec/spec"
 )
@@ -24,6 +27,9 @@ import (
 type History struct {
 	Specs []*spec.Spec
 	Rows  []Row // by layer in spec.Layers order, document order within a layer
+	// Model is the resolved model of Specs; its flow (spec/flow.json) is
+	// the flow changes' source. Without a flow they are left out.
+	Model *model.Model
 	// layouts[i][slug] is the layout of slug in Specs[i].
 	layouts []map[string][]Step
 }
@@ -75,6 +81,22 @@ func Build(specs []*spec.Spec, layout LayoutFunc) (*History, error) {
 	slices.SortStableFunc(h.Rows, func(a, b Row) int {
 		return slices.Index(spec.Layers, a.Latest.Layer) - slices.Index(spec.Layers, b.Latest.Layer)
 	})
+	return h, nil
+}
+
+// Load reads a spec directory (every pgNN.json, the overlay, the flow
+// rules when it has them) and compares its majors under the generator's
+// layout, with the model whose flow the flow changes show.
+func Load(specDir fs.FS) (*History, error) {
+	mod, specs, ov, err := model.Load(specDir)
+	if err != nil {
+		return nil, err
+	}
+	h, err := Build(specs, ModelLayout(ov))
+	if err != nil {
+		return nil, err
+	}
+	h.Model = mod
 	return h, nil
 }
 

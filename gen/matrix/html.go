@@ -96,6 +96,7 @@ func (h *History) SiteHTML(lang Lang, pageURL func(slug string, major int) strin
 		il, details := h.itemPage(l, pageURL)
 		p.Layers, p.Details = append(p.Layers, il), append(p.Details, details...)
 	}
+	p.Flow = h.flowPage()
 	var b bytes.Buffer
 	if err := pageTmpl.Execute(&b, p); err != nil {
 		return nil, err
@@ -114,10 +115,12 @@ type page struct {
 	FactHeads []bi
 	Facts     [][]bi
 	Layers    []pageLayer
-	Details   []pageDetail
-	CSS       template.CSS
-	JS        template.JS
-	pageURL   func(slug string, major int) string
+	// Flow is the flow changes, nil without flow rules.
+	Flow    *pageFlow
+	Details []pageDetail
+	CSS     template.CSS
+	JS      template.JS
+	pageURL func(slug string, major int) string
 	// ListURL is the site's list of every message and command, "" without a site.
 	ListURL string
 }
@@ -268,6 +271,7 @@ var pageWords = map[string]bi{
 	"changedRow":   {"changed rows are marked − (before) and + (after)", "变更的行标为 −（之前）和 +（之后）"},
 	"zhOnlyDetail": {"The English text is unchanged; the Chinese translation differs.", "英文未变，中文译文不同。"},
 	"also":         {"also", "别名"},
+	"why":          {flowVocab[English].why, flowVocab[Chinese].why},
 }
 
 // breakable is a name that wraps only between its words: a <wbr> before

@@ -28,6 +28,7 @@ func (h *History) JSON(lang Lang) ([]byte, error) {
 	doc.Commands.Commands, doc.Commands.Details = h.itemsJSON(commandLayer, lang)
 	doc.Flow.Title = v.flow
 	doc.Flow.Lists, doc.Flow.Details = h.itemsJSON(flowLayer, lang)
+	doc.FlowChanges = h.flowChanges(lang)
 	return spec.Marshal(doc)
 }
 
@@ -47,6 +48,9 @@ type jsonMatrix struct {
 		Lists   []jsonItem `json:"lists"`
 		Details []Detail   `json:"details"`
 	} `json:"flow"`
+	// FlowChanges is where the flow rules (spec/flow.json) changed; absent
+	// for a spec without them.
+	FlowChanges *FlowChanges `json:"flow_changes,omitempty"`
 }
 
 type jsonLayer struct {

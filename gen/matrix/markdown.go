@@ -47,6 +47,7 @@ func (h *History) Markdown(lang Lang) []byte {
 	}
 	h.itemsMarkdown(&b, commandLayer, lang)
 	h.itemsMarkdown(&b, flowLayer, lang)
+	h.flowChangesMarkdown(&b, lang)
 
 	fmt.Fprintf(&b, "\n## %s\n", v.details)
 	for _, layer := range spec.Layers {
@@ -57,6 +58,7 @@ func (h *History) Markdown(lang Lang) []byte {
 	}
 	h.itemsDetailsMarkdown(&b, commandLayer, lang)
 	h.itemsDetailsMarkdown(&b, flowLayer, lang)
+	h.flowRulesMarkdown(&b, lang)
 	return []byte(b.String())
 }
 

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -174,6 +176,42 @@ func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 		return nil, fmt.Errorf("%s: %d problem(s):\n  %s", spec.FlowFile, len(p), strings.Join(p, "\n  "))
 	}
 	return out, nil
+}
+
+// Load reads a spec directory (every pgNN.json, the overlay, the flow
+// rules when it has them) and resolves its model, returning the specs and
+// the overlay it was built from.
+func Load(specDir fs.FS) (*Model, []*spec.Spec, *spec.Overlay, error) {
+	specs, err := spec.LoadAll(specDir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ov, err := spec.LoadOverlay(specDir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	mod, err := Build(specs, ov)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := mod.LoadFlow(specDir); err != nil {
+		return nil, nil, nil, err
+	}
+	return mod, specs, ov, nil
+}
+
+// LoadFlow resolves the flow rules of specDir (spec/flow.json) into
+// m.Flow; a spec directory without them leaves m.Flow nil.
+func (m *Model) LoadFlow(specDir fs.FS) error {
+	flow, err := spec.LoadFlow(specDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	}
+	m.Flow, err = BuildFlow(flow, m)
+	return err
 }
 
 // isAnswer reports whether m is a one-byte answer that b is a value of.

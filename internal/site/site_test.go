@@ -16,22 +16,13 @@ import (
 
 	"github.com/pgspec/pgspec/gen/matrix"
 	"github.com/pgspec/pgspec/internal/corpus"
-	"github.com/pgspec/pgspec/spec"
 )
 
-// committed compares the committed spec's majors under its overlay's layout.
+// committed compares the committed spec's majors under its overlay's
+// layout, with its flow rules, as pgspec serve does.
 func committed(t *testing.T) *matrix.History {
 	t.Helper()
-	dir := os.DirFS(filepath.Join(corpus.Root(), "spec"))
-	specs, err := spec.LoadAll(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ov, err := spec.LoadOverlay(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := matrix.Build(specs, matrix.ModelLayout(ov))
+	h, err := matrix.Load(os.DirFS(filepath.Join(corpus.Root(), "spec")))
 	if err != nil {
 		t.Fatal(err)
 	}
