@@ -974,6 +974,9 @@ func isCommandWord(w string) bool {
 	for i := range len(w) {
 		ascii = ascii && w[i] < utf8.RuneSelf
 	}
+	if ascii && (len(w) >= 64 || commandLengths&(1<<len(w)) == 0) {
+		return false
+	}
 	for _, d := range commandDescs {
 		if (len(d.name) == len(w) || !ascii) && strings.EqualFold(d.name, w) {
 			return true
@@ -981,6 +984,15 @@ func isCommandWord(w string) bool {
 	}
 	return false
 }
+
+// commandLengths has bit n set when a command's name is n bytes long (all
+// are shorter than 64).
+var commandLengths = func() (set uint64) {
+	for _, d := range commandDescs {
+		set |= 1 << len(d.name)
+	}
+	return set
+}()
 
 // parseBool reads a string value as the server's defGetBoolean does:
 // true, false, on or off in any case, and nothing else (the integers 0

@@ -230,11 +230,14 @@ func TestParseCommandBooleans(t *testing.T) {
 }
 
 // IsCommand tells a command's first word in any case, as ParseCommand's
-// first check does, and costs a proxy nothing on SQL.
+// first check does (strings.EqualFold's, for which the long s folds to
+// s), and costs a proxy nothing on SQL.
 func TestIsCommand(t *testing.T) {
 	for text, want := range map[string]bool{
 		"BASE_BACKUP (LABEL 'x')": true, " \n\tidentify_system": true, "Start_Replication 0/1": true, "SHOW x": true,
+		"upload_manifest": true, "\u017fhow x": true,
 		"SELECT abalance FROM pgbench_accounts WHERE aid = 1": false, "": false, "BASE_BACKUPS": false, "(SHOW)": false,
+		"SHO": false, strings.Repeat("SHOW", 20): false,
 	} {
 		if got := codec.IsCommand(text); got != want {
 			t.Errorf("IsCommand(%q) = %v, want %v", text, got, want)

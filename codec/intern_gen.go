@@ -16,13 +16,14 @@ import (
 // through intern: a fixed table that hands out the same immutable copy
 // every time the same bytes come again. It is shared by every decoder (a
 // message's Decode needs no decoder value to benefit), safe for concurrent
-// use (one atomic pointer per slot), and bounded: internSlots strings of
-// at most internMaxLen bytes, about 600 KiB when full. Slots pair up: a
-// string may sit in either slot of its pair, so that two strings a session
-// alternates between (a user name and a column name) do not keep evicting
-// each other; a new string takes the pair's first slot and moves what was
-// there to the second. A string that still misses costs one copy, and
-// longer strings (query text, long error messages) are always copied.
+// use (a slot is an atomic pointer and an atomic hash), and bounded:
+// internSlots strings of at most internMaxLen bytes, about 600 KiB when
+// full. Slots pair up: a string may sit in either slot of its pair, so
+// that two strings a session alternates between (a user name and a column
+// name) do not keep evicting each other; a new string takes the pair's
+// first slot and moves what was there to the second. A string that still
+// misses costs one copy, and longer strings (query text, long error
+// messages) are always copied.
 const (
 	internBits  = 12
 	internSlots = 1 << internBits
@@ -33,7 +34,27 @@ const (
 	internMaxLen = 128
 )
 
-var internTable [internSlots]atomic.Pointer[string]
+var internTable [internSlots]internSlot
+
+// internSlot is a string of the table and its hash, which a lookup
+// compares first: a miss (a query text, new every time) reads no string.
+// The two are stored one after the other, not at once; a reader that sees
+// one's new value and the other's old compares a string that differs, and
+// at worst copies once more.
+type internSlot struct {
+	hash atomic.Uint64
+	s    atomic.Pointer[string]
+}
+
+// lookup is the slot's string when it holds b's bytes (hashed h).
+func (slot *internSlot) lookup(b []byte, h uint64) (string, bool) {
+	if slot.hash.Load() == h {
+		if p := slot.s.Load(); p != nil && *p == string(b) {
+			return *p, true
+		}
+	}
+	return "", false
+}
 
 // intern returns a string holding b's bytes that shares nothing with b.
 func intern(b []byte) string {
@@ -43,20 +64,22 @@ func intern(b []byte) string {
 	if len(b) > internMaxLen {
 		return string(b)
 	}
-	i := internHash(b) >> (64 - internBits)
-	first := internTable[i].Load()
-	if first != nil && *first == string(b) {
-		return *first
+	h := internHash(b)
+	i := h >> (64 - internBits)
+	first, second := &internTable[i], &internTable[i^1]
+	if s, ok := first.lookup(b, h); ok {
+		return s
 	}
-	second := &internTable[i^1]
-	if p := second.Load(); p != nil && *p == string(b) {
-		return *p
+	if s, ok := second.lookup(b, h); ok {
+		return s
 	}
 	s := string(b)
-	if first != nil {
-		second.Store(first)
+	if p := first.s.Load(); p != nil {
+		second.s.Store(p)
+		second.hash.Store(first.hash.Load())
 	}
-	internTable[i].Store(&s)
+	first.s.Store(&s)
+	first.hash.Store(h)
 	return s
 }
 

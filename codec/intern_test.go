@@ -38,7 +38,7 @@ func TestIntern(t *testing.T) {
 	}
 	held := 0
 	for i := range internTable {
-		if internTable[i].Load() != nil {
+		if internTable[i].s.Load() != nil {
 			held++
 		}
 	}
@@ -162,7 +162,7 @@ func TestStrKeepsOld(t *testing.T) {
 func TestSecretNotInterned(t *testing.T) {
 	interned := func(s string) bool {
 		for i := range internTable {
-			if p := internTable[i].Load(); p != nil && *p == s {
+			if p := internTable[i].s.Load(); p != nil && *p == s {
 				return true
 			}
 		}

@@ -29,12 +29,12 @@ type style struct {
 // goroutine only, so its cache needs no lock.
 type formatter struct {
 	style
-	names     map[nameKey]string // message names by type and major
-	bodies    map[string]*body   // rendered messages of small frames (appendLine)
-	seen      []uint64           // hashes of small frames seen once and not kept in bodies (seenBefore)
-	seenTaken int                // frames put in seen since it last grew
-	kept      *body              // what the last line was printed from or kept as; nil: neither
-	recent    [8]*body           // of bodies, the last used of each tag and length hashed (appendLine)
+	names     map[nameKey]named // message names and layouts by type and major
+	bodies    map[string]*body  // rendered messages of small frames (appendLine)
+	seen      []uint64          // hashes of small frames seen once and not kept in bodies (seenBefore)
+	seenTaken int               // frames put in seen since it last grew
+	kept      *body             // what the last line was printed from or kept as; nil: neither
+	recent    [8]*body          // of bodies, the last used of each tag and length hashed (appendLine)
 	seed      maphash.Seed
 	second    int64  // the Unix second seconds holds
 	seconds   []byte // "2006-01-02T15:04:05" of second
@@ -198,14 +198,14 @@ func (f *formatter) appendOffset(b []byte, off int64) []byte {
 	}
 	f.offAt = off
 	d := f.offText
-	for i := len(d) - 1; delta > 0; i-- {
+	for i, add := len(d)-1, uint64(delta); add > 0; i-- {
 		if i < 0 { // one more digit
 			d = append(d, 0)
 			copy(d[1:], d)
 			d[0], i = '0', 0
 		}
-		v := int64(d[i]-'0') + delta
-		d[i], delta = byte('0'+v%10), v/10
+		v := uint64(d[i]-'0') + add
+		d[i], add = byte('0'+v%10), v/10
 	}
 	f.offText = d
 	return append(b, d...)
@@ -252,8 +252,9 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 				b = append(b, " >"...)
 			}
 			b = append(b, ' ')
-			b = append(b, f.nameOf(l.Msg, l.Params.Major)...)
-			b = f.appendFields(b, reflect.ValueOf(l.Msg).Elem(), l.Msg.Descriptor(), l.Params, payload)
+			n := f.named(l.Msg, l.Params.Major)
+			b = append(b, n.name...)
+			b = f.appendFields(b, n.layout, reflect.ValueOf(l.Msg).UnsafePointer(), l.Params, payload)
 			b = f.appendQueryCommand(b, l)
 			continue
 		}
@@ -261,7 +262,7 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":"`...) // names and slugs need no escaping
-		b = append(b, f.nameOf(l.Msg, l.Params.Major)...)
+		b = append(b, f.named(l.Msg, l.Params.Major).name...)
 		b = append(b, `","slug":"`...)
 		b = append(b, l.Msg.Slug()...)
 		b = append(b, `","params":`...)
@@ -312,24 +313,6 @@ func appendParams(b []byte, p codec.Params) []byte {
 	return append(b, '}')
 }
 
-// appendFields writes the fields of v, described by d, that are on the wire
-// with p, each after a separator; the field named skip is left out.
-func (f *formatter) appendFields(b []byte, v reflect.Value, d *codec.MessageDescriptor, p codec.Params, skip string) []byte {
-	for i := range d.Fields {
-		fd := &d.Fields[i]
-		if !d.OnWire(v, i, p) || fd.Name == skip {
-			continue
-		}
-		b = f.appendName(b, fd.Name)
-		if fd.Secret && !f.showSecrets {
-			b = f.appendRedacted(b, v.Field(i))
-		} else {
-			b = f.appendValue(b, fd, p, v.Field(i))
-		}
-	}
-	return b
-}
-
 // appendTime writes t in RFC 3339, UTC, to the microsecond. The date and
 // time to the second are formatted once per second.
 func (f *formatter) appendTime(b []byte, t time.Time) []byte {
@@ -367,18 +350,24 @@ func hasSecret(chain []Layer) bool {
 	return false
 }
 
-// nameOf is what the major calls m, found once per type and major.
-func (f *formatter) nameOf(m codec.Message, major int) string {
+// named is what the major calls m, and how its fields are printed, found
+// once per type and major.
+func (f *formatter) named(m codec.Message, major int) named {
 	key := nameKey{m.Descriptor(), major}
 	n, ok := f.names[key]
 	if !ok {
-		n = messageName(m, major)
+		n = named{messageName(m, major), layoutOf(reflect.TypeOf(m).Elem(), key.d)}
 		if f.names == nil {
-			f.names = map[nameKey]string{}
+			f.names = map[nameKey]named{}
 		}
 		f.names[key] = n
 	}
 	return n
+}
+
+type named struct {
+	name   string
+	layout *layout
 }
 
 type nameKey struct {
@@ -391,79 +380,6 @@ type nameKey struct {
 // bytes of one value.
 const maxElements = 64
 
-// appendName writes a separator and a field's name (text lines).
-func (f *formatter) appendName(b []byte, name string) []byte {
-	b = append(b, ' ')
-	b = append(b, name...)
-	return append(b, '=')
-}
-
-// appendValue writes v, the value of field fd (or one of its elements), for
-// a text line.
-func (f *formatter) appendValue(b []byte, fd *codec.FieldDescriptor, p codec.Params, v reflect.Value) []byte {
-	switch v.Kind() {
-	case reflect.String:
-		s := v.String()
-		return f.appendBytes(b, unsafe.Slice(unsafe.StringData(s), len(s)), true) // read only
-	case reflect.Uint8:
-		if c := v.Uint(); c >= 0x20 && c < 0x7f { // tags and kinds read better as characters
-			return strconv.AppendQuoteRune(b, rune(c))
-		}
-		return strconv.AppendUint(b, v.Uint(), 10)
-	case reflect.Uint64:
-		if fd.Meaning == codec.MeaningLSN {
-			return append(b, session.LSN(v.Uint()).String()...)
-		}
-		return strconv.AppendUint(b, v.Uint(), 10)
-	case reflect.Int64:
-		if fd.Meaning == codec.MeaningTimestamp {
-			return append(b, formatMicros(v.Int())...)
-		}
-		return strconv.AppendInt(b, v.Int(), 10)
-	case reflect.Uint16, reflect.Uint32:
-		return strconv.AppendUint(b, v.Uint(), 10)
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int:
-		return strconv.AppendInt(b, v.Int(), 10)
-	case reflect.Array: // a fixed byte array such as the MD5 salt
-		data := make([]byte, v.Len())
-		reflect.Copy(reflect.ValueOf(data), v)
-		return f.appendBytes(b, data, false)
-	case reflect.Slice:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			if v.IsNil() {
-				return append(b, "NULL"...)
-			}
-			return f.appendBytes(b, v.Bytes(), false)
-		}
-		b = append(b, '[')
-		shown := v.Len()
-		if f.maxValue > 0 {
-			shown = min(shown, maxElements)
-		}
-		for i := range shown {
-			if i > 0 {
-				b = append(b, ' ')
-			}
-			b = f.appendValue(b, fd, p, v.Index(i))
-		}
-		if rest := v.Len() - shown; rest > 0 {
-			b = append(b, " …("...)
-			b = strconv.AppendInt(b, int64(rest), 10)
-			b = append(b, " more)"...)
-		}
-		return append(b, ']')
-	case reflect.Struct:
-		b = append(b, '{')
-		mark := len(b)
-		b = f.appendFields(b, v, fd.Elem, p, "")
-		if len(b) > mark { // appendName put a separator before the first field too: drop it
-			b = append(b[:mark], b[mark+1:]...)
-		}
-		return append(b, '}')
-	}
-	return append(b, '?')
-}
-
 // formatMicros is a TimestampTz in RFC 3339, UTC.
 func formatMicros(us int64) string {
 	switch us {
@@ -473,13 +389,6 @@ func formatMicros(us int64) string {
 		return "-infinity"
 	}
 	return session.TimeFromMicros(us).Format(time.RFC3339Nano)
-}
-
-// appendRedacted stands in for a secret: its length, never its bytes.
-func (f *formatter) appendRedacted(b []byte, v reflect.Value) []byte {
-	b = append(b, "<redacted "...)
-	b = strconv.AppendInt(b, int64(v.Len()), 10)
-	return append(b, " bytes>"...)
 }
 
 // appendBytes writes a string or byte value, cut at maxValue bytes (when
@@ -525,15 +434,21 @@ func appendQuoted(b, data []byte) []byte {
 // (its high bit set) by x when b >= 0x80, by x+ones when b == 0x7f, by
 // (x-0x20…20) &^ x when b < 0x20, and by the zero-byte test of x^('"'…)
 // and x^('\'…) when it is one of those; a borrow or carry crosses into
-// the next byte only from a byte flagged already.
+// the next byte only from a byte flagged already. Shorter text is read a
+// byte at a time.
 func plainText(data []byte) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(v uint64) uint64 { return (v - ones) &^ v }
-	for ; len(data) >= 8; data = data[8:] {
-		x := binary.LittleEndian.Uint64(data)
-		if (x|(x+ones)|(x-' '*ones)&^x|zero(x^'"'*ones)|zero(x^'\\'*ones))&highs != 0 {
-			return false
+	bad := func(x uint64) bool {
+		return (x|(x+ones)|(x-' '*ones)&^x|zero(x^'"'*ones)|zero(x^'\\'*ones))&highs != 0
+	}
+	if len(data) >= 8 { // the last word overlaps the one before
+		for i := 0; i < len(data)-8; i += 8 {
+			if bad(binary.LittleEndian.Uint64(data[i:])) {
+				return false
+			}
 		}
+		return !bad(binary.LittleEndian.Uint64(data[len(data)-8:]))
 	}
 	for _, c := range data {
 		if c < ' ' || c > '~' || c == '"' || c == '\\' {
