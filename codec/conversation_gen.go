@@ -112,12 +112,16 @@ type tracker struct {
 // took starts the Step of frame with the Params reached and returns it
 // with the frame's offset. Msg, Sub and Logical are the caller's to set.
 func (t *tracker) took(frame []byte) (*Step, int64) {
-	s := &t.step
-	s.P = t.c.P
+	t.step.P = t.c.P
+	return &t.step, t.advance(frame)
+}
+
+// advance counts frame as taken and returns its offset.
+func (t *tracker) advance(frame []byte) int64 {
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
-	return s, off
+	return off
 }
 
 // FrontendTracker takes the messages the frontend sends.
@@ -283,17 +287,21 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		// that fails, takes the general path below. ('R' has no kind by
 		// its tag; a one-byte answer fails as a tagged message.)
 		if k = kindsBackend[frame[0]]; flowActs[c.be][k]&actStays != 0 {
+			// The Step's Params first, decoded with as they were copied:
+			// the decoder's arguments need no load of their own.
+			s := &t.step
+			s.P = c.P
 			switch k {
 			case kindDataRow:
-				if t.be.dataRow.Decode(frame, c.P) == nil {
-					s, _ := t.took(frame)
+				if t.be.dataRow.Decode(frame, s.P) == nil {
+					t.advance(frame)
 					s.Msg = &t.be.dataRow
 					s.clearInner()
 					return s, nil
 				}
 			case kindCopyData:
-				if t.be.copyData.Decode(frame, c.P) == nil {
-					s, off := t.took(frame)
+				if t.be.copyData.Decode(frame, s.P) == nil {
+					off := t.advance(frame)
 					s.Msg = &t.be.copyData
 					if err := c.Replication.next(s, sideBackend, t.be.copyData.Data); err != nil {
 						return s, offsetted(err, off)
@@ -301,8 +309,8 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 					return s, nil
 				}
 			default:
-				if m, err := t.be.Decode(frame, c.P); err == nil {
-					s, _ := t.took(frame)
+				if m, err := t.be.Decode(frame, s.P); err == nil {
+					t.advance(frame)
 					s.Msg = m
 					s.clearInner()
 					switch k {
