@@ -170,7 +170,6 @@ func (t *FrontendTracker) DirectTLS() (*Step, error) {
 func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
 	s, off := t.took(frame)
-	s.clearInner()
 	st := c.fe
 	var k flowKind
 	var err error
@@ -188,6 +187,7 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	case len(frame) > 0 && frame[0] == 'p':
 		if k = passwordKinds[st]; k == kindNone {
 			s.Msg = nil
+			s.clearInner()
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Got = "'p' (a password, SASL or GSSAPI response)"
 			return s, e
@@ -200,6 +200,9 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 		}
 		s.Msg, err = t.fe.Decode(frame, s.P)
 	}
+	// Cleared after decoding: the decoder then takes the Params took
+	// copied from the registers they were copied with.
+	s.clearInner()
 	if err != nil {
 		return s, err
 	}
@@ -330,7 +333,6 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		}
 	}
 	s, off := t.took(frame)
-	s.clearInner()
 	st := c.be
 	var err error
 	switch {
@@ -352,12 +354,14 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			p.ProtocolMinor = 2
 			if m, err2 := t.be.Decode(frame, p); err2 == nil {
 				s.Msg, s.P = m, p
+				s.clearInner()
 				e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 				e.Detail = s.Msg.Slug() + " has the layout of protocol 3.2; the session speaks 3.0"
 				return s, e
 			}
 		}
 	}
+	s.clearInner() // after decoding, as in FrontendTracker.Next
 	if err != nil {
 		return s, err
 	}
