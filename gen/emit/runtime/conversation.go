@@ -113,12 +113,16 @@ type tracker struct {
 // took starts the Step of frame with the Params reached and returns it
 // with the frame's offset. Msg, Sub and Logical are the caller's to set.
 func (t *tracker) took(frame []byte) (*Step, int64) {
-	s := &t.step
-	s.P = t.c.P
+	t.step.P = t.c.P
+	return &t.step, t.advance(frame)
+}
+
+// advance counts frame as taken and returns its offset.
+func (t *tracker) advance(frame []byte) int64 {
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
-	return s, off
+	return off
 }
 
 // FrontendTracker takes the messages the frontend sends.
@@ -166,7 +170,6 @@ func (t *FrontendTracker) DirectTLS() (*Step, error) {
 func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	c := t.c
 	s, off := t.took(frame)
-	s.clearInner()
 	st := c.fe
 	var k flowKind
 	var err error
@@ -184,6 +187,7 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	case len(frame) > 0 && frame[0] == 'p':
 		if k = passwordKinds[st]; k == kindNone {
 			s.Msg = nil
+			s.clearInner()
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Got = "'p' (a password, SASL or GSSAPI response)"
 			return s, e
@@ -196,6 +200,9 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 		}
 		s.Msg, err = t.fe.Decode(frame, s.P)
 	}
+	// Cleared after decoding: the decoder then takes the Params took
+	// copied from the registers they were copied with.
+	s.clearInner()
 	if err != nil {
 		return s, err
 	}
@@ -288,17 +295,21 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		// that fails, takes the general path below. ('R' has no kind by
 		// its tag; a one-byte answer fails as a tagged message.)
 		if k = kindsBackend[frame[0]]; flowActs[c.be][k]&actStays != 0 {
+			// The Step's Params first, decoded with as they were copied:
+			// the decoder's arguments need no load of their own.
+			s := &t.step
+			s.P = c.P
 			switch k {
 			case kindDataRow:
-				if t.be.dataRow.Decode(frame, c.P) == nil {
-					s, _ := t.took(frame)
+				if t.be.dataRow.Decode(frame, s.P) == nil {
+					t.advance(frame)
 					s.Msg = &t.be.dataRow
 					s.clearInner()
 					return s, nil
 				}
 			case kindCopyData:
-				if t.be.copyData.Decode(frame, c.P) == nil {
-					s, off := t.took(frame)
+				if t.be.copyData.Decode(frame, s.P) == nil {
+					off := t.advance(frame)
 					s.Msg = &t.be.copyData
 					if err := c.Replication.next(s, sideBackend, t.be.copyData.Data); err != nil {
 						return s, offsetted(err, off)
@@ -306,8 +317,8 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 					return s, nil
 				}
 			default:
-				if m, err := t.be.Decode(frame, c.P); err == nil {
-					s, _ := t.took(frame)
+				if m, err := t.be.Decode(frame, s.P); err == nil {
+					t.advance(frame)
 					s.Msg = m
 					s.clearInner()
 					switch k {
@@ -322,7 +333,6 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		}
 	}
 	s, off := t.took(frame)
-	s.clearInner()
 	st := c.be
 	var err error
 	switch {
@@ -344,12 +354,14 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			p.ProtocolMinor = 2
 			if m, err2 := t.be.Decode(frame, p); err2 == nil {
 				s.Msg, s.P = m, p
+				s.clearInner()
 				e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 				e.Detail = s.Msg.Slug() + " has the layout of protocol 3.2; the session speaks 3.0"
 				return s, e
 			}
 		}
 	}
+	s.clearInner() // after decoding, as in FrontendTracker.Next
 	if err != nil {
 		return s, err
 	}
