@@ -149,11 +149,13 @@ func (t *FrontendTracker) DirectTLS() (*Step, error) {
 	s, off := t.took(nil)
 	s.Msg = nil
 	s.clearInner()
-	r := flowLookup(t.c.fe, kindDirectTLS, t.c.P.Major)
+	c := t.c
+	r := flowLookup(c.fe, kindDirectTLS, c.P.Major)
 	if r == nil {
-		return s, flowViolation(t.c.fe, kindDirectTLS, t.c.P.Major, off, t.Index-1)
+		return s, flowViolation(c.fe, kindDirectTLS, c.P.Major, off, t.Index-1)
 	}
-	t.c.move(sideFrontend, r)
+	c.move(&c.fe, &c.be, r.act)
+	c.settle(r.act)
 	return s, nil
 }
 
@@ -196,8 +198,11 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	if err != nil {
 		return s, err
 	}
-	r := flowLookup(st, k, c.P.Major)
-	if r == nil {
+	a := flowActs[st][k]
+	if a&actRule != 0 { // an encryption request some majors lack, direct TLS
+		a, _ = lookAct(st, k, c.P.Major, frame[0])
+	}
+	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	// What the message tells, by its kind: an integer switch costs less
@@ -213,14 +218,13 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 			err = c.Replication.next(s, sideFrontend, s.Msg.(*CopyData).Data)
 		}
 	}
-	if r.push != 0 && !c.push(r.push-1) {
+	if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 		e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 		e.Detail = "more requests wait for an answer than a tracker follows (65536)"
 		return s, e
 	}
-	if r.moves {
-		c.move(sideFrontend, r)
-	}
+	c.move(&c.fe, &c.be, a)
+	c.settle(a)
 	if c.fe != stFrontendCopyBoth {
 		c.feCopy = false
 	}
@@ -272,13 +276,13 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	var k flowKind
 	if len(frame) > 0 {
 		// Most frames are a message the state allows without a change
-		// (flowStays: a result's DataRow, a copy stream's CopyData, the
+		// (actStays: a result's DataRow, a copy stream's CopyData, the
 		// ParameterStatus of start-up, a simple query's CommandComplete):
 		// decoded and taken on one bit, without a rule lookup, and DataRow
 		// and CopyData without the dispatcher. Anything else, or a frame
 		// that fails, takes the general path below. ('R' has no kind by
 		// its tag; a one-byte answer fails as a tagged message.)
-		if k = kindsBackend[frame[0]]; flowStays[c.be].has(k) {
+		if k = kindsBackend[frame[0]]; flowActs[c.be][k]&actStays != 0 {
 			switch k {
 			case kindDataRow:
 				if t.be.dataRow.Decode(frame, c.P) == nil {
@@ -344,21 +348,21 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	if err != nil {
 		return s, err
 	}
-	r := flowLookup(st, k, c.P.Major)
-	if r == nil {
-		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
+	// A message is taken on its act alone, unless the act needs its rule
+	// (actRule: the one-byte answers, what start-up's negotiation requires).
+	a, r := flowActs[st][k], (*flowRule)(nil)
+	if a&actRule != 0 {
+		a, r = lookAct(st, k, c.P.Major, frame[0])
 	}
-	if r.answer != 0 {
-		if r = r.forAnswer(frame[0]); r == nil {
-			return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
-		}
+	if a == 0 {
+		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	switch k {
 	case kindParameterStatus:
 		c.parameter(s.Msg.(*ParameterStatus))
 	case kindNegotiateProtocolVersion:
 		m := s.Msg.(*NegotiateProtocolVersion)
-		if d := c.nego.answer(m, c.P.Major); r.requires == requiresNegotiation && d != "" {
+		if d := c.nego.answer(m, c.P.Major); r != nil && r.requires == requiresNegotiation && d != "" {
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Detail = d
 			return s, e
@@ -383,20 +387,20 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 		c.Replication.open(copyNone)
 	case kindReadyForQuery:
 		c.pending = copyNone
-		if r.requires != requiresNegotiated {
+		if r == nil || r.requires != requiresNegotiated {
 			break
 		}
 		if d := c.nego.missing(c.P.Major, c.P.ProtocolMinor); d != "" {
 			// What is missing came before: the start-up is over all the same.
-			c.move(sideBackend, r)
+			c.move(&c.be, &c.fe, a)
+			c.settle(a)
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Detail = d
 			return s, e
 		}
 	}
-	if r.moves {
-		c.move(sideBackend, r)
-	}
+	c.move(&c.be, &c.fe, a)
+	c.settle(a)
 	if err != nil {
 		return s, offsetted(err, off)
 	}
@@ -436,25 +440,30 @@ func offsetted(err error, off int64) error {
 	return err
 }
 
-// move takes the rule's states: the side's next, the other side's, and
-// for the backend the requests it completed or discarded. A backend with
-// nothing left to answer takes the oldest waiting request.
-func (c *Conversation) move(side flowSide, r *flowRule) {
-	own, other := &c.fe, &c.be
-	if side == sideBackend {
-		own, other = other, own
+// move puts both sides in the states act a names: own is the state of the
+// side that sent the message, other the other side's.
+func (c *Conversation) move(own, other *flowState, a flowAct) {
+	*own = flowState(a)
+	if p := flowState(a >> actPeer); p != 0 {
+		*other = p - 1
 	}
-	if r.next != 0 {
-		*own = r.next - 1
+}
+
+// settle ends or discards the request the backend answered (act a), and
+// lets a backend with nothing left to answer take the oldest request
+// waiting. The test inlines; the work, seldom needed, does not.
+func (c *Conversation) settle(a flowAct) {
+	if a&(actEnd|actDiscard) != 0 || c.be == stBackendIdle && c.head < len(c.queue) {
+		c.settled(a)
 	}
-	if r.peer != 0 {
-		*other = r.peer - 1
-	}
+}
+
+func (c *Conversation) settled(a flowAct) {
 	switch {
-	case r.end:
+	case a&actEnd != 0:
 		c.be = stBackendIdle
 		c.done++
-	case r.discard:
+	case a&actDiscard != 0:
 		c.discard()
 	}
 	if c.be == stBackendIdle && c.head < len(c.queue) {

@@ -43,22 +43,22 @@ func (t *LogicalTracker) Next(src []byte) (Message, error) { return t.next(src) 
 func (t *LogicalTracker) next(src []byte) (Message, error) {
 	// Nearly every message of a stream is an Insert, Update or Delete of a
 	// relation described before, which the state allows without a change
-	// (flowStays): decoded without the dispatcher, taken on one bit.
+	// (actStays): decoded without the dispatcher, taken on one bit.
 	// Anything else, or a message that fails, takes the general path.
 	if len(src) > 0 {
 		var m Message
 		var oid uint32
 		switch kindsLogical[src[0]] {
 		case kindLogicalInsert:
-			if flowStays[t.st].has(kindLogicalInsert) && t.lg.logicalInsert.Decode(src, t.P) == nil {
+			if flowActs[t.st][kindLogicalInsert]&actStays != 0 && t.lg.logicalInsert.Decode(src, t.P) == nil {
 				m, oid = &t.lg.logicalInsert, t.lg.logicalInsert.RelationOID
 			}
 		case kindLogicalUpdate:
-			if flowStays[t.st].has(kindLogicalUpdate) && t.lg.logicalUpdate.Decode(src, t.P) == nil {
+			if flowActs[t.st][kindLogicalUpdate]&actStays != 0 && t.lg.logicalUpdate.Decode(src, t.P) == nil {
 				m, oid = &t.lg.logicalUpdate, t.lg.logicalUpdate.RelationOID
 			}
 		case kindLogicalDelete:
-			if flowStays[t.st].has(kindLogicalDelete) && t.lg.logicalDelete.Decode(src, t.P) == nil {
+			if flowActs[t.st][kindLogicalDelete]&actStays != 0 && t.lg.logicalDelete.Decode(src, t.P) == nil {
 				m, oid = &t.lg.logicalDelete, t.lg.logicalDelete.RelationOID
 			}
 		}
@@ -85,8 +85,8 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 		e.Detail = detail
 		return m, e
 	}
-	if r.next != 0 {
-		t.st = r.next - 1
+	if r.act&actMoves != 0 {
+		t.st = flowState(r.act)
 		t.changed = false
 		if flowStreamed[t.st] {
 			t.P.Streaming |= Streamed

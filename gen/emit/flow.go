@@ -79,7 +79,7 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	var rules []jen.Code
 	for i, r := range all {
-		rules = append(rules, flowRuleLit(of[i], r, alt[i+1]))
+		rules = append(rules, flowRuleLit(of[i], r, alt[i+1], mod.Majors))
 	}
 	f.Comment("flowRules are the rules of spec/flow.json, state by state.")
 	f.Var().Id("flowRules").Op("=").Index(jen.Op("...")).Id("flowRule").Values(rules...)
@@ -103,7 +103,23 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	}
 	f.Var().Id("flowTable").Op("=").Index(jen.Lit(len(states))).Index(jen.Id("flowKinds")).Add(cell).Values(rows...)
 	f.Line()
-	staysTable(f, mod, states, kindOf)
+	// The act of each cell's rule again, for the one load a tracker takes
+	// nearly every message on.
+	rows = nil
+	for _, st := range states {
+		var cells []jen.Code
+		for k, r := range table[st.Index] {
+			if r != 0 {
+				cells = append(cells, jen.Lit(k).Op(":").Op(fmt.Sprintf("%#x", actOf(of[r-1], all[r-1], mod.Majors).bits())))
+			}
+		}
+		if len(cells) > 0 {
+			rows = append(rows, jen.Id(stateConst(st)).Op(":").Values(cells...))
+		}
+	}
+	f.Comment("flowActs is the act of each state's rule for each kind (flowTable's, in flowRules), 0 where none is.")
+	f.Var().Id("flowActs").Op("=").Index(jen.Lit(len(states))).Index(jen.Id("flowKinds")).Id("flowAct").Values(rows...)
+	f.Line()
 	var names, slugs, streamed []jen.Code
 	for _, st := range states {
 		names = append(names, jen.Lit(st.ID()))
@@ -145,48 +161,29 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	return f
 }
 
-// staysTable renders flowStays: per state, the kinds whose rule there
-// changes nothing (no state, no request queued, no stream opened or
-// closed), requires nothing but, for a change, its relation, and holds in
-// every major the codec decodes the message in. The trackers' fast paths
-// take such a message on one bit test after decoding it: its decoder
-// refused any other major, so no major check is left, and the relation
-// the fast path checks itself.
-func staysTable(f *jen.File, mod *model.Model, states []*model.FlowState, kindOf map[*model.Message]int) {
-	var rows []jen.Code
-	for _, st := range states {
-		var words [4]uint64 // a kindSet: every flowKind (uint8)
-		for _, r := range st.Rules {
-			if stays(r, mod.Majors) {
-				k := kindOf[r.Msg]
-				words[k/64] |= 1 << (k % 64)
-			}
-		}
-		var cells []jen.Code
-		for i, w := range words {
-			if w != 0 {
-				cells = append(cells, jen.Lit(i).Op(":").Op(fmt.Sprintf("%#x", w)))
-			}
-		}
-		if len(cells) > 0 {
-			rows = append(rows, jen.Id(stateConst(st)).Op(":").Values(cells...))
-		}
-	}
-	f.Comment("flowStays marks, per state, the kinds whose rule there changes nothing and requires nothing")
-	f.Comment("but a change's relation, in every major the message decodes in: a fast path's one test.")
-	f.Var().Id("flowStays").Op("=").Index(jen.Lit(len(states))).Id("kindSet").Values(rows...)
-}
-
 // stays reports whether r allows its message without changing anything or
 // requiring more than a change's relation, in each of the codec's majors
-// that the message has.
+// that the message has (actStays): the trackers' fast paths take such a
+// message on one bit after decoding it, its decoder having refused any
+// other major, and check a change's relation themselves.
 func stays(r *model.FlowRule, majors []int) bool {
-	if r.Msg == nil || r.Next != nil || r.Peer != nil || r.Push != nil || r.End || r.Discard ||
-		r.Streamed != "" || r.Answer != 0 || r.Requires != "" && r.Requires != spec.RequiresRelation {
-		return false
-	}
-	for _, mj := range r.Msg.Majors {
-		if slices.Contains(majors, mj) && !slices.Contains(r.Majors, mj) {
+	return r.Msg != nil && r.Next == nil && r.Peer == nil && r.Push == nil && !r.End && !r.Discard &&
+		r.Streamed == "" && r.Answer == 0 && (r.Requires == "" || r.Requires == spec.RequiresRelation) &&
+		allMajors(r, majors)
+}
+
+// needsLook reports whether taking r needs more than its act (actRule):
+// majors its message decodes in where r does not hold, an answer's value,
+// what it requires or streams.
+func needsLook(r *model.FlowRule, majors []int) bool {
+	return r.Answer != 0 || r.Requires != "" || r.Streamed != "" || !allMajors(r, majors)
+}
+
+// allMajors reports whether r holds in each of the codec's majors its
+// message has (an event: each of the codec's).
+func allMajors(r *model.FlowRule, majors []int) bool {
+	for _, mj := range majors {
+		if (r.Msg == nil || slices.Contains(r.Msg.Majors, mj)) && !slices.Contains(r.Majors, mj) {
 			return false
 		}
 	}
@@ -256,25 +253,8 @@ func camel(s string) string {
 
 // flowRuleLit is one rule as a flowRule value, its reason in a comment;
 // alt is the rule (1-based) for another value of the same answer.
-func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int) jen.Code {
-	var fields []jen.Code
-	target := func(name string, s *model.FlowState) {
-		if s != nil {
-			fields = append(fields, jen.Id(name).Op(":").Id(stateConst(s)).Op("+").Lit(1))
-		}
-	}
-	target("next", r.Next)
-	target("peer", r.Peer)
-	target("push", r.Push)
-	if r.End {
-		fields = append(fields, jen.Id("end").Op(":").True())
-	}
-	if r.Discard {
-		fields = append(fields, jen.Id("discard").Op(":").True())
-	}
-	if r.Next != nil || r.Peer != nil || r.End || r.Discard {
-		fields = append(fields, jen.Id("moves").Op(":").True())
-	}
+func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int, majors []int) jen.Code {
+	fields := []jen.Code{jen.Id("act").Op(":").Add(actOf(st, r, majors).lit())}
 	if r.Streamed != "" {
 		fields = append(fields, jen.Id("streamed").Op(":").Id("stream"+camel(r.Streamed)))
 	}
@@ -302,6 +282,58 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int) jen.Code {
 	// The comment goes on a line of its own before the rule: one after the
 	// rule's comma would be gofmt's to attach to the next line.
 	return jen.Line().Comment(doc).Line().Values(fields...)
+}
+
+// flowAct is a rule's act (runtime/flow.go): the state its side is in
+// after it, the other side's and the request it queues (nil: none), and
+// its flags, in the order of the runtime's constants from actAllowed.
+type flowAct struct {
+	own, peer, push *model.FlowState
+	flags           [6]bool
+}
+
+// actFlags name flowAct's flags, bit 24 up.
+var actFlags = [6]string{"actAllowed", "actMoves", "actEnd", "actDiscard", "actStays", "actRule"}
+
+func actOf(st *model.FlowState, r *model.FlowRule, majors []int) flowAct {
+	return flowAct{own: cmp.Or(r.Next, st), peer: r.Peer, push: r.Push,
+		flags: [6]bool{true, r.Next != nil, r.End, r.Discard, stays(r, majors), needsLook(r, majors)}}
+}
+
+// bits is a's value, for flowActs.
+func (a flowAct) bits() uint32 {
+	v := uint32(a.own.Index)
+	if a.peer != nil {
+		v |= uint32(a.peer.Index+1) << 8
+	}
+	if a.push != nil {
+		v |= uint32(a.push.Index+1) << 16
+	}
+	for i, on := range a.flags {
+		if on {
+			v |= 1 << (24 + i)
+		}
+	}
+	return v
+}
+
+// lit is a's value in the runtime's names, for a rule.
+func (a flowAct) lit() jen.Code {
+	act := jen.Id("flowAct").Parens(jen.Id(stateConst(a.own)))
+	for _, s := range []struct {
+		st    *model.FlowState
+		shift string
+	}{{a.peer, "actPeer"}, {a.push, "actPush"}} {
+		if s.st != nil {
+			act.Op("|").Id("flowAct").Parens(jen.Id(stateConst(s.st)).Op("+").Lit(1)).Op("<<").Id(s.shift)
+		}
+	}
+	for i, on := range a.flags {
+		if on {
+			act.Op("|").Id(actFlags[i])
+		}
+	}
+	return act
 }
 
 // kindLookup renders the table naming the kind of a dispatcher's message by

@@ -63,13 +63,10 @@ const (
 	sideBackend
 )
 
-// flowRule is one rule of spec/flow.json: the states it leads to (+1; 0:
-// none) and what else it does.
+// flowRule is one rule of spec/flow.json: what taking its message does,
+// and what else it says.
 type flowRule struct {
-	next, peer, push flowState
-	end, discard     bool
-	// moves: the rule changes a state (next, peer, end or discard).
-	moves    bool
+	act      flowAct
 	streamed uint8
 	requires uint8
 	// answer narrows the rule to a one-byte answer's value ('S'); alt is
@@ -77,6 +74,39 @@ type flowRule struct {
 	answer, alt uint8
 	majors      MajorSet
 }
+
+// flowAct is what taking a rule's message does, in one word, so that a
+// tracker follows most messages on one table load: bits 0-7 are the state
+// its side is in after it (the one it was in, unless actMoves), 8-15 the
+// other side's (+1; 0: as it was), 16-23 the backend state the request it
+// queues starts in (+1; 0: none), and the flags above.
+type flowAct uint32
+
+// The shifts of flowAct's other side and queued request.
+const (
+	actPeer = 8
+	actPush = 16
+)
+
+// The flags of a flowAct.
+const (
+	// actAllowed: the state allows the message (in some major).
+	actAllowed flowAct = 1 << (24 + iota)
+	// actMoves: the rule names the side's next state.
+	actMoves
+	// actEnd: the backend answered the request in full and waits for the
+	// next; actDiscard: it failed, and the requests until Sync are dropped.
+	actEnd
+	actDiscard
+	// actStays: the rule changes nothing and requires nothing but, for a
+	// change, its relation, in every major the message decodes in: the
+	// trackers' fast paths take such a message on this bit.
+	actStays
+	// actRule: taking the message needs its rule (flowLookup): it holds in
+	// fewer majors than the message has, tells an answer's values apart,
+	// requires something or opens or closes a stream.
+	actRule
+)
 
 // The values of flowRule.streamed and flowRule.requires.
 const (
@@ -106,10 +136,16 @@ func flowLookup(st flowState, k flowKind, major int) *flowRule {
 	return r
 }
 
-// kindSet is a set of flowKinds, one bit each (flowStays).
-type kindSet [4]uint64
-
-func (s *kindSet) has(k flowKind) bool { return s[k>>6]>>(k&63)&1 != 0 }
+// lookAct is the act of the rule of kind k in st that holds in major and
+// takes the answer b (a one-byte answer's value), and the rule; 0 and nil
+// when none does.
+func lookAct(st flowState, k flowKind, major int, b byte) (flowAct, *flowRule) {
+	r := flowLookup(st, k, major).forAnswer(b)
+	if r == nil {
+		return 0, nil
+	}
+	return r.act, r
+}
 
 // forAnswer is the rule of r's chain that takes the answer b, nil if none.
 func (r *flowRule) forAnswer(b byte) *flowRule {
