@@ -118,7 +118,7 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 // took as many frames as it has places, up to maxCachedBodies.
 func (f *formatter) seenBefore(frame []byte) bool {
 	if f.seen == nil {
-		f.seen, f.seed = make([]uint64, 64), maphash.MakeSeed()
+		f.seen, f.seed = make([]uint64, 16), maphash.MakeSeed()
 	}
 	h := maphash.Bytes(f.seed, frame) | 1 // 0 is an empty place
 	at := &f.seen[h&uint64(len(f.seen)-1)]
