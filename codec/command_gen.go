@@ -6,7 +6,6 @@ package codec
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -959,12 +958,28 @@ func IsCommand(text string) bool {
 
 // firstWord is text's first word and where it starts.
 func firstWord(text string) (int, string) {
-	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\f\v"))
+	start := 0
+	for start < len(text) && strings.IndexByte(" \t\n\r\f\v", text[start]) >= 0 {
+		start++
+	}
 	return start, text[start:wordEnd(text, start)]
 }
 
+// isCommandWord reports whether w names a command in any case. The names
+// are ASCII, so an ASCII word of another length names none: most words
+// (SELECT) are refused by their length, without strings.EqualFold, which
+// a non-ASCII word still goes through (its K and ſ fold to ASCII letters).
 func isCommandWord(w string) bool {
-	return slices.ContainsFunc(commandDescs, func(d *commandDesc) bool { return strings.EqualFold(d.name, w) })
+	ascii := true
+	for i := range len(w) {
+		ascii = ascii && w[i] < utf8.RuneSelf
+	}
+	for _, d := range commandDescs {
+		if (len(d.name) == len(w) || !ascii) && strings.EqualFold(d.name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseBool reads a string value as the server's defGetBoolean does:

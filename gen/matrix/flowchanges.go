@@ -255,6 +255,8 @@ type flowWords struct {
 	peer, push, stays, end, discard, logical string
 	streamed, requires                       map[string]string
 	why, holds, source, sideHead, nav        string
+	// count counts a step's rules of one status ("added 5"), comma joins them.
+	count, comma string
 }
 
 // versionedHeads head the table of versioned rules: the columns of a
@@ -299,6 +301,8 @@ var flowVocab = map[Lang]flowWords{
 		source:   "source",
 		sideHead: "side",
 		nav:      "Flow changes",
+		count:    "%s %d",
+		comma:    ", ",
 	},
 	Chinese: {
 		title: "各大版本之间的消息流变更（spec/flow.json）",
@@ -335,6 +339,8 @@ var flowVocab = map[Lang]flowWords{
 		source:   "出处",
 		sideHead: "一方",
 		nav:      "消息流变更",
+		count:    "%s %d",
+		comma:    "，",
 	},
 }
 
@@ -372,7 +378,15 @@ func (h *History) flowChangesMarkdown(b *strings.Builder, lang Lang) {
 		return
 	}
 	fw := flowVocab[lang]
-	fmt.Fprintf(b, "\n## %s\n\n%s\n\n%s\n", fc.Title, fc.Intro, fc.protocolLine(lang))
+	fmt.Fprintf(b, "\n## %s\n\n%s\n\n%s\n\n", fc.Title, fc.Intro, fc.protocolLine(lang))
+	heads := []string{fw.heads[0]}
+	for _, sec := range fc.Sections {
+		heads = append(heads, fmt.Sprintf("[%s](#%s)", sec.Machine, anchor(sec.Title)))
+	}
+	tableHead(b, heads)
+	for _, row := range fc.summary(lang) {
+		tableRow(b, append([]string{row.Step}, row.Cells...)...)
+	}
 	for _, sec := range fc.Sections {
 		fmt.Fprintf(b, "\n### %s\n\n%s\n\n", sec.Title, sec.Doc)
 		tableHead(b, fw.heads)
@@ -396,6 +410,50 @@ func (h *History) flowChangesMarkdown(b *strings.Builder, lang Lang) {
 		r := fc.rule(id)
 		tableRow(b, append([]string{model.MajorList(r.Majors), r.Machine, "`" + r.State + "`"}, r.cells(lang)...)...)
 	}
+}
+
+// summaryRow is one step of every machine at a glance.
+type summaryRow struct {
+	To   int
+	Step string
+	// Cells count each machine's rules added and removed, or say unchanged;
+	// Classes are their statuses' CSS classes.
+	Cells, Classes []string
+	Same           bool
+}
+
+// summary is the flow changes at a glance: a row per step, a cell per
+// machine.
+func (fc *FlowChanges) summary(lang Lang) []summaryRow {
+	fw := flowVocab[lang]
+	var rows []summaryRow
+	for i, st := range fc.Sections[0].Steps {
+		row := summaryRow{To: st.To, Step: fmt.Sprintf("%d → %d", st.From, st.To), Same: true}
+		for _, sec := range fc.Sections {
+			st := sec.Steps[i]
+			n := map[Status]int{}
+			for _, c := range st.Changes {
+				n[c.Status]++
+			}
+			var parts []string
+			if st.Protocol != "" {
+				parts = append(parts, st.Protocol)
+			}
+			for _, s := range []Status{Added, Removed} {
+				if n[s] > 0 {
+					parts = append(parts, fmt.Sprintf(fw.count, vocab[lang].status[s], n[s]))
+				}
+			}
+			if len(parts) == 0 {
+				parts = []string{st.Label}
+			}
+			row.Same = row.Same && st.Status == Unchanged
+			row.Cells = append(row.Cells, strings.Join(parts, fw.comma))
+			row.Classes = append(row.Classes, statusClass[st.Status])
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // cells are the rule's message, effects, conditions and the link to its
@@ -436,13 +494,27 @@ type pageFlow struct {
 	VersionedTitle              bi
 	Sections                    []pageFlowSection
 	Versioned                   []pageFlowRow
+	// Summary is a row per step, a cell per section in its order.
+	Summary []pageSummaryRow
+}
+
+type pageSummaryRow struct {
+	To    int
+	Step  string
+	Same  bool
+	Cells []pageSummaryCell
+}
+
+type pageSummaryCell struct {
+	Class string
+	Text  bi
 }
 
 type pageFlowSection struct {
-	ID    string
-	Title biHTML
-	Doc   string
-	Rows  []pageFlowRow
+	ID, Machine string
+	Title       biHTML
+	Doc         string
+	Rows        []pageFlowRow
 }
 
 type pageFlowRow struct {
@@ -510,7 +582,7 @@ func (h *History) flowPage() *pageFlow {
 	}
 	for k, se := range en.Sections {
 		sz := zh.Sections[k]
-		ps := pageFlowSection{ID: "flow-changes-" + se.Machine, Title: bothHTML(se.Title, sz.Title), Doc: se.Doc}
+		ps := pageFlowSection{ID: "flow-changes-" + se.Machine, Machine: se.Machine, Title: bothHTML(se.Title, sz.Title), Doc: se.Doc}
 		for j, st := range se.Steps {
 			step := fmt.Sprintf("%d → %d", st.From, st.To)
 			if st.Protocol != "" {
@@ -527,6 +599,14 @@ func (h *History) flowPage() *pageFlow {
 			}
 		}
 		p.Sections = append(p.Sections, ps)
+	}
+	sz := zh.summary(Chinese)
+	for i, se := range en.summary(English) {
+		row := pageSummaryRow{To: se.To, Step: se.Step, Same: se.Same}
+		for k := range se.Cells {
+			row.Cells = append(row.Cells, pageSummaryCell{se.Classes[k], bi{se.Cells[k], sz[i].Cells[k]}})
+		}
+		p.Summary = append(p.Summary, row)
 	}
 	for _, id := range en.Versioned {
 		re := en.rule(id)

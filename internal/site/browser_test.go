@@ -537,6 +537,14 @@ func TestPageOpensOnTheAnswer(t *testing.T) {
 	if !slices.Equal(state, []string{"15", "18", "true"}) || !slices.Equal(cols, []string{"16", "17", "18"}) {
 		t.Errorf("opened ?to=18&from=15&changed=1: from, to, only changed = %v, columns %v", state, cols)
 	}
+	// The flow changes follow the range and the filter: only the steps into
+	// 16, 17 and 18 that changed something (direct TLS in 17, 3.2 in 18).
+	flow := eval[[]string](t, ctx, `[...document.querySelectorAll('#flow-changes tbody tr[data-major]')].filter(r => r.getClientRects().length > 0).map(r => r.dataset.major + (r.classList.contains('same') ? ' same' : ''))`)
+	if !slices.Contains(flow, "17") || !slices.Contains(flow, "18") || slices.ContainsFunc(flow, func(m string) bool { return m != "16" && m != "17" && m != "18" }) {
+		t.Errorf("flow changes from 15 to 18, only changed: rows into %q", flow)
+	}
+	do(t, ctx, chromedp.ScrollIntoView(chromedp.CSS("#flow-changes")))
+	screenshot(t, ctx, "flow-changes-15-18.png")
 
 	// The facts show the range's majors, the details its steps.
 	do(t, ctx, chromedp.Click(chromedp.CSS("#facts > summary")))

@@ -216,25 +216,13 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 		return lines, false, fmt.Sprintf("%s undecodable: %v", name, err)
 	}
 	st.decoded.Add(1)
-	for _, l := range chain {
-		d := l.Msg.Descriptor()
-		c, ok := x.counts[d]
-		if !ok || c.layer != l.Name { // a type comes in one layer but for the start-up's
-			if x.counts == nil {
-				x.counts = map[*codec.MessageDescriptor]typeCounters{}
-			}
-			c = typeCounters{l.Name, counter(&st.layers, l.Name), counter(&st.messages, l.Msg.Slug())}
-			x.counts[d] = c
-		}
-		c.inLayer.Add(1)
-		c.count.Add(1)
-	}
 	if !x.a.format.Quiet {
 		lines = x.f.appendLine(lines, at, x.d.c.id, x.d.dir, off, chain, frame)
-		if x.f.kept != nil && x.f.kept.identical { // this frame re-encoded identically before
-			st.identical.Add(1)
-			return lines, true, problem
-		}
+	}
+	x.count(st, chain)
+	if x.f.kept != nil && x.f.kept.identical { // this frame re-encoded identically before
+		st.identical.Add(1)
+		return lines, true, problem
 	}
 	out, err := x.reencode(chain)
 	switch {
@@ -254,6 +242,42 @@ func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, 
 	}
 	st.identical.Add(1)
 	return lines, true, problem
+}
+
+// count counts the chain's messages by type and layer. A frame whose line
+// was printed from or kept as a body has the counters of its types there
+// (found once per body); others are found by descriptor.
+func (x *examiner) count(st *counters, chain []Layer) {
+	var kept *[3]typeCounters
+	if x.f.kept != nil {
+		kept = &x.f.kept.counts
+	}
+	for i := range chain {
+		l := &chain[i]
+		var c typeCounters
+		if kept == nil {
+			c = x.counters(st, l)
+		} else if c = kept[i]; c.count == nil || c.layer != l.Name {
+			c = x.counters(st, l)
+			kept[i] = c
+		}
+		c.inLayer.Add(1)
+		c.count.Add(1)
+	}
+}
+
+// counters are those of l's type and layer.
+func (x *examiner) counters(st *counters, l *Layer) typeCounters {
+	d := l.Msg.Descriptor()
+	c, ok := x.counts[d]
+	if !ok || c.layer != l.Name { // a type comes in one layer but for the start-up's
+		if x.counts == nil {
+			x.counts = map[*codec.MessageDescriptor]typeCounters{}
+		}
+		c = typeCounters{l.Name, counter(&st.layers, l.Name), counter(&st.messages, l.Msg.Slug())}
+		x.counts[d] = c
+	}
+	return c
 }
 
 // isFlowError reports whether err is a *codec.FlowError; called only with

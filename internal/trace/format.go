@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"hash/maphash"
 	"reflect"
@@ -28,14 +29,15 @@ type style struct {
 // goroutine only, so its cache needs no lock.
 type formatter struct {
 	style
-	names   map[nameKey]string // message names by type and major
-	bodies  map[string]*body   // rendered messages of small frames (appendLine)
-	seen    map[uint64]bool    // hashes of small frames seen once and not kept in bodies
-	kept    *body              // what the last line was printed from or kept as; nil: neither
-	recent  [8]*body           // of bodies, the last used of each tag and length hashed (appendLine)
-	seed    maphash.Seed
-	second  int64  // the Unix second seconds holds
-	seconds []byte // "2006-01-02T15:04:05" of second
+	names     map[nameKey]string // message names by type and major
+	bodies    map[string]*body   // rendered messages of small frames (appendLine)
+	seen      []uint64           // hashes of small frames seen once and not kept in bodies (seenBefore)
+	seenTaken int                // frames put in seen since it last grew
+	kept      *body              // what the last line was printed from or kept as; nil: neither
+	recent    [8]*body           // of bodies, the last used of each tag and length hashed (appendLine)
+	seed      maphash.Seed
+	second    int64  // the Unix second seconds holds
+	seconds   []byte // "2006-01-02T15:04:05" of second
 	// The header up to the offset, which repeats: the time of the last
 	// line (a read's messages all bear its time), the session and the
 	// direction.
@@ -43,6 +45,9 @@ type formatter struct {
 	headID  int64
 	headDir Direction
 	head    []byte
+	// The last offset written, and its digits (appendOffset).
+	offAt   int64
+	offText []byte
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -105,21 +110,27 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 	return f.appendEnd(b)
 }
 
-// seenBefore reports whether frame came before (as far as the last
-// maxCachedBodies frames not kept tell), and remembers it otherwise.
+// seenBefore reports whether frame came before, as far as seen tells,
+// and remembers it otherwise. seen holds frames' hashes where their low
+// bits say, one each: a frame whose place another took since counts as
+// new once more, and is kept at its next coming instead. It starts small
+// (an idle session's few frames) and doubles, forgetting, each time it
+// took as many frames as it has places, up to maxCachedBodies.
 func (f *formatter) seenBefore(frame []byte) bool {
 	if f.seen == nil {
-		f.seen, f.seed = map[uint64]bool{}, maphash.MakeSeed()
+		f.seen, f.seed = make([]uint64, 64), maphash.MakeSeed()
 	}
-	h := maphash.Bytes(f.seed, frame)
-	if f.seen[h] {
-		delete(f.seen, h)
+	h := maphash.Bytes(f.seed, frame) | 1 // 0 is an empty place
+	at := &f.seen[h&uint64(len(f.seen)-1)]
+	if *at == h {
+		*at = 0
 		return true
 	}
-	if len(f.seen) >= maxCachedBodies {
-		clear(f.seen)
+	if f.seenTaken++; f.seenTaken > len(f.seen) && len(f.seen) < maxCachedBodies {
+		f.seen, f.seenTaken = make([]uint64, 2*len(f.seen)), 0
+		at = &f.seen[h&uint64(len(f.seen)-1)]
 	}
-	f.seen[h] = true
+	*at = h
 	return false
 }
 
@@ -141,13 +152,15 @@ type body struct {
 	// re-encoding, is a function of the frame, the types and the params
 	// too: a frame that matches need not be re-encoded again (examine).
 	identical bool
+	counts    [3]typeCounters // of the types, once counted (examiner.count)
 }
 
 func (e *body) matches(chain []Layer) bool {
 	if len(chain) != e.n {
 		return false
 	}
-	for i, l := range chain {
+	for i := range chain {
+		l := &chain[i]
 		if reflect.TypeOf(l.Msg) != e.types[i] || l.Params != e.params[i] {
 			return false
 		}
@@ -156,9 +169,9 @@ func (e *body) matches(chain []Layer) bool {
 }
 
 func (e *body) set(chain []Layer, text []byte) {
-	e.n, e.identical = len(chain), false
-	for i, l := range chain {
-		e.types[i], e.params[i] = reflect.TypeOf(l.Msg), l.Params
+	e.n, e.identical, e.counts = len(chain), false, [3]typeCounters{}
+	for i := range chain {
+		e.types[i], e.params[i] = reflect.TypeOf(chain[i].Msg), chain[i].Params
 	}
 	e.text = append(e.text[:0], text...)
 }
@@ -167,11 +180,35 @@ func (f *formatter) appendHeader(b []byte, at time.Time, id int64, d Direction, 
 	if at != f.headAt || id != f.headID || d != f.headDir || f.head == nil {
 		f.headAt, f.headID, f.headDir, f.head = at, id, d, f.appendHead(f.head[:0], at, id, d)
 	}
-	b = strconv.AppendInt(append(b, f.head...), off, 10)
+	b = f.appendOffset(append(b, f.head...), off)
 	if f.json {
 		return append(b, `,"messages":[`...)
 	}
 	return b
+}
+
+// appendOffset writes off in decimal. A direction's offsets only grow, each
+// by the last message's length: adding that to the last offset's digits
+// costs less than formatting anew.
+func (f *formatter) appendOffset(b []byte, off int64) []byte {
+	delta := off - f.offAt
+	if f.offText == nil || delta < 0 || delta > 1<<20 {
+		f.offAt, f.offText = off, strconv.AppendInt(f.offText[:0], off, 10)
+		return append(b, f.offText...)
+	}
+	f.offAt = off
+	d := f.offText
+	for i := len(d) - 1; delta > 0; i-- {
+		if i < 0 { // one more digit
+			d = append(d, 0)
+			copy(d[1:], d)
+			d[0], i = '0', 0
+		}
+		v := int64(d[i]-'0') + delta
+		d[i], delta = byte('0'+v%10), v/10
+	}
+	f.offText = d
+	return append(b, d...)
 }
 
 // appendHead writes a header up to the offset.
@@ -319,8 +356,8 @@ func payloadField(m codec.Message) string {
 
 // hasSecret reports whether a message of the chain may carry a secret.
 func hasSecret(chain []Layer) bool {
-	for _, l := range chain {
-		d := l.Msg.Descriptor()
+	for i := range chain {
+		d := chain[i].Msg.Descriptor()
 		for i := range d.Fields {
 			if d.Fields[i].Secret {
 				return true
@@ -475,14 +512,35 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 // when data is printable ASCII with nothing to escape (SQL text, names,
 // command tags: most values a trace shows).
 func appendQuoted(b, data []byte) []byte {
-	for _, c := range data {
-		if c < ' ' || c > '~' || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(data), len(data))) // read only
-		}
+	if !plainText(data) {
+		return strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(data), len(data))) // read only
 	}
 	b = append(b, '"')
 	b = append(b, data...)
 	return append(b, '"')
+}
+
+// plainText reports whether every byte of data is printable ASCII other
+// than " and \, eight bytes at a time: in a word x, a byte b is flagged
+// (its high bit set) by x when b >= 0x80, by x+ones when b == 0x7f, by
+// (x-0x20…20) &^ x when b < 0x20, and by the zero-byte test of x^('"'…)
+// and x^('\'…) when it is one of those; a borrow or carry crosses into
+// the next byte only from a byte flagged already.
+func plainText(data []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) &^ v }
+	for ; len(data) >= 8; data = data[8:] {
+		x := binary.LittleEndian.Uint64(data)
+		if (x|(x+ones)|(x-' '*ones)&^x|zero(x^'"'*ones)|zero(x^'\\'*ones))&highs != 0 {
+			return false
+		}
+	}
+	for _, c := range data {
+		if c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // readsAsText reports whether a person would rather read data as escaped

@@ -267,11 +267,44 @@ func TestRenderingCache(t *testing.T) {
 }
 
 // TestAppendQuoted: the ASCII fast path writes what strconv.AppendQuote
-// writes, for text with and without what needs escaping.
+// writes, for text with and without what needs escaping, and takes text
+// as plain exactly when each byte is printable ASCII other than " and \:
+// every byte value at every place of texts of 1 to 17 bytes (the words
+// plainText reads and the bytes after them), among the lowest and the
+// highest plain bytes, next to which a borrow or a carry would show.
 func TestAppendQuoted(t *testing.T) {
 	for _, s := range []string{"", "SELECT abalance FROM pgbench_accounts WHERE aid = 1;", `say "hi"`, `a\b`, "tab\there", "ü", "\x7f", "~ !"} {
 		if got, want := string(appendQuoted(nil, []byte(s))), strconv.Quote(s); got != want {
 			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	}
+	for _, fill := range []string{" ", "~"} {
+		for n := 1; n <= 17; n++ {
+			for at := range n {
+				for c := range 256 {
+					data := []byte(strings.Repeat(fill, n))
+					data[at] = byte(c)
+					plain := c >= ' ' && c <= '~' && c != '"' && c != '\\'
+					if plainText(data) != plain {
+						t.Fatalf("plainText(%q) = %v", data, !plain)
+					}
+					if got, want := string(appendQuoted(nil, data)), strconv.Quote(string(data)); got != want {
+						t.Fatalf("%q: got %s, want %s", data, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAppendOffset: offsets written from the last one's digits are those
+// strconv writes, across carries into new digits, after a jump back and
+// one too far to add.
+func TestAppendOffset(t *testing.T) {
+	var f formatter
+	for _, off := range []int64{0, 0, 5, 9, 10, 99, 100, 101, 999, 1000, 99999, 100000, 100007, 3, 3, 1 << 40, 1<<40 + 1<<20, 1<<40 + 1<<20 + 1} {
+		if got, want := string(f.appendOffset([]byte("@"), off)), "@"+strconv.FormatInt(off, 10); got != want {
+			t.Errorf("offset %d: got %s, want %s", off, got, want)
 		}
 	}
 }
