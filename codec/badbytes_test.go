@@ -144,6 +144,12 @@ func TestEncodeErrors(t *testing.T) {
 		{"error field code 0", &codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 0, Value: "x"}}}, codec.Params{}, codec.ErrZeroByte, "Fields.Code"},
 		{"empty startup parameter name", &codec.StartupMessage{Parameters: []codec.StartupParameter{{Value: "x"}}}, codec.Params{}, codec.ErrZeroByte, "Parameters.Name"},
 		{"more than 65535 values", &codec.DataRow{Values: make([][]byte, 70000)}, codec.Params{}, codec.ErrTooLarge, "Values"},
+		{"more than 65535 parameter types", &codec.Parse{ParameterOIDs: make([]uint32, 70000)}, codec.Params{}, codec.ErrTooLarge, "ParameterOIDs"},
+		{"more than 65535 column formats", &codec.CopyInResponse{ColumnFormatCodes: make([]int16, 70000)}, codec.Params{}, codec.ErrTooLarge, "ColumnFormatCodes"},
+		{"zero byte in the first string of a run", &codec.Parse{Name: "s\x00", Query: "SELECT 1"}, codec.Params{}, codec.ErrZeroByte, "Name"},
+		{"zero byte in the last string of a run", &codec.Parse{Name: "s", Query: "SELECT\x00 1"}, codec.Params{}, codec.ErrZeroByte, "Query"},
+		{"zero byte in both strings of a run", &codec.ParameterStatus{Name: "\x00", Value: "\x00"}, codec.Params{}, codec.ErrZeroByte, "Name"},
+		{"zero byte in a value", &codec.ParameterStatus{Name: "TimeZone", Value: "UTC\x00"}, codec.Params{}, codec.ErrZeroByte, "Value"},
 		// a field set that the Params (or another field, or the major) leave off the wire
 		{"abort LSN without parallel streaming", &codec.LogicalStreamAbort{Xid: 1, SubXid: 2, AbortLSN: 5}, codec.Params{Major: 16, LogicalVersion: 4, Streaming: codec.Streamed}, codec.ErrNotOnWire, "AbortLSN"},
 		{"abort time before 16", &codec.LogicalStreamAbort{Xid: 1, SubXid: 2, AbortTime: 5}, codec.Params{Major: 15, LogicalVersion: 4, Streaming: codec.ParallelStreaming}, codec.ErrNotOnWire, "AbortTime"},
@@ -154,14 +160,17 @@ func TestEncodeErrors(t *testing.T) {
 		{"data of a NULL column", &codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 'n', Data: []byte("x")}}}, codec.Params{}, codec.ErrNotOnWire, "Columns.Data"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dst := []byte("keep")
-			out, err := c.msg.Encode(dst, c.p)
-			var ee *codec.EncodeError
-			if !errors.As(err, &ee) || !errors.Is(err, c.err) || ee.Field != c.field {
-				t.Fatalf("got %v, want %v at %s", err, c.err, c.field)
-			}
-			if !bytes.Equal(out, []byte("keep")) {
-				t.Errorf("dst changed to %q", out)
+			// without room (the full writer) and with room (Encode's fast
+			// path, where the message has one)
+			for _, dst := range [][]byte{[]byte("keep"), append(make([]byte, 0, 1<<20), "keep"...)} {
+				out, err := c.msg.Encode(dst, c.p)
+				var ee *codec.EncodeError
+				if !errors.As(err, &ee) || !errors.Is(err, c.err) || ee.Field != c.field {
+					t.Fatalf("room for %d bytes: got %v, want %v at %s", cap(dst)-len(dst), err, c.err, c.field)
+				}
+				if !bytes.Equal(out, []byte("keep")) {
+					t.Errorf("room for %d bytes: dst changed to %q", cap(dst)-len(dst), out)
+				}
 			}
 		})
 	}

@@ -3,7 +3,11 @@
 
 package codec
 
-import "slices"
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
 
 // CopyBothResponse is the message of the frontend/backend protocol “CopyBothResponse”
 // (B).
@@ -68,6 +72,21 @@ func (m *CopyBothResponse) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyBothResponse) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 7 + 2*len(m.ColumnFormatCodes); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyBothResponseMajors.Has(p.Major) && len(m.ColumnFormatCodes) <= math.MaxUint16 {
+		b := appendHeader(dst, 'W', n)
+		b = append(b, m.OverallFormat)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(m.ColumnFormatCodes)))
+		for _, v := range m.ColumnFormatCodes {
+			b = binary.BigEndian.AppendUint16(b, uint16(v))
+		}
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyBothResponse) encode(dst []byte, p Params) ([]byte, error) {
 	if !copyBothResponseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

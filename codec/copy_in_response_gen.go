@@ -3,7 +3,11 @@
 
 package codec
 
-import "slices"
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
 
 // CopyInResponse is the message of the frontend/backend protocol “CopyInResponse” (B).
 //
@@ -67,6 +71,21 @@ func (m *CopyInResponse) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyInResponse) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 7 + 2*len(m.ColumnFormatCodes); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyInResponseMajors.Has(p.Major) && len(m.ColumnFormatCodes) <= math.MaxUint16 {
+		b := appendHeader(dst, 'G', n)
+		b = append(b, m.OverallFormat)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(m.ColumnFormatCodes)))
+		for _, v := range m.ColumnFormatCodes {
+			b = binary.BigEndian.AppendUint16(b, uint16(v))
+		}
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *CopyInResponse) encode(dst []byte, p Params) ([]byte, error) {
 	if !copyInResponseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

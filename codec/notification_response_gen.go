@@ -89,11 +89,17 @@ func (m *NotificationResponse) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
-	if n := 10 + len(m.Channel) + len(m.Payload); hasRoom(dst, 1+n) && n <= math.MaxInt32 && notificationResponseMajors.Has(p.Major) && noZero(m.Channel) && noZero(m.Payload) {
+	if n := 10 + len(m.Channel) + len(m.Payload); hasRoom(dst, 1+n) && n <= math.MaxInt32 && notificationResponseMajors.Has(p.Major) {
 		b := appendHeader(dst, 'A', n)
 		b = binary.BigEndian.AppendUint32(b, m.ProcessID)
-		b = append(append(b, m.Channel...), 0)
-		b = append(append(b, m.Payload...), 0)
+		at1 := len(b)
+		b = append(append(b, m.Channel...), 1)
+		b = append(b, m.Payload...)
+		if !noZeroIn(b[at1:]) {
+			return m.encode(dst, p)
+		}
+		b[at1+len(m.Channel)] = 0
+		b = append(b, 0)
 		return b, nil
 	}
 	return m.encode(dst, p)

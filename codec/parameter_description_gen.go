@@ -3,7 +3,11 @@
 
 package codec
 
-import "slices"
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
 
 // ParameterDescription is the message of the frontend/backend protocol
 // “ParameterDescription” (B).
@@ -62,6 +66,20 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ParameterDescription) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 6 + 4*len(m.ParameterOIDs); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parameterDescriptionMajors.Has(p.Major) && len(m.ParameterOIDs) <= math.MaxUint16 {
+		b := appendHeader(dst, 't', n)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(m.ParameterOIDs)))
+		for _, v := range m.ParameterOIDs {
+			b = binary.BigEndian.AppendUint32(b, v)
+		}
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *ParameterDescription) encode(dst []byte, p Params) ([]byte, error) {
 	if !parameterDescriptionMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -80,10 +80,16 @@ func (m *ParameterStatus) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
-	if n := 6 + len(m.Name) + len(m.Value); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parameterStatusMajors.Has(p.Major) && noZero(m.Name) && noZero(m.Value) {
+	if n := 6 + len(m.Name) + len(m.Value); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parameterStatusMajors.Has(p.Major) {
 		b := appendHeader(dst, 'S', n)
-		b = append(append(b, m.Name...), 0)
-		b = append(append(b, m.Value...), 0)
+		at0 := len(b)
+		b = append(append(b, m.Name...), 1)
+		b = append(b, m.Value...)
+		if !noZeroIn(b[at0:]) {
+			return m.encode(dst, p)
+		}
+		b[at0+len(m.Name)] = 0
+		b = append(b, 0)
 		return b, nil
 	}
 	return m.encode(dst, p)

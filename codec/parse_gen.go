@@ -3,7 +3,11 @@
 
 package codec
 
-import "slices"
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
 
 // Parse is the message of the frontend/backend protocol “Parse” (F).
 //
@@ -79,6 +83,28 @@ func (m *Parse) Decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
+	if n := 8 + len(m.Name) + len(m.Query) + 4*len(m.ParameterOIDs); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parseMajors.Has(p.Major) && len(m.ParameterOIDs) <= math.MaxUint16 {
+		b := appendHeader(dst, 'P', n)
+		at0 := len(b)
+		b = append(append(b, m.Name...), 1)
+		b = append(b, m.Query...)
+		if !noZeroIn(b[at0:]) {
+			return m.encode(dst, p)
+		}
+		b[at0+len(m.Name)] = 0
+		b = append(b, 0)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(m.ParameterOIDs)))
+		for _, v := range m.ParameterOIDs {
+			b = binary.BigEndian.AppendUint32(b, v)
+		}
+		return b, nil
+	}
+	return m.encode(dst, p)
+}
+
+// encode is Encode for the messages its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Parse) encode(dst []byte, p Params) ([]byte, error) {
 	if !parseMajors.Has(p.Major) {
 		return dst, &VersionError{
 			Major:   p.major(),

@@ -4,6 +4,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -45,6 +46,11 @@ func hasRoom(dst []byte, n int) bool { return cap(dst)-len(dst) >= n }
 // noZero reports whether s holds no zero byte, which would end it early on
 // the wire (see str).
 func noZero(s string) bool { return strings.IndexByte(s, 0) < 0 }
+
+// noZeroIn reports whether b holds no zero byte: the one check of a run of
+// strings that Encode's fast path wrote with a placeholder for each
+// terminator.
+func noZeroIn(b []byte) bool { return bytes.IndexByte(b, 0) < 0 }
 
 // begin appends a placeholder for the Int32 self-inclusive length and
 // returns where it starts; finish back-patches it.

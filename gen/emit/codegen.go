@@ -115,7 +115,7 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 		}
 	}
 	items := l.Items
-	if _, _, fast := e.fastItems(); fast {
+	if _, _, fast := e.fastItems(false); fast {
 		// Decode's fast path has checked tag and length and found them wrong,
 		// or something after them.
 	} else if tag, ok := framedBy(items); ok {

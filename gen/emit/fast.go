@@ -1,6 +1,8 @@
 package emit
 
 import (
+	"fmt"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
@@ -20,8 +22,10 @@ import (
 
 // fastItems is what follows a message's tag and length when its one layout
 // has a fast path: only fields always on the wire, of the kinds fastReader
-// reads, filling every field of the message. ok is false otherwise.
-func (e *emitter) fastItems() (items []*model.Item, tag *jen.Statement, ok bool) {
+// reads, filling every field of the message. ok is false otherwise. Encode's
+// fast path (encode) takes as well an array of integers after its count
+// (Parse's ParameterOIDs), whose length it knows as well as a string's.
+func (e *emitter) fastItems(encode bool) (items []*model.Item, tag *jen.Statement, ok bool) {
 	if len(e.msg.Layouts) != 1 || e.msg.Part {
 		return nil, nil, false
 	}
@@ -32,7 +36,7 @@ func (e *emitter) fastItems() (items []*model.Item, tag *jen.Statement, ok bool)
 	}
 	items = l.Items[2:]
 	present := map[string]bool{}
-	for _, it := range items {
+	for i, it := range items {
 		if !it.Cond.Always() {
 			return nil, nil, false
 		}
@@ -40,6 +44,14 @@ func (e *emitter) fastItems() (items []*model.Item, tag *jen.Statement, ok bool)
 		case model.OpInt, model.OpByte, model.OpFixed, model.OpBytesN, model.OpString:
 		case model.OpRest:
 			if len(it.Lengths) > 0 {
+				return nil, nil, false
+			}
+		case model.OpCount:
+			if !encode || i+1 == len(items) || !intArray(items[i+1]) || items[i+1].Field != it.Field {
+				return nil, nil, false
+			}
+		case model.OpGroup:
+			if !encode || i == 0 || items[i-1].Op != model.OpCount || !intArray(it) {
 				return nil, nil, false
 			}
 		default:
@@ -55,6 +67,13 @@ func (e *emitter) fastItems() (items []*model.Item, tag *jen.Statement, ok bool)
 	return items, tag, true
 }
 
+// intArray is whether the group it is an array of integers (its one field's
+// values, always on the wire, after their count).
+func intArray(it *model.Item) bool {
+	return it.Op == model.OpGroup && it.Struct == nil && !it.Terminated && len(it.Elem) == 1 &&
+		it.Elem[0].Op == model.OpInt && it.Elem[0].Cond.Always()
+}
+
 // fixedWidth is the length of items' body when it is the same for every
 // message (only fixed-width items), or the least length when only the bytes
 // to the end follow them (rest), and whether it is either.
@@ -64,7 +83,7 @@ func fixedWidth(items []*model.Item) (width int, rest, ok bool) {
 		switch {
 		case it.Op == model.OpRest && i == len(items)-1:
 			return n, true, true
-		case it.Op == model.OpString, it.Op == model.OpRest:
+		case it.Op == model.OpString, it.Op == model.OpRest, it.Op == model.OpCount, it.Op == model.OpGroup:
 			return 0, false, false
 		case it.Op == model.OpByte:
 			n++
@@ -78,7 +97,7 @@ func fixedWidth(items []*model.Item) (width int, rest, ok bool) {
 // fastDecode is the fast path in front of decode, nil when the message has
 // none.
 func (e *emitter) fastDecode() []jen.Code {
-	items, tag, ok := e.fastItems()
+	items, tag, ok := e.fastItems(false)
 	if !ok {
 		return nil
 	}
@@ -193,14 +212,16 @@ func (e *emitter) strMethod(it *model.Item, sc scope) string {
 }
 
 // fastEncode is the fast path in front of encode, for the messages Decode
-// has one for: their length is known before anything is written, so the
-// fast path checks what encode would refuse (a zero byte inside a string, a
-// message over math.MaxInt32 bytes) first, and that dst has room for the
-// whole message, then appends the tag and the length, never back-patched,
-// and every field after them; a message that fails a check goes to encode,
-// which grows dst or names the field.
+// has one for and those with an array of integers after its count: their
+// length is known before anything is written, so the fast path checks what
+// encode would refuse (a count too large for its field, a message over
+// math.MaxInt32 bytes, a zero byte inside a string: for a run of strings,
+// once they are written) and that dst has room for the whole message, then
+// appends the tag and the length, never back-patched, and every field after
+// them; a message that fails a check goes to encode, which grows dst or
+// names the field.
 func (e *emitter) fastEncode() []jen.Code {
-	items, tag, ok := e.fastItems()
+	items, tag, ok := e.fastItems(true)
 	if !ok {
 		return nil
 	}
@@ -211,17 +232,48 @@ func (e *emitter) fastEncode() []jen.Code {
 	fixed := 4
 	var lens []jen.Code
 	cond := jen.Id(e.majorsConst()).Dot("Has").Call(jen.Id("p").Dot("Major"))
-	var writes []jen.Code
+	var writes, counts, zeros []jen.Code
 	appendTo := func(v ...jen.Code) {
 		writes = append(writes, jen.Id("b").Op("=").Append(append([]jen.Code{jen.Id("b")}, v...)...))
 	}
-	for _, it := range items {
+	// A run of strings (Parse's Name and Query) is written with a non-zero
+	// placeholder for each terminator but the last, checked for a zero byte
+	// in one call, and then given its terminators: one scan of the run, not
+	// one call per string.
+	var at string
+	var ends []jen.Code
+	for i, it := range items {
 		switch it.Op {
 		case model.OpString:
 			fixed++
 			lens = append(lens, jen.Len(m(it)))
-			cond = cond.Op("&&").Id("noZero").Call(m(it))
-			writes = append(writes, jen.Id("b").Op("=").Append(jen.Append(jen.Id("b"), m(it).Op("...")), jen.Lit(0)))
+			first := i == 0 || items[i-1].Op != model.OpString
+			last := i+1 == len(items) || items[i+1].Op != model.OpString
+			if first && last { // a string alone: checked before anything is written
+				zeros = append(zeros, jen.Id("noZero").Call(m(it)))
+				writes = append(writes, jen.Id("b").Op("=").Append(jen.Append(jen.Id("b"), m(it).Op("...")), jen.Lit(0)))
+				break
+			}
+			if first {
+				at, ends = fmt.Sprint("at", i), nil
+				writes = append(writes, jen.Id(at).Op(":=").Len(jen.Id("b")))
+			}
+			end := jen.Len(m(it))
+			if len(ends) > 0 {
+				end = jen.Add(ends[len(ends)-1]).Op("+").Lit(1).Op("+").Len(m(it))
+			}
+			if !last {
+				ends = append(ends, end)
+				writes = append(writes, jen.Id("b").Op("=").Append(jen.Append(jen.Id("b"), m(it).Op("...")), jen.Lit(1)))
+				break
+			}
+			writes = append(writes, jen.Id("b").Op("=").Append(jen.Id("b"), m(it).Op("...")),
+				jen.If(jen.Op("!").Id("noZeroIn").Call(jen.Id("b").Index(jen.Id(at), jen.Empty()))).Block(
+					jen.Return(jen.Id("m").Dot("encode").Call(jen.Id("dst"), jen.Id("p")))))
+			for _, end := range ends {
+				writes = append(writes, jen.Id("b").Index(jen.Id(at).Op("+").Add(end)).Op("=").Lit(0))
+			}
+			writes = append(writes, jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(0)))
 		case model.OpRest:
 			lens = append(lens, jen.Len(m(it)))
 			appendTo(m(it).Op("..."))
@@ -238,14 +290,33 @@ func (e *emitter) fastEncode() []jen.Code {
 			} else {
 				writes = append(writes, jen.Id("b").Op("=").Qual("encoding/binary", "BigEndian").Dot("AppendUint"+widthSuffix(it.Width)).Call(jen.Id("b"), fixedValue(it)))
 			}
+		case model.OpCount: // of the array after it, which fastItems checked
+			fixed += it.Width
+			max := jen.Qual("math", "MaxInt32")
+			if it.Width == 2 {
+				max = jen.Qual("math", "MaxUint16")
+			}
+			counts = append(counts, jen.Len(m(it)).Op("<=").Add(max))
+			writes = append(writes, appendUint(it.Width, typeCode(model.Uint(it.Width)).Call(jen.Len(m(it)))))
+		case model.OpGroup:
+			el := it.Elem[0]
+			lens = append(lens, jen.Lit(el.Width).Op("*").Len(m(it)))
+			v := jen.Id("v")
+			if !el.Type.Unsigned() {
+				v = typeCode(model.Uint(el.Width)).Call(v)
+			}
+			writes = append(writes, jen.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(m(it))).Block(appendUint(el.Width, v)))
 		default: // OpInt
 			fixed += it.Width
 			v := m(it)
 			if !it.Type.Unsigned() {
 				v = typeCode(model.Uint(it.Width)).Call(v)
 			}
-			writes = append(writes, jen.Id("b").Op("=").Qual("encoding/binary", "BigEndian").Dot("AppendUint"+widthSuffix(it.Width)).Call(jen.Id("b"), v))
+			writes = append(writes, appendUint(it.Width, v))
 		}
+	}
+	for _, c := range append(counts, zeros...) { // the calls last
+		cond = cond.Op("&&").Add(c)
 	}
 	n := jen.Lit(fixed)
 	for _, l := range lens {
@@ -259,6 +330,14 @@ func (e *emitter) fastEncode() []jen.Code {
 	cond = jen.Id("hasRoom").Call(jen.Id("dst"), whole).Op("&&").Add(cond)
 	body := append([]jen.Code{jen.Id("b").Op(":=").Id("appendHeader").Call(jen.Id("dst"), tag, length)}, writes...)
 	return []jen.Code{jen.If(init, cond).Block(append(body, jen.Return(jen.Id("b"), jen.Nil()))...)}
+}
+
+// appendUint appends the unsigned v of width bytes to b, big-endian.
+func appendUint(width int, v jen.Code) jen.Code {
+	if width == 1 {
+		return jen.Id("b").Op("=").Append(jen.Id("b"), v)
+	}
+	return jen.Id("b").Op("=").Qual("encoding/binary", "BigEndian").Dot("AppendUint"+widthSuffix(width)).Call(jen.Id("b"), v)
 }
 
 // fixedEncode is fastEncode of a message whose length is the same for every
