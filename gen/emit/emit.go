@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -228,15 +227,6 @@ func Write(dir string, files map[string][]byte, pending func(name string) bool) 
 // Header, so the next run finds and removes it.
 const staleStub = "// " + Header + "\n\n//go:build ignore\n\n" +
 	"// pgspec no longer generates this file; its next run removes it (go generate was still to read it).\n\npackage stale\n"
-
-func sortedNames(files map[string][]byte) []string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
 
 // docComment adds paragraphs to f as the comment of the next declaration.
 func docComment(f *jen.File, paras []string) {
