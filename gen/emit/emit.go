@@ -336,7 +336,7 @@ func Generate(specDir fs.FS, sel model.Selection, o Options) (map[string][]byte,
 // wire change between its consecutive majors is acknowledged.
 func Load(specDir fs.FS) (*model.Model, error) {
 	// A spec directory without flow rules (a test's) gets no trackers.
-	mod, _, _, err := model.Load(specDir)
+	mod, _, err := model.Load(specDir)
 	if err != nil {
 		return nil, err
 	}

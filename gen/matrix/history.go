@@ -88,11 +88,11 @@ func Build(specs []*spec.Spec, layout LayoutFunc) (*History, error) {
 // rules when it has them) and compares its majors under the generator's
 // layout, with the model whose flow the flow changes show.
 func Load(specDir fs.FS) (*History, error) {
-	mod, specs, ov, err := model.Load(specDir)
+	mod, specs, err := model.Load(specDir)
 	if err != nil {
 		return nil, err
 	}
-	h, err := Build(specs, ModelLayout(ov))
+	h, err := Build(specs, builtLayout(mod))
 	if err != nil {
 		return nil, err
 	}

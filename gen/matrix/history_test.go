@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgspec/pgspec/gen/model"
 	"github.com/pgspec/pgspec/spec"
 )
 
@@ -174,5 +175,44 @@ func TestDiffFixtures(t *testing.T) {
 	d = build(t, specs[1], specs[2]).Diff("startupmessage", Chinese)
 	if len(d) != 1 || !d[0].InEnglish || !slices.Contains(d[0].LayoutDiff, "+  int width=4 value=196610") {
 		t.Errorf("16 has no Chinese, so its diff is English with the layout: %+v", d)
+	}
+}
+
+// TestBuiltLayoutIsModelLayout: the layouts Load reads from the model it
+// built are the ones ModelLayout resolves anew, for every message of every
+// committed major, so that the matrix need not resolve them twice.
+func TestBuiltLayoutIsModelLayout(t *testing.T) {
+	dir := os.DirFS("../../spec")
+	mod, specs, err := model.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := spec.LoadOverlay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, resolved := builtLayout(mod), ModelLayout(ov)
+	n := 0
+	for _, s := range specs {
+		for _, m := range s.Messages {
+			want, err := resolved(s, m.Slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := built(s, m.Slug)
+			if err != nil {
+				t.Fatalf("pg%d %s: %v", s.Major, m.Slug, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("pg%d %s: built %v, resolved %v", s.Major, m.Slug, got, want)
+			}
+			n++
+		}
+	}
+	if n < 500 {
+		t.Errorf("only %d layouts compared", n)
+	}
+	if _, err := built(specs[0], "no-such-message"); err == nil {
+		t.Error("a message the model lacks has a layout")
 	}
 }

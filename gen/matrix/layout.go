@@ -34,12 +34,33 @@ func ModelLayout(ov *spec.Overlay) LayoutFunc {
 		if err != nil {
 			return nil, err
 		}
-		steps := make([]Step, len(l.Items))
-		for i, it := range l.Items {
-			steps[i] = Step{Code: it.String(), Manual: it.Manual()}
-		}
-		return steps, nil
+		return layoutSteps(l), nil
 	}
+}
+
+// builtLayout is ModelLayout read from a model already built from the same
+// specs and overlay: each layout was resolved when the model was, so
+// nothing is resolved again.
+func builtLayout(mod *model.Model) LayoutFunc {
+	return func(s *spec.Spec, slug string) ([]Step, error) {
+		var l *model.Layout
+		if m := mod.Find(slug); m != nil {
+			l = m.LayoutIn(s.Major)
+		}
+		if l == nil {
+			return nil, fmt.Errorf("pg%d: no message %q", s.Major, slug)
+		}
+		return layoutSteps(l), nil
+	}
+}
+
+// layoutSteps is a resolved layout's steps, one per item.
+func layoutSteps(l *model.Layout) []Step {
+	steps := make([]Step, len(l.Items))
+	for i, it := range l.Items {
+		steps[i] = Step{Code: it.String(), Manual: it.Manual()}
+	}
+	return steps
 }
 
 // SpecLayout reads a layout from the spec alone, for spec sets without an

@@ -179,25 +179,25 @@ func BuildFlow(f *spec.Flow, mod *Model) (*Flow, error) {
 }
 
 // Load reads a spec directory (every pgNN.json, the overlay, the flow
-// rules when it has them) and resolves its model, returning the specs and
-// the overlay it was built from.
-func Load(specDir fs.FS) (*Model, []*spec.Spec, *spec.Overlay, error) {
+// rules when it has them) and resolves its model, returning the specs it
+// was built from.
+func Load(specDir fs.FS) (*Model, []*spec.Spec, error) {
 	specs, err := spec.LoadAll(specDir)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	ov, err := spec.LoadOverlay(specDir)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	mod, err := Build(specs, ov)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if err := mod.LoadFlow(specDir); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return mod, specs, ov, nil
+	return mod, specs, nil
 }
 
 // LoadFlow resolves the flow rules of specDir (spec/flow.json) into
