@@ -297,14 +297,26 @@ func TestAppendQuoted(t *testing.T) {
 	}
 }
 
-// TestAppendOffset: offsets written from the last one's digits are those
-// strconv writes, across carries into new digits, after a jump back and
-// one too far to add.
-func TestAppendOffset(t *testing.T) {
-	var f formatter
-	for _, off := range []int64{0, 0, 5, 9, 10, 99, 100, 101, 999, 1000, 99999, 100000, 100007, 3, 3, 1 << 40, 1<<40 + 1<<20, 1<<40 + 1<<20 + 1} {
-		if got, want := string(f.appendOffset([]byte("@"), off)), "@"+strconv.FormatInt(off, 10); got != want {
-			t.Errorf("offset %d: got %s, want %s", off, got, want)
+// TestAppendHeader: a header changed in place from the last one's (the
+// offset's digits added to across carries into new digits, after a jump
+// back and one too far to add; the time written over, in the same second
+// and the next, and past year 9999, where it is wider; another session or
+// direction) is the one a new formatter writes, text and JSON.
+func TestAppendHeader(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 3, 4, 5, 123456789, time.UTC)
+	times := []time.Time{t0, t0.Add(time.Microsecond), t0.Add(time.Second), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), t0}
+	for _, json := range []bool{false, true} {
+		f := formatter{style: style{json: json}}
+		for i, off := range []int64{0, 0, 5, 9, 10, 99, 100, 101, 999, 1000, 99999, 100000, 100007, 3, 3, 1 << 40, 1<<40 + 1<<20, 1<<40 + 1<<20 + 1} {
+			at, id, d := times[i%len(times)], int64(1+i/7), Direction(i/5%2)
+			fresh := formatter{style: style{json: json}}
+			if got, want := string(f.appendHeader([]byte("x"), at, id, d, off)), string(fresh.appendHeader([]byte("x"), at, id, d, off)); got != want {
+				t.Errorf("json %v, offset %d, %s, #%d %s: got %s, want %s", json, off, at, id, d, got, want)
+			}
 		}
+	}
+	f := formatter{}
+	if got, want := string(f.appendHeader(nil, t0, 3, Backend, 1234)), "2026-12-02T03:04:05.123456Z #3 B @1234"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }
