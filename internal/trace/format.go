@@ -196,8 +196,7 @@ func (f *formatter) appendHeader(b []byte, at time.Time, id int64, d Direction, 
 	case f.head == nil || id != f.headID || d != f.headDir:
 		f.newHead(at, id, d, off)
 	case at != f.headAt:
-		// The time's text has one width but past year 9999: else begin anew.
-		if f.timeAt < 0 || len(f.appendTime(f.head[:f.timeAt], at)) != f.timeAt+timeWidth {
+		if !f.setTime(at) {
 			f.newHead(at, id, d, off)
 		}
 		f.headAt = at
@@ -212,8 +211,21 @@ func (f *formatter) appendHeader(b []byte, at time.Time, id int64, d Direction, 
 	return b
 }
 
-// timeWidth is the length of appendTime's text.
+// timeWidth is the length of appendTime's text, but past year 9999.
 const timeWidth = len("2006-01-02T15:04:05.000000Z")
+
+// setTime writes at over the time in head, only its microseconds when the
+// second is the same; false when the text does not fit the place.
+func (f *formatter) setTime(at time.Time) bool {
+	switch {
+	case f.timeAt < 0:
+		return false
+	case at.Unix() == f.headAt.Unix():
+		appendMicros(f.head[:f.timeAt+timeWidth-len(".000000Z")], at)
+		return true
+	}
+	return len(f.appendTime(f.head[:f.timeAt], at)) == f.timeAt+timeWidth
+}
 
 // newHead writes the header of a line of session id, direction d, at
 // offset off, into head.
@@ -356,7 +368,12 @@ func (f *formatter) appendTime(b []byte, t time.Time) []byte {
 	if sec := t.Unix(); sec != f.second || f.seconds == nil {
 		f.second, f.seconds = sec, t.AppendFormat(f.seconds[:0], "2006-01-02T15:04:05")
 	}
-	b = append(b, f.seconds...)
+	return appendMicros(append(b, f.seconds...), t)
+}
+
+// appendMicros writes the fraction of t's second, to the microsecond, and
+// the Z of UTC.
+func appendMicros(b []byte, t time.Time) []byte {
 	us := t.Nanosecond() / 1000
 	return append(b, '.', byte('0'+us/100000), byte('0'+us/10000%10), byte('0'+us/1000%10),
 		byte('0'+us/100%10), byte('0'+us/10%10), byte('0'+us%10), 'Z')
@@ -439,8 +456,8 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 		}
 		shown = data[:cut]
 	}
-	if isString || readsAsText(shown) {
-		b = appendQuoted(b, shown)
+	if plain := plainText(shown); plain || isString || readsAsText(shown) { // plain text reads as text, and costs less to tell
+		b = appendQuoted(b, shown, plain)
 	} else {
 		b = append(b, "0x"...)
 		b = hex.AppendEncode(b, shown)
@@ -454,10 +471,10 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 }
 
 // appendQuoted is strconv.AppendQuote of data, without its per-rune work
-// when data is printable ASCII with nothing to escape (SQL text, names,
-// command tags: most values a trace shows).
-func appendQuoted(b, data []byte) []byte {
-	if !plainText(data) {
+// when data is plain, printable ASCII with nothing to escape (plainText:
+// SQL text, names, command tags, most values a trace shows).
+func appendQuoted(b, data []byte, plain bool) []byte {
+	if !plain {
 		return strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(data), len(data))) // read only
 	}
 	b = append(b, '"')

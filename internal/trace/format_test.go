@@ -274,7 +274,7 @@ func TestRenderingCache(t *testing.T) {
 // highest plain bytes, next to which a borrow or a carry would show.
 func TestAppendQuoted(t *testing.T) {
 	for _, s := range []string{"", "SELECT abalance FROM pgbench_accounts WHERE aid = 1;", `say "hi"`, `a\b`, "tab\there", "ü", "\x7f", "~ !"} {
-		if got, want := string(appendQuoted(nil, []byte(s))), strconv.Quote(s); got != want {
+		if got, want := string(appendQuoted(nil, []byte(s), plainText([]byte(s)))), strconv.Quote(s); got != want {
 			t.Errorf("%q: got %s, want %s", s, got, want)
 		}
 	}
@@ -288,7 +288,7 @@ func TestAppendQuoted(t *testing.T) {
 					if plainText(data) != plain {
 						t.Fatalf("plainText(%q) = %v", data, !plain)
 					}
-					if got, want := string(appendQuoted(nil, data)), strconv.Quote(string(data)); got != want {
+					if got, want := string(appendQuoted(nil, data, plainText(data))), strconv.Quote(string(data)); got != want {
 						t.Fatalf("%q: got %s, want %s", data, got, want)
 					}
 				}
