@@ -13,10 +13,18 @@ import (
 
 // ReplicationTracker decodes the CopyData payloads of a replication
 // stream in both directions and follows their flow: the streaming
+// pgspec:if message:replication-archive-or-manifest-data
 // replication messages (XLogData, keepalives, standby status, BASE_BACKUP's
 // archives) and, in a logical stream, the pgoutput message inside each
-// XLogData, through Logical. Start tells it the command that began the
-// stream. Messages are valid until the next call.
+// XLogData, through Logical.
+// pgspec:end
+// pgspec:if no-message:replication-archive-or-manifest-data
+// replication messages (XLogData, keepalives, standby status) and, in a
+// logical stream, the pgoutput message inside each XLogData, through
+// Logical.
+// pgspec:end
+// Start tells it the command that began the stream. Messages are valid
+// until the next call.
 type ReplicationTracker struct {
 	// P is the layout: set Major (and ProtocolMinor) before the first
 	// message.
