@@ -137,6 +137,24 @@ func TestCopyDataAhead(t *testing.T) {
 	}
 }
 
+// TestTerminateTwice: pg_basebackup -X stream (PostgreSQL 15's, the
+// default) sends a second Terminate on its connection, from the exit
+// handler of the process it forks to stream WAL; the server has stopped
+// reading at the first. That is no violation, but anything else after a
+// Terminate is.
+func TestTerminateTwice(t *testing.T) {
+	p := codec.Params{Major: 17}
+	base := session()
+	if _, at, err := play(append(slices.Clone(base), base[len(base)-1])); err != nil {
+		t.Errorf("a second Terminate: turn %d: %v", at, err)
+	}
+	_, at, err := play(append(slices.Clone(base), base[len(base)-1], fe(&codec.Query{String: "SELECT 1"}, p)))
+	var fe *codec.FlowError
+	if !errors.As(err, &fe) || at != len(base)+1 || fe.State != "frontend terminated" || fe.Got != "query" {
+		t.Errorf("a Query after Terminate: turn %d: %v", at, err)
+	}
+}
+
 // TestConversationViolations: each mutation of the session is reported
 // where it happens, with the state and what the state allows.
 func TestConversationViolations(t *testing.T) {
