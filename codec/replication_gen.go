@@ -19,8 +19,8 @@ type ReplicationTracker struct {
 	// message.
 	P Params
 	// Logical follows pgoutput inside the XLogData of a logical stream;
-	// Start sets its LogicalVersion and ParallelStreaming from the
-	// command's options.
+	// it is a LogicalTracker, whose LogicalVersion and ParallelStreaming
+	// Start sets from the command's options.
 	Logical logicalPart
 
 	kind   copyKind

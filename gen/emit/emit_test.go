@@ -303,6 +303,22 @@ func TestDocsSpeakOfWhatThePackageHolds(t *testing.T) {
 				t.Errorf("majors %v: the documentation mentions %q: %v", c.majors, s, !c.want)
 			}
 		}
+		// ReplicationTracker.Logical's type is unexported (an alias, so that
+		// the runtime compiles without pgoutput): its comment says what it is.
+		if !strings.Contains(docs, "Logical follows pgoutput inside the XLogData of a logical stream; it is a LogicalTracker") {
+			t.Errorf("majors %v: ReplicationTracker.Logical does not say it is a LogicalTracker", c.majors)
+		}
+	}
+	mod, err := full.Select(model.Selection{Layers: []string{spec.LayerStreamingReplication}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Files(mod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs := exportedDocs(t, files); strings.Contains(docs, "LogicalTracker") || !strings.Contains(docs, "generated without the pgoutput messages") {
+		t.Errorf("a codec without pgoutput: %s", docs[strings.Index(docs, "Logical "):][:300])
 	}
 }
 

@@ -29,9 +29,16 @@ type ReplicationTracker struct {
 	// P is the layout: set Major (and ProtocolMinor) before the first
 	// message.
 	P Params
+	// pgspec:if machine:logical
 	// Logical follows pgoutput inside the XLogData of a logical stream;
-	// Start sets its LogicalVersion and ParallelStreaming from the
-	// command's options.
+	// it is a LogicalTracker, whose LogicalVersion and ParallelStreaming
+	// Start sets from the command's options.
+	// pgspec:end
+	// pgspec:if no-machine:logical
+	// Logical stands for the pgoutput tracker: the codec was generated
+	// without the pgoutput messages, so a logical stream's WAL data stays
+	// opaque.
+	// pgspec:end
 	Logical logicalPart
 
 	kind   copyKind
