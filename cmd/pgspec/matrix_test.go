@@ -74,22 +74,21 @@ func TestDiff(t *testing.T) {
 	}
 	// A diff of every message opens with what changed at a glance, wire
 	// changes before annotations before wording, each with its slugs.
-	code, out, _ = pgspec(t, "diff", "17", "18")
-	glance := "# 17 → 18 at a glance\n" +
-		"wire change (3): backend-key-data, cancel-request, alter-replication-slot\n" +
-		"annotation change (1): startup-message\n" +
-		"wording change (11): error-response, notice-response, logical-relation, logical-tuple-data, replication-progress-report, start-replication-physical, start-replication-logical, base-backup, flow-start-up-1, flow-start-up-2, flow-simple-query-1\n\n" +
-		"# BackendKeyData (backend-key-data): wire change, 17 → 18\n"
-	if code != 0 || !strings.HasPrefix(out, glance) {
-		t.Errorf("exit %d:\n%s\nwant it to start with\n%s", code, out[:min(len(out), 800)], glance)
-	}
-	code, out, _ = pgspec(t, "diff", "18", "19")
-	glance = "# 18 → 19 at a glance\n" +
-		"added (2): replication-primary-status-update, replication-request-primary-status-update\n" +
-		"annotation change (1): startup-message\n" +
-		"wording change (4): replication-xlog-data, create-replication-slot, start-replication-logical, base-backup\n\n"
-	if code != 0 || !strings.HasPrefix(out, glance) {
-		t.Errorf("exit %d:\n%s\nwant it to start with\n%s", code, out[:min(len(out), 800)], glance)
+	for _, c := range []struct{ a, b, glance string }{
+		{"17", "18", "# 17 → 18 at a glance\n" +
+			"wire change (3): backend-key-data, cancel-request, alter-replication-slot\n" +
+			"annotation change (1): startup-message\n" +
+			"wording change (11): error-response, notice-response, logical-relation, logical-tuple-data, replication-progress-report, start-replication-physical, start-replication-logical, base-backup, flow-start-up-1, flow-start-up-2, flow-simple-query-1\n\n" +
+			"# BackendKeyData (backend-key-data): wire change, 17 → 18\n"},
+		{"18", "19", "# 18 → 19 at a glance\n" +
+			"added (2): replication-primary-status-update, replication-request-primary-status-update\n" +
+			"annotation change (1): startup-message\n" +
+			"wording change (4): replication-xlog-data, create-replication-slot, start-replication-logical, base-backup\n\n"},
+	} {
+		code, out, _ = pgspec(t, "diff", c.a, c.b)
+		if code != 0 || !strings.HasPrefix(out, c.glance) {
+			t.Errorf("exit %d:\n%s\nwant it to start with\n%s", code, out[:min(len(out), 800)], c.glance)
+		}
 	}
 	// No differences is not an error.
 	code, out, _ = pgspec(t, "diff", "16", "16")
