@@ -28,7 +28,7 @@ type Format struct {
 	ShowSecrets bool
 	// MaxValue bounds the bytes of one value a line shows, and a repeated
 	// field is cut at 64 elements; 0 means DefaultMaxValue, a negative
-	// value cuts nothing, so that every JSON line reads back (ReadLine).
+	// value cuts nothing, so that every JSON line reads back (codec/traceline).
 	MaxValue int
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/codec/session"
+	"github.com/pgspec/pgspec/codec/traceline"
 )
 
 // DefaultMaxValue is how many bytes of one value a line shows by default.
@@ -293,7 +294,7 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 	for i, l := range chain {
 		payload := ""
 		if i < len(chain)-1 {
-			payload = payloadField(l.Msg)
+			payload = traceline.PayloadField(l.Msg)
 		}
 		if !f.json {
 			if i > 0 {
@@ -377,17 +378,6 @@ func appendMicros(b []byte, t time.Time) []byte {
 	us := t.Nanosecond() / 1000
 	return append(b, '.', byte('0'+us/100000), byte('0'+us/10000%10), byte('0'+us/1000%10),
 		byte('0'+us/100%10), byte('0'+us/10%10), byte('0'+us%10), 'Z')
-}
-
-// payloadField names the field that holds the next layer's bytes.
-func payloadField(m codec.Message) string {
-	switch m.(type) {
-	case *codec.CopyData:
-		return "Data"
-	case *codec.XLogData:
-		return "WALData"
-	}
-	return ""
 }
 
 // hasSecret reports whether a message of the chain may carry a secret.

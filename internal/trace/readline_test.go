@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pgspec/pgspec/codec"
+	"github.com/pgspec/pgspec/codec/traceline"
 )
 
 // TestReadLinesBack decodes every committed capture with --format json
@@ -37,11 +38,19 @@ func TestReadLinesBack(t *testing.T) {
 			a.init(Format{JSON: true, ShowSecrets: true, MaxValue: -1}, nil)
 			f := a.newFormatter()
 			for i, text := range lines {
-				l, err := ReadLine(text)
+				l, err := traceline.Read(text)
 				if err != nil {
 					t.Fatalf("line %d: %v\n%s", i+1, err, text)
 				}
-				again := f.appendLine(nil, l.Time, l.Session, l.Dir, l.Offset, l.Chain, nil)
+				dir := Backend
+				if l.Dir == 'F' {
+					dir = Frontend
+				}
+				chain := make([]Layer, len(l.Messages))
+				for j, m := range l.Messages {
+					chain[j] = Layer{Msg: m.Msg, Params: m.Params}
+				}
+				again := f.appendLine(nil, l.Time, l.Session, dir, l.Offset, chain, nil)
 				if !bytes.Equal(bytes.TrimSuffix(again, []byte("\n")), text) {
 					t.Fatalf("line %d reads back as\n%s\nnot\n%s", i+1, again, text)
 				}
@@ -49,13 +58,13 @@ func TestReadLinesBack(t *testing.T) {
 				if err != nil {
 					t.Fatalf("line %d: Wire: %v\n%s", i+1, err, text)
 				}
-				s := stream{l.Session, l.Dir}
+				s := stream{l.Session, dir}
 				if end, ok := next[s]; ok && end != l.Offset {
 					t.Fatalf("line %d starts at %d; the previous message of #%d %v ended at %d", i+1, l.Offset, l.Session, l.Dir, end)
 				}
 				next[s] = l.Offset + int64(len(wire))
-				outer := reflect.New(reflect.TypeOf(l.Chain[0].Msg).Elem()).Interface().(codec.Message)
-				if err := outer.Decode(wire, l.Chain[0].Params); err != nil {
+				outer := reflect.New(reflect.TypeOf(l.Messages[0].Msg).Elem()).Interface().(codec.Message)
+				if err := outer.Decode(wire, l.Messages[0].Params); err != nil {
 					t.Fatalf("line %d: its bytes do not decode: %v", i+1, err)
 				}
 			}
@@ -96,7 +105,7 @@ func captureLines(t *testing.T, path string, f Format) [][]byte {
 
 // TestRedactedAndCutLinesDoNotReadBack: a line printed without
 // --show-secrets, or with a value or a repeated field cut, is refused by
-// ReadLine naming the field, never read back as other bytes.
+// traceline.Read naming the field, never read back as other bytes.
 func TestRedactedAndCutLinesDoNotReadBack(t *testing.T) {
 	a := &analyzer{}
 	a.init(Format{JSON: true}, nil)
@@ -113,7 +122,7 @@ func TestRedactedAndCutLinesDoNotReadBack(t *testing.T) {
 		{wide, "DataRow.Values: cut after 64 elements"},
 	} {
 		text := f.appendLine(nil, at, 1, Frontend, 0, []Layer{{Msg: c.msg}}, nil)
-		_, err := ReadLine(text)
+		_, err := traceline.Read(text)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", text, err, c.want)
 		}
@@ -125,8 +134,8 @@ func TestRedactedAndCutLinesDoNotReadBack(t *testing.T) {
 		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"F","offset":0,"extra":1,"messages":[{"name":"Sync","slug":"sync","params":{"major":0}}]}`,
 		`{"time":"2026-11-30T12:20:01Z","session":1,"dir":"F","offset":0,"messages":[{"name":"Sync","slug":"sync","params":{"major":0,"minor":2}}]}`,
 	} {
-		if _, err := ReadLine([]byte(bad)); err == nil {
-			t.Errorf("ReadLine accepts %s", bad)
+		if _, err := traceline.Read([]byte(bad)); err == nil {
+			t.Errorf("traceline.Read accepts %s", bad)
 		}
 	}
 }

@@ -4,7 +4,7 @@ package codec
 
 // Params selects the wire layout a message is encoded and decoded with.
 type Params struct {
-	// Major is the PostgreSQL major version, OldestMajor..NewestMajor; 0 means
+	// Major is the PostgreSQL major version, one of GeneratedMajors; 0 means
 	// DefaultMajor, the newest released one.
 	Major int
 	// ProtocolMinor is the frontend/backend protocol's minor version: 0 for

@@ -1,4 +1,8 @@
-package trace
+// Package traceline reads the lines `pgtrace --format json` and
+// `pgtrace decode --format json` print back into messages and their wire
+// bytes: the building block of recording traffic and replaying it. A line's
+// shape is internal/trace/line.schema.json.
+package traceline
 
 import (
 	"bytes"
@@ -11,21 +15,28 @@ import (
 	"github.com/pgspec/pgspec/codec"
 )
 
-// Line is one --format json line read back: where the message was seen,
-// and the messages, outermost first, with the Params each was decoded with.
+// Line is one line read back: where the message was seen, and the messages,
+// outermost first (a CopyData, the XLogData in it, the pgoutput message in
+// that), each with the Params it was decoded with.
 type Line struct {
 	Time    time.Time
 	Session int64
-	Dir     Direction
-	Offset  int64
-	Chain   []Layer
+	// Dir is 'F' for what the client sent, 'B' for what the server sent.
+	Dir      byte
+	Offset   int64
+	Messages []Message
 }
 
-// ReadLine reads a --format json line back into messages. A line printed
-// without --show-secrets of a message with a secret, or with values or
-// repeated fields cut (any --max-value but 0), does not read back: the
-// error names the field.
-func ReadLine(data []byte) (*Line, error) {
+// Message is one message of a line and the Params it was decoded with.
+type Message struct {
+	Msg    codec.Message
+	Params codec.Params
+}
+
+// Read reads a line back. A line printed without --show-secrets of a
+// message with a secret, or with values or repeated fields cut (any
+// --max-value but 0), does not read back: the error names the field.
+func Read(data []byte) (*Line, error) {
 	var raw struct {
 		Time     time.Time                    `json:"time"`
 		Session  int64                        `json:"session"`
@@ -38,44 +49,39 @@ func ReadLine(data []byte) (*Line, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("pgtrace line: %w", err)
 	}
-	l := &Line{Time: raw.Time, Session: raw.Session, Offset: raw.Offset}
-	switch raw.Dir {
-	case "F":
-		l.Dir = Frontend
-	case "B":
-		l.Dir = Backend
-	default:
+	if raw.Dir != "F" && raw.Dir != "B" {
 		return nil, fmt.Errorf("pgtrace line: dir %q is neither F nor B", raw.Dir)
 	}
 	if len(raw.Messages) == 0 {
 		return nil, fmt.Errorf("pgtrace line: no messages")
 	}
+	l := &Line{Time: raw.Time, Session: raw.Session, Dir: raw.Dir[0], Offset: raw.Offset}
 	for i, obj := range raw.Messages {
-		layer, err := readMessage(obj)
+		m, err := readMessage(obj)
 		if err != nil {
 			return nil, fmt.Errorf("pgtrace line: message %d: %w", i+1, err)
 		}
-		l.Chain = append(l.Chain, layer)
+		l.Messages = append(l.Messages, m)
 	}
 	return l, nil
 }
 
 // readMessage reads one element of a line's messages.
-func readMessage(obj map[string]json.RawMessage) (Layer, error) {
+func readMessage(obj map[string]json.RawMessage) (Message, error) {
 	var slug string
 	if err := json.Unmarshal(obj["slug"], &slug); err != nil {
-		return Layer{}, fmt.Errorf("no slug")
+		return Message{}, fmt.Errorf("no slug")
 	}
 	typ, ok := messageTypes()[slug]
 	if !ok {
-		return Layer{}, fmt.Errorf("no message has the slug %q", slug)
+		return Message{}, fmt.Errorf("no message has the slug %q", slug)
 	}
 	var p lineParams
 	if raw, ok := obj["params"]; ok {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&p); err != nil {
-			return Layer{}, fmt.Errorf("%s: params: %w", slug, err)
+			return Message{}, fmt.Errorf("%s: params: %w", slug, err)
 		}
 	}
 	fields := map[string]json.RawMessage{}
@@ -86,35 +92,47 @@ func readMessage(obj map[string]json.RawMessage) (Layer, error) {
 	}
 	data, err := json.Marshal(fields)
 	if err != nil {
-		return Layer{}, err
+		return Message{}, err
 	}
 	m := reflect.New(typ).Interface().(codec.Message)
 	params := p.params()
 	if err := codec.UnmarshalJSON(data, m, params); err != nil {
-		return Layer{}, err
+		return Message{}, err
 	}
-	return Layer{Msg: m, Params: params}, nil
+	return Message{Msg: m, Params: params}, nil
 }
 
 // Wire encodes the line's messages back into the bytes of the outermost:
 // each inner message becomes the payload of the one around it.
 func (l *Line) Wire() ([]byte, error) {
 	var inner []byte
-	for i := len(l.Chain) - 1; i >= 0; i-- {
-		m := l.Chain[i].Msg
-		if i < len(l.Chain)-1 {
-			name := payloadField(m)
+	for i := len(l.Messages) - 1; i >= 0; i-- {
+		m := l.Messages[i].Msg
+		if i < len(l.Messages)-1 {
+			name := PayloadField(m)
 			if name == "" {
 				return nil, fmt.Errorf("pgtrace line: %s carries no message", m.Descriptor().Name)
 			}
 			reflect.ValueOf(m).Elem().FieldByName(name).SetBytes(inner)
 		}
 		var err error
-		if inner, err = m.Encode(nil, l.Chain[i].Params); err != nil {
+		if inner, err = m.Encode(nil, l.Messages[i].Params); err != nil {
 			return nil, err
 		}
 	}
 	return inner, nil
+}
+
+// PayloadField names the field of m that holds the next message of a line
+// (CopyData's Data, XLogData's WALData), "" when m carries none.
+func PayloadField(m codec.Message) string {
+	switch m.(type) {
+	case *codec.CopyData:
+		return "Data"
+	case *codec.XLogData:
+		return "WALData"
+	}
+	return ""
 }
 
 // lineParams are a line's "params": the Params a message was decoded with.
