@@ -116,10 +116,11 @@ fuzz:
 	done
 
 # pgtrace in front of a throwaway PostgreSQL 15 (not in CI): pgbench -S and
-# -S -M prepared with 4 clients directly, through a plain io.Copy forwarder
-# and through pgtrace with its lines to /dev/null, PGTRACE_BENCH_ROUNDS (3)
-# alternating rounds of PGTRACE_BENCH_SECONDS (5) each, then the median tps
-# ratios and pgtrace's RSS with 500 idle sessions.
+# -S -M prepared with 4 clients through a plain io.Copy forwarder and through
+# pgtrace with its lines to /dev/null, plain and with TLS on both sides, the
+# proxy alone on one core; PGTRACE_BENCH_ROUNDS (7) rounds of the two back to
+# back, PGTRACE_BENCH_SECONDS (3) each, then the median round's tps ratio, CPU
+# per transaction and pgtrace's RSS with 500 idle sessions (about 4 minutes).
 bench-proxy:
 	$(GO) test -run '^$$' -bench '^BenchmarkProxyPgbench$$' -benchtime 1x ./internal/trace/
 

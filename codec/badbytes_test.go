@@ -177,10 +177,24 @@ func TestEncodeErrors(t *testing.T) {
 }
 
 // TestStringsEveryLength encodes strings of every length up to 40 (the
-// word-wise copy covers 4 to 32 bytes, the rest memmove and IndexByte) into
-// a buffer with and without room: each is written whole and terminated, and
-// a zero byte at any position is refused with dst unchanged.
+// word-wise copy covers 1 to 32 bytes, the rest memmove and IndexByte) into
+// a buffer with and without room, as a CommandComplete (Encode's fast path)
+// and as an ErrorResponse's field (the writer's str): each is written whole
+// and terminated, and a zero byte at any position is refused with dst
+// unchanged, naming the field.
 func TestStringsEveryLength(t *testing.T) {
+	encoders := []struct {
+		field  string
+		encode func(s string, dst []byte) ([]byte, error)
+		wire   func(s []byte) []byte // the message after "keep"
+	}{
+		{"CommandTag", func(s string, dst []byte) ([]byte, error) {
+			return (&codec.CommandComplete{CommandTag: s}).Encode(dst, codec.Params{})
+		}, func(s []byte) []byte { return cat('C', be32(uint32(len(s)+5)), s, []byte{0}) }},
+		{"Fields.Value", func(s string, dst []byte) ([]byte, error) {
+			return (&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'M', Value: s}}}).Encode(dst, codec.Params{})
+		}, func(s []byte) []byte { return cat('E', be32(uint32(len(s)+7)), []byte{'M'}, s, []byte{0, 0}) }},
+	}
 	for n := 0; n <= 40; n++ {
 		s := make([]byte, n)
 		for i := range s {
@@ -189,18 +203,20 @@ func TestStringsEveryLength(t *testing.T) {
 				s[i] = byte(1 + i) // and low bytes, which borrow
 			}
 		}
-		for _, dst := range [][]byte{[]byte("keep"), append(make([]byte, 0, 64), "keep"...)} {
-			out, err := (&codec.CommandComplete{CommandTag: string(s)}).Encode(dst, codec.Params{})
-			want := append(binary.BigEndian.AppendUint32([]byte("keepC"), uint32(n+5)), append(s, 0)...)
-			if err != nil || !bytes.Equal(out, want) {
-				t.Fatalf("%d bytes: got % x, %v", n, out, err)
-			}
-			for z := range n {
-				bad := bytes.Clone(s)
-				bad[z] = 0
-				out, err := (&codec.CommandComplete{CommandTag: string(bad)}).Encode(dst, codec.Params{})
-				if !errors.Is(err, codec.ErrZeroByte) || string(out) != "keep" {
-					t.Fatalf("%d bytes, zero at %d: got %q, %v", n, z, out, err)
+		for _, e := range encoders {
+			for _, dst := range [][]byte{[]byte("keep"), append(make([]byte, 0, 64), "keep"...)} {
+				out, err := e.encode(string(s), dst)
+				if want := append([]byte("keep"), e.wire(s)...); err != nil || !bytes.Equal(out, want) {
+					t.Fatalf("%s, %d bytes: got % x, %v", e.field, n, out, err)
+				}
+				for z := range n {
+					bad := bytes.Clone(s)
+					bad[z] = 0
+					out, err := e.encode(string(bad), dst)
+					var ee *codec.EncodeError
+					if !errors.Is(err, codec.ErrZeroByte) || !errors.As(err, &ee) || ee.Field != e.field || string(out) != "keep" {
+						t.Fatalf("%s, %d bytes, zero at %d: got %q, %v", e.field, n, z, out, err)
+					}
 				}
 			}
 		}

@@ -49,6 +49,7 @@ type FrameReader struct {
 	// waits for the next call to go back to the pool.
 	large      *[]byte
 	have, want int
+	hdr        int // the large message's header before its length: 1 tagged, 0 untagged
 }
 
 // NewFrameReader returns a FrameReader reading from src.
@@ -60,7 +61,9 @@ func NewFrameReader(src io.Reader) *FrameReader {
 // length included), the slice valid until the next call.
 // It is ready for a Backend or Frontend decoder.
 // CopyDataPayload takes the payload out of a CopyData. At a clean end of
-// stream Next returns io.EOF; in the middle of a message io.ErrUnexpectedEOF.
+// stream Next returns io.EOF; in the middle of a message a *FrameError
+// wrapping io.ErrUnexpectedEOF, which names the message and how much of it
+// arrived.
 func (f *FrameReader) Next() ([]byte, error) {
 	if f.large != nil {
 		if msg, done, err := f.resumeLarge(); done {
@@ -77,7 +80,7 @@ func (f *FrameReader) Next() ([]byte, error) {
 		}
 	}
 	if err := f.fill(5); err != nil {
-		return nil, err
+		return nil, f.cutShort(err, f.buf[f.r:f.w], 1, 0)
 	}
 	tag := f.buf[f.r]
 	n := int(int32(binary.BigEndian.Uint32(f.buf[f.r+1:])))
@@ -93,7 +96,7 @@ func (f *FrameReader) NextUntagged() ([]byte, error) {
 		}
 	}
 	if err := f.fill(4); err != nil {
-		return nil, err
+		return nil, f.cutShort(err, f.buf[f.r:f.w], 0, 0)
 	}
 	n := int(int32(binary.BigEndian.Uint32(f.buf[f.r:])))
 	return f.frame(0, 0, n, 8)
@@ -145,14 +148,35 @@ func (f *FrameReader) frame(tag byte, hdr, n, minLen int) ([]byte, error) {
 	// first 8 KiB have arrived. The header is buffered, so fill reports
 	// a stream that ends here as io.ErrUnexpectedEOF.
 	if err := f.fill(min(total, minRead)); err != nil {
-		return nil, err
+		return nil, f.cutShort(err, f.buf[f.r:f.w], hdr, total)
 	}
 	if total > minRead {
+		f.hdr = hdr
 		return f.startLarge(total)
 	}
 	msg := f.buf[f.r : f.r+total : f.r+total]
 	f.r += total
 	return msg, nil
+}
+
+// cutShort is err, unless it is the io.ErrUnexpectedEOF of a stream that
+// ended inside a message: then a *FrameError naming the message (its tag,
+// and its length once the header is whole) and how many of the want bytes
+// it needs arrived (head, the message's first bytes).
+func (f *FrameReader) cutShort(err error, head []byte, hdr, want int) error {
+	if err != io.ErrUnexpectedEOF {
+		return err
+	}
+	e := &FrameError{Max: f.maxSize(), Got: len(head), Want: want, Err: err}
+	if hdr == 1 && len(head) > 0 {
+		e.Tag = head[0]
+	}
+	if len(head) >= hdr+4 {
+		e.Length = int(int32(binary.BigEndian.Uint32(head[hdr:])))
+	} else {
+		e.Want = hdr + 4
+	}
+	return e
 }
 
 func (f *FrameReader) maxSize() int {
@@ -233,7 +257,7 @@ func (f *FrameReader) readLarge() ([]byte, error) {
 		f.have += k
 		if err != nil && f.have < f.want {
 			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
+				err = f.cutShort(io.ErrUnexpectedEOF, (*f.large)[:f.have], f.hdr, f.want)
 			}
 			return nil, err
 		}

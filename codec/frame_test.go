@@ -107,8 +107,44 @@ func TestFrameReaderLargeMessages(t *testing.T) {
 func TestFrameReaderTruncatedLarge(t *testing.T) {
 	m := msg('d', bytes.Repeat([]byte{'x'}, 100<<10))
 	f := codec.NewFrameReader(bytes.NewReader(m[:len(m)-1]))
-	if got, err := f.Next(); err != io.ErrUnexpectedEOF || got != nil {
+	if got, err := f.Next(); !errors.Is(err, io.ErrUnexpectedEOF) || got != nil {
 		t.Errorf("got %d bytes, %v", len(got), err)
+	}
+}
+
+// TestFrameReaderCutShortSaysWhere: a stream that ends inside a message is
+// a *FrameError naming the message (its tag and length) and how many of
+// its bytes arrived, however the bytes come: "unexpected EOF" alone leaves
+// a consumer of a cut replication stream nothing to look for.
+func TestFrameReaderCutShortSaysWhere(t *testing.T) {
+	sync := cat('S', be32(4))
+	big := msg('d', bytes.Repeat([]byte{'x'}, 100<<10))
+	startup := cat(be32(9000), be32(196608), bytes.Repeat([]byte{'u'}, 9000-8))
+	for _, c := range []struct {
+		name     string
+		src      []byte
+		untagged bool
+		want     string
+	}{
+		{"header", cat(sync, 'Q', byte(0)), false, "codec: frame 'Q': the stream ended after 2 of the header's 5 bytes: unexpected EOF"},
+		{"body", cat(sync, 'Q', be32(10), "ab"), false, "codec: frame 'Q' length 10: the stream ended after 7 of its 11 bytes: unexpected EOF"},
+		{"large body", cat(sync, big[:len(big)-1]), false, "codec: frame 'd' length 102404: the stream ended after 102404 of its 102405 bytes: unexpected EOF"},
+		{"startup header", be32(9)[:3], true, "codec: frame: the stream ended after 3 of the header's 4 bytes: unexpected EOF"},
+		{"startup body", startup[:8500], true, "codec: frame length 9000: the stream ended after 8500 of its 9000 bytes: unexpected EOF"},
+	} {
+		for name, src := range chunkings(c.src) {
+			f := codec.NewFrameReader(src)
+			var err error
+			if c.untagged {
+				_, err = f.NextUntagged()
+			} else if _, err = f.Next(); err == nil {
+				_, err = f.Next()
+			}
+			var fe *codec.FrameError
+			if !errors.As(err, &fe) || !errors.Is(err, io.ErrUnexpectedEOF) || err.Error() != c.want {
+				t.Errorf("%s, %s: %v\nwant %s", c.name, name, err, c.want)
+			}
+		}
 	}
 }
 

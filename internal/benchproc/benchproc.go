@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -111,4 +112,53 @@ func WaitListening(tb testing.TB, addr, what string) {
 			tb.Fatalf("%s never listened on %s", what, addr)
 		}
 	}
+}
+
+var txLine = regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
+
+// Transactions is the number of transactions pgbench printed in out.
+func Transactions(out []byte) (int64, error) {
+	m := txLine.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("benchproc: pgbench printed no transaction count")
+	}
+	return strconv.ParseInt(string(m[1]), 10, 64)
+}
+
+// OnCPU makes cmd, not yet started, run on CPU cpu alone (through taskset),
+// so that a Go program it runs sizes GOMAXPROCS to that one core from its start.
+func OnCPU(cmd *exec.Cmd, cpu int) error {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return fmt.Errorf("benchproc: pinning %s to a CPU needs taskset (util-linux): %w", cmd.Path, err)
+	}
+	cmd.Args = append([]string{taskset, "-c", strconv.Itoa(cpu)}, cmd.Args...)
+	cmd.Path = taskset
+	return nil
+}
+
+// PinTree moves the running process pid, all its threads and all its
+// descendants to CPU cpu; the processes they fork later inherit it.
+func PinTree(pid, cpu int) error {
+	out, err := exec.Command("taskset", "-a", "-p", "-c", strconv.Itoa(cpu), strconv.Itoa(pid)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("benchproc: taskset -p %d: %v: %s", pid, err, out)
+	}
+	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return err
+	}
+	for _, f := range strings.Fields(string(children)) {
+		child, err := strconv.Atoi(f)
+		if err != nil {
+			return fmt.Errorf("benchproc: /proc/%d children: %q", pid, f)
+		}
+		if err := PinTree(child, cpu); err != nil {
+			if _, gone := os.Stat(fmt.Sprintf("/proc/%d", child)); gone != nil {
+				continue // exited meanwhile
+			}
+			return err
+		}
+	}
+	return nil
 }

@@ -240,6 +240,16 @@ func (s *Server) standby() (*Server, error) {
 
 func (s *Server) data() string { return filepath.Join(s.Dir, "data") }
 
+// PID is the postmaster's process id, the first line of its postmaster.pid.
+func (s *Server) PID() (int, error) {
+	data, err := os.ReadFile(filepath.Join(s.data(), "postmaster.pid"))
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	return strconv.Atoi(line)
+}
+
 // setOwner prepares Dir for the postgres OS user when we are root, since initdb refuses root.
 func (s *Server) setOwner() error {
 	if err := os.Mkdir(s.SocketDir, 0o700); err != nil {

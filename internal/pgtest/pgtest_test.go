@@ -49,6 +49,14 @@ func TestServerSettings(t *testing.T) {
 	if want := "1|logical|10|15"; out != want {
 		t.Errorf("settings = %q, want %q", out, want)
 	}
+	pid, err := s.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The postmaster's command line names this server's data directory.
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err != nil || !strings.Contains(string(cmdline), "\x00"+s.data()+"\x00") {
+		t.Errorf("PID %d is not this server's postmaster: %q, %v", pid, cmdline, err)
+	}
 }
 
 // TestAuthMethods logs every test role in with its password, checks in the

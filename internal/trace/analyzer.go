@@ -190,7 +190,9 @@ func newExaminer(a *analyzer, d *decoder) examiner {
 // problem is empty when it re-encoded to exactly frame and the flow allows
 // it, and otherwise says what went wrong, naming the message.
 func (x *examiner) examine(frame []byte, at time.Time, lines []byte) (_ []byte, decoded bool, problem string) {
-	defer x.trim(len(frame))
+	if len(frame) > keptBuffer { // only then: a defer costs, per message
+		defer x.trim()
+	}
 	off := x.d.offset
 	st := &x.a.stats[x.d.dir]
 	chain, err := x.decode(frame)
@@ -323,10 +325,7 @@ func (x *examiner) reencode(chain []Layer) ([]byte, error) {
 // the decoded message, whose strings are copies of its size — so that one
 // large message does not pin its size for the rest of the connection, and
 // has the memory handed back to the system.
-func (x *examiner) trim(size int) {
-	if size <= keptBuffer {
-		return
-	}
+func (x *examiner) trim() {
 	for i := range x.bufs {
 		if cap(x.bufs[i]) > keptBuffer {
 			x.bufs[i] = nil

@@ -30,7 +30,7 @@ type style struct {
 type formatter struct {
 	style
 	names     map[nameKey]named // message names and layouts by type and major
-	bodies    map[string]*body  // rendered messages of small frames (appendLine)
+	bodies    map[uint64]*body  // rendered messages of small frames, by hash (appendLine)
 	seen      []uint64          // hashes of small frames seen once and not kept in bodies (seenBefore)
 	seenTaken int               // frames put in seen since it last grew
 	kept      *body             // what the last line was printed from or kept as; nil: neither
@@ -38,16 +38,15 @@ type formatter struct {
 	seed      maphash.Seed
 	second    int64  // the Unix second seconds holds
 	seconds   []byte // "2006-01-02T15:04:05" of second
-	// The header up to the offset, which repeats: the time of the last
-	// line (a read's messages all bear its time), the session and the
-	// direction.
-	headAt  time.Time
-	headID  int64
-	headDir Direction
-	head    []byte
-	// The last offset written, and its digits (appendOffset).
-	offAt   int64
-	offText []byte
+	// The last line's header (appendHeader): its time (a read's messages
+	// all bear the read's), session, direction and offset, and where in
+	// head the time's and the offset's text begin.
+	headAt         time.Time
+	headID         int64
+	headDir        Direction
+	offAt          int64
+	head           []byte
+	timeAt, offsAt int
 }
 
 // appendLine renders a message chain as one line. Text:
@@ -77,8 +76,13 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 	// their tag and length before the map is asked.
 	slot := &f.recent[(int(frame[0])^len(frame))%len(f.recent)]
 	e := *slot
+	var h uint64 // the frame's hash, once needed: bodies and seen share it
 	if e == nil || e.frame != string(frame) {
-		if e = f.bodies[string(frame)]; e != nil {
+		h = f.hash(frame)
+		if e = f.bodies[h]; e != nil && e.frame != string(frame) {
+			e = nil // another frame of the same hash, which this one replaces
+		}
+		if e != nil {
 			*slot = e
 		}
 	}
@@ -92,7 +96,7 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 	mark := len(b)
 	b = f.appendMessages(b, chain)
 	if e == nil {
-		if !f.seenBefore(frame) {
+		if !f.seenBefore(h) {
 			return f.appendEnd(b)
 		}
 		if len(f.bodies) >= maxCachedBodies {
@@ -100,27 +104,32 @@ func (f *formatter) appendLine(b []byte, at time.Time, id int64, d Direction, of
 			clear(f.recent[:])
 		}
 		if f.bodies == nil {
-			f.bodies = map[string]*body{}
+			f.bodies = map[uint64]*body{}
 		}
 		e = &body{frame: string(frame)}
-		f.bodies[e.frame] = e
+		f.bodies[h] = e
 	}
 	e.set(chain, b[mark:])
 	f.kept = e
 	return f.appendEnd(b)
 }
 
-// seenBefore reports whether frame came before, as far as seen tells,
-// and remembers it otherwise. seen holds frames' hashes where their low
-// bits say, one each: a frame whose place another took since counts as
-// new once more, and is kept at its next coming instead. It starts small
-// (an idle session's few frames) and doubles, forgetting, each time it
-// took as many frames as it has places, up to maxCachedBodies.
-func (f *formatter) seenBefore(frame []byte) bool {
+// hash is frame's hash for bodies and seen, never 0.
+func (f *formatter) hash(frame []byte) uint64 {
 	if f.seen == nil {
 		f.seen, f.seed = make([]uint64, 16), maphash.MakeSeed()
 	}
-	h := maphash.Bytes(f.seed, frame) | 1 // 0 is an empty place
+	return maphash.Bytes(f.seed, frame) | 1 // 0 is an empty place in seen
+}
+
+// seenBefore reports whether the frame of hash h came before, as far as
+// seen tells, and remembers it otherwise. seen holds frames' hashes where
+// their low bits say, one each: a frame whose place another took since
+// counts as new once more, and is kept at its next coming instead. It
+// starts small (an idle session's few frames) and doubles, forgetting,
+// each time it took as many frames as it has places, up to
+// maxCachedBodies.
+func (f *formatter) seenBefore(h uint64) bool {
 	at := &f.seen[h&uint64(len(f.seen)-1)]
 	if *at == h {
 		*at = 0
@@ -176,58 +185,97 @@ func (e *body) set(chain []Layer, text []byte) {
 	e.text = append(e.text[:0], text...)
 }
 
+// appendHeader writes a line's header, up to its messages. From one line
+// of a direction to the next the session and direction stay, the time
+// changes once per read and the offset grows by the last message's length:
+// head, the last line's header, is changed where it differs (the time's
+// digits written over, the length added to the offset's digits) rather
+// than written anew.
 func (f *formatter) appendHeader(b []byte, at time.Time, id int64, d Direction, off int64) []byte {
-	if at != f.headAt || id != f.headID || d != f.headDir || f.head == nil {
-		f.headAt, f.headID, f.headDir, f.head = at, id, d, f.appendHead(f.head[:0], at, id, d)
+	switch {
+	case f.head == nil || id != f.headID || d != f.headDir:
+		f.newHead(at, id, d, off)
+	case at != f.headAt:
+		if !f.setTime(at) {
+			f.newHead(at, id, d, off)
+		}
+		f.headAt = at
 	}
-	b = f.appendOffset(append(b, f.head...), off)
+	if delta := off - f.offAt; delta != 0 {
+		f.addOffset(off, delta)
+	}
+	b = append(b, f.head...)
 	if f.json {
 		return append(b, `,"messages":[`...)
 	}
 	return b
 }
 
-// appendOffset writes off in decimal. A direction's offsets only grow, each
-// by the last message's length: adding that to the last offset's digits
-// costs less than formatting anew.
-func (f *formatter) appendOffset(b []byte, off int64) []byte {
-	delta := off - f.offAt
-	if f.offText == nil || delta < 0 || delta > 1<<20 {
-		f.offAt, f.offText = off, strconv.AppendInt(f.offText[:0], off, 10)
-		return append(b, f.offText...)
+// timeWidth is the length of appendTime's text, but past year 9999.
+const timeWidth = len("2006-01-02T15:04:05.000000Z")
+
+// setTime writes at over the time in head, only its microseconds when the
+// second is the same; false when the text does not fit the place.
+func (f *formatter) setTime(at time.Time) bool {
+	switch {
+	case f.timeAt < 0:
+		return false
+	case at.Unix() == f.headAt.Unix():
+		appendMicros(f.head[:f.timeAt+timeWidth-len(".000000Z")], at)
+		return true
 	}
-	f.offAt = off
-	d := f.offText
-	for i, add := len(d)-1, uint64(delta); add > 0; i-- {
-		if i < 0 { // one more digit
-			d = append(d, 0)
-			copy(d[1:], d)
-			d[0], i = '0', 0
-		}
-		v := uint64(d[i]-'0') + add
-		d[i], add = byte('0'+v%10), v/10
-	}
-	f.offText = d
-	return append(b, d...)
+	return len(f.appendTime(f.head[:f.timeAt], at)) == f.timeAt+timeWidth
 }
 
-// appendHead writes a header up to the offset.
-func (f *formatter) appendHead(b []byte, at time.Time, id int64, d Direction) []byte {
+// newHead writes the header of a line of session id, direction d, at
+// offset off, into head.
+func (f *formatter) newHead(at time.Time, id int64, d Direction, off int64) {
+	b := f.head[:0]
 	if f.json {
 		b = append(b, `{"time":"`...)
-		b = f.appendTime(b, at)
+	}
+	f.timeAt = len(b)
+	if b = f.appendTime(b, at); len(b) != f.timeAt+timeWidth {
+		f.timeAt = -1 // not to be written over
+	}
+	if f.json {
 		b = append(b, `","session":`...)
 		b = strconv.AppendInt(b, id, 10)
 		b = append(b, `,"dir":"`...)
 		b = append(b, d.String()...)
-		return append(b, `","offset":`...)
+		b = append(b, `","offset":`...)
+	} else {
+		b = append(b, " #"...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, ' ')
+		b = append(b, d.String()...)
+		b = append(b, " @"...)
 	}
-	b = f.appendTime(b, at)
-	b = append(b, " #"...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, ' ')
-	b = append(b, d.String()...)
-	return append(b, " @"...)
+	f.offsAt = len(b)
+	f.head = strconv.AppendInt(b, off, 10)
+	f.headAt, f.headID, f.headDir, f.offAt = at, id, d, off
+}
+
+// addOffset puts off, delta more than the offset head shows, in its place.
+// A direction's offsets only grow, each by the last message's length:
+// adding that to the digits costs less than formatting anew.
+func (f *formatter) addOffset(off, delta int64) {
+	f.offAt = off
+	if delta < 0 || delta > 1<<20 {
+		f.head = strconv.AppendInt(f.head[:f.offsAt], off, 10)
+		return
+	}
+	d := f.head
+	for i, add := len(d)-1, uint64(delta); add > 0; i-- {
+		if i < f.offsAt { // one more digit
+			d = append(d, 0)
+			copy(d[f.offsAt+1:], d[f.offsAt:])
+			d[f.offsAt], i = '0', f.offsAt
+		}
+		v := uint64(d[i]-'0') + add
+		d[i], add = byte('0'+v%10), v/10
+	}
+	f.head = d
 }
 
 func (f *formatter) appendEnd(b []byte) []byte {
@@ -320,7 +368,12 @@ func (f *formatter) appendTime(b []byte, t time.Time) []byte {
 	if sec := t.Unix(); sec != f.second || f.seconds == nil {
 		f.second, f.seconds = sec, t.AppendFormat(f.seconds[:0], "2006-01-02T15:04:05")
 	}
-	b = append(b, f.seconds...)
+	return appendMicros(append(b, f.seconds...), t)
+}
+
+// appendMicros writes the fraction of t's second, to the microsecond, and
+// the Z of UTC.
+func appendMicros(b []byte, t time.Time) []byte {
 	us := t.Nanosecond() / 1000
 	return append(b, '.', byte('0'+us/100000), byte('0'+us/10000%10), byte('0'+us/1000%10),
 		byte('0'+us/100%10), byte('0'+us/10%10), byte('0'+us%10), 'Z')
@@ -403,8 +456,8 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 		}
 		shown = data[:cut]
 	}
-	if isString || readsAsText(shown) {
-		b = appendQuoted(b, shown)
+	if plain := plainText(shown); plain || isString || readsAsText(shown) { // plain text reads as text, and costs less to tell
+		b = appendQuoted(b, shown, plain)
 	} else {
 		b = append(b, "0x"...)
 		b = hex.AppendEncode(b, shown)
@@ -418,10 +471,10 @@ func (f *formatter) appendBytes(b, data []byte, isString bool) []byte {
 }
 
 // appendQuoted is strconv.AppendQuote of data, without its per-rune work
-// when data is printable ASCII with nothing to escape (SQL text, names,
-// command tags: most values a trace shows).
-func appendQuoted(b, data []byte) []byte {
-	if !plainText(data) {
+// when data is plain, printable ASCII with nothing to escape (plainText:
+// SQL text, names, command tags, most values a trace shows).
+func appendQuoted(b, data []byte, plain bool) []byte {
+	if !plain {
 		return strconv.AppendQuote(b, unsafe.String(unsafe.SliceData(data), len(data))) // read only
 	}
 	b = append(b, '"')

@@ -274,7 +274,7 @@ func TestRenderingCache(t *testing.T) {
 // highest plain bytes, next to which a borrow or a carry would show.
 func TestAppendQuoted(t *testing.T) {
 	for _, s := range []string{"", "SELECT abalance FROM pgbench_accounts WHERE aid = 1;", `say "hi"`, `a\b`, "tab\there", "ü", "\x7f", "~ !"} {
-		if got, want := string(appendQuoted(nil, []byte(s))), strconv.Quote(s); got != want {
+		if got, want := string(appendQuoted(nil, []byte(s), plainText([]byte(s)))), strconv.Quote(s); got != want {
 			t.Errorf("%q: got %s, want %s", s, got, want)
 		}
 	}
@@ -288,7 +288,7 @@ func TestAppendQuoted(t *testing.T) {
 					if plainText(data) != plain {
 						t.Fatalf("plainText(%q) = %v", data, !plain)
 					}
-					if got, want := string(appendQuoted(nil, data)), strconv.Quote(string(data)); got != want {
+					if got, want := string(appendQuoted(nil, data, plainText(data))), strconv.Quote(string(data)); got != want {
 						t.Fatalf("%q: got %s, want %s", data, got, want)
 					}
 				}
@@ -297,14 +297,26 @@ func TestAppendQuoted(t *testing.T) {
 	}
 }
 
-// TestAppendOffset: offsets written from the last one's digits are those
-// strconv writes, across carries into new digits, after a jump back and
-// one too far to add.
-func TestAppendOffset(t *testing.T) {
-	var f formatter
-	for _, off := range []int64{0, 0, 5, 9, 10, 99, 100, 101, 999, 1000, 99999, 100000, 100007, 3, 3, 1 << 40, 1<<40 + 1<<20, 1<<40 + 1<<20 + 1} {
-		if got, want := string(f.appendOffset([]byte("@"), off)), "@"+strconv.FormatInt(off, 10); got != want {
-			t.Errorf("offset %d: got %s, want %s", off, got, want)
+// TestAppendHeader: a header changed in place from the last one's (the
+// offset's digits added to across carries into new digits, after a jump
+// back and one too far to add; the time written over, in the same second
+// and the next, and past year 9999, where it is wider; another session or
+// direction) is the one a new formatter writes, text and JSON.
+func TestAppendHeader(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 3, 4, 5, 123456789, time.UTC)
+	times := []time.Time{t0, t0.Add(time.Microsecond), t0.Add(time.Second), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), t0}
+	for _, json := range []bool{false, true} {
+		f := formatter{style: style{json: json}}
+		for i, off := range []int64{0, 0, 5, 9, 10, 99, 100, 101, 999, 1000, 99999, 100000, 100007, 3, 3, 1 << 40, 1<<40 + 1<<20, 1<<40 + 1<<20 + 1} {
+			at, id, d := times[i%len(times)], int64(1+i/7), Direction(i/5%2)
+			fresh := formatter{style: style{json: json}}
+			if got, want := string(f.appendHeader([]byte("x"), at, id, d, off)), string(fresh.appendHeader([]byte("x"), at, id, d, off)); got != want {
+				t.Errorf("json %v, offset %d, %s, #%d %s: got %s, want %s", json, off, at, id, d, got, want)
+			}
 		}
+	}
+	f := formatter{}
+	if got, want := string(f.appendHeader(nil, t0, 3, Backend, 1234)), "2026-12-02T03:04:05.123456Z #3 B @1234"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

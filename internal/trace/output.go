@@ -2,7 +2,6 @@ package trace
 
 import (
 	"bytes"
-	"container/heap"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -145,37 +144,47 @@ func (o *output) collect() []byte {
 	}
 	o.mu.Unlock()
 	o.out = o.out[:0]
-	h := byNext(o.taken)
-	heap.Init(&h)
+	h := o.taken // a heap of the sinks by the time of the lines each has next
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(h, i)
+	}
 	for len(h) > 0 {
 		s, start := h[0], 0
 		if s.next > 0 {
 			start = s.takenMarks[s.next-1].end
 		}
+		if len(h) == 1 { // the last sink: the rest of its lines at once
+			o.out = append(o.out, s.taken[start:]...)
+			break
+		}
 		o.out = append(o.out, s.taken[start:s.takenMarks[s.next].end]...)
 		if s.next++; s.next == len(s.takenMarks) {
-			heap.Pop(&h)
-		} else {
-			heap.Fix(&h, 0)
+			h[0], h = h[len(h)-1], h[:len(h)-1]
 		}
+		down(h, 0)
 	}
 	return o.out
 }
 
-// byNext is a heap of the sinks being merged, by the time of the lines
-// each has next.
-type byNext []*sink
-
-func (h byNext) Len() int { return len(h) }
-func (h byNext) Less(i, j int) bool {
-	return h[i].takenMarks[h[i].next].at < h[j].takenMarks[h[j].next].at
-}
-func (h byNext) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *byNext) Push(x any)   { *h = append(*h, x.(*sink)) }
-func (h *byNext) Pop() any {
-	s := (*h)[len(*h)-1]
-	*h = (*h)[:len(*h)-1]
-	return s
+// down moves h[i] down the heap h of sinks being merged (the least time
+// of next lines first) to its place; container/heap's, without its calls
+// through an interface for every comparison.
+func down(h []*sink, i int) {
+	next := func(j int) int64 { return h[j].takenMarks[h[j].next].at }
+	for {
+		least := i
+		if l := 2*i + 1; l < len(h) && next(l) < next(least) {
+			least = l
+		}
+		if r := 2*i + 2; r < len(h) && next(r) < next(least) {
+			least = r
+		}
+		if least == i {
+			return
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
 }
 
 // write writes what the sinks hold. A failed write (a closed pipe) counts

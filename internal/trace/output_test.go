@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,5 +24,32 @@ func TestOutputMergesDirections(t *testing.T) {
 	o.close()
 	if got, want := b.String(), "query 1\nanswer 1\nquery 2\nanswer 2\n"; got != want {
 		t.Errorf("written:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestOutputMergesSessions: the lines of many sinks, each in time order,
+// come out in the order of their times, however the sinks' times
+// interleave.
+func TestOutputMergesSessions(t *testing.T) {
+	var b syncBuffer
+	o := newOutput(&b, maxPending, nil)
+	sinks := make([]*sink, 7)
+	for i := range sinks {
+		sinks[i] = o.sink()
+	}
+	t0 := time.Now()
+	var want strings.Builder
+	for n := range 200 {
+		line := fmt.Sprintf("line %d\n", n)
+		want.WriteString(line)
+		// Sink n*n%7 takes line n: each sink's lines in order, the sinks' interleaved unevenly.
+		sinks[n*n%7].put([]byte(line), t0.Add(time.Duration(n)*time.Microsecond))
+	}
+	for _, s := range sinks {
+		s.close()
+	}
+	o.close()
+	if got := b.String(); got != want.String() {
+		t.Errorf("written:\n%s\nwant:\n%s", got, want.String())
 	}
 }

@@ -4,6 +4,7 @@ package codec
 
 import (
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -213,13 +214,19 @@ func (e *VersionError) Unwrap() error {
 	return nil
 }
 
-// FrameError reports a message that framing refused before reading its body.
+// FrameError reports a message that framing refused before reading its
+// body, or one the stream ended inside (Err io.ErrUnexpectedEOF).
 type FrameError struct {
 	// Tag is the message's tag byte, 0 for untagged startup-phase messages.
 	Tag byte
-	// Length is the length field as read; Max the configured maximum.
+	// Length is the length field as read, 0 when the stream ended before
+	// it; Max the configured maximum.
 	Length, Max int
-	Err         error
+	// Got and Want are, for a stream that ended inside the message, how
+	// many of its bytes arrived and how many its header (Length 0) or the
+	// whole message needed.
+	Got, Want int
+	Err       error
 }
 
 func (e *FrameError) Error() string {
@@ -227,6 +234,12 @@ func (e *FrameError) Error() string {
 	if e.Tag != 0 {
 		// The length field does not count the tag: compare like with like.
 		s, max = s+" '"+string(rune(e.Tag))+"'", max-1
+	}
+	switch {
+	case e.Err == io.ErrUnexpectedEOF && e.Length == 0:
+		return s + ": the stream ended after " + strconv.Itoa(e.Got) + " of the header's " + strconv.Itoa(e.Want) + " bytes: " + e.Err.Error()
+	case e.Err == io.ErrUnexpectedEOF:
+		return s + " length " + strconv.Itoa(e.Length) + ": the stream ended after " + strconv.Itoa(e.Got) + " of its " + strconv.Itoa(e.Want) + " bytes: " + e.Err.Error()
 	}
 	return s + " length " + strconv.Itoa(e.Length) + " (max " + strconv.Itoa(max) + "): " + e.Err.Error()
 }

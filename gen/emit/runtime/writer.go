@@ -97,44 +97,60 @@ func (w writer) str(field, s string) writer {
 // find a zero byte, and no call: cheaper than the calls to memmove and
 // IndexByte that the others take (appendLongStr). A word v holds a zero
 // byte when (v - 0x01…01) &^ v & 0x80…80 is not zero. The cases test the
-// lengths most strings have (8 to 32) first, and every window has a constant
-// length (src[n-8:n], not src[n-8:]), so that no slice is empty and none
-// needs its pointer masked: about 20 instructions less per string.
+// lengths most strings have (8 to 32) first. The loads and stores go
+// through pointers into the room the first check proved, so none is
+// bounds-checked, and both calls are the last thing done (the error is
+// made in zeroStr), so that nothing is spilled around them: about 15
+// instructions less per string than indexed windows.
 func appendStr(buf []byte, err *EncodeError, field, s string) ([]byte, *EncodeError) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	n, l := len(s), len(buf)
-	if n > 32 || cap(buf)-l <= n {
+	l, n := len(buf), len(s)
+	if n > 32 || uint(l+n) >= uint(cap(buf)) {
 		return appendLongStr(buf, err, field, s)
 	}
-	buf = buf[:l+n+1]
-	dst, src := buf[l:l+n+1], unsafe.Slice(unsafe.StringData(s), n)
-	dst[n] = 0
+	dst, src := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), l), unsafe.Pointer(unsafe.StringData(s))
+	w8 := func(p unsafe.Pointer, i int) []byte { return (*[8]byte)(unsafe.Add(p, i))[:] }
+	w4 := func(p unsafe.Pointer, i int) []byte { return (*[4]byte)(unsafe.Add(p, i))[:] }
 	le := binary.LittleEndian
+	*(*byte)(unsafe.Add(dst, n)) = 0
 	var seen uint64
 	switch {
 	case n >= 8:
 		if n > 16 {
-			x, y := le.Uint64(src[8:16]), le.Uint64(src[n-16:n-8])
-			le.PutUint64(dst[n-16:n-8], y)
-			le.PutUint64(dst[8:16], x)
+			x, y := le.Uint64(w8(src, 8)), le.Uint64(w8(src, n-16))
+			le.PutUint64(w8(dst, 8), x)
+			le.PutUint64(w8(dst, n-16), y)
 			seen = (x-ones)&^x | (y-ones)&^y
 		}
-		x, y := le.Uint64(src[:8]), le.Uint64(src[n-8:n])
-		le.PutUint64(dst[n-8:n], y)
-		le.PutUint64(dst[:8], x)
+		x, y := le.Uint64(w8(src, 0)), le.Uint64(w8(src, n-8))
+		le.PutUint64(w8(dst, 0), x)
+		le.PutUint64(w8(dst, n-8), y)
 		seen |= (x-ones)&^x | (y-ones)&^y
 	case n >= 4:
-		x, y := le.Uint32(src[:4]), le.Uint32(src[n-4:n])
-		le.PutUint32(dst[n-4:n], y)
-		le.PutUint32(dst[:4], x)
+		x, y := le.Uint32(w4(src, 0)), le.Uint32(w4(src, n-4))
+		le.PutUint32(w4(dst, 0), x)
+		le.PutUint32(w4(dst, n-4), y)
 		seen = uint64((x-ones&0xffffffff)&^x | (y-ones&0xffffffff)&^y)
 	case n > 0: // the first, middle and last byte cover 1 to 3
-		dst[0], dst[n/2], dst[n-1] = src[0], src[n/2], src[n-1]
-		if src[0] == 0 || src[n/2] == 0 || src[n-1] == 0 {
+		a, b, c := *(*byte)(src), *(*byte)(unsafe.Add(src, n/2)), *(*byte)(unsafe.Add(src, n-1))
+		*(*byte)(dst), *(*byte)(unsafe.Add(dst, n/2)), *(*byte)(unsafe.Add(dst, n-1)) = a, b, c
+		if a == 0 || b == 0 || c == 0 {
 			seen = highs
 		}
 	}
-	if seen&highs != 0 && err == nil {
+	if seen&highs != 0 {
+		return zeroStr(buf[:l+n+1], err, field)
+	}
+	return buf[:l+n+1], err
+}
+
+// zeroStr is appendStr's failure. It is never inlined: inlined, its
+// allocation would be a call inside appendStr, around which every
+// argument is kept on the stack, on every call.
+//
+//go:noinline
+func zeroStr(buf []byte, err *EncodeError, field string) ([]byte, *EncodeError) {
+	if err == nil {
 		err = &EncodeError{Field: field, Err: ErrZeroByte}
 	}
 	return buf, err
