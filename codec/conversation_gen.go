@@ -249,7 +249,7 @@ func (t *FrontendTracker) next(frame []byte) (*Step, error) {
 		m, err = t.fe.Decode(frame, p)
 	}
 	if err != nil {
-		s, _ := t.took(nil, nil) // a frame that fails is not counted
+		s, _ := t.took(frame, nil) // a frame that fails holds its bytes all the same
 		return s, err
 	}
 	s, off := t.took(frame, m)
@@ -272,6 +272,17 @@ func (t *FrontendTracker) tookStartupMessage() {
 	p.ProtocolMinor = int(m.ProtocolVersion & 0xffff)
 	t.c.setParams(p)
 	t.c.nego.ask(m)
+}
+
+// tookCancelRequest keeps protocol 3.2 as the Params of a CancelRequest
+// whose key is longer than 3.0's 4 bytes: it comes on a connection of its
+// own, and only its length tells.
+func (t *FrontendTracker) tookCancelRequest() {
+	if len(t.st.cancelRequest.SecretKey) != 4 {
+		p := t.c.P
+		p.ProtocolMinor = 2
+		t.step.keep(p)
+	}
 }
 
 // tookQuery notes the stream a replication command asks for.
@@ -362,7 +373,7 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 		}
 	}
 	if err != nil {
-		s, _ := t.took(nil, nil) // a frame that fails is not counted
+		s, _ := t.took(frame, nil) // a frame that fails holds its bytes all the same
 		return s, err
 	}
 	s, off := t.took(frame, m)

@@ -66,12 +66,21 @@ func TestNextFastPathIsGeneralPath(t *testing.T) {
 		for _, minor := range []int{0, 2} {
 			p := Params{Major: major, ProtocolMinor: minor}
 			var frames [][]byte
-			key := make([]byte, 4+28*minor/2) // a 3.2 key is longer
-			for _, m := range append(NewMessages(), &BackendKeyData{ProcessID: 1, SecretKey: key}) {
+			key := make([]byte, 4) // a 3.0 key
+			extra := []Message{&BackendKeyData{ProcessID: 1, SecretKey: key}, &CancelRequest{ProcessID: 1, SecretKey: key}}
+			for _, m := range append(NewMessages(), extra...) {
 				if !m.Majors().Has(major) {
 					continue
 				}
 				if b, err := m.Encode(nil, p); err == nil {
+					frames = append(frames, b)
+				}
+			}
+			// A 3.2 key on a session of either protocol (3.0: a violation, or
+			// a CancelRequest, which says its protocol by its length).
+			long := make([]byte, 32)
+			for _, m := range []Message{&BackendKeyData{ProcessID: 1, SecretKey: long}, &CancelRequest{ProcessID: 1, SecretKey: long}} {
+				if b, err := m.Encode(nil, Params{Major: major, ProtocolMinor: 2}); err == nil {
 					frames = append(frames, b)
 				}
 			}
@@ -112,7 +121,7 @@ func TestNextFastPathIsGeneralPath(t *testing.T) {
 	}
 	for _, slug := range []string{"row-description", "data-row", "command-complete", "ready-for-query", "parse-complete",
 		"bind-complete", "parameter-status", "authentication-ok", "backend-key-data", "query", "parse", "bind",
-		"describe", "execute", "sync", "startup-message", "password-message", "copy-data"} {
+		"describe", "execute", "sync", "startup-message", "cancel-request", "password-message", "copy-data"} {
 		if !took[slug] {
 			t.Errorf("%s was taken in no state", slug)
 		}
@@ -175,5 +184,22 @@ func TestStepParamsKeptOnChange(t *testing.T) {
 	bs = step(c.Backend.Next(enc(&ParameterStatus{Name: "a", Value: "b"})))
 	if got := bs.Params(); got != (Params{Major: 18}) {
 		t.Errorf("the next message decoded with %+v", got)
+	}
+}
+
+// TestFailedFrameIsCounted: a frame that does not decode still holds its
+// bytes of the side's stream: the offsets of what follows count them.
+func TestFailedFrameIsCounted(t *testing.T) {
+	c := NewConversation(Params{Major: 17})
+	c.Resume()
+	bad := []byte{'Z', 0, 0, 0, 4} // a ReadyForQuery without its status
+	if _, err := c.Backend.Next(bad); err == nil {
+		t.Fatal("a ReadyForQuery without its status decoded")
+	}
+	if _, err := c.Frontend.Next([]byte{'Q', 0, 0, 0, 4}); err == nil {
+		t.Fatal("a Query without its string decoded")
+	}
+	if c.Backend.Offset != 5 || c.Backend.Index != 1 || c.Frontend.Offset != 5 || c.Frontend.Index != 1 {
+		t.Errorf("after a frame that failed: backend at %d (%d), frontend at %d (%d)", c.Backend.Offset, c.Backend.Index, c.Frontend.Offset, c.Frontend.Index)
 	}
 }

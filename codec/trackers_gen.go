@@ -19,6 +19,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				if a := flowActs[c.fe][kindCancelRequest]; a&actFast != 0 {
 					if u.cancelRequest.Decode(src, c.P) == nil {
 						s, _ := t.took(src, &u.cancelRequest)
+						t.tookCancelRequest()
 						c.move(&c.fe, &c.be, a)
 						c.settle(a)
 						return s, nil
@@ -223,6 +224,8 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 // hook calls the hook of a message of kind k the general path took, if it has one.
 func (t *FrontendTracker) hook(k flowKind, s *Step) error {
 	switch k {
+	case kindCancelRequest:
+		t.tookCancelRequest()
 	case kindCopyData:
 		return t.tookCopyData(s)
 	case kindQuery:
