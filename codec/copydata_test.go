@@ -31,7 +31,8 @@ func TestCopyDataFraming(t *testing.T) {
 		frame []byte
 		err   error
 	}{
-		{cat('c', be32(4)), codec.ErrBadFixedValue},
+		{cat('c', be32(5), "x"), codec.ErrBadFixedValue},
+		{cat('E', be32(7), "SX\x00"), codec.ErrBadFixedValue}, // no terminator: not an ErrorResponse
 		{cat('d', be32(9), "abc"), codec.ErrTruncated},
 		{cat('d', be32(4), "x"), codec.ErrTrailingBytes},
 		{nil, codec.ErrTruncated},
@@ -40,6 +41,18 @@ func TestCopyDataFraming(t *testing.T) {
 		if _, err := codec.CopyDataPayload(bad.frame); !errors.As(err, &de) || !errors.Is(err, bad.err) || de.Message != "CopyData" {
 			t.Errorf("CopyDataPayload(% x): %v, want %v", bad.frame, err, bad.err)
 		}
+	}
+	// The server ends a stream with CopyDone, or with an ErrorResponse whose
+	// reason must not be lost (a walsender terminated, a slot invalidated).
+	if _, err := codec.CopyDataPayload(cat('c', be32(4))); !errors.Is(err, codec.ErrCopyDone) {
+		t.Errorf("CopyDone: %v", err)
+	}
+	fields := cat("SFATAL\x00", "C57P01\x00", "Mterminating connection due to administrator command\x00", byte(0))
+	fatal := cat('E', be32(uint32(4+len(fields))), fields)
+	var se *codec.StreamError
+	if _, err := codec.CopyDataPayload(fatal); !errors.As(err, &se) || se.Fields['C'] != "57P01" ||
+		err.Error() != "codec: the server ended the stream: FATAL 57P01: terminating connection due to administrator command" {
+		t.Errorf("ErrorResponse: %v", err)
 	}
 	n := testing.AllocsPerRun(100, func() { got, _ = codec.AppendCopyData(got[:0], m, codec.Params{}) })
 	if n != 0 {

@@ -112,6 +112,49 @@ func TestConversationFollowsASession(t *testing.T) {
 	}
 }
 
+// TestCopyDataAhead: a client may send its COPY data before the server's
+// CopyInResponse reaches it (pgx's CopyFrom does), and a proxy then sees
+// them in that order; PostgreSQL reads them once in copy-in mode, or drops
+// them when the COPY failed ("any subsequent CopyData, CopyDone, or
+// CopyFail messages issued by the frontend will simply be dropped"). Both
+// are no violation, and the session goes on in step.
+func TestCopyDataAhead(t *testing.T) {
+	p := codec.Params{Major: 17}
+	base := session()
+	at := slices.IndexFunc(base, func(t turn) bool { return strings.Contains(string(t.wire), "COPY t") })
+	ahead := slices.Clone(base)
+	ahead[at+1], ahead[at+2], ahead[at+3] = base[at+2], base[at+3], base[at+1] // CopyData, CopyDone, CopyInResponse
+	failed := slices.Clone(ahead)
+	failed[at+3] = be(&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'C', Value: "42P01"}}}, p)
+	failed = slices.Delete(failed, at+4, at+5) // no CommandComplete
+	aborted := slices.Clone(failed)
+	aborted[at+2] = fe(&codec.CopyFail{Message: "stop"}, p)
+	for name, turns := range map[string][]turn{"answered": ahead, "refused": failed, "failed by the client": aborted} {
+		turns = slices.Insert(turns, len(turns)-1, base[13:18]...) // then a simple query, answered
+		if _, at, err := play(turns); err != nil {
+			t.Errorf("%s: turn %d: %v", name, at, err)
+		}
+	}
+}
+
+// TestTerminateTwice: pg_basebackup -X stream (PostgreSQL 15's, the
+// default) sends a second Terminate on its connection, from the exit
+// handler of the process it forks to stream WAL; the server has stopped
+// reading at the first. That is no violation, but anything else after a
+// Terminate is.
+func TestTerminateTwice(t *testing.T) {
+	p := codec.Params{Major: 17}
+	base := session()
+	if _, at, err := play(append(slices.Clone(base), base[len(base)-1])); err != nil {
+		t.Errorf("a second Terminate: turn %d: %v", at, err)
+	}
+	_, at, err := play(append(slices.Clone(base), base[len(base)-1], fe(&codec.Query{String: "SELECT 1"}, p)))
+	var fe *codec.FlowError
+	if !errors.As(err, &fe) || at != len(base)+1 || fe.State != "frontend terminated" || fe.Got != "query" {
+		t.Errorf("a Query after Terminate: turn %d: %v", at, err)
+	}
+}
+
 // TestConversationViolations: each mutation of the session is reported
 // where it happens, with the state and what the state allows.
 func TestConversationViolations(t *testing.T) {
@@ -178,8 +221,6 @@ func TestConversationViolations(t *testing.T) {
 			"backend sync", "bind-complete", []string{"error-response", "notice-response", "notification-response", "parameter-status", "ready-for-query"}, ""},
 		{"a SASLResponse before the server's challenge", swap(base, 6, 7), 6,
 			"frontend authenticating", "'p' (a password, SASL or GSSAPI response)", []string{"terminate"}, ""},
-		{"CopyData before CopyInResponse", swap(base, idx("COPY t")+1, idx("COPY t")+2), idx("COPY t") + 1,
-			"frontend session", "copy-data", []string{"bind", "close", "describe", "execute", "flush", "function-call", "parse", "query", "sync", "terminate"}, ""},
 	} {
 		_, at, err := play(c.turns)
 		var fe *codec.FlowError

@@ -7,19 +7,22 @@ import "strconv"
 
 // LogicalTracker decodes a logical stream's pgoutput messages (the WAL data
 // of each XLogData) in order, following their flow (spec/flow.json):
-// Begin…Commit, Begin Prepare…Prepare, Stream Start…Stop, the relations and
-// types described before they are used. It keeps P.Streaming's Streamed in
-// step with Stream Start and Stream Stop, so that streamed messages decode
-// with their xid, and reports what the flow does not allow as a
-// *FlowError, the message decoded all the same.
+// Begin…Commit,
+// Begin Prepare…Prepare,
+// Stream Start…Stop,
+// the relations and types described before they are used. It reports
+// what the flow does not allow as a *FlowError, the message decoded all
+// the same.
+// It keeps P.Streaming's Streamed in step with Stream Start and Stream
+// Stop, so that streamed messages decode with their xid.
 //
 // Messages are valid until the next Next. The zero value is ready once P
 // is set.
 type LogicalTracker struct {
-	// P is the layout the next message decodes with: set Major,
-	// LogicalVersion (START_REPLICATION's proto_version) and
-	// ParallelStreaming (streaming 'parallel') before the first message;
-	// the tracker sets and clears Streamed.
+	// P is the layout the next message decodes with: set Major and
+	// LogicalVersion (START_REPLICATION's proto_version)
+	// and ParallelStreaming (streaming 'parallel') before the first
+	// message; the tracker sets and clears Streamed.
 	P Params
 	// Index counts the messages decoded.
 	Index int64

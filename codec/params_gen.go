@@ -27,12 +27,14 @@ type Params struct {
 type Streaming uint8
 
 const (
-	// Streamed is set inside a streamed transaction (between Stream Start
-	// and Stream Stop, protocol version 2 and later): pgoutput messages then
-	// carry the transaction's xid.
+	// Streamed is set inside a streamed transaction (protocol version 2
+	// and later, PostgreSQL 14 on): pgoutput messages then carry the
+	// transaction's xid.
+	// Stream Start begins one and Stream Stop ends it.
 	Streamed Streaming = 1 << iota
 	// ParallelStreaming is set when streaming = parallel (protocol version
-	// 4): Stream Abort then carries the abort LSN and timestamp.
+	// 4, PostgreSQL 16 on).
+	// Stream Abort then carries the abort LSN and timestamp.
 	ParallelStreaming
 )
 

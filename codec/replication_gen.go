@@ -11,15 +11,16 @@ import (
 // stream in both directions and follows their flow: the streaming
 // replication messages (XLogData, keepalives, standby status, BASE_BACKUP's
 // archives) and, in a logical stream, the pgoutput message inside each
-// XLogData, through Logical. Start tells it the command that began the
-// stream. Messages are valid until the next call.
+// XLogData, through Logical.
+// Start tells it the command that began the stream. Messages are valid
+// until the next call.
 type ReplicationTracker struct {
 	// P is the layout: set Major (and ProtocolMinor) before the first
 	// message.
 	P Params
 	// Logical follows pgoutput inside the XLogData of a logical stream;
-	// Start sets its LogicalVersion and ParallelStreaming from the
-	// command's options.
+	// it is a LogicalTracker, whose LogicalVersion and ParallelStreaming
+	// Start sets from the command's options.
 	Logical logicalPart
 
 	kind   copyKind

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pgspec/pgspec/internal/cliargs"
 )
 
 // cli is one run of a subcommand: its flags and where it writes. Every
@@ -29,25 +31,13 @@ func newCLI(name string, stdout, stderr io.Writer) *cli {
 // no limit). When done is set the command must return code at once: 0
 // after help was printed, 2 after a usage error was.
 func (c *cli) parse(args []string, min, max int) (pos []string, code int, done bool) {
-	for {
-		err := c.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			c.help(c.stdout)
-			return nil, 0, true
-		}
-		if err != nil {
-			return nil, c.usageError("%v", err), true
-		}
-		rest := c.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+	pos, err := cliargs.Parse(c.FlagSet, args)
+	if errors.Is(err, flag.ErrHelp) {
+		c.help(c.stdout)
+		return nil, 0, true
+	}
+	if err != nil {
+		return nil, c.usageError("%v", err), true
 	}
 	want := fmt.Sprint(min)
 	switch {

@@ -72,6 +72,24 @@ func TestDiff(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "# GSSENCRequest (gssenc-request): 移除, 12 → 11\n") || !strings.Contains(out, "\n-GSSENCRequest (F)\n") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
+	// A diff of every message opens with what changed at a glance, wire
+	// changes before annotations before wording, each with its slugs.
+	for _, c := range []struct{ a, b, glance string }{
+		{"17", "18", "# 17 → 18 at a glance\n" +
+			"wire change (3): backend-key-data, cancel-request, alter-replication-slot\n" +
+			"annotation change (1): startup-message\n" +
+			"wording change (11): error-response, notice-response, logical-relation, logical-tuple-data, replication-progress-report, start-replication-physical, start-replication-logical, base-backup, flow-start-up-1, flow-start-up-2, flow-simple-query-1\n\n" +
+			"# BackendKeyData (backend-key-data): wire change, 17 → 18\n"},
+		{"18", "19", "# 18 → 19 at a glance\n" +
+			"added (2): replication-primary-status-update, replication-request-primary-status-update\n" +
+			"annotation change (1): startup-message\n" +
+			"wording change (4): replication-xlog-data, create-replication-slot, start-replication-logical, base-backup\n\n"},
+	} {
+		code, out, _ = pgspec(t, "diff", c.a, c.b)
+		if code != 0 || !strings.HasPrefix(out, c.glance) {
+			t.Errorf("exit %d:\n%s\nwant it to start with\n%s", code, out[:min(len(out), 800)], c.glance)
+		}
+	}
 	// No differences is not an error.
 	code, out, _ = pgspec(t, "diff", "16", "16")
 	if code != 0 || out != "no differences between 16 and 16\n" {

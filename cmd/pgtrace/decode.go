@@ -13,16 +13,17 @@ import (
 // exits 1 when the capture cannot be read, when a message could not be
 // decoded or re-encoded identically, or when bytes were missing.
 func runDecode(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("decode", stderr)
+	fs := newFlags("decode")
 	format := formatFlags(fs)
 	port := fs.Int("port", 0, "the server's TCP port; connections to other ports are skipped (0: any connection whose first packet is a PostgreSQL startup packet)")
 	major := fs.Int("major", 0, fmt.Sprintf("decode as this PostgreSQL major (%d-%d) instead of learning it from server_version", codec.OldestMajor, codec.NewestMajor))
-	if err := fs.Parse(args); err != nil {
-		return parseFailed(err)
+	pos, code, done := parseArgs(fs, args, stderr)
+	if done {
+		return code
 	}
 	switch {
-	case fs.NArg() != 1:
-		fmt.Fprintf(stderr, "pgtrace decode: want one capture file, got %d arguments\n", fs.NArg())
+	case len(pos) != 1:
+		fmt.Fprintf(stderr, "pgtrace decode: want one capture file, got %d arguments\n", len(pos))
 		return 2
 	case *port < 0 || *port > 65535:
 		fmt.Fprintf(stderr, "pgtrace decode: --port %d: want 1 to 65535, or 0 for any\n", *port)
@@ -35,7 +36,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	name := fs.Arg(0)
+	name := pos[0]
 	in, size := io.Reader(os.Stdin), int64(0)
 	if name != "-" {
 		file, err := os.Open(name)

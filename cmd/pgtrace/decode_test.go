@@ -41,9 +41,20 @@ func TestDecodeCommand(t *testing.T) {
 		{[]string{"decode", filepath.Join(dir, "missing.pcap")}, 1, "no such file or directory"},
 		{[]string{"decode", garbage}, 1, "garbage.pcap: not a pcap or pcapng capture"},
 		{[]string{"decode", empty}, 0, "0 packets, 0 connections, 0 gaps\nfrontend: 0 decoded"},
+		// Flags may follow the file, as pgspec's do.
+		{[]string{"decode", empty, "--format", "json", "--major", "15"}, 0, "0 packets, 0 connections, 0 gaps"},
+		{[]string{"decode", empty, "--major", "9"}, 2, "--major 9: want"},
+		{[]string{"decode", "--", empty}, 0, "0 packets"},
+		// A flag that does not parse is named after the command, as every
+		// other error is, and points at the usage instead of printing it.
+		{[]string{"decode", "--major", "x", empty}, 2, "pgtrace decode: invalid value \"x\" for flag -major: parse error\nrun 'pgtrace decode -h' for usage\n"},
+		{[]string{"decode", empty, "--major"}, 2, "pgtrace decode: flag needs an argument: -major\n"},
+		{[]string{"trace", "--bogus"}, 2, "pgtrace trace: flag provided but not defined: -bogus\nrun 'pgtrace trace -h' for usage\n"},
+		{[]string{"trace", "--listen", "127.0.0.1:0", "--upstream-tls=maybe"}, 2, "pgtrace trace: invalid boolean value \"maybe\" for -upstream-tls"},
+		{[]string{"trace", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:1", "extra"}, 2, "pgtrace trace: unexpected argument \"extra\""},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(c.args, &stdout, &stderr); code != c.code || !strings.Contains(stderr.String(), c.stderr) {
+		if code := run(c.args, &stdout, &stderr); code != c.code || !strings.Contains(stderr.String(), c.stderr) || strings.Contains(stderr.String(), "Usage of") {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.stderr)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/pgspec/pgspec/internal/cliargs"
 )
 
 func main() {
@@ -51,19 +53,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// parseFailed is the exit status of a subcommand whose flags did not parse:
-// 0 when they asked for help (the flag package printed it), else 2.
-func parseFailed(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	return 2
+// newFlags is a subcommand's flag set: errors are returned, not fatal,
+// and reported by parseArgs.
+func newFlags(name string) *flag.FlagSet {
+	fl := flag.NewFlagSet("pgtrace "+name, flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	return fl
 }
 
-// newFlags is a subcommand's flag set: errors are returned, not fatal, and
-// usage goes to stderr.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fl := flag.NewFlagSet("pgtrace "+name, flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	return fl
+// parseArgs parses a subcommand's flags wherever they stand among args (as
+// pgspec's) and returns its positional arguments. When done is set the
+// subcommand returns code at once: 0 after -h printed the usage, 2 after a
+// flag that does not parse was named, after the command as every error is.
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (pos []string, code int, done bool) {
+	pos, err := cliargs.Parse(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return nil, 0, true
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\nrun '%s -h' for usage\n", fs.Name(), err, fs.Name())
+		return nil, 2, true
+	}
+	return pos, 0, false
 }

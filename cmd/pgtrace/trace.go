@@ -17,7 +17,7 @@ import (
 // runTrace listens until SIGINT or SIGTERM, then prints the summary. It
 // exits 1 when any message could not be decoded or re-encoded identically.
 func runTrace(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("trace", stderr)
+	fs := newFlags("trace")
 	listen := fs.String("listen", "", "address to accept clients on, host:port (required)")
 	upstream := fs.String("upstream", "", "PostgreSQL server address, host:port (required)")
 	strict := fs.Bool("strict", false, "close a session at the first message that does not decode or re-encode identically")
@@ -27,12 +27,13 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	startupTimeout := fs.Duration("startup-timeout", trace.DefaultStartupTimeout, "time a client has from connecting to authenticating (PostgreSQL's authentication_timeout)")
 	idleTimeout := fs.Duration("idle-timeout", 0, "close a session in which neither side sent a byte for this long (0: never)")
 	tlsFlags := newTLSFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return parseFailed(err)
+	pos, code, done := parseArgs(fs, args, stderr)
+	if done {
+		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "pgtrace trace: unexpected argument %q\n", fs.Arg(0))
+	case len(pos) > 0:
+		fmt.Fprintf(stderr, "pgtrace trace: unexpected argument %q\n", pos[0])
 		return 2
 	case *listen == "" || *upstream == "":
 		fmt.Fprintln(stderr, "pgtrace trace: --listen and --upstream are required")

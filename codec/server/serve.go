@@ -79,9 +79,9 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 		step, err := c.conv.Frontend.Next(frame)
 		m := step.Msg
 		if err != nil && m != nil && isFlowError(err) {
-			// Decoded, but the flow has no place for it here: CopyData,
-			// CopyDone or CopyFail after a COPY ended (PostgreSQL drops
-			// them, as a client may send them before it reads the error).
+			// Decoded, but the flow has no place for it here: dropped.
+			// (CopyData, CopyDone and CopyFail after a COPY ended have
+			// one, and dispatch drops them, as PostgreSQL does.)
 			continue
 		}
 		if err != nil {
@@ -160,6 +160,8 @@ func (c *Conn) dispatch(ctx context.Context, h Handler, m codec.Message) error {
 			c.fail(err, false)
 		}
 		return c.readyForQuery()
+	case *codec.CopyData, *codec.CopyDone, *codec.CopyFail:
+		// Outside COPY FROM STDIN (after it failed): PostgreSQL drops them.
 	}
 	if err != nil {
 		c.fail(err, true)

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"os"
 	"os/exec"
@@ -270,4 +273,109 @@ func TestOldMajorTrackersCompile(t *testing.T) {
 		}
 		compiles(t, files)
 	}
+}
+
+// TestDocsSpeakOfWhatThePackageHolds: the runtime's documentation names
+// the messages it follows only where the selection has them, so that go
+// doc of a PostgreSQL 10–12 codec says nothing of streamed or two-phase
+// transactions (14 and 15 on), while that of 14–16 does.
+func TestDocsSpeakOfWhatThePackageHolds(t *testing.T) {
+	full, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := []string{"Stream Start", "Stream Stop", "Stream Abort", "Begin Prepare", "BASE_BACKUP's archives"}
+	for _, c := range []struct {
+		majors []int
+		want   bool
+	}{{[]int{10, 11, 12}, false}, {[]int{14, 15, 16}, true}} {
+		mod, err := full.Select(model.Selection{Majors: c.majors, Layers: []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := Files(mod, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := exportedDocs(t, files)
+		for _, s := range later {
+			if strings.Contains(docs, s) != c.want {
+				t.Errorf("majors %v: the documentation mentions %q: %v", c.majors, s, !c.want)
+			}
+		}
+		// ReplicationTracker.Logical's type is unexported (an alias, so that
+		// the runtime compiles without pgoutput): its comment says what it is.
+		if !strings.Contains(docs, "Logical follows pgoutput inside the XLogData of a logical stream; it is a LogicalTracker") {
+			t.Errorf("majors %v: ReplicationTracker.Logical does not say it is a LogicalTracker", c.majors)
+		}
+	}
+	mod, err := full.Select(model.Selection{Layers: []string{spec.LayerStreamingReplication}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Files(mod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs := exportedDocs(t, files); strings.Contains(docs, "LogicalTracker") || !strings.Contains(docs, "generated without the pgoutput messages") {
+		t.Errorf("a codec without pgoutput: %s", docs[strings.Index(docs, "Logical "):][:300])
+	}
+}
+
+// exportedDocs is the documentation go doc shows of the files: the
+// comments of exported declarations, of their exported fields and of the
+// exported methods of exported types.
+func exportedDocs(t *testing.T, files map[string][]byte) string {
+	fset := token.NewFileSet()
+	var b strings.Builder
+	add := func(cgs ...*ast.CommentGroup) {
+		for _, cg := range cgs {
+			b.WriteString(cg.Text())
+		}
+	}
+	for name, src := range files {
+		f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Name.IsExported() && (d.Recv == nil || exportedRecv(d.Recv.List[0].Type)) {
+					add(d.Doc)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
+							continue
+						}
+						add(d.Doc, s.Doc, s.Comment)
+						if st, ok := s.Type.(*ast.StructType); ok {
+							for _, fl := range st.Fields.List {
+								if len(fl.Names) > 0 && fl.Names[0].IsExported() {
+									add(fl.Doc, fl.Comment)
+								}
+							}
+						}
+					case *ast.ValueSpec:
+						if s.Names[0].IsExported() {
+							add(d.Doc, s.Doc, s.Comment)
+						}
+					}
+				}
+			}
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// exportedRecv reports whether a method's receiver type is exported.
+func exportedRecv(e ast.Expr) bool {
+	if s, ok := e.(*ast.StarExpr); ok {
+		e = s.X
+	}
+	id, ok := e.(*ast.Ident)
+	return ok && id.IsExported()
 }

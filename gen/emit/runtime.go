@@ -105,6 +105,9 @@ const (
 	featureMessage = "message:"
 	// featureCommands: the replication commands layer (ParseCommand).
 	featureCommands = "commands"
+	// featureMachine+NAME: the tracker of that flow machine
+	// ("machine:logical": the LogicalTracker).
+	featureMachine = "machine:"
 )
 
 // runtimeFeatures are the features the model has.
@@ -120,6 +123,11 @@ func runtimeFeatures(mod *model.Model) map[string]bool {
 		}
 	}
 	f[featureCommands] = len(mod.Commands) > 0
+	if mod.Flow != nil {
+		for _, m := range mod.Flow.Machines {
+			f[featureMachine+m.Name] = true
+		}
+	}
 	return f
 }
 

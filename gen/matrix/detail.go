@@ -102,6 +102,9 @@ func NoDifferences(a, b int, lang Lang) string { return fmt.Sprintf(vocab[lang].
 func WriteDiff(w io.Writer, details []Detail, lang Lang) error {
 	v := vocab[lang]
 	var b strings.Builder
+	if len(details) > 1 {
+		writeGlance(&b, details, lang)
+	}
 	for _, d := range details {
 		fmt.Fprintf(&b, "# %s (%s): %s, %d → %d\n", d.Name, d.Slug, label(d.Change, lang), d.From, d.To)
 		if d.LayoutDiff != nil {
@@ -115,6 +118,28 @@ func WriteDiff(w io.Writer, details []Detail, lang Lang) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeGlance writes what changed at a glance: one line per class, from
+// the most consequential for a codec (added, removed, wire) to the least,
+// with the slugs of that class in the details' order.
+func writeGlance(b *strings.Builder, details []Detail, lang Lang) {
+	fmt.Fprintf(b, vocab[lang].glance+"\n", details[0].From, details[0].To)
+	// Unchanged comes with ZhOnly only: the translation alone changed.
+	for _, st := range []Status{Added, Removed, Wire, Annotation, Wording, Unchanged} {
+		for _, zhOnly := range []bool{false, true} {
+			var slugs []string
+			for _, d := range details {
+				if d.Status == st && d.ZhOnly == zhOnly {
+					slugs = append(slugs, d.Slug)
+				}
+			}
+			if len(slugs) > 0 {
+				fmt.Fprintf(b, "%s (%d): %s\n", label(Change{Status: st, ZhOnly: zhOnly}, lang), len(slugs), strings.Join(slugs, ", "))
+			}
+		}
+	}
+	b.WriteString("\n")
 }
 
 // docsURL is where the published manual of major prints m.

@@ -62,6 +62,8 @@ type words struct {
 	layout, table   string
 	englishFallback string
 	noDifferences   string
+	// glance heads a diff's summary: the classes and the slugs in each.
+	glance string
 }
 
 var vocab = map[Lang]words{
@@ -104,6 +106,7 @@ var vocab = map[Lang]words{
 		table:           "Field table:",
 		englishFallback: "",
 		noDifferences:   "no differences between %d and %d",
+		glance:          "# %d → %d at a glance",
 	},
 	Chinese: {
 		title: "PostgreSQL 协议文档版本差异矩阵",
@@ -145,6 +148,7 @@ var vocab = map[Lang]words{
 		table:           "字段表：",
 		englishFallback: "（中文译文无差异或缺失，以下为英文差异）",
 		noDifferences:   "%d 与 %d 之间没有差异",
+		glance:          "# %d → %d 概览",
 	},
 }
 

@@ -26,10 +26,13 @@ var (
 	ErrZeroByte            = errors.New("zero byte inside a zero-terminated value")
 	ErrTooLarge            = errors.New("value too large for its wire field")
 	ErrTooLong             = errors.New("message longer than the maximum size")
-	// ErrNotOnWire is a field set that the layout Encode writes leaves out
-	// (an Xid outside a streamed transaction, Stream Abort's LSN without
-	// parallel streaming, a field of another major): writing nothing for
-	// it would drop it silently.
+	// ErrNotOnWire is a field set that the layout Encode writes leaves
+	// out, such as a field of another major: writing nothing for it would
+	// drop it silently.
+	// pgspec:if message:logical-stream-start
+	// An Xid outside a streamed transaction and Stream Abort's LSN without
+	// parallel streaming are others.
+	// pgspec:end
 	ErrNotOnWire = errors.New("set, but not on the wire")
 	// ErrMajorNotGenerated is the cause of a VersionError whose major is not
 	// in GeneratedMajors (pgspec gen -majors left it out).

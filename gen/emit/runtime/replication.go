@@ -13,17 +13,32 @@ import (
 
 // ReplicationTracker decodes the CopyData payloads of a replication
 // stream in both directions and follows their flow: the streaming
+// pgspec:if message:replication-archive-or-manifest-data
 // replication messages (XLogData, keepalives, standby status, BASE_BACKUP's
 // archives) and, in a logical stream, the pgoutput message inside each
-// XLogData, through Logical. Start tells it the command that began the
-// stream. Messages are valid until the next call.
+// XLogData, through Logical.
+// pgspec:end
+// pgspec:if no-message:replication-archive-or-manifest-data
+// replication messages (XLogData, keepalives, standby status) and, in a
+// logical stream, the pgoutput message inside each XLogData, through
+// Logical.
+// pgspec:end
+// Start tells it the command that began the stream. Messages are valid
+// until the next call.
 type ReplicationTracker struct {
 	// P is the layout: set Major (and ProtocolMinor) before the first
 	// message.
 	P Params
+	// pgspec:if machine:logical
 	// Logical follows pgoutput inside the XLogData of a logical stream;
-	// Start sets its LogicalVersion and ParallelStreaming from the
-	// command's options.
+	// it is a LogicalTracker, whose LogicalVersion and ParallelStreaming
+	// Start sets from the command's options.
+	// pgspec:end
+	// pgspec:if no-machine:logical
+	// Logical stands for the pgoutput tracker: the codec was generated
+	// without the pgoutput messages, so a logical stream's WAL data stays
+	// opaque.
+	// pgspec:end
 	Logical logicalPart
 
 	kind   copyKind
