@@ -67,7 +67,7 @@ func (m *AuthenticationSASLContinue) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *AuthenticationSASLContinue) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 8 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && authenticationSASLContinueMajors.Has(p.Major) {
-		b := appendHeader(dst, 'R', n)
+		b := putHeader(dst, 'R', n)
 		b = binary.BigEndian.AppendUint32(b, 11)
 		b = append(b, m.Data...)
 		return b, nil

@@ -74,7 +74,7 @@ func (m *Close) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Close) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 6 + len(m.Name); hasRoom(dst, 1+n) && n <= math.MaxInt32 && closeMajors.Has(p.Major) && noZero(m.Name) {
-		b := appendHeader(dst, 'C', n)
+		b := putHeader(dst, 'C', n)
 		b = append(b, m.ObjectType)
 		b = append(append(b, m.Name...), 0)
 		return b, nil

@@ -78,7 +78,7 @@ func (m *CommandComplete) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 5 + len(m.CommandTag); hasRoom(dst, 1+n) && n <= math.MaxInt32 && commandCompleteMajors.Has(p.Major) && noZero(m.CommandTag) {
-		b := appendHeader(dst, 'C', n)
+		b := putHeader(dst, 'C', n)
 		b = append(append(b, m.CommandTag...), 0)
 		return b, nil
 	}

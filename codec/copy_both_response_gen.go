@@ -73,7 +73,7 @@ func (m *CopyBothResponse) Decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyBothResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 7 + 2*len(m.ColumnFormatCodes); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyBothResponseMajors.Has(p.Major) && len(m.ColumnFormatCodes) <= math.MaxUint16 {
-		b := appendHeader(dst, 'W', n)
+		b := putHeader(dst, 'W', n)
 		b = append(b, m.OverallFormat)
 		b = binary.BigEndian.AppendUint16(b, uint16(len(m.ColumnFormatCodes)))
 		for _, v := range m.ColumnFormatCodes {

@@ -66,7 +66,7 @@ func (m *CopyData) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyData) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 4 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyDataMajors.Has(p.Major) {
-		b := appendHeader(dst, 'd', n)
+		b := putHeader(dst, 'd', n)
 		b = append(b, m.Data...)
 		return b, nil
 	}

@@ -68,7 +68,7 @@ func (m *CopyFail) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 5 + len(m.Message); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyFailMajors.Has(p.Major) && noZero(m.Message) {
-		b := appendHeader(dst, 'f', n)
+		b := putHeader(dst, 'f', n)
 		b = append(append(b, m.Message...), 0)
 		return b, nil
 	}

@@ -72,7 +72,7 @@ func (m *CopyOutResponse) Decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyOutResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 7 + 2*len(m.ColumnFormatCodes); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyOutResponseMajors.Has(p.Major) && len(m.ColumnFormatCodes) <= math.MaxUint16 {
-		b := appendHeader(dst, 'H', n)
+		b := putHeader(dst, 'H', n)
 		b = append(b, m.OverallFormat)
 		b = binary.BigEndian.AppendUint16(b, uint16(len(m.ColumnFormatCodes)))
 		for _, v := range m.ColumnFormatCodes {

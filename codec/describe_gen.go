@@ -74,7 +74,7 @@ func (m *Describe) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 6 + len(m.Name); hasRoom(dst, 1+n) && n <= math.MaxInt32 && describeMajors.Has(p.Major) && noZero(m.Name) {
-		b := appendHeader(dst, 'D', n)
+		b := putHeader(dst, 'D', n)
 		b = append(b, m.ObjectType)
 		b = append(append(b, m.Name...), 0)
 		return b, nil

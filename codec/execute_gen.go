@@ -78,7 +78,7 @@ func (m *Execute) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 9 + len(m.Portal); hasRoom(dst, 1+n) && n <= math.MaxInt32 && executeMajors.Has(p.Major) && noZero(m.Portal) {
-		b := appendHeader(dst, 'E', n)
+		b := putHeader(dst, 'E', n)
 		b = append(append(b, m.Portal...), 0)
 		b = binary.BigEndian.AppendUint32(b, uint32(m.MaxRows))
 		return b, nil

@@ -90,7 +90,7 @@ func (m *NotificationResponse) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 10 + len(m.Channel) + len(m.Payload); hasRoom(dst, 1+n) && n <= math.MaxInt32 && notificationResponseMajors.Has(p.Major) {
-		b := appendHeader(dst, 'A', n)
+		b := putHeader(dst, 'A', n)
 		b = binary.BigEndian.AppendUint32(b, m.ProcessID)
 		at1 := len(b)
 		b = append(append(b, m.Channel...), 1)

@@ -67,7 +67,7 @@ func (m *ParameterDescription) Decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ParameterDescription) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 6 + 4*len(m.ParameterOIDs); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parameterDescriptionMajors.Has(p.Major) && len(m.ParameterOIDs) <= math.MaxUint16 {
-		b := appendHeader(dst, 't', n)
+		b := putHeader(dst, 't', n)
 		b = binary.BigEndian.AppendUint16(b, uint16(len(m.ParameterOIDs)))
 		for _, v := range m.ParameterOIDs {
 			b = binary.BigEndian.AppendUint32(b, v)

@@ -81,7 +81,7 @@ func (m *ParameterStatus) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 6 + len(m.Name) + len(m.Value); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parameterStatusMajors.Has(p.Major) {
-		b := appendHeader(dst, 'S', n)
+		b := putHeader(dst, 'S', n)
 		at0 := len(b)
 		b = append(append(b, m.Name...), 1)
 		b = append(b, m.Value...)

@@ -84,7 +84,7 @@ func (m *Parse) Decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 8 + len(m.Name) + len(m.Query) + 4*len(m.ParameterOIDs); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parseMajors.Has(p.Major) && len(m.ParameterOIDs) <= math.MaxUint16 {
-		b := appendHeader(dst, 'P', n)
+		b := putHeader(dst, 'P', n)
 		at0 := len(b)
 		b = append(append(b, m.Name...), 1)
 		b = append(b, m.Query...)

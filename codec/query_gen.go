@@ -68,7 +68,7 @@ func (m *Query) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 5 + len(m.String); hasRoom(dst, 1+n) && n <= math.MaxInt32 && queryMajors.Has(p.Major) && noZero(m.String) {
-		b := appendHeader(dst, 'Q', n)
+		b := putHeader(dst, 'Q', n)
 		b = append(append(b, m.String...), 0)
 		return b, nil
 	}

@@ -65,7 +65,7 @@ func (m *SASLResponse) decode(src []byte, p Params) error {
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *SASLResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 4 + len(m.Data); hasRoom(dst, 1+n) && n <= math.MaxInt32 && saslResponseMajors.Has(p.Major) {
-		b := appendHeader(dst, 'p', n)
+		b := putHeader(dst, 'p', n)
 		b = append(b, m.Data...)
 		return b, nil
 	}

@@ -34,14 +34,22 @@ func (w writer) u16(v uint16) writer { w.buf = binary.BigEndian.AppendUint16(w.b
 func (w writer) u32(v uint32) writer { w.buf = binary.BigEndian.AppendUint32(w.buf, v); return w }
 func (w writer) u64(v uint64) writer { w.buf = binary.BigEndian.AppendUint64(w.buf, v); return w }
 
-// appendHeader appends a message's tag and its Int32 length n, known before
-// the fields are written (Encode's fast path, which checked the room).
-func appendHeader(dst []byte, tag byte, n int) []byte {
-	return append(dst, tag, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+// putHeader appends a message's tag and its Int32 length n to dst, which
+// has room for them (Encode's fast path checked): a byte and a 4-byte
+// store, where an append of five bytes stores each byte and checks the
+// room again.
+func putHeader(dst []byte, tag byte, n int) []byte {
+	l := len(dst)
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), l)
+	*(*byte)(p) = tag
+	binary.BigEndian.PutUint32((*[4]byte)(unsafe.Add(p, 1))[:], uint32(n))
+	return dst[:l+5]
 }
 
-// hasRoom reports whether dst has room for n more bytes.
-func hasRoom(dst []byte, n int) bool { return cap(dst)-len(dst) >= n }
+// hasRoom reports whether dst has room for n more bytes; compared unsigned,
+// as the compiler checks a slice expression, so that dst[:len(dst)+n] after
+// it is not checked again.
+func hasRoom(dst []byte, n int) bool { return uint(len(dst)+n) <= uint(cap(dst)) }
 
 // noZero reports whether s holds no zero byte, which would end it early on
 // the wire (see str).

@@ -328,7 +328,7 @@ func (e *emitter) fastEncode() []jen.Code {
 		cond = jen.Id("n").Op("<=").Qual("math", "MaxInt32").Op("&&").Add(cond)
 	}
 	cond = jen.Id("hasRoom").Call(jen.Id("dst"), whole).Op("&&").Add(cond)
-	body := append([]jen.Code{jen.Id("b").Op(":=").Id("appendHeader").Call(jen.Id("dst"), tag, length)}, writes...)
+	body := append([]jen.Code{jen.Id("b").Op(":=").Id("putHeader").Call(jen.Id("dst"), tag, length)}, writes...)
 	return []jen.Code{jen.If(init, cond).Block(append(body, jen.Return(jen.Id("b"), jen.Nil()))...)}
 }
 
