@@ -25,7 +25,8 @@ type Conversation struct {
 	Backend  BackendTracker
 	// P is the layout the next message decodes with: ProtocolMinor from
 	// the StartupMessage and NegotiateProtocolVersion, Major from
-	// server_version (unless FixMajor).
+	// server_version (unless FixMajor). The trackers change it through
+	// setParams, which keeps the old in the Steps decoded with it.
 	P Params
 	// FixMajor keeps P.Major as set: server_version does not change it.
 	FixMajor bool
@@ -62,8 +63,8 @@ func (c *Conversation) Reset(p Params) {
 	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
 	c.queue, c.head, c.discarding, c.pending, c.feCopy, c.nego = c.queue[:0], 0, false, copyNone, false, negotiation{}
 	c.taken, c.done = 0, 0
-	c.Frontend.tracker = tracker{c: c}
-	c.Backend.tracker = tracker{c: c}
+	c.Frontend.tracker = tracker{c: c, step: Step{cur: &c.P}}
+	c.Backend.tracker = tracker{c: c, step: Step{cur: &c.P}}
 	c.Replication.reset(p)
 }
 
@@ -109,19 +110,69 @@ type tracker struct {
 	step Step
 }
 
-// took starts the Step of frame with the Params reached and returns it
-// with the frame's offset. Msg, Sub and Logical are the caller's to set.
-func (t *tracker) took(frame []byte) (*Step, int64) {
-	t.step.P = t.c.P
-	return &t.step, t.advance(frame)
+// The generated Next of each side (trackers_gen.go) is one switch on the
+// frame's tag (on its request code in the frontend's startup states): the
+// message the state allows on its act alone (actFast) is
+// decoded by its own Decode with the conversation's P and taken in its
+// case, through took, the side's took<Message> hook where the runtime has
+// one, and the parts of the act the kind's acts have; anything else (a
+// frame that fails, a violation, a message whose rule must be looked up,
+// the one-byte answers) takes the general path, next, which decodes it
+// again.
+
+// took starts the Step of message m, decoded from frame with the
+// conversation's P: no messages inside yet, frame counted as taken. It
+// returns the Step and the frame's offset.
+func (t *tracker) took(frame []byte, m Message) (*Step, int64) {
+	s, off := t.taking(frame, m)
+	s.clearInner()
+	return s, off
 }
 
-// advance counts frame as taken and returns its offset.
-func (t *tracker) advance(frame []byte) int64 {
+// taking is took for a message whose hook sets the messages inside it.
+func (t *tracker) taking(frame []byte, m Message) (*Step, int64) {
+	s := &t.step
+	s.Msg, s.kept = m, false
 	off := t.Offset
 	t.Offset += int64(len(frame))
 	t.Index++
-	return off
+	return s, off
+}
+
+// setParams makes p the Params the next messages decode with, the Steps
+// taken keeping the ones they were decoded with.
+func (c *Conversation) setParams(p Params) {
+	c.Frontend.step.keep(c.P)
+	c.Backend.step.keep(c.P)
+	c.P = p
+}
+
+// tooMany is the violation of a request of kind k, at off, that the side
+// in state st queued beyond maxPending.
+func (t *tracker) tooMany(st flowState, k flowKind, off int64) error {
+	e := flowViolation(st, k, t.c.P.Major, off, t.Index-1)
+	e.Detail = "more requests wait for an answer than a tracker follows (65536)"
+	return e
+}
+
+// acted applies act a of the message of kind k at off, sent by side: the
+// request it queues, both sides' next states, the request it ends or
+// discards. It returns err, what failed inside the message, placed at off.
+func (t *tracker) acted(side flowSide, a flowAct, k flowKind, off int64, err error) error {
+	c := t.c
+	own, other := &c.fe, &c.be
+	if side == sideBackend {
+		own, other = other, own
+	}
+	if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
+		return t.tooMany(*own, k, off)
+	}
+	c.move(own, other, a)
+	c.settle(a)
+	if err != nil {
+		return offsetted(err, off)
+	}
+	return nil
 }
 
 // FrontendTracker takes the messages the frontend sends.
@@ -150,9 +201,7 @@ func IsDirectTLS(first byte) bool { return first == 0x16 }
 // when it is done. The Step holds no message; in a major whose manual does
 // not document it, or once the frontend spoke, it is a *FlowError.
 func (t *FrontendTracker) DirectTLS() (*Step, error) {
-	s, off := t.took(nil)
-	s.Msg = nil
-	s.clearInner()
+	s, off := t.took(nil, nil)
 	c := t.c
 	r := flowLookup(c.fe, kindDirectTLS, c.P.Major)
 	if r == nil {
@@ -163,14 +212,15 @@ func (t *FrontendTracker) DirectTLS() (*Step, error) {
 	return s, nil
 }
 
-// Next decodes one whole message the frontend sent and takes it into the
-// conversation. On a *DecodeError the Step holds nothing decoded; on a
-// *FlowError it holds the message.
-func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
+// next is Next's general path: it decodes frame as the state says (a
+// startup packet, a 'p' by the authentication exchange) and takes it by
+// its rule.
+func (t *FrontendTracker) next(frame []byte) (*Step, error) {
 	c := t.c
-	s, off := t.took(frame)
+	p := c.P
 	st := c.fe
 	var k flowKind
+	var m Message
 	var err error
 	switch {
 	case untaggedStates[st]:
@@ -179,31 +229,32 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 			// A CancelRequest comes on a connection of its own: only its
 			// length tells a 3.2 key from a 3.0 one (4 bytes read the same).
 			if k == kindCancelRequest && len(frame) != 16 {
-				s.P.ProtocolMinor = 2
+				p.ProtocolMinor = 2
 			}
 		}
-		s.Msg, err = t.st.Decode(frame, s.P)
+		m, err = t.st.Decode(frame, p)
 	case len(frame) > 0 && frame[0] == 'p':
 		if k = passwordKinds[st]; k == kindNone {
-			s.Msg = nil
-			s.clearInner()
+			s, off := t.took(frame, nil)
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Got = "'p' (a password, SASL or GSSAPI response)"
 			return s, e
 		}
 		t.fe.Auth = authStates[st]
-		s.Msg, err = t.fe.Decode(frame, s.P)
+		m, err = t.fe.Decode(frame, p)
 	default:
 		if len(frame) > 0 {
 			k = kindsFrontend[frame[0]]
 		}
-		s.Msg, err = t.fe.Decode(frame, s.P)
+		m, err = t.fe.Decode(frame, p)
 	}
-	// Cleared after decoding: the decoder then takes the Params took
-	// copied from the registers they were copied with.
-	s.clearInner()
 	if err != nil {
+		s, _ := t.took(frame, nil) // a frame that fails holds its bytes all the same
 		return s, err
+	}
+	s, off := t.took(frame, m)
+	if p != c.P {
+		s.keep(p)
 	}
 	a := flowActs[st][k]
 	if a&actRule != 0 { // an encryption request some majors lack, direct TLS
@@ -212,40 +263,48 @@ func (t *FrontendTracker) Next(frame []byte) (*Step, error) {
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
-	// What the message tells, by its kind: an integer switch costs less
-	// per message than one on its type.
-	switch k {
-	case kindStartupMessage:
-		c.P.ProtocolMinor = int(s.Msg.(*StartupMessage).ProtocolVersion & 0xffff)
-		c.nego.ask(s.Msg.(*StartupMessage))
-	case kindQuery:
-		c.pending = c.Replication.start(s.Msg.(*Query).String)
-	case kindCopyData:
-		if st == stFrontendCopyBoth && c.feCopy {
-			err = c.Replication.next(s, sideFrontend, s.Msg.(*CopyData).Data)
-		}
+	return s, t.acted(sideFrontend, a, k, off, t.hook(k, s))
+}
+
+// tookStartupMessage takes the protocol the StartupMessage asks for.
+func (t *FrontendTracker) tookStartupMessage() {
+	m, p := &t.st.startupMessage, t.c.P
+	p.ProtocolMinor = int(m.ProtocolVersion & 0xffff)
+	t.c.setParams(p)
+	t.c.nego.ask(m)
+}
+
+// tookCancelRequest keeps protocol 3.2 as the Params of a CancelRequest
+// whose key is longer than 3.0's 4 bytes: it comes on a connection of its
+// own, and only its length tells.
+func (t *FrontendTracker) tookCancelRequest() {
+	if len(t.st.cancelRequest.SecretKey) != 4 {
+		p := t.c.P
+		p.ProtocolMinor = 2
+		t.step.keep(p)
 	}
-	if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
-		e := flowViolation(st, k, c.P.Major, off, t.Index-1)
-		e.Detail = "more requests wait for an answer than a tracker follows (65536)"
-		return s, e
+}
+
+// tookQuery notes the stream a replication command asks for.
+func (t *FrontendTracker) tookQuery() {
+	t.c.pending = t.c.Replication.start(t.fe.query.String)
+}
+
+// tookCopyData decodes the replication message inside a CopyData of a
+// replication stream (the state at its arrival is the side's state still).
+func (t *FrontendTracker) tookCopyData(s *Step) error {
+	if c := t.c; c.fe == stFrontendCopyBoth && c.feCopy {
+		return c.Replication.next(s, sideFrontend, t.fe.copyData.Data)
 	}
-	c.move(&c.fe, &c.be, a)
-	c.settle(a)
-	if c.fe != stFrontendCopyBoth {
-		c.feCopy = false
-	}
-	if err != nil {
-		return s, offsetted(err, off)
-	}
-	return s, nil
+	s.clearInner()
+	return nil
 }
 
 // Release lets go of the decoded messages the tracker keeps for reuse:
 // their strings are copies, which after a large message would pin its size
 // until the next message of the same type.
 func (t *FrontendTracker) Release() {
-	t.st, t.fe, t.step = Startup{}, Frontend{}, Step{}
+	t.st, t.fe, t.step = Startup{}, Frontend{}, Step{cur: &t.c.P}
 	t.c.Replication.release(sideFrontend)
 }
 
@@ -275,91 +334,49 @@ func (t *BackendTracker) answer(k flowKind, frame []byte, p Params) (Message, er
 	return m, nil
 }
 
-// Next decodes one whole message the backend sent (a one-byte answer when
-// OneByte) and takes it into the conversation. On a *DecodeError the Step
-// holds nothing decoded; on a *FlowError it holds the message.
-func (t *BackendTracker) Next(frame []byte) (*Step, error) {
+// next is Next's general path: it decodes frame as the state says (a
+// one-byte answer, an 'R' by its subtype, a 3.2 layout on a 3.0 session)
+// and takes it by its rule.
+func (t *BackendTracker) next(frame []byte) (*Step, error) {
 	c := t.c
-	var k flowKind
-	if len(frame) > 0 {
-		// Most frames are a message the state allows without a change
-		// (actStays: a result's DataRow, a copy stream's CopyData, the
-		// ParameterStatus of start-up, a simple query's CommandComplete):
-		// decoded and taken on one bit, without a rule lookup, and DataRow
-		// and CopyData without the dispatcher. Anything else, or a frame
-		// that fails, takes the general path below. ('R' has no kind by
-		// its tag; a one-byte answer fails as a tagged message.)
-		if k = kindsBackend[frame[0]]; flowActs[c.be][k]&actStays != 0 {
-			// The Step's Params first, decoded with as they were copied:
-			// the decoder's arguments need no load of their own.
-			s := &t.step
-			s.P = c.P
-			switch k {
-			case kindDataRow:
-				if t.be.dataRow.Decode(frame, s.P) == nil {
-					t.advance(frame)
-					s.Msg = &t.be.dataRow
-					s.clearInner()
-					return s, nil
-				}
-			case kindCopyData:
-				if t.be.copyData.Decode(frame, s.P) == nil {
-					off := t.advance(frame)
-					s.Msg = &t.be.copyData
-					if err := c.Replication.next(s, sideBackend, t.be.copyData.Data); err != nil {
-						return s, offsetted(err, off)
-					}
-					return s, nil
-				}
-			default:
-				if m, err := t.be.Decode(frame, s.P); err == nil {
-					t.advance(frame)
-					s.Msg = m
-					s.clearInner()
-					switch k {
-					case kindParameterStatus:
-						c.parameter(&t.be.parameterStatus)
-					case kindCommandComplete, kindErrorResponse:
-						c.Replication.open(copyNone)
-					}
-					return s, nil
-				}
-			}
-		}
-	}
-	s, off := t.took(frame)
+	p := c.P
 	st := c.be
+	var k flowKind
+	var m Message
 	var err error
 	switch {
 	case len(frame) == 1 && answerKinds[st] != kindNone:
 		// A server that predates SSL answers with an ErrorResponse instead.
 		k = answerKinds[st]
-		s.Msg, err = t.answer(k, frame, s.P)
-	case len(frame) >= 9 && frame[0] == 'R': // k is kindNone: 'R' is told apart by its subtype
+		m, err = t.answer(k, frame, p)
+	case len(frame) >= 9 && frame[0] == 'R': // 'R' is told apart by its subtype
 		if sub := binary.BigEndian.Uint32(frame[5:]); sub < uint32(len(authKinds)) {
 			k = authKinds[sub]
 		}
-		s.Msg, err = t.be.Decode(frame, s.P)
+		m, err = t.be.Decode(frame, p)
 	default:
-		s.Msg, err = t.be.Decode(frame, s.P)
-		if err != nil && s.P.ProtocolMinor < 2 {
+		if len(frame) > 0 {
+			k = kindsBackend[frame[0]]
+		}
+		m, err = t.be.Decode(frame, p)
+		if err != nil && p.ProtocolMinor < 2 {
 			// A layout of protocol 3.2 (a cancel key longer than 4 bytes)
 			// on a 3.0 session: decoded as 3.2, reported as a violation.
-			p := s.P
 			p.ProtocolMinor = 2
 			if m, err2 := t.be.Decode(frame, p); err2 == nil {
-				s.Msg, s.P = m, p
-				s.clearInner()
+				s, off := t.took(frame, m)
+				s.keep(p)
 				e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 				e.Detail = s.Msg.Slug() + " has the layout of protocol 3.2; the session speaks 3.0"
 				return s, e
 			}
 		}
 	}
-	s.clearInner() // after decoding, as in FrontendTracker.Next
 	if err != nil {
+		s, _ := t.took(frame, nil) // a frame that fails holds its bytes all the same
 		return s, err
 	}
+	s, off := t.took(frame, m)
 	// A message is taken on its act alone, unless the act needs its rule
 	// (actRule: the one-byte answers, what start-up's negotiation requires).
 	a, r := flowActs[st][k], (*flowRule)(nil)
@@ -369,9 +386,8 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
+	err = t.hook(k, s)
 	switch k {
-	case kindParameterStatus:
-		c.parameter(s.Msg.(*ParameterStatus))
 	case kindNegotiateProtocolVersion:
 		m := s.Msg.(*NegotiateProtocolVersion)
 		if d := c.nego.answer(m, c.P.Major); r != nil && r.requires == requiresNegotiation && d != "" {
@@ -380,43 +396,69 @@ func (t *BackendTracker) Next(frame []byte) (*Step, error) {
 			return s, e
 		}
 		if minor := int(m.NewestProtocolVersion & 0xffff); minor < c.P.ProtocolMinor {
-			c.P.ProtocolMinor = minor
+			p := c.P
+			p.ProtocolMinor = minor
+			c.setParams(p)
 		}
-	case kindCopyBothResponse:
-		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
-		c.Replication.open(c.pending)
-		c.feCopy = c.pending == copyPhysical || c.pending == copyLogical
-	case kindCopyOutResponse:
-		c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
-		if c.pending == copyBackup {
-			c.Replication.open(copyBackup)
-		} else {
-			c.Replication.open(copyNone)
-		}
-	case kindCopyData: // the rule allows it only in a copy state
-		err = c.Replication.next(s, sideBackend, s.Msg.(*CopyData).Data)
-	case kindCommandComplete, kindErrorResponse:
-		c.Replication.open(copyNone)
 	case kindReadyForQuery:
-		c.pending = copyNone
 		if r == nil || r.requires != requiresNegotiated {
 			break
 		}
 		if d := c.nego.missing(c.P.Major, c.P.ProtocolMinor); d != "" {
 			// What is missing came before: the start-up is over all the same.
-			c.move(&c.be, &c.fe, a)
-			c.settle(a)
+			t.acted(sideBackend, a, k, off, nil)
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Detail = d
 			return s, e
 		}
 	}
-	c.move(&c.be, &c.fe, a)
-	c.settle(a)
-	if err != nil {
-		return s, offsetted(err, off)
+	return s, t.acted(sideBackend, a, k, off, err)
+}
+
+// tookParameterStatus takes what a ParameterStatus tells the conversation.
+func (t *BackendTracker) tookParameterStatus() {
+	t.c.parameter(&t.be.parameterStatus)
+}
+
+// tookCommandComplete and tookErrorResponse end the copy stream a command
+// began.
+func (t *BackendTracker) tookCommandComplete() {
+	t.c.Replication.open(copyNone)
+}
+
+func (t *BackendTracker) tookErrorResponse() {
+	t.c.Replication.open(copyNone)
+}
+
+// tookReadyForQuery forgets the stream the last command asked for.
+func (t *BackendTracker) tookReadyForQuery() {
+	t.c.pending = copyNone
+}
+
+// tookCopyBothResponse begins the stream the replication command asked
+// for, both sides' CopyData carrying replication messages.
+func (t *BackendTracker) tookCopyBothResponse() {
+	c := t.c
+	c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
+	c.Replication.open(c.pending)
+	c.feCopy = c.pending == copyPhysical || c.pending == copyLogical
+}
+
+// tookCopyOutResponse begins a base backup's stream, or plain COPY data.
+func (t *BackendTracker) tookCopyOutResponse() {
+	c := t.c
+	c.Replication.P = Params{Major: c.P.Major, ProtocolMinor: c.P.ProtocolMinor}
+	if c.pending == copyBackup {
+		c.Replication.open(copyBackup)
+	} else {
+		c.Replication.open(copyNone)
 	}
-	return s, nil
+}
+
+// tookCopyData decodes the replication message inside a CopyData of a
+// replication stream.
+func (t *BackendTracker) tookCopyData(s *Step) error {
+	return t.c.Replication.next(s, sideBackend, t.be.copyData.Data)
 }
 
 // parameter takes what a ParameterStatus tells the conversation: the major
@@ -433,13 +475,15 @@ func (c *Conversation) parameter(m *ParameterStatus) {
 //
 //go:noinline
 func (c *Conversation) serverVersion(v string) {
-	c.P.Major = ServerMajor(v)
+	p := c.P
+	p.Major = ServerMajor(v)
+	c.setParams(p)
 	c.Replication.P.Major = c.P.Major
 }
 
 // Release lets go of the decoded messages the tracker keeps for reuse.
 func (t *BackendTracker) Release() {
-	t.be, t.step = Backend{}, Step{}
+	t.be, t.step = Backend{}, Step{cur: &t.c.P}
 	t.c.Replication.release(sideBackend)
 }
 
@@ -463,7 +507,9 @@ func (c *Conversation) move(own, other *flowState, a flowAct) {
 
 // settle ends or discards the request the backend answered (act a), and
 // lets a backend with nothing left to answer take the oldest request
-// waiting. The test inlines; the work, seldom needed, does not.
+// waiting: the backend is idle only with none waiting, so an act that
+// neither ends a request nor sets the backend's state needs no settle.
+// The test inlines; the work, seldom needed, does not.
 func (c *Conversation) settle(a flowAct) {
 	if a&(actEnd|actDiscard) != 0 || c.be == stBackendIdle && c.head < len(c.queue) {
 		c.settled(a)
@@ -546,6 +592,7 @@ func ServerMajor(v string) int {
 // idle. Answers to requests sent before are then reported as violations.
 func (c *Conversation) Resume() {
 	c.fe, c.be = stFrontendSession, stBackendIdle
+	c.queue, c.head, c.discarding = c.queue[:0], 0, false
 }
 
 // Decrypted goes on after the server accepted encryption (or the frontend

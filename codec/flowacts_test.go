@@ -10,7 +10,8 @@ import "testing"
 // to tell apart), require nothing but a change's relation and hold in every
 // major the message decodes in: what the fast paths take on one bit;
 // actRule exactly those a tracker must look up (fewer majors than the
-// message's, an answer's value, a requirement, a stream).
+// message's, an answer's value, a requirement, a stream), actFast exactly
+// the others: what the generated Next takes in its cases.
 func TestFlowActs(t *testing.T) {
 	msgMajors := map[string]MajorSet{}
 	for _, m := range NewMessages() {
@@ -50,6 +51,8 @@ func TestFlowActs(t *testing.T) {
 				t.Errorf("%s, %s: actStays %v, its rule says %v", flowStateNames[st], flowKindNames[k], !wantStays, wantStays)
 			case a&actRule != 0 != wantRule:
 				t.Errorf("%s, %s: actRule %v, its rule says %v", flowStateNames[st], flowKindNames[k], !wantRule, wantRule)
+			case a&actFast != 0 == wantRule:
+				t.Errorf("%s, %s: actFast %v with actRule %v", flowStateNames[st], flowKindNames[k], !wantRule, wantRule)
 			}
 			if wantStays {
 				stays++
@@ -63,16 +66,16 @@ func TestFlowActs(t *testing.T) {
 		k    flowKind
 		want flowAct
 	}{
-		{stBackendQueryRows, kindDataRow, flowAct(stBackendQueryRows) | actAllowed | actStays},
-		{stBackendQueryCopyBoth, kindCopyData, flowAct(stBackendQueryCopyBoth) | actAllowed | actStays},
-		{stReplicationBackendStreaming, kindXLogData, flowAct(stReplicationBackendStreaming) | actAllowed | actStays},
+		{stBackendQueryRows, kindDataRow, flowAct(stBackendQueryRows) | actAllowed | actStays | actFast},
+		{stBackendQueryCopyBoth, kindCopyData, flowAct(stBackendQueryCopyBoth) | actAllowed | actStays | actFast},
+		{stReplicationBackendStreaming, kindXLogData, flowAct(stReplicationBackendStreaming) | actAllowed | actStays | actFast},
 		{stLogicalTransaction, kindLogicalInsert, flowAct(stLogicalTransaction) | actAllowed | actStays | actRule},
-		{stBackendQuery, kindRowDescription, flowAct(stBackendQueryRows) | actAllowed | actMoves},
-		{stBackendQuery, kindReadyForQuery, flowAct(stBackendQuery) | actAllowed | actEnd},
-		{stFrontendSession, kindBind, flowAct(stFrontendSession) | flowAct(stBackendBind+1)<<actPush | actAllowed},
-		{stFrontendStartup, kindStartupMessage, flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves},
+		{stBackendQuery, kindRowDescription, flowAct(stBackendQueryRows) | actAllowed | actMoves | actFast},
+		{stBackendQuery, kindReadyForQuery, flowAct(stBackendQuery) | actAllowed | actEnd | actFast},
+		{stFrontendSession, kindBind, flowAct(stFrontendSession) | flowAct(stBackendBind+1)<<actPush | actAllowed | actFast},
+		{stFrontendStartup, kindStartupMessage, flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast},
 		{stBackendSslAnswer, kindSSLResponse, flowAct(stBackendEncrypted) | flowAct(stFrontendSslHandshake+1)<<actPeer | actAllowed | actMoves | actRule},
-		{stLogicalTransaction, kindLogicalCommit, flowAct(stLogicalBetween) | actAllowed | actMoves},
+		{stLogicalTransaction, kindLogicalCommit, flowAct(stLogicalBetween) | actAllowed | actMoves | actFast},
 		{stLogicalBetween, kindLogicalInsert, 0},
 	} {
 		if a := flowActs[c.st][c.k]; a != c.want {

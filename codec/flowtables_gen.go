@@ -237,143 +237,143 @@ const (
 // flowRules are the rules of spec/flow.json, state by state.
 var flowRules = [...]flowRule{
 	// frontend startup, SSLRequest: "the frontend should first send an SSLRequest"; nothing else may follow until the server's single byte (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendEncryption) | flowAct(stBackendSslAnswer+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendEncryption) | flowAct(stBackendSslAnswer+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend startup, GSSEncRequest: "the frontend initially sends a GSSENCRequest message" and waits for the single byte (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stFrontendEncryption) | flowAct(stBackendGssAnswer+1)<<actPeer | actAllowed | actMoves, majors: 0xff000},
+	{act: flowAct(stFrontendEncryption) | flowAct(stBackendGssAnswer+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xff000},
 	// frontend startup, StartupMessage: "To begin a session, a frontend opens a connection to the server and sends a startup message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend startup, CancelRequest: "the frontend opens a new connection to the server and sends a CancelRequest message"; "the server will process this request and then close the connection" (protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS)
-	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend startup, direct-tls: "The server will recognize connections which immediately begin SSL negotiation without any previous SSLRequest packets": the first byte is a TLS handshake record, and the handshake is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stFrontendTlsHandshake) | flowAct(stBackendEncrypted+1)<<actPeer | actAllowed | actMoves | actRule, majors: 0xe0000},
 	// frontend encrypted-startup, StartupMessage: "Once the SSL connection is established the server will expect a normal startup-request packet"; "In this case any other requests for encryption will be refused": an SSLRequest or GSSENCRequest through the encryption is a violation; ProcessStartupPacket has set ssl_done and gss_done and refuses it with 0A000 "unsupported frontend protocol 1234.5679" (1234.5680), checked live against 15, 17, 18 and 19 (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend encrypted-startup, CancelRequest: "An initial SSLRequest can also be used in a connection that is being opened to send a CancelRequest message" (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend tls-startup, SSLRequest: the manual is silent; PostgreSQL 17 on calls ProcessStartupPacket after a direct TLS handshake with neither encryption done, and answers an SSLRequest N through the TLS (backend_startup.c: "Also no SSL negotiation if we already have a direct SSL connection", SSLok = 'N' when port->ssl_in_use); checked live against 17, 18 and 19 (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stFrontendEncryption) | flowAct(stBackendSslAnswerInTls+1)<<actPeer | actAllowed | actMoves | actRule, majors: 0xe0000},
 	// frontend tls-startup, GSSEncRequest: the manual is silent; PostgreSQL 17 on answers a GSSENCRequest through direct TLS N (backend_startup.c: "Also no GSS negotiation if we already have a direct SSL connection"); checked live against 17, 18 and 19 (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stFrontendEncryption) | flowAct(stBackendGssAnswerInTls+1)<<actPeer | actAllowed | actMoves | actRule, majors: 0xe0000},
 	// frontend tls-startup, StartupMessage: "Once the SSL connection is established the server will expect a normal startup-request packet" (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend tls-startup, CancelRequest: a CancelRequest may come through direct TLS: ProcessStartupPacket takes it first, whatever came before (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend tls-ssl-refused, GSSEncRequest: ProcessStartupPacket set ssl_done only (the answer was N), so a GSSENCRequest is answered, N through direct TLS; a second SSLRequest gets 0A000 "unsupported frontend protocol 1234.5679" (checked live against 17, 18 and 19) (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stFrontendEncryption) | flowAct(stBackendGssAnswerInTlsAfterSsl+1)<<actPeer | actAllowed | actMoves | actRule, majors: 0xe0000},
 	// frontend tls-ssl-refused, StartupMessage: after the N the server "will expect a normal startup-request packet", through the TLS already established (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend tls-ssl-refused, CancelRequest: a CancelRequest may follow the encryption requests, as after one (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend tls-gss-refused, SSLRequest: ProcessStartupPacket set gss_done only, so an SSLRequest is answered, N through direct TLS; a second GSSENCRequest gets 0A000 "unsupported frontend protocol 1234.5680" (checked live against 17, 18 and 19) (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{act: flowAct(stFrontendEncryption) | flowAct(stBackendSslAnswerInTlsAfterGss+1)<<actPeer | actAllowed | actMoves | actRule, majors: 0xe0000},
 	// frontend tls-gss-refused, StartupMessage: after the N the server "will expect a normal startup-request packet", through the TLS already established (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend tls-gss-refused, CancelRequest: a CancelRequest may follow the encryption requests, as after one (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend ssl-refused, GSSEncRequest: "Alternatively, it is permissible to issue a GSSENCRequest message after an N response to try to use GSSAPI encryption instead of SSL"; a second SSLRequest is a violation: PostgreSQL's ProcessStartupPacket (postmaster.c to 16, backend_startup.c from 17) sets ssl_done after any answer and refuses it with 0A000 "unsupported frontend protocol 1234.5679" (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendEncryption) | flowAct(stBackendGssAnswerAfterSsl+1)<<actPeer | actAllowed | actMoves, majors: 0xff000},
+	{act: flowAct(stFrontendEncryption) | flowAct(stBackendGssAnswerAfterSsl+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xff000},
 	// frontend ssl-refused, StartupMessage: "To continue after N, send the usual StartupMessage and proceed without encryption" (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend ssl-refused, CancelRequest: "An initial SSLRequest can also be used in a connection that is being opened to send a CancelRequest message" (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend gss-refused, SSLRequest: "Alternatively, it is permissible to issue an SSLRequest message after an N response to try to use SSL encryption instead of GSSAPI"; a second GSSENCRequest is a violation: PostgreSQL's ProcessStartupPacket (postmaster.c to 16, backend_startup.c from 17) sets gss_done after any answer and refuses it with 0A000 "unsupported frontend protocol 1234.5680" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stFrontendEncryption) | flowAct(stBackendSslAnswerAfterGss+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendEncryption) | flowAct(stBackendSslAnswerAfterGss+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend gss-refused, StartupMessage: "To continue after N, send the usual StartupMessage and proceed without encryption" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend gss-refused, CancelRequest: "An initial GSSENCRequest can also be used in a connection that is being opened to send a CancelRequest message" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend unencrypted-startup, StartupMessage: each encryption may be asked for once: PostgreSQL's ProcessStartupPacket refuses a third request with 0A000 (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend unencrypted-startup, CancelRequest: a CancelRequest may follow the encryption requests, as after one (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendClosed) | flowAct(stBackendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend authenticating, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend password, PasswordMessage: "The frontend must now send a PasswordMessage containing the password" (in clear text, or MD5-encrypted)
-	{act: flowAct(stFrontendAuthenticating) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend password, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend sasl-initial, SASLInitialResponse: "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message to the server" (sasl-authentication.html#SASL-AUTH-BEGIN)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendSasl+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendSasl+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend sasl-initial, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend sasl, SASLResponse: "the client responds with a SASLResponse message" to each AuthenticationSASLContinue (sasl-authentication.html#SASL-AUTH-CONTINUE)
-	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendSasl+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | flowAct(stBackendSasl+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend sasl, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend gss, GSSResponse: "The frontend must now initiate a GSSAPI negotiation … and send a GSSResponse message"; each AuthenticationGSSContinue is answered the same way
-	{act: flowAct(stFrontendAuthenticating) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendAuthenticating) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend gss, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend session, Query: "A simple query cycle is initiated by the frontend sending a Query message to the backend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stFrontendSession) | flowAct(stBackendQuery+1)<<actPush | actAllowed, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | flowAct(stBackendQuery+1)<<actPush | actAllowed | actFast, majors: 0xffc00},
 	// frontend session, Parse: the extended query protocol: "the frontend sends a Parse message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stFrontendSession) | flowAct(stBackendParse+1)<<actPush | actAllowed, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | flowAct(stBackendParse+1)<<actPush | actAllowed | actFast, majors: 0xffc00},
 	// frontend session, Bind: "Once a prepared statement exists, it can be readied for execution using a Bind message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stFrontendSession) | flowAct(stBackendBind+1)<<actPush | actAllowed, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | flowAct(stBackendBind+1)<<actPush | actAllowed | actFast, majors: 0xffc00},
 	// frontend session, Describe: "The Describe message (portal variant)" / "(statement variant)" is answered with a description (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stFrontendSession) | flowAct(stBackendDescribe+1)<<actPush | actAllowed, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | flowAct(stBackendDescribe+1)<<actPush | actAllowed | actFast, majors: 0xffc00},
 	// frontend session, Execute: "Once a portal exists, it can be executed using an Execute message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stFrontendSession) | flowAct(stBackendExecute+1)<<actPush | actAllowed, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | flowAct(stBackendExecute+1)<<actPush | actAllowed | actFast, majors: 0xffc00},
 	// frontend session, Close: "The Close message closes an existing prepared statement or portal" and is answered with CloseComplete (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stFrontendSession) | flowAct(stBackendClose+1)<<actPush | actAllowed, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | flowAct(stBackendClose+1)<<actPush | actAllowed | actFast, majors: 0xffc00},
 	// frontend session, Sync: "At completion of each series of extended-query messages, the frontend should issue a Sync message", answered with ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stFrontendSession) | flowAct(stBackendSync+1)<<actPush | actAllowed, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | flowAct(stBackendSync+1)<<actPush | actAllowed | actFast, majors: 0xffc00},
 	// frontend session, Flush: "The Flush message does not cause any specific output to be generated" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stFrontendSession) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// frontend session, FunctionCall: "A Function Call cycle is initiated by the frontend sending a FunctionCall message to the backend" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{act: flowAct(stFrontendSession) | flowAct(stBackendFunctionCall+1)<<actPush | actAllowed, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | flowAct(stBackendFunctionCall+1)<<actPush | actAllowed | actFast, majors: 0xffc00},
 	// frontend session, CopyData: after a COPY FROM STDIN failed "any subsequent CopyData, CopyDone, or CopyFail messages issued by the frontend will simply be dropped"; and a client may send its data before the CopyInResponse reaches it (pgx's CopyFrom does), which the server reads once in copy-in mode: a proxy sees it here (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendSession) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// frontend session, CopyDone: dropped after a failed COPY FROM STDIN, or sent before the CopyInResponse reaches the client, as copy-data here (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendSession) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// frontend session, CopyFail: dropped after a failed COPY FROM STDIN, or sent before the CopyInResponse reaches the client, as copy-data here (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendSession) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// frontend session, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend copy-in, CopyData: "The frontend should then send zero or more CopyData messages, forming a stream of input data" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// frontend copy-in, CopyDone: copy-in "is terminated by sending either a CopyDone message (allowing successful termination)" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendSession) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend copy-in, CopyFail: "or a CopyFail message (which will cause the COPY SQL statement to fail with an error)" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendSession) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend copy-in, Flush: "The backend will ignore Flush and Sync messages received during copy-in mode" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// frontend copy-in, Sync: "The backend will ignore Flush and Sync messages received during copy-in mode": no ReadyForQuery answers it (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// frontend copy-in, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend copy-both, CopyData: "There is another Copy-related mode called copy-both, which allows high-speed bulk data transfer to and from the server" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendCopyBoth) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendCopyBoth) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// frontend copy-both, CopyDone: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stFrontendSession) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendSession) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend copy-both, Terminate: "The normal, graceful termination procedure is that the frontend sends a Terminate message and immediately closes the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// frontend terminated, Terminate: a second Terminate, which the server never reads ("On receipt of this message, the backend closes the connection and terminates": at the first): pg_basebackup -X stream (15, the default) sends one from the exit handler of the process it forks to stream WAL, on the connection it inherited (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stFrontendTerminated) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stFrontendTerminated) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend ssl-answer, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows, which is no longer the protocol (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stBackendEncrypted) | flowAct(stFrontendSslHandshake+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x53), alt: 59, majors: 0xffc00},
 	// backend ssl-answer, SSLResponse 'N': N: "the frontend might choose to abandon the connection … or it might continue … with an unencrypted connection" (a StartupMessage, or a GSSENCRequest instead) (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stBackendRefused) | flowAct(stFrontendSslRefused+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x4e), majors: 0xffc00},
 	// backend ssl-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (a server that predates SSL support) (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend gss-answer, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{act: flowAct(stBackendEncrypted) | flowAct(stFrontendGssHandshake+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x47), alt: 62, majors: 0xff000},
 	// backend gss-answer, GSSEncResponse 'N': N: the frontend may go on unencrypted, or ask for SSL instead (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{act: flowAct(stBackendRefused) | flowAct(stFrontendGssRefused+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x4e), majors: 0xff000},
 	// backend gss-answer, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend ssl-answer-after-gss, SSLResponse 'S': "The server then responds with a single byte containing S or N"; S: the TLS handshake follows (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stBackendEncrypted) | flowAct(stFrontendSslHandshake+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x53), alt: 65, majors: 0xffc00},
 	// backend ssl-answer-after-gss, SSLResponse 'N': N: both encryptions were refused; the frontend may go on unencrypted (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stBackendRefused) | flowAct(stFrontendUnencryptedStartup+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x4e), majors: 0xffc00},
 	// backend ssl-answer-after-gss, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to SSLRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend gss-answer-after-ssl, GSSEncResponse 'G': "The server then responds with a single byte containing G or N"; G: the GSSAPI handshake follows (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{act: flowAct(stBackendEncrypted) | flowAct(stFrontendGssHandshake+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x47), alt: 68, majors: 0xff000},
 	// backend gss-answer-after-ssl, GSSEncResponse 'N': N: both encryptions were refused; the frontend may go on unencrypted (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{act: flowAct(stBackendRefused) | flowAct(stFrontendUnencryptedStartup+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x4e), majors: 0xff000},
 	// backend gss-answer-after-ssl, ErrorResponse: "The frontend should also be prepared to handle an ErrorMessage response to GSSENCRequest from the server" (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend ssl-answer-in-tls, SSLResponse 'N': PostgreSQL 17 on answers N: TLS is in use already ("Also no SSL negotiation if we already have a direct SSL connection") (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stBackendRefused) | flowAct(stFrontendTlsSslRefused+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x4e), majors: 0xe0000},
 	// backend gss-answer-in-tls, GSSEncResponse 'N': PostgreSQL 17 on answers N: TLS is in use already ("Also no GSS negotiation if we already have a direct SSL connection") (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
@@ -383,313 +383,313 @@ var flowRules = [...]flowRule{
 	// backend gss-answer-in-tls-after-ssl, GSSEncResponse 'N': N again: both requests were answered through direct TLS, none may come again (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
 	{act: flowAct(stBackendRefused) | flowAct(stFrontendEncryptedStartup+1)<<actPeer | actAllowed | actMoves | actRule, answer: byte(0x4e), majors: 0xe0000},
 	// backend refused, ErrorResponse: the manual is silent; after its N, ProcessStartupPacket (postmaster.c to 16, backend_startup.c from 17; since 10.19, 11.14, 12.9, 13.5 and 14.1, CVE-2021-23214 and CVE-2021-23222) finds bytes that arrived with the request already buffered and sends FATAL 08P01 "received unencrypted data after SSL request" ("received unencrypted data after GSSAPI encryption request"), detail "This could be either a client-software bug or evidence of an attempted man-in-the-middle attack."; checked live against 15, 17, 18 and 19 (protocol-flow.html#PROTOCOL-FLOW-SSL)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend after-ssl-handshake, ErrorResponse: the manual is silent; PostgreSQL to 16 keeps bytes that arrived with the SSLRequest aside, runs the TLS handshake on the socket, then sends FATAL 08P01 "received unencrypted data after SSL request" through TLS (postmaster.c, ProcessStartupPacket; checked live against 15); 17 on feeds such bytes to the handshake (be-secure.c, secure_open_server) and closes without a message when they are no part of it (checked live against 17, 18 and 19) (protocol-flow.html#PROTOCOL-FLOW-SSL)
 	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actRule, majors: 0x1fc00},
 	// backend after-gss-handshake, ErrorResponse: the manual is silent; PostgreSQL keeps bytes that arrived with the GSSENCRequest aside, runs the GSSAPI handshake on the socket (be-secure-gssapi.c takes none of them, in 18 too), then sends FATAL 08P01 "received unencrypted data after GSSAPI encryption request" through the encryption (ProcessStartupPacket) (protocol-flow.html#PROTOCOL-FLOW-GSSAPI)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend authentication, NegotiateProtocolVersion: "The server does not support the minor protocol version requested by the client … This message will also be sent if the client requested unsupported protocol options (i.e., beginning with _pq_.)"; "This message will be followed by an ErrorResponse or a message indicating the success or failure of authentication": it comes before the authentication requests, once, for what the StartupMessage asked (protocol-message-formats.html#PROTOCOL-MESSAGE-FORMATS-NEGOTIATEPROTOCOLVERSION)
 	{act: flowAct(stBackendAuthentication) | actAllowed | actRule, requires: requiresNegotiation, majors: 0xff800},
 	// backend authentication, AuthenticationOk: "The authentication exchange is successfully completed" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendParameters) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendParameters) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend authentication, AuthenticationCleartextPassword: "The frontend must now send a PasswordMessage containing the password in clear-text form" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendPassword+1)<<actPeer | actAllowed, majors: 0xffc00},
+	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendPassword+1)<<actPeer | actAllowed | actFast, majors: 0xffc00},
 	// backend authentication, AuthenticationMD5Password: "The frontend must now send a PasswordMessage containing the password … encrypted via MD5" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendPassword+1)<<actPeer | actAllowed, majors: 0xffc00},
+	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendPassword+1)<<actPeer | actAllowed | actFast, majors: 0xffc00},
 	// backend authentication, AuthenticationSASL: "To begin a SASL authentication exchange, the server sends an AuthenticationSASL message"; "The client selects one of the supported mechanisms from the list, and sends a SASLInitialResponse message": the server waits for it (sasl-authentication.html#SASL-AUTH-BEGIN)
-	{act: flowAct(stBackendSaslWait) | flowAct(stFrontendSaslInitial+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendSaslWait) | flowAct(stFrontendSaslInitial+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend authentication, AuthenticationGSS: "The frontend must now initiate a GSSAPI negotiation" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendGss+1)<<actPeer | actAllowed, majors: 0xffc00},
+	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendGss+1)<<actPeer | actAllowed | actFast, majors: 0xffc00},
 	// backend authentication, AuthenticationSSPI: "The frontend must now initiate a SSPI negotiation", answered with GSSResponse (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendGss+1)<<actPeer | actAllowed, majors: 0xffc00},
+	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendGss+1)<<actPeer | actAllowed | actFast, majors: 0xffc00},
 	// backend authentication, AuthenticationGSSContinue: "If the GSSAPI or SSPI authentication is not complete, the frontend must respond with a GSSResponse message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendGss+1)<<actPeer | actAllowed, majors: 0xffc00},
+	{act: flowAct(stBackendAuthentication) | flowAct(stFrontendGss+1)<<actPeer | actAllowed | actFast, majors: 0xffc00},
 	// backend authentication, AuthenticationKerberosV5: "The frontend must now take part in a Kerberos V5 authentication dialog (not described here …). This is no longer supported by PostgreSQL": the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend authentication, AuthenticationSCMCredential: "This response is only possible for local Unix-domain connections": the credential is no message of the protocol, so the session cannot be followed (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xfc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xfc00},
 	// backend authentication, NoticeResponse: the list of the authentication phase leaves it out; the section on asynchronous operations allows it anywhere ("It is possible for NoticeResponse messages to be generated due to outside activity"), and PostgreSQL sends a WARNING during authentication (e.g. a password about to expire) (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendAuthentication) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendAuthentication) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend authentication, ErrorResponse: "The connection has been rejected. The server then immediately closes it" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend sasl-wait, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (authentication_timeout runs out while the client is silent) (sasl-authentication.html#SASL-AUTHENTICATION)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend sasl, AuthenticationSASLContinue: "One or more server-challenge and client-response message will follow. Each server-challenge is sent in an AuthenticationSASLContinue message, followed by a response from client in a SASLResponse message" (sasl-authentication.html#SASL-AUTH-CONTINUE)
-	{act: flowAct(stBackendSaslWait) | flowAct(stFrontendSasl+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendSaslWait) | flowAct(stFrontendSasl+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend sasl, AuthenticationSASLFinal: "when the authentication exchange is completed successfully, the server sends an AuthenticationSASLFinal message, followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
-	{act: flowAct(stBackendSaslFinal) | flowAct(stFrontendAuthenticating+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendSaslFinal) | flowAct(stFrontendAuthenticating+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend sasl, AuthenticationOk: "If the authentication mechanism doesn't use additional data that's sent at completion, the AuthenticationSASLFinal message is not sent": AuthenticationOk ends the exchange at once (sasl-authentication.html#SASL-AUTH-END)
-	{act: flowAct(stBackendParameters) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendParameters) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend sasl, ErrorResponse: "On error, the server can abort the authentication at any stage, and send an ErrorMessage" (a wrong password: the client's proof does not verify) (sasl-authentication.html#SASL-AUTHENTICATION)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend sasl-final, AuthenticationOk: AuthenticationSASLFinal is "followed immediately by an AuthenticationOk message" (sasl-authentication.html#SASL-AUTH-END)
-	{act: flowAct(stBackendParameters) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendParameters) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend sasl-final, ErrorResponse: "the server can abort the authentication at any stage" (sasl-authentication.html#SASL-AUTH-END)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend parameters, ParameterStatus: "This message informs the frontend about the current (initial) setting of backend parameters" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendParameters) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendParameters) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend parameters, BackendKeyData: "This message provides secret-key data that the frontend must save if it wants to be able to issue cancel requests later" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendParameters) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendParameters) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend parameters, NoticeResponse: "A warning message has been issued" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendParameters) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendParameters) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend parameters, NegotiateProtocolVersion: the list after AuthenticationOk leaves it out, but PostgreSQL sends NegotiateProtocolVersion after AuthenticationOk when the startup packet asked for a newer minor or unknown _pq_ options (ProcessStartupPacket defers it until the client is authenticated) (protocol-flow.html#PROTOCOL-FLOW-START-UP)
 	{act: flowAct(stBackendParameters) | actAllowed | actRule, requires: requiresNegotiation, majors: 0xff800},
 	// backend parameters, ReadyForQuery: "Start-up is completed. The frontend can now issue commands"; a StartupMessage that asked for _pq_. options (which no major documents a server recognising) or a minor newer than any major speaks had its NegotiateProtocolVersion by now (protocol-flow.html#PROTOCOL-FLOW-START-UP)
 	{act: flowAct(stBackendIdle) | actAllowed | actMoves | actRule, requires: requiresNegotiated, majors: 0xffc00},
 	// backend parameters, ErrorResponse: "Start-up failed. The connection is closed after sending this message" (protocol-flow.html#PROTOCOL-FLOW-START-UP)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend idle, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendIdle) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendIdle) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend idle, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendIdle) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendIdle) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend idle, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendIdle) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendIdle) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend idle, ErrorResponse: an ErrorResponse no request asked for is a FATAL one (administrator shutdown, idle timeouts): "the backend will … close the connection" (protocol-flow.html#PROTOCOL-FLOW-TERMINATION)
-	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendClosed) | flowAct(stFrontendClosed+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query, RowDescription: "Indicates that rows are about to be returned in response to a SELECT, FETCH, etc. query" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQueryRows) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryRows) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query, CommandComplete: "An SQL command completed normally"; a query string of several statements completes each (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQuery) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query, EmptyQueryResponse: "An empty query string was recognized" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQuery) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query, CopyInResponse: "The backend is ready to copy data from the frontend to a table" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQueryCopyIn) | flowAct(stFrontendCopyIn+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyIn) | flowAct(stFrontendCopyIn+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query, CopyOutResponse: "The backend is ready to copy data from a table to the frontend" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query, CopyBothResponse: the list of simple query leaves it out (it predates copy-both); the COPY section: copy-both "is initiated when a backend in walsender mode executes a START_REPLICATION statement" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendQueryCopyBoth) | flowAct(stFrontendCopyBoth+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBoth) | flowAct(stFrontendCopyBoth+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query, ErrorResponse: "An error has occurred"; the rest of the query string is not run (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query, ReadyForQuery: "Processing of the query string is complete" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQuery) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend query, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQuery) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQuery) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQuery) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-failed, ReadyForQuery: "ReadyForQuery will always be sent, whether processing terminates successfully or with an error" (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend query-failed, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-failed, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-failed, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-rows, DataRow: "One of the set of rows returned by a SELECT, FETCH, etc. query", after its RowDescription (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQueryRows) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryRows) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-rows, CommandComplete: the statement's rows end with its CommandComplete (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQuery) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-rows, ErrorResponse: an error may end a result set part way (protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryRows) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryRows) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryRows) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryRows) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryRows) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryRows) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-out, CopyData: the list of simple query names the copy responses only, the COPY section the rest: "The backend sends … CopyData messages" in copy-out mode (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-out, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "followed by a CopyDone message"; the CommandComplete follows (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendQuery) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-out, ErrorResponse: "or an ErrorResponse if there was a backend error" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyOut) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-in, CommandComplete: "The backend then sends CommandComplete" after the frontend's CopyDone (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendQuery) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-in, ErrorResponse: after CopyFail, or on a backend error during copy-in: "any subsequent CopyData, CopyDone, or CopyFail messages issued by the frontend will simply be dropped", so the frontend's copy is over (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendQueryFailed) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-both, CopyData: the list of simple query names the copy responses only, the COPY section the rest: the replication stream travels in CopyData (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendQueryCopyBoth) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBoth) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-both, CopyDone: the list of simple query names the copy responses only, the COPY section the rest: "When one of the backend and frontend processes issues a CopyDone message, it can no longer send CopyData messages"; a result set (the next timeline) and CommandComplete may follow (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-both, ErrorResponse: "In the event of a backend-detected error during copy-both mode, the backend will issue an ErrorResponse message" (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-both, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyBoth) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBoth) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-both, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyBoth) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBoth) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-both, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyBoth) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBoth) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-both-done, CopyData: decided: the manual says a side that sent CopyDone "can no longer send CopyData messages", but a walsender answering the client's CopyDone sends its CopyDone and then one more keepalive in a CopyData (every logical capture of 13, 15, 17, 18 and 19 in testdata/captures): taken as what servers do (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-both-done, RowDescription: "the server sends a result set of one row" naming the next timeline when the stream ended at a timeline switch (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stBackendQueryRows) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryRows) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-both-done, CommandComplete: the copy's CommandComplete ("COPY 0"), then the command's (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stBackendQuery) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQuery) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-both-done, ErrorResponse: an error ends the command (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendQueryFailed) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend query-copy-both-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-both-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend query-copy-both-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendQueryCopyBothDone) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend parse, ParseComplete: "The response is either ParseComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendParse) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendParse) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend parse, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendParse) | actAllowed | actDiscard, majors: 0xffc00},
+	{act: flowAct(stBackendParse) | actAllowed | actDiscard | actFast, majors: 0xffc00},
 	// backend parse, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendParse) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendParse) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend parse, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendParse) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendParse) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend parse, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendParse) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendParse) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend bind, BindComplete: "The response is either BindComplete or ErrorResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendBind) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendBind) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend bind, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendBind) | actAllowed | actDiscard, majors: 0xffc00},
+	{act: flowAct(stBackendBind) | actAllowed | actDiscard | actFast, majors: 0xffc00},
 	// backend bind, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendBind) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendBind) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend bind, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendBind) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendBind) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend bind, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendBind) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendBind) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend describe, ParameterDescription: statement variant: "a ParameterDescription message describing the parameters needed by the statement, followed by a RowDescription message … (or NoData)" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendDescribeRows) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendDescribeRows) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend describe, RowDescription: "the backend sends a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendDescribe) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendDescribe) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend describe, NoData: "a NoData message if the portal does not contain a query that will return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendDescribe) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendDescribe) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend describe, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendDescribe) | actAllowed | actDiscard, majors: 0xffc00},
+	{act: flowAct(stBackendDescribe) | actAllowed | actDiscard | actFast, majors: 0xffc00},
 	// backend describe, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendDescribe) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendDescribe) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend describe, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendDescribe) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendDescribe) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend describe, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendDescribe) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendDescribe) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend describe-rows, RowDescription: "followed by a RowDescription message describing the rows that will be returned" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendDescribeRows) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendDescribeRows) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend describe-rows, NoData: "or NoData if the statement will not return rows" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendDescribeRows) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendDescribeRows) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend describe-rows, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendDescribeRows) | actAllowed | actDiscard, majors: 0xffc00},
+	{act: flowAct(stBackendDescribeRows) | actAllowed | actDiscard | actFast, majors: 0xffc00},
 	// backend describe-rows, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendDescribeRows) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendDescribeRows) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend describe-rows, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendDescribeRows) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendDescribeRows) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend describe-rows, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendDescribeRows) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendDescribeRows) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute, DataRow: Execute returns rows as DataRow without a RowDescription: "Execute doesn't cause ReadyForQuery or RowDescription to be issued" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendExecute) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute, CommandComplete: "If Execute terminates before completing the execution of a portal … Otherwise … CommandComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendExecute) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend execute, EmptyQueryResponse: "If the portal was created from an empty query string … EmptyQueryResponse" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendExecute) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend execute, PortalSuspended: "If Execute terminates before completing the execution of a portal (due to reaching a nonzero result-row count), it will send a PortalSuspended message" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendExecute) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend execute, CopyInResponse: a COPY FROM STDIN run by Execute enters copy-in mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendExecuteCopyIn) | flowAct(stFrontendCopyIn+1)<<actPeer | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyIn) | flowAct(stFrontendCopyIn+1)<<actPeer | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend execute, CopyOutResponse: a COPY TO STDOUT run by Execute enters copy-out mode (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend execute, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendExecute) | actAllowed | actDiscard, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actDiscard | actFast, majors: 0xffc00},
 	// backend execute, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecute) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecute) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecute) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute-copy-out, CopyData: copy-out data (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute-copy-out, CopyDone: the CopyDone, then the Execute's CommandComplete (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendExecute) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendExecute) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend execute-copy-out, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actDiscard, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actDiscard | actFast, majors: 0xffc00},
 	// backend execute-copy-out, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute-copy-out, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute-copy-out, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyOut) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute-copy-in, CommandComplete: after the frontend's CopyDone the Execute completes (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendExecuteCopyIn) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyIn) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend execute-copy-in, ErrorResponse: an error ends copy-in (the frontend's further copy messages are dropped) and, in the extended protocol, discards until Sync (protocol-flow.html#PROTOCOL-COPY)
-	{act: flowAct(stBackendExecuteCopyIn) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actDiscard, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyIn) | flowAct(stFrontendSession+1)<<actPeer | actAllowed | actDiscard | actFast, majors: 0xffc00},
 	// backend execute-copy-in, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecuteCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute-copy-in, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecuteCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend execute-copy-in, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendExecuteCopyIn) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendExecuteCopyIn) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend close, CloseComplete: "The response is CloseComplete" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendClose) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendClose) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend close, ErrorResponse: "When an error is detected while processing any extended-query message, the backend issues ErrorResponse, then reads and discards messages until a Sync is reached" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendClose) | actAllowed | actDiscard, majors: 0xffc00},
+	{act: flowAct(stBackendClose) | actAllowed | actDiscard | actFast, majors: 0xffc00},
 	// backend close, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendClose) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendClose) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend close, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendClose) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendClose) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend close, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendClose) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendClose) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend sync, ReadyForQuery: "Sync causes the backend to close the current transaction … and issue ReadyForQuery" (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendSync) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendSync) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend sync, ErrorResponse: committing the implicit transaction at Sync can fail: its ErrorResponse comes before the ReadyForQuery (protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY)
-	{act: flowAct(stBackendSync) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendSync) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend sync, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendSync) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendSync) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend sync, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendSync) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendSync) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend sync, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendSync) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendSync) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend function-call, FunctionCallResponse: "The function call was completed and returned the result given in the message" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend function-call, ErrorResponse: "An error has occurred" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// backend function-call, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendFunctionCall) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCall) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend function-call, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendFunctionCall) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCall) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend function-call, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendFunctionCall) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCall) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend function-call-done, ReadyForQuery: "Processing of the function call is complete" (protocol-flow.html#PROTOCOL-FLOW-FUNCTION-CALL)
-	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actEnd, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actEnd | actFast, majors: 0xffc00},
 	// backend function-call-done, NoticeResponse: "It is possible for NoticeResponse messages to be generated due to outside activity" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend function-call-done, NotificationResponse: no phase's list names it, the section on asynchronous operations does: "NotificationResponse messages can be sent whenever the backend is idle" and "might be sent at other times" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// backend function-call-done, ParameterStatus: the query and function call lists leave it out, the section on asynchronous operations allows it anywhere: "ParameterStatus messages will be generated whenever the active value changes for any of the parameters the backend believes the frontend should know about" (protocol-flow.html#PROTOCOL-ASYNC)
-	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stBackendFunctionCallDone) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// replication-backend streaming, XLogData: "XLogData (B)": WAL data sent in the stream (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stReplicationBackendStreaming) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stReplicationBackendStreaming) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// replication-backend streaming, PrimaryKeepalive: "Primary keepalive message (B)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stReplicationBackendStreaming) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stReplicationBackendStreaming) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// replication-backend streaming, PrimaryStatusUpdate: "Primary status update (B)", the answer to a request for it (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stReplicationBackendStreaming) | actAllowed | actStays, majors: 0x80000},
+	{act: flowAct(stReplicationBackendStreaming) | actAllowed | actStays | actFast, majors: 0x80000},
 	// replication-backend backup, BackupNewArchive: "each archive … is preceded by a new-archive message" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actMoves, majors: 0xf8000},
+	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actMoves | actFast, majors: 0xf8000},
 	// replication-backend backup, BackupProgress: progress reports may come whenever the server has progress to report (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{act: flowAct(stReplicationBackendBackup) | actAllowed | actStays, majors: 0xf8000},
+	{act: flowAct(stReplicationBackendBackup) | actAllowed | actStays | actFast, majors: 0xf8000},
 	// replication-backend backup-archive, BackupData: "Archive or manifest data": the archive's (or the manifest's) bytes, after the message that opened it (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actStays, majors: 0xf8000},
+	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actStays | actFast, majors: 0xf8000},
 	// replication-backend backup-archive, BackupNewArchive: the next archive begins (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actStays, majors: 0xf8000},
+	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actStays | actFast, majors: 0xf8000},
 	// replication-backend backup-archive, BackupManifest: "the server will send a manifest message" after the last archive; manifest data follow (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actStays, majors: 0xf8000},
+	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actStays | actFast, majors: 0xf8000},
 	// replication-backend backup-archive, BackupProgress: "Progress report" (protocol-replication.html#PROTOCOL-REPLICATION-BASE-BACKUP)
-	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actStays, majors: 0xf8000},
+	{act: flowAct(stReplicationBackendBackupArchive) | actAllowed | actStays | actFast, majors: 0xf8000},
 	// replication-frontend streaming, StandbyStatusUpdate: "Standby status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stReplicationFrontendStreaming) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stReplicationFrontendStreaming) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// replication-frontend streaming, HotStandbyFeedback: "Hot standby feedback message (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stReplicationFrontendStreaming) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stReplicationFrontendStreaming) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// replication-frontend streaming, RequestPrimaryStatusUpdate: "Request primary status update (F)" (protocol-replication.html#PROTOCOL-REPLICATION-START-REPLICATION)
-	{act: flowAct(stReplicationFrontendStreaming) | actAllowed | actStays, majors: 0x80000},
+	{act: flowAct(stReplicationFrontendStreaming) | actAllowed | actStays | actFast, majors: 0x80000},
 	// logical between, LogicalBegin: "all messages between a pair of Begin and Commit messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalTransaction) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stLogicalTransaction) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// logical between, LogicalBeginPrepare: "all messages between a pair of Begin Prepare and Prepare messages belong to the same transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actMoves, majors: 0xf8000},
+	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actMoves | actFast, majors: 0xf8000},
 	// logical between, LogicalStreamStart: "changes of large in-progress transactions between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalStream) | actAllowed | actMoves | actRule, streamed: streamOpen, majors: 0xfc000},
 	// logical between, LogicalStreamCommit: "The last stream of such a transaction contains a Stream Commit or Stream Abort message"; pgoutput sends it after that stream's Stream Stop, for a transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
@@ -699,15 +699,15 @@ var flowRules = [...]flowRule{
 	// logical between, LogicalStreamPrepare: Stream Prepare prepares a streamed transaction a Stream Start opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalBetween) | actAllowed | actRule, streamed: streamClose, majors: 0xf8000},
 	// logical between, LogicalCommitPrepared: COMMIT PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalBetween) | actAllowed | actStays, majors: 0xf8000},
+	{act: flowAct(stLogicalBetween) | actAllowed | actStays | actFast, majors: 0xf8000},
 	// logical between, LogicalRollbackPrepared: ROLLBACK PREPARED of a transaction prepared earlier, a message of its own (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalBetween) | actAllowed | actStays, majors: 0xf8000},
+	{act: flowAct(stLogicalBetween) | actAllowed | actStays | actFast, majors: 0xf8000},
 	// logical between, LogicalMessage: a non-transactional message of pg_logical_emit_message is sent outside transactions (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalBetween) | actAllowed | actStays, majors: 0xfc000},
+	{act: flowAct(stLogicalBetween) | actAllowed | actStays | actFast, majors: 0xfc000},
 	// logical transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalTransaction) | actAllowed | actRule, requires: requiresTypes, majors: 0xffc00},
 	// logical transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalTransaction) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stLogicalTransaction) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// logical transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalTransaction) | actAllowed | actStays | actRule, requires: requiresRelation, majors: 0xffc00},
 	// logical transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
@@ -717,15 +717,15 @@ var flowRules = [...]flowRule{
 	// logical transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalTransaction) | actAllowed | actStays | actRule, requires: requiresRelation, majors: 0xff800},
 	// logical transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalTransaction) | actAllowed | actStays, majors: 0xfc000},
+	{act: flowAct(stLogicalTransaction) | actAllowed | actStays | actFast, majors: 0xfc000},
 	// logical transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalTransaction) | actAllowed | actRule, requires: requiresNoChangeYet, majors: 0xffc00},
 	// logical transaction, LogicalCommit: Commit ends the transaction Begin opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalBetween) | actAllowed | actMoves, majors: 0xffc00},
+	{act: flowAct(stLogicalBetween) | actAllowed | actMoves | actFast, majors: 0xffc00},
 	// logical prepared-transaction, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actRule, requires: requiresTypes, majors: 0xffc00},
 	// logical prepared-transaction, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// logical prepared-transaction, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actStays | actRule, requires: requiresRelation, majors: 0xffc00},
 	// logical prepared-transaction, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
@@ -735,15 +735,15 @@ var flowRules = [...]flowRule{
 	// logical prepared-transaction, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actStays | actRule, requires: requiresRelation, majors: 0xff800},
 	// logical prepared-transaction, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actStays, majors: 0xfc000},
+	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actStays | actFast, majors: 0xfc000},
 	// logical prepared-transaction, LogicalOrigin: "The Origin message is always sent before any DML messages in the transaction" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalPreparedTransaction) | actAllowed | actRule, requires: requiresNoChangeYet, majors: 0xffc00},
 	// logical prepared-transaction, LogicalPrepare: Prepare ends the transaction Begin Prepare opened (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalBetween) | actAllowed | actMoves, majors: 0xf8000},
+	{act: flowAct(stLogicalBetween) | actAllowed | actMoves | actFast, majors: 0xf8000},
 	// logical stream, LogicalRelation: "Before the first DML message for a given relation OID, a Relation message will be sent" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalStream) | actAllowed | actRule, requires: requiresTypes, majors: 0xffc00},
 	// logical stream, LogicalType: "For a non-built-in type OID, a Type message will be sent before the Relation message" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalStream) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stLogicalStream) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// logical stream, LogicalInsert: "Every sent transaction contains zero or more DML messages (Insert, Update, Delete)" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalStream) | actAllowed | actStays | actRule, requires: requiresRelation, majors: 0xffc00},
 	// logical stream, LogicalUpdate: a DML message; its relation was described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
@@ -753,17 +753,17 @@ var flowRules = [...]flowRule{
 	// logical stream, LogicalTruncate: Truncate names relations described before (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
 	{act: flowAct(stLogicalStream) | actAllowed | actStays | actRule, requires: requiresRelation, majors: 0xff800},
 	// logical stream, LogicalMessage: a transactional message of pg_logical_emit_message comes inside its transaction (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalStream) | actAllowed | actStays, majors: 0xfc000},
+	{act: flowAct(stLogicalStream) | actAllowed | actStays | actFast, majors: 0xfc000},
 	// logical stream, LogicalOrigin: pgoutput sends the origin at the start of each stream of a transaction that has one (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalStream) | actAllowed | actStays, majors: 0xffc00},
+	{act: flowAct(stLogicalStream) | actAllowed | actStays | actFast, majors: 0xffc00},
 	// logical stream, LogicalStreamStop: "between a pair of Stream Start and Stream Stop messages" (protocol-logical-replication.html#PROTOCOL-LOGICAL-MESSAGES-FLOW)
-	{act: flowAct(stLogicalBetween) | actAllowed | actMoves, majors: 0xfc000}}
+	{act: flowAct(stLogicalBetween) | actAllowed | actMoves | actFast, majors: 0xfc000}}
 
 // flowTable names the rule (1-based; 0: not allowed) of each state and kind.
 var flowTable = [68][flowKinds]uint16{stFrontendStartup: {15: 4, 34: 2, 80: 1, 82: 3, 85: 5}, stFrontendEncryptedStartup: {15: 7, 82: 6}, stFrontendSslHandshake: {}, stFrontendGssHandshake: {}, stFrontendTlsHandshake: {}, stFrontendTlsStartup: {15: 11, 34: 9, 80: 8, 82: 10}, stFrontendTlsSslRefused: {15: 14, 34: 12, 82: 13}, stFrontendTlsGssRefused: {15: 17, 80: 15, 82: 16}, stFrontendSslRefused: {15: 20, 34: 18, 82: 19}, stFrontendGssRefused: {15: 23, 80: 21, 82: 22}, stFrontendUnencryptedStartup: {15: 25, 82: 24}, stFrontendEncryption: {}, stFrontendAuthenticating: {84: 26}, stFrontendPassword: {63: 27, 84: 28}, stFrontendSaslInitial: {78: 29, 84: 30}, stFrontendSasl: {79: 31, 84: 32}, stFrontendGss: {33: 33, 84: 34}, stFrontendSession: {13: 37, 16: 40, 20: 44, 21: 45, 22: 46, 26: 38, 29: 39, 30: 42, 31: 43, 61: 36, 65: 35, 83: 41, 84: 47}, stFrontendCopyIn: {20: 48, 21: 49, 22: 50, 30: 51, 83: 52, 84: 53}, stFrontendCopyBoth: {20: 54, 21: 55, 84: 56}, stFrontendTerminated: {84: 57}, stFrontendClosed: {}, stBackendWaiting: {}, stBackendSslAnswer: {28: 60, 81: 58}, stBackendGssAnswer: {28: 63, 35: 61}, stBackendSslAnswerAfterGss: {28: 66, 81: 64}, stBackendGssAnswerAfterSsl: {28: 69, 35: 67}, stBackendSslAnswerInTls: {81: 70}, stBackendGssAnswerInTls: {35: 71}, stBackendSslAnswerInTlsAfterGss: {81: 72}, stBackendGssAnswerInTlsAfterSsl: {35: 73}, stBackendRefused: {28: 74}, stBackendAfterSslHandshake: {28: 75}, stBackendAfterGssHandshake: {28: 76}, stBackendAuthentication: {1: 79, 2: 82, 3: 84, 4: 85, 5: 80, 6: 78, 7: 81, 10: 86, 11: 83, 28: 88, 55: 77, 57: 87}, stBackendSaslWait: {28: 89}, stBackendSasl: {6: 92, 8: 90, 9: 91, 28: 93}, stBackendSaslFinal: {6: 94, 28: 95}, stBackendParameters: {12: 97, 28: 101, 55: 99, 57: 98, 60: 96, 66: 100}, stBackendIdle: {28: 105, 57: 102, 58: 103, 60: 104}, stBackendQuery: {18: 107, 19: 111, 23: 109, 24: 110, 27: 108, 28: 112, 57: 114, 58: 115, 60: 116, 66: 113, 77: 106}, stBackendQueryFailed: {57: 118, 58: 119, 60: 120, 66: 117}, stBackendQueryRows: {18: 122, 25: 121, 28: 123, 57: 124, 58: 125, 60: 126}, stBackendQueryCopyOut: {20: 127, 21: 128, 28: 129, 57: 130, 58: 131, 60: 132}, stBackendQueryCopyIn: {18: 133, 28: 134, 57: 135, 58: 136, 60: 137}, stBackendQueryCopyBoth: {20: 138, 21: 139, 28: 140, 57: 141, 58: 142, 60: 143}, stBackendQueryCopyBothDone: {18: 146, 20: 144, 28: 147, 57: 148, 58: 149, 60: 150, 77: 145}, stBackendParse: {28: 152, 57: 153, 58: 154, 60: 155, 62: 151}, stBackendBind: {14: 156, 28: 157, 57: 158, 58: 159, 60: 160}, stBackendDescribe: {28: 164, 56: 163, 57: 165, 58: 166, 59: 161, 60: 167, 77: 162}, stBackendDescribeRows: {28: 170, 56: 169, 57: 171, 58: 172, 60: 173, 77: 168}, stBackendExecute: {18: 175, 23: 178, 24: 179, 25: 174, 27: 176, 28: 180, 57: 181, 58: 182, 60: 183, 64: 177}, stBackendExecuteCopyOut: {20: 184, 21: 185, 28: 186, 57: 187, 58: 188, 60: 189}, stBackendExecuteCopyIn: {18: 190, 28: 191, 57: 192, 58: 193, 60: 194}, stBackendClose: {17: 195, 28: 196, 57: 197, 58: 198, 60: 199}, stBackendSync: {28: 201, 57: 202, 58: 203, 60: 204, 66: 200}, stBackendFunctionCall: {28: 206, 32: 205, 57: 207, 58: 208, 60: 209}, stBackendFunctionCallDone: {57: 211, 58: 212, 60: 213, 66: 210}, stBackendEncrypted: {}, stBackendClosed: {}, stReplicationBackendStreaming: {71: 215, 72: 216, 76: 214}, stReplicationBackendBackup: {70: 217, 73: 218}, stReplicationBackendBackupArchive: {67: 219, 69: 221, 70: 220, 73: 222}, stReplicationFrontendStreaming: {68: 224, 74: 225, 75: 223}, stLogicalBetween: {36: 226, 37: 227, 39: 232, 42: 234, 46: 233, 47: 230, 48: 229, 49: 231, 50: 228}, stLogicalTransaction: {38: 243, 40: 239, 41: 237, 42: 241, 43: 242, 45: 235, 52: 240, 53: 236, 54: 238}, stLogicalPreparedTransaction: {40: 248, 41: 246, 42: 250, 43: 251, 44: 252, 45: 244, 52: 249, 53: 245, 54: 247}, stLogicalStream: {40: 257, 41: 255, 42: 259, 43: 260, 45: 253, 51: 261, 52: 258, 53: 254, 54: 256}}
 
 // flowActs is the act of each state's rule for each kind (flowTable's, in flowRules), 0 where none is.
-var flowActs = [68][flowKinds]flowAct{stFrontendStartup: {15: 0x3003c15, 34: 0x300190b, 80: 0x300180b, 82: 0x300230c, 85: 0x23003b04}, stFrontendEncryptedStartup: {15: 0x3003c15, 82: 0x300230c}, stFrontendTlsStartup: {15: 0x3003c15, 34: 0x23001d0b, 80: 0x23001c0b, 82: 0x300230c}, stFrontendTlsSslRefused: {15: 0x3003c15, 34: 0x23001f0b, 82: 0x300230c}, stFrontendTlsGssRefused: {15: 0x3003c15, 80: 0x23001e0b, 82: 0x300230c}, stFrontendSslRefused: {15: 0x3003c15, 34: 0x3001b0b, 82: 0x300230c}, stFrontendGssRefused: {15: 0x3003c15, 80: 0x3001a0b, 82: 0x300230c}, stFrontendUnencryptedStartup: {15: 0x3003c15, 82: 0x300230c}, stFrontendAuthenticating: {84: 0x3000014}, stFrontendPassword: {63: 0x300000c, 84: 0x3000014}, stFrontendSaslInitial: {78: 0x300250c, 84: 0x3000014}, stFrontendSasl: {79: 0x300250c, 84: 0x3000014}, stFrontendGss: {33: 0x300000c, 84: 0x3000014}, stFrontendSession: {13: 0x1310011, 16: 0x1370011, 20: 0x11000011, 21: 0x11000011, 22: 0x11000011, 26: 0x1320011, 29: 0x1340011, 30: 0x11000011, 31: 0x1390011, 61: 0x1300011, 65: 0x1290011, 83: 0x1380011, 84: 0x3000014}, stFrontendCopyIn: {20: 0x11000012, 21: 0x3000011, 22: 0x3000011, 30: 0x11000012, 83: 0x11000012, 84: 0x3000014}, stFrontendCopyBoth: {20: 0x11000013, 21: 0x3000011, 84: 0x3000014}, stFrontendTerminated: {84: 0x11000014}, stBackendSslAnswer: {28: 0x300163b, 81: 0x2300033a}, stBackendGssAnswer: {28: 0x300163b, 35: 0x2300043a}, stBackendSslAnswerAfterGss: {28: 0x300163b, 81: 0x2300033a}, stBackendGssAnswerAfterSsl: {28: 0x300163b, 35: 0x2300043a}, stBackendSslAnswerInTls: {81: 0x2300071f}, stBackendGssAnswerInTls: {35: 0x2300081f}, stBackendSslAnswerInTlsAfterGss: {81: 0x2300021f}, stBackendGssAnswerInTlsAfterSsl: {35: 0x2300021f}, stBackendRefused: {28: 0x300163b}, stBackendAfterSslHandshake: {28: 0x2300163b}, stBackendAfterGssHandshake: {28: 0x300163b}, stBackendAuthentication: {1: 0x1000e22, 2: 0x1001122, 3: 0x1001122, 4: 0x300163b, 5: 0x1000e22, 6: 0x3001226, 7: 0x3000f23, 10: 0x300163b, 11: 0x1001122, 28: 0x300163b, 55: 0x21000022, 57: 0x11000022}, stBackendSaslWait: {28: 0x300163b}, stBackendSasl: {6: 0x3001226, 8: 0x3001023, 9: 0x3000d25, 28: 0x300163b}, stBackendSaslFinal: {6: 0x3001226, 28: 0x300163b}, stBackendParameters: {12: 0x11000026, 28: 0x300163b, 55: 0x21000026, 57: 0x11000026, 60: 0x11000026, 66: 0x23000027}, stBackendIdle: {28: 0x300163b, 57: 0x11000027, 58: 0x11000027, 60: 0x11000027}, stBackendQuery: {18: 0x11000028, 19: 0x300142d, 23: 0x300132c, 24: 0x300002b, 27: 0x11000028, 28: 0x3000029, 57: 0x11000028, 58: 0x11000028, 60: 0x11000028, 66: 0x5000028, 77: 0x300002a}, stBackendQueryFailed: {57: 0x11000029, 58: 0x11000029, 60: 0x11000029, 66: 0x5000029}, stBackendQueryRows: {18: 0x3000028, 25: 0x1100002a, 28: 0x3000029, 57: 0x1100002a, 58: 0x1100002a, 60: 0x1100002a}, stBackendQueryCopyOut: {20: 0x1100002b, 21: 0x3000028, 28: 0x3000029, 57: 0x1100002b, 58: 0x1100002b, 60: 0x1100002b}, stBackendQueryCopyIn: {18: 0x3001228, 28: 0x3001229, 57: 0x1100002c, 58: 0x1100002c, 60: 0x1100002c}, stBackendQueryCopyBoth: {20: 0x1100002d, 21: 0x300002e, 28: 0x3000029, 57: 0x1100002d, 58: 0x1100002d, 60: 0x1100002d}, stBackendQueryCopyBothDone: {18: 0x3000028, 20: 0x1100002e, 28: 0x3000029, 57: 0x1100002e, 58: 0x1100002e, 60: 0x1100002e, 77: 0x300002a}, stBackendParse: {28: 0x900002f, 57: 0x1100002f, 58: 0x1100002f, 60: 0x1100002f, 62: 0x500002f}, stBackendBind: {14: 0x5000030, 28: 0x9000030, 57: 0x11000030, 58: 0x11000030, 60: 0x11000030}, stBackendDescribe: {28: 0x9000031, 56: 0x5000031, 57: 0x11000031, 58: 0x11000031, 59: 0x3000032, 60: 0x11000031, 77: 0x5000031}, stBackendDescribeRows: {28: 0x9000032, 56: 0x5000032, 57: 0x11000032, 58: 0x11000032, 60: 0x11000032, 77: 0x5000032}, stBackendExecute: {18: 0x5000033, 23: 0x3001335, 24: 0x3000034, 25: 0x11000033, 27: 0x5000033, 28: 0x9000033, 57: 0x11000033, 58: 0x11000033, 60: 0x11000033, 64: 0x5000033}, stBackendExecuteCopyOut: {20: 0x11000034, 21: 0x3000033, 28: 0x9000034, 57: 0x11000034, 58: 0x11000034, 60: 0x11000034}, stBackendExecuteCopyIn: {18: 0x5001235, 28: 0x9001235, 57: 0x11000035, 58: 0x11000035, 60: 0x11000035}, stBackendClose: {17: 0x5000036, 28: 0x9000036, 57: 0x11000036, 58: 0x11000036, 60: 0x11000036}, stBackendSync: {28: 0x11000037, 57: 0x11000037, 58: 0x11000037, 60: 0x11000037, 66: 0x5000037}, stBackendFunctionCall: {28: 0x3000039, 32: 0x3000039, 57: 0x11000038, 58: 0x11000038, 60: 0x11000038}, stBackendFunctionCallDone: {57: 0x11000039, 58: 0x11000039, 60: 0x11000039, 66: 0x5000039}, stReplicationBackendStreaming: {71: 0x1100003c, 72: 0x1100003c, 76: 0x1100003c}, stReplicationBackendBackup: {70: 0x300003e, 73: 0x1100003d}, stReplicationBackendBackupArchive: {67: 0x1100003e, 69: 0x1100003e, 70: 0x1100003e, 73: 0x1100003e}, stReplicationFrontendStreaming: {68: 0x1100003f, 74: 0x1100003f, 75: 0x1100003f}, stLogicalBetween: {36: 0x3000041, 37: 0x3000042, 39: 0x11000040, 42: 0x11000040, 46: 0x11000040, 47: 0x21000040, 48: 0x21000040, 49: 0x21000040, 50: 0x23000043}, stLogicalTransaction: {38: 0x3000040, 40: 0x31000041, 41: 0x31000041, 42: 0x11000041, 43: 0x21000041, 45: 0x21000041, 52: 0x31000041, 53: 0x11000041, 54: 0x31000041}, stLogicalPreparedTransaction: {40: 0x31000042, 41: 0x31000042, 42: 0x11000042, 43: 0x21000042, 44: 0x3000040, 45: 0x21000042, 52: 0x31000042, 53: 0x11000042, 54: 0x31000042}, stLogicalStream: {40: 0x31000043, 41: 0x31000043, 42: 0x11000043, 43: 0x11000043, 45: 0x21000043, 51: 0x3000040, 52: 0x31000043, 53: 0x11000043, 54: 0x31000043}}
+var flowActs = [68][flowKinds]flowAct{stFrontendStartup: {15: 0x43003c15, 34: 0x4300190b, 80: 0x4300180b, 82: 0x4300230c, 85: 0x23003b04}, stFrontendEncryptedStartup: {15: 0x43003c15, 82: 0x4300230c}, stFrontendTlsStartup: {15: 0x43003c15, 34: 0x23001d0b, 80: 0x23001c0b, 82: 0x4300230c}, stFrontendTlsSslRefused: {15: 0x43003c15, 34: 0x23001f0b, 82: 0x4300230c}, stFrontendTlsGssRefused: {15: 0x43003c15, 80: 0x23001e0b, 82: 0x4300230c}, stFrontendSslRefused: {15: 0x43003c15, 34: 0x43001b0b, 82: 0x4300230c}, stFrontendGssRefused: {15: 0x43003c15, 80: 0x43001a0b, 82: 0x4300230c}, stFrontendUnencryptedStartup: {15: 0x43003c15, 82: 0x4300230c}, stFrontendAuthenticating: {84: 0x43000014}, stFrontendPassword: {63: 0x4300000c, 84: 0x43000014}, stFrontendSaslInitial: {78: 0x4300250c, 84: 0x43000014}, stFrontendSasl: {79: 0x4300250c, 84: 0x43000014}, stFrontendGss: {33: 0x4300000c, 84: 0x43000014}, stFrontendSession: {13: 0x41310011, 16: 0x41370011, 20: 0x51000011, 21: 0x51000011, 22: 0x51000011, 26: 0x41320011, 29: 0x41340011, 30: 0x51000011, 31: 0x41390011, 61: 0x41300011, 65: 0x41290011, 83: 0x41380011, 84: 0x43000014}, stFrontendCopyIn: {20: 0x51000012, 21: 0x43000011, 22: 0x43000011, 30: 0x51000012, 83: 0x51000012, 84: 0x43000014}, stFrontendCopyBoth: {20: 0x51000013, 21: 0x43000011, 84: 0x43000014}, stFrontendTerminated: {84: 0x51000014}, stBackendSslAnswer: {28: 0x4300163b, 81: 0x2300033a}, stBackendGssAnswer: {28: 0x4300163b, 35: 0x2300043a}, stBackendSslAnswerAfterGss: {28: 0x4300163b, 81: 0x2300033a}, stBackendGssAnswerAfterSsl: {28: 0x4300163b, 35: 0x2300043a}, stBackendSslAnswerInTls: {81: 0x2300071f}, stBackendGssAnswerInTls: {35: 0x2300081f}, stBackendSslAnswerInTlsAfterGss: {81: 0x2300021f}, stBackendGssAnswerInTlsAfterSsl: {35: 0x2300021f}, stBackendRefused: {28: 0x4300163b}, stBackendAfterSslHandshake: {28: 0x2300163b}, stBackendAfterGssHandshake: {28: 0x4300163b}, stBackendAuthentication: {1: 0x41000e22, 2: 0x41001122, 3: 0x41001122, 4: 0x4300163b, 5: 0x41000e22, 6: 0x43001226, 7: 0x43000f23, 10: 0x4300163b, 11: 0x41001122, 28: 0x4300163b, 55: 0x21000022, 57: 0x51000022}, stBackendSaslWait: {28: 0x4300163b}, stBackendSasl: {6: 0x43001226, 8: 0x43001023, 9: 0x43000d25, 28: 0x4300163b}, stBackendSaslFinal: {6: 0x43001226, 28: 0x4300163b}, stBackendParameters: {12: 0x51000026, 28: 0x4300163b, 55: 0x21000026, 57: 0x51000026, 60: 0x51000026, 66: 0x23000027}, stBackendIdle: {28: 0x4300163b, 57: 0x51000027, 58: 0x51000027, 60: 0x51000027}, stBackendQuery: {18: 0x51000028, 19: 0x4300142d, 23: 0x4300132c, 24: 0x4300002b, 27: 0x51000028, 28: 0x43000029, 57: 0x51000028, 58: 0x51000028, 60: 0x51000028, 66: 0x45000028, 77: 0x4300002a}, stBackendQueryFailed: {57: 0x51000029, 58: 0x51000029, 60: 0x51000029, 66: 0x45000029}, stBackendQueryRows: {18: 0x43000028, 25: 0x5100002a, 28: 0x43000029, 57: 0x5100002a, 58: 0x5100002a, 60: 0x5100002a}, stBackendQueryCopyOut: {20: 0x5100002b, 21: 0x43000028, 28: 0x43000029, 57: 0x5100002b, 58: 0x5100002b, 60: 0x5100002b}, stBackendQueryCopyIn: {18: 0x43001228, 28: 0x43001229, 57: 0x5100002c, 58: 0x5100002c, 60: 0x5100002c}, stBackendQueryCopyBoth: {20: 0x5100002d, 21: 0x4300002e, 28: 0x43000029, 57: 0x5100002d, 58: 0x5100002d, 60: 0x5100002d}, stBackendQueryCopyBothDone: {18: 0x43000028, 20: 0x5100002e, 28: 0x43000029, 57: 0x5100002e, 58: 0x5100002e, 60: 0x5100002e, 77: 0x4300002a}, stBackendParse: {28: 0x4900002f, 57: 0x5100002f, 58: 0x5100002f, 60: 0x5100002f, 62: 0x4500002f}, stBackendBind: {14: 0x45000030, 28: 0x49000030, 57: 0x51000030, 58: 0x51000030, 60: 0x51000030}, stBackendDescribe: {28: 0x49000031, 56: 0x45000031, 57: 0x51000031, 58: 0x51000031, 59: 0x43000032, 60: 0x51000031, 77: 0x45000031}, stBackendDescribeRows: {28: 0x49000032, 56: 0x45000032, 57: 0x51000032, 58: 0x51000032, 60: 0x51000032, 77: 0x45000032}, stBackendExecute: {18: 0x45000033, 23: 0x43001335, 24: 0x43000034, 25: 0x51000033, 27: 0x45000033, 28: 0x49000033, 57: 0x51000033, 58: 0x51000033, 60: 0x51000033, 64: 0x45000033}, stBackendExecuteCopyOut: {20: 0x51000034, 21: 0x43000033, 28: 0x49000034, 57: 0x51000034, 58: 0x51000034, 60: 0x51000034}, stBackendExecuteCopyIn: {18: 0x45001235, 28: 0x49001235, 57: 0x51000035, 58: 0x51000035, 60: 0x51000035}, stBackendClose: {17: 0x45000036, 28: 0x49000036, 57: 0x51000036, 58: 0x51000036, 60: 0x51000036}, stBackendSync: {28: 0x51000037, 57: 0x51000037, 58: 0x51000037, 60: 0x51000037, 66: 0x45000037}, stBackendFunctionCall: {28: 0x43000039, 32: 0x43000039, 57: 0x51000038, 58: 0x51000038, 60: 0x51000038}, stBackendFunctionCallDone: {57: 0x51000039, 58: 0x51000039, 60: 0x51000039, 66: 0x45000039}, stReplicationBackendStreaming: {71: 0x5100003c, 72: 0x5100003c, 76: 0x5100003c}, stReplicationBackendBackup: {70: 0x4300003e, 73: 0x5100003d}, stReplicationBackendBackupArchive: {67: 0x5100003e, 69: 0x5100003e, 70: 0x5100003e, 73: 0x5100003e}, stReplicationFrontendStreaming: {68: 0x5100003f, 74: 0x5100003f, 75: 0x5100003f}, stLogicalBetween: {36: 0x43000041, 37: 0x43000042, 39: 0x51000040, 42: 0x51000040, 46: 0x51000040, 47: 0x21000040, 48: 0x21000040, 49: 0x21000040, 50: 0x23000043}, stLogicalTransaction: {38: 0x43000040, 40: 0x31000041, 41: 0x31000041, 42: 0x51000041, 43: 0x21000041, 45: 0x21000041, 52: 0x31000041, 53: 0x51000041, 54: 0x31000041}, stLogicalPreparedTransaction: {40: 0x31000042, 41: 0x31000042, 42: 0x51000042, 43: 0x21000042, 44: 0x43000040, 45: 0x21000042, 52: 0x31000042, 53: 0x51000042, 54: 0x31000042}, stLogicalStream: {40: 0x31000043, 41: 0x31000043, 42: 0x51000043, 43: 0x51000043, 45: 0x21000043, 51: 0x43000040, 52: 0x31000043, 53: 0x51000043, 54: 0x31000043}}
 
 // flowStateNames name each state as "machine state".
 var flowStateNames = [...]string{"frontend startup", "frontend encrypted-startup", "frontend ssl-handshake", "frontend gss-handshake", "frontend tls-handshake", "frontend tls-startup", "frontend tls-ssl-refused", "frontend tls-gss-refused", "frontend ssl-refused", "frontend gss-refused", "frontend unencrypted-startup", "frontend encryption", "frontend authenticating", "frontend password", "frontend sasl-initial", "frontend sasl", "frontend gss", "frontend session", "frontend copy-in", "frontend copy-both", "frontend terminated", "frontend closed", "backend waiting", "backend ssl-answer", "backend gss-answer", "backend ssl-answer-after-gss", "backend gss-answer-after-ssl", "backend ssl-answer-in-tls", "backend gss-answer-in-tls", "backend ssl-answer-in-tls-after-gss", "backend gss-answer-in-tls-after-ssl", "backend refused", "backend after-ssl-handshake", "backend after-gss-handshake", "backend authentication", "backend sasl-wait", "backend sasl", "backend sasl-final", "backend parameters", "backend idle", "backend query", "backend query-failed", "backend query-rows", "backend query-copy-out", "backend query-copy-in", "backend query-copy-both", "backend query-copy-both-done", "backend parse", "backend bind", "backend describe", "backend describe-rows", "backend execute", "backend execute-copy-out", "backend execute-copy-in", "backend close", "backend sync", "backend function-call", "backend function-call-done", "backend encrypted", "backend closed", "replication-backend streaming", "replication-backend backup", "replication-backend backup-archive", "replication-frontend streaming", "logical between", "logical transaction", "logical prepared-transaction", "logical stream"}
@@ -812,11 +812,13 @@ var passwordKinds = [68]flowKind{stFrontendPassword: 63, stFrontendSaslInitial: 
 // authStates is the Frontend.Auth that decodes that 'p'.
 var authStates = [68]AuthState{stFrontendPassword: AuthPassword, stFrontendSaslInitial: AuthSASLInitial, stFrontendSasl: AuthSASL, stFrontendGss: AuthGSS}
 
-// untaggedStates marks the frontend states whose next message is a startup packet, untagged.
-var untaggedStates = [68]bool{stFrontendStartup: true, stFrontendEncryptedStartup: true, stFrontendTlsStartup: true, stFrontendTlsSslRefused: true, stFrontendTlsGssRefused: true, stFrontendSslRefused: true, stFrontendGssRefused: true, stFrontendUnencryptedStartup: true}
+// untaggedStates marks the frontend states whose next message is a startup packet, untagged
+// (256 entries, one per flowState value: indexed without a bounds check, once a frame).
+var untaggedStates = [256]bool{stFrontendStartup: true, stFrontendEncryptedStartup: true, stFrontendTlsStartup: true, stFrontendTlsSslRefused: true, stFrontendTlsGssRefused: true, stFrontendSslRefused: true, stFrontendGssRefused: true, stFrontendUnencryptedStartup: true}
 
-// answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.
-var answerKinds = [68]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35, stBackendSslAnswerAfterGss: 81, stBackendGssAnswerAfterSsl: 35, stBackendSslAnswerInTls: 81, stBackendGssAnswerInTls: 35, stBackendSslAnswerInTlsAfterGss: 81, stBackendGssAnswerInTlsAfterSsl: 35}
+// answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none
+// (256 entries, one per flowState value: indexed without a bounds check, once a frame).
+var answerKinds = [256]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35, stBackendSslAnswerAfterGss: 81, stBackendGssAnswerAfterSsl: 35, stBackendSslAnswerInTls: 81, stBackendGssAnswerInTls: 35, stBackendSslAnswerInTlsAfterGss: 81, stBackendGssAnswerInTlsAfterSsl: 35}
 
 // protocolMinors is the newest minor of protocol 3 each major speaks, as its manual says ("Before protocol version 3.2, …").
 var protocolMinors = [20]uint8{10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 0, 16: 0, 17: 0, 18: 2, 19: 2}

@@ -8,7 +8,7 @@ import (
 )
 
 // hotHelpers are the reader and writer methods generated code calls once per
-// field. The codec is as fast as a hand-written one only while the compiler
+// field, and the tracker helpers it calls once per message. The codec is as fast as a hand-written one only while the compiler
 // inlines them: Go keeps no register across a call, so a helper that grows
 // past the inliner's budget makes every Decode or Encode store and reload its
 // variables around each field. `make bench` would show that, but CI does not
@@ -21,6 +21,10 @@ var hotHelpers = []string{
 	"writer.u8", "writer.u16", "writer.u32", "writer.u64", "writer.header", "writer.begin",
 	"writer.finish", "writer.extend", "writer.str", "writer.bytes32", "writer.raw",
 	"writer.count16", "writer.count32", "writer.nonzero", "writer.bytes", "writer.result",
+	// What the trackers' generated Next does in each case, once a message.
+	"(*tracker).took", "(*Step).clearInner", "(*Conversation).move", "(*Conversation).settle",
+	"(*Conversation).push", "offsetted", "(*Conversation).parameter", "(*BackendTracker).tookParameterStatus",
+	"(*BackendTracker).tookCopyData", "(*FrontendTracker).tookQuery",
 }
 
 func TestHotHelpersInline(t *testing.T) {

@@ -160,8 +160,12 @@ func (t *LogicalTracker) release() { t.lg = Logical{} }
 
 // reset starts a new stream decoded with p, keeping what the tracker grew.
 func (t *LogicalTracker) reset(p Params) {
-	clear(t.relations)
-	clear(t.types)
+	if len(t.relations) != 0 { // most conversations reset it without a stream
+		clear(t.relations)
+	}
+	if len(t.types) != 0 {
+		clear(t.types)
+	}
 	t.lastRelation = 0
 	t.P, t.Index, t.st, t.changed, t.streams = p, 0, 0, false, t.streams[:0]
 }

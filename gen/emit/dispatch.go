@@ -72,7 +72,7 @@ func dispatchFile(mod *model.Model, o Options) (*jen.File, error) {
 }
 
 func (d *dispatcher) emit(f *jen.File) error {
-	sort.Slice(d.members, func(i, j int) bool { return d.members[i].GoName < d.members[j].GoName })
+	sortMessages(d.members)
 	var fields []jen.Code
 	if d.AuthState {
 		fields = append(fields, jen.Comment("Auth selects the message a 'p' is."), jen.Id("Auth").Id("AuthState"), jen.Line())
@@ -111,7 +111,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 		return jen.Return(jen.Id("decoded").Call(jen.Op("&").Add(field()), field().Dot("Decode").Call(jen.Id("src"), jen.Id("p"))))
 	}
 	if !d.Tagged {
-		c, err := d.byCode(d.members, 4, decode)
+		c, err := d.byCode(d.members, 4, decode, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +138,7 @@ func (d *dispatcher) pick() ([]jen.Code, error) {
 		case len(ms) == 1:
 			stmt = []jen.Code{decode(ms[0])}
 		default:
-			c, err := d.byCode(ms, 5, decode)
+			c, err := d.byCode(ms, 5, decode, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -169,8 +169,10 @@ func (d *dispatcher) byTag() (map[byte][]*model.Message, []byte) {
 
 // byCode switches on the Int32 fixed value that follows the length at off
 // (an authentication subtype, a request code); at most one message without
-// one is the default.
-func (d *dispatcher) byCode(ms []*model.Message, off int, decode func(*model.Message) jen.Code) (jen.Code, error) {
+// one is the default. A message decode gives nil has no case; without a
+// default, an unknown code is miss, or when miss is nil a dispatch error
+// naming the codes.
+func (d *dispatcher) byCode(ms []*model.Message, off int, decode func(*model.Message) jen.Code, miss jen.Code) (jen.Code, error) {
 	var cases []jen.Code
 	var codes []int
 	var dflt *model.Message
@@ -186,12 +188,17 @@ func (d *dispatcher) byCode(ms []*model.Message, off int, decode func(*model.Mes
 			dflt = m
 			continue
 		}
-		cases = append(cases, jen.Case(jen.Lit(int(code))).Add(decode(m)))
+		if c := decode(m); c != nil {
+			cases = append(cases, jen.Case(jen.Lit(int(code))).Add(c))
+		}
 		codes = append(codes, int(code))
 	}
-	if dflt != nil {
+	switch {
+	case dflt != nil && decode(dflt) != nil:
 		cases = append(cases, jen.Default().Add(decode(dflt)))
-	} else {
+	case miss != nil:
+		cases = append(cases, jen.Default().Add(miss))
+	default:
 		sort.Ints(codes)
 		want := make([]string, len(codes))
 		for i, c := range codes {
@@ -221,6 +228,11 @@ func fixedAfterLength(m *model.Message) (int64, bool, error) {
 		code = c
 	}
 	return code, code >= 0, nil
+}
+
+// sortMessages sorts ms by Go name.
+func sortMessages(ms []*model.Message) {
+	sort.Slice(ms, func(i, j int) bool { return ms[i].GoName < ms[j].GoName })
 }
 
 func allStates(ms []*model.Message) bool {

@@ -128,6 +128,19 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
+	hooks, err := runtimeHooks(runtimeFeatures(mod), mod.Flow, len(mod.Commands) > 0)
+	if err != nil {
+		return nil, err
+	}
+	tf, err := trackersFile(mod, o, hooks)
+	if err != nil {
+		return nil, err
+	}
+	if tf != nil {
+		if err := render(tf, "trackers_gen.go", out); err != nil {
+			return nil, err
+		}
+	}
 	if len(mod.Commands) > 0 {
 		for _, c := range mod.Commands {
 			if err := render(commandFile(mod, c, o), commandFileName(c), out); err != nil {

@@ -289,15 +289,15 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int, majors []int) 
 // its flags, in the order of the runtime's constants from actAllowed.
 type flowAct struct {
 	own, peer, push *model.FlowState
-	flags           [6]bool
+	flags           [7]bool
 }
 
 // actFlags name flowAct's flags, bit 24 up.
-var actFlags = [6]string{"actAllowed", "actMoves", "actEnd", "actDiscard", "actStays", "actRule"}
+var actFlags = [7]string{"actAllowed", "actMoves", "actEnd", "actDiscard", "actStays", "actRule", "actFast"}
 
 func actOf(st *model.FlowState, r *model.FlowRule, majors []int) flowAct {
 	return flowAct{own: cmp.Or(r.Next, st), peer: r.Peer, push: r.Push,
-		flags: [6]bool{true, r.Next != nil, r.End, r.Discard, stays(r, majors), needsLook(r, majors)}}
+		flags: [7]bool{true, r.Next != nil, r.End, r.Discard, stays(r, majors), needsLook(r, majors), !needsLook(r, majors)}}
 }
 
 // bits is a's value, for flowActs.
@@ -410,8 +410,9 @@ func untaggedByState(f *jen.File, fl *model.Flow, fm *model.FlowMachine) {
 			cells = append(cells, jen.Id(stateConst(st)).Op(":").True())
 		}
 	}
-	f.Comment("untaggedStates marks the frontend states whose next message is a startup packet, untagged.")
-	f.Var().Id("untaggedStates").Op("=").Index(jen.Lit(len(fl.States()))).Bool().Values(cells...)
+	f.Comment("untaggedStates marks the frontend states whose next message is a startup packet, untagged")
+	f.Comment("(256 entries, one per flowState value: indexed without a bounds check, once a frame).")
+	f.Var().Id("untaggedStates").Op("=").Index(jen.Lit(256)).Bool().Values(cells...)
 }
 
 // answerByState renders, for each backend state, the one-byte answer it
@@ -427,8 +428,9 @@ func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf ma
 			}
 		}
 	}
-	f.Comment("answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none.")
-	f.Var().Id("answerKinds").Op("=").Index(jen.Lit(len(fl.States()))).Id("flowKind").Values(kinds...)
+	f.Comment("answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none")
+	f.Comment("(256 entries, one per flowState value: indexed without a bounds check, once a frame).")
+	f.Var().Id("answerKinds").Op("=").Index(jen.Lit(256)).Id("flowKind").Values(kinds...)
 }
 
 // protocolMinorTable renders the newest protocol minor of each major the

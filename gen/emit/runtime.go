@@ -171,30 +171,57 @@ func cutFeatures(name string, body []byte, features map[string]bool) ([]byte, er
 	return out, nil
 }
 
-// addRuntime adds the runtime to out, under the generated header, leaving
-// out the commands layer's when the codec has no commands and the
-// trackers of machines fl lacks; a generated file of the same name is an
-// error.
-func addRuntime(o Options, features map[string]bool, fl *model.Flow, out map[string][]byte, commands bool) error {
+// codecRuntime is the runtime a codec gets: the commands layer's only
+// when it has commands, the trackers of the machines fl has, each file's
+// lines cut to the features the codec has.
+func codecRuntime(features map[string]bool, fl *model.Flow, commands bool) ([]runtimeFile, error) {
 	rt, err := runtimeFiles(commands)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	have := func(name string) bool { return fl != nil && machine(fl, name) != nil }
+	var out []runtimeFile
 	for _, f := range rt {
 		if !f.wanted(have, fl != nil && len(fl.Machines) > 0) {
 			continue
 		}
+		if f.body, err = cutFeatures(f.name, f.body, features); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// addRuntime adds the codec's runtime (codecRuntime) to out, under the
+// generated header; a generated file of the same name is an error.
+func addRuntime(o Options, features map[string]bool, fl *model.Flow, out map[string][]byte, commands bool) error {
+	rt, err := codecRuntime(features, fl, commands)
+	if err != nil {
+		return err
+	}
+	for _, f := range rt {
 		if _, dup := out[f.name]; dup {
 			return fmt.Errorf("%s: a message's file has the name of the runtime's", f.name)
 		}
-		body, err := cutFeatures(f.name, f.body, features)
+		src := append([]byte("// "+strings.Join(o.header(false), "\n// ")+"\n\npackage "+o.pkg()+"\n"), f.body...)
+		if out[f.name], err = format.Source(src); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// runtimeDecls calls fn with each declaration of the runtime files rt.
+func runtimeDecls(rt []runtimeFile, fn func(ast.Decl)) error {
+	fset := token.NewFileSet()
+	for _, f := range rt {
+		file, err := parser.ParseFile(fset, f.name, append([]byte("package codec\n"), f.body...), parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		src := append([]byte("// "+strings.Join(o.header(false), "\n// ")+"\n\npackage "+o.pkg()+"\n"), body...)
-		if out[f.name], err = format.Source(src); err != nil {
-			return fmt.Errorf("%s: %w", f.name, err)
+		for _, d := range file.Decls {
+			fn(d)
 		}
 	}
 	return nil
@@ -208,31 +235,24 @@ func runtimeNames() ([]string, error) {
 		return nil, err
 	}
 	var names []string
-	fset := token.NewFileSet()
-	for _, f := range rt {
-		file, err := parser.ParseFile(fset, f.name, append([]byte("package codec\n"), f.body...), parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range file.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil {
-					names = append(names, d.Name.Name)
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						names = append(names, s.Name.Name)
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							names = append(names, n.Name)
-						}
+	err = runtimeDecls(rt, func(d ast.Decl) {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				names = append(names, d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					names = append(names, s.Name.Name)
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						names = append(names, n.Name)
 					}
 				}
 			}
 		}
-	}
-	return names, nil
+	})
+	return names, err
 }

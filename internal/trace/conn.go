@@ -210,13 +210,13 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	if c.resumed && err != nil && isFlowError(err) {
 		err = nil
 	}
-	d.layers[0] = Layer{Name: name, Msg: s.Msg, Params: s.P}
+	d.layers[0] = Layer{Name: name, Msg: s.Msg, Params: s.Params()}
 	// A layer inside that failed to decode is the last, without a Msg.
 	failed := err != nil && isDecodeError(err)
 	if _, ok := s.Msg.(*codec.CopyData); s.Sub == nil && (!ok || !failed) {
 		return d.layers[:1], err
 	}
-	d.layers[1] = Layer{Name: "replication", Msg: s.Sub, Params: s.P}
+	d.layers[1] = Layer{Name: "replication", Msg: s.Sub, Params: s.Params()}
 	if _, ok := s.Sub.(*codec.XLogData); s.Logical == nil && (!ok || !failed) {
 		return d.layers[:2], err
 	}

@@ -106,6 +106,9 @@ const (
 	// fewer majors than the message has, tells an answer's values apart,
 	// requires something or opens or closes a stream.
 	actRule
+	// actFast: the act alone takes the message (actAllowed, not
+	// actRule): the generated Next's cases test this bit.
+	actFast
 )
 
 // The values of flowRule.streamed and flowRule.requires.
@@ -178,8 +181,6 @@ func flowViolation(st flowState, k flowKind, major int, off, index int64) *FlowE
 type Step struct {
 	// Msg is the message fed (nil when even its type is unknown).
 	Msg Message
-	// P is what Msg and Sub were decoded with.
-	P Params
 	// Sub is the streaming replication message inside a CopyData of a
 	// replication stream (XLogData, PrimaryKeepalive, BackupData …), else nil.
 	Sub Message
@@ -187,12 +188,38 @@ type Step struct {
 	// stream, decoded with LogicalP, else nil.
 	Logical  Message
 	LogicalP Params
+
+	// Params gives cur, the conversation's P, unless kept: then p, the
+	// ones Msg was decoded with, which the conversation's no longer are
+	// (a message changed them since, or Msg needed others). Kept only on
+	// a change, not copied for every message.
+	cur  *Params
+	p    Params
+	kept bool
+}
+
+// Params is what Msg and Sub were decoded with: the conversation's P as
+// it was when the tracker took them. (A caller that sets the
+// conversation's P itself between messages sets what the next message
+// decodes with; the Step of the last one then reads the new P.)
+func (s *Step) Params() Params {
+	if s.kept || s.cur == nil {
+		return s.p
+	}
+	return *s.cur
+}
+
+// keep holds p as the Step's Params, if it holds none of its own yet.
+func (s *Step) keep(p Params) {
+	if !s.kept {
+		s.p, s.kept = p, true
+	}
 }
 
 // clearInner empties Sub and Logical (the test costs less than the
-// pointer writes).
+// pointer writes). Logical is set only with Sub: one test does.
 func (s *Step) clearInner() {
-	if s.Sub != nil || s.Logical != nil {
+	if s.Sub != nil {
 		s.Sub, s.Logical = nil, nil
 	}
 }
