@@ -118,9 +118,9 @@ fuzz:
 # pgtrace in front of a throwaway PostgreSQL 15 (not in CI): pgbench -S and
 # -S -M prepared with 4 clients through a plain io.Copy forwarder and through
 # pgtrace with its lines to /dev/null, plain and with TLS on both sides, the
-# proxy alone on one core; PGTRACE_BENCH_ROUNDS (7) rounds of the two back to
+# proxy alone on one core; PGTRACE_BENCH_ROUNDS (21) rounds of the two back to
 # back, PGTRACE_BENCH_SECONDS (3) each, then the median round's tps ratio, CPU
-# per transaction and pgtrace's RSS with 500 idle sessions (about 4 minutes).
+# per transaction and pgtrace's RSS with 500 idle sessions (about 10 minutes).
 bench-proxy:
 	$(GO) test -run '^$$' -bench '^BenchmarkProxyPgbench$$' -benchtime 1x ./internal/trace/
 

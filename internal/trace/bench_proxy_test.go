@@ -33,14 +33,14 @@ import (
 // test is not fighting pgbench and PostgreSQL for a core: pgbench,
 // PostgreSQL and the TLS end run on CPU 0, the proxies (processes of their
 // own, each sized to one core) on CPU 1. Each workload warms both proxies
-// up (a discarded 1 s run each), then runs PGTRACE_BENCH_ROUNDS (7) rounds
+// up (a discarded 1 s run each), then runs PGTRACE_BENCH_ROUNDS (21) rounds
 // of the forwarder and pgtrace back to back, PGTRACE_BENCH_SECONDS (3)
 // each, the order alternating, so that a change in the machine's load falls
 // on both; a round's ratio compares two neighbouring runs, and the median
 // round's ratio counts, printed with the least and greatest.
 func BenchmarkProxyPgbench(b *testing.B) {
 	s := pgtest.Get(b)
-	seconds, rounds := benchproc.EnvInt("PGTRACE_BENCH_SECONDS", 3), benchproc.EnvInt("PGTRACE_BENCH_ROUNDS", 7)
+	seconds, rounds := benchproc.EnvInt("PGTRACE_BENCH_SECONDS", 3), benchproc.EnvInt("PGTRACE_BENCH_ROUNDS", 21)
 	if runtime.NumCPU() < 2 {
 		b.Fatalf("bench-proxy pins the proxy to a core of its own: needs 2 CPUs, has %d", runtime.NumCPU())
 	}
