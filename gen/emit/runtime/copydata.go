@@ -28,8 +28,8 @@ func AppendCopyData(dst []byte, m Message, p Params) ([]byte, error) {
 }
 
 // CopyDataPayload returns the payload of the CopyData message frame (as
-// FrameReader.Next returns it: tag, length, payload), what the Logical and
-// Replication decoders read. It aliases frame. A CopyDone, which ends the
+// FrameReader.Next returns it: tag, length, payload), the bytes a
+// replication stream's messages travel in. It aliases frame. A CopyDone, which ends the
 // stream, is ErrCopyDone; an ErrorResponse, with which the server ends it,
 // a *StreamError holding the server's reason.
 func CopyDataPayload(frame []byte) ([]byte, error) {

@@ -207,7 +207,8 @@ func formatTimestamp(us int64) (string, bool) {
 
 // JSONError is why UnmarshalJSON refused its input, at which field.
 type JSONError struct {
-	// Path is the field: LogicalUpdate.New.Columns[2].Data.
+	// Path is the field, from the message's name through its parts and
+	// elements to the value: Message.Part.Group[2].Field.
 	Path   string
 	Reason string
 }
