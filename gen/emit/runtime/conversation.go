@@ -407,19 +407,29 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 			c.setParams(p)
 		}
 	// pgspec:end
-	case kindReadyForQuery:
-		if r == nil || r.requires != requiresNegotiated {
-			break
-		}
-		if d := c.nego.missing(c.P.Major, c.P.ProtocolMinor); d != "" {
+	}
+	if a&actNegotiated != 0 {
+		if e := t.unnegotiated(st, k, off); e != nil {
 			// What is missing came before: the start-up is over all the same.
 			t.acted(sideBackend, a, k, off, nil)
-			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
-			e.Detail = d
 			return s, e
 		}
 	}
 	return s, t.acted(sideBackend, a, k, off, err)
+}
+
+// unnegotiated is the violation of the message of kind k at off, ending
+// the start-up in state st (actNegotiated), when the negotiation missed
+// what the StartupMessage asked; nil when it did not.
+func (t *tracker) unnegotiated(st flowState, k flowKind, off int64) error {
+	c := t.c
+	d := c.nego.missing(c.P.Major, c.P.ProtocolMinor)
+	if d == "" {
+		return nil
+	}
+	e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+	e.Detail = d
+	return e
 }
 
 // tookParameterStatus takes what a ParameterStatus tells the conversation.
