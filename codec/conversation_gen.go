@@ -387,8 +387,7 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	err = t.hook(k, s)
-	switch k {
-	case kindNegotiateProtocolVersion:
+	if k == kindNegotiateProtocolVersion {
 		m := s.Msg.(*NegotiateProtocolVersion)
 		if d := c.nego.answer(m, c.P.Major); r != nil && r.requires == requiresNegotiation && d != "" {
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)

@@ -392,9 +392,8 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	err = t.hook(k, s)
-	switch k {
 	// pgspec:if message:negotiate-protocol-version
-	case kindNegotiateProtocolVersion:
+	if k == kindNegotiateProtocolVersion {
 		m := s.Msg.(*NegotiateProtocolVersion)
 		if d := c.nego.answer(m, c.P.Major); r != nil && r.requires == requiresNegotiation && d != "" {
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
@@ -406,8 +405,8 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 			p.ProtocolMinor = minor
 			c.setParams(p)
 		}
-	// pgspec:end
 	}
+	// pgspec:end
 	if a&actNegotiated != 0 {
 		if e := t.unnegotiated(st, k, off); e != nil {
 			// What is missing came before: the start-up is over all the same.
