@@ -378,18 +378,18 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 	}
 	s, off := t.took(frame, m)
 	// A message is taken on its act alone, unless the act needs its rule
-	// (actRule: the one-byte answers, what start-up's negotiation requires).
-	a, r := flowActs[st][k], (*flowRule)(nil)
+	// (actRule: the one-byte answers, what NegotiateProtocolVersion requires).
+	a := flowActs[st][k]
 	if a&actRule != 0 {
-		a, r = lookAct(st, k, c.P.Major, frame[0])
+		a, _ = lookAct(st, k, c.P.Major, frame[0])
 	}
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	err = t.hook(k, s)
-	switch k {
-	case kindNegotiateProtocolVersion:
+	if k == kindNegotiateProtocolVersion {
 		m := s.Msg.(*NegotiateProtocolVersion)
+		r := flowLookup(st, k, c.P.Major) // a was its act
 		if d := c.nego.answer(m, c.P.Major); r != nil && r.requires == requiresNegotiation && d != "" {
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Detail = d
@@ -400,19 +400,29 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 			p.ProtocolMinor = minor
 			c.setParams(p)
 		}
-	case kindReadyForQuery:
-		if r == nil || r.requires != requiresNegotiated {
-			break
-		}
-		if d := c.nego.missing(c.P.Major, c.P.ProtocolMinor); d != "" {
+	}
+	if a&actNegotiated != 0 {
+		if e := t.unnegotiated(st, k, off); e != nil {
 			// What is missing came before: the start-up is over all the same.
 			t.acted(sideBackend, a, k, off, nil)
-			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
-			e.Detail = d
 			return s, e
 		}
 	}
 	return s, t.acted(sideBackend, a, k, off, err)
+}
+
+// unnegotiated is the violation of the message of kind k at off, ending
+// the start-up in state st (actNegotiated), when the negotiation missed
+// what the StartupMessage asked; nil when it did not.
+func (t *tracker) unnegotiated(st flowState, k flowKind, off int64) error {
+	c := t.c
+	d := c.nego.missing(c.P.Major, c.P.ProtocolMinor)
+	if d == "" {
+		return nil
+	}
+	e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+	e.Detail = d
+	return e
 }
 
 // tookParameterStatus takes what a ParameterStatus tells the conversation.

@@ -482,10 +482,15 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 		case 'Z':
 			if a := flowActs[c.be][kindReadyForQuery]; a&actFast != 0 {
 				if d.readyForQuery.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.readyForQuery)
+					s, off := t.took(src, &d.readyForQuery)
 					t.tookReadyForQuery()
+					var err error
+					if a&actNegotiated != 0 {
+						err = t.unnegotiated(c.be, kindReadyForQuery, off)
+					}
+					c.be = flowState(a)
 					c.settle(a)
-					return s, nil
+					return s, err
 				}
 			}
 		case 'c':

@@ -8,6 +8,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // trackerSide is one side of the conversation runtime (runtime/conversation.go)
@@ -89,7 +90,7 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				act := func(f string) *jen.Statement { return jen.Id("c").Dot(f) }
 				step, hooked := hooks[side.tracker+"."+hookPrefix+msg.GoName]
 				off, took := jen.Id("off"), "took"
-				if !step && !sh.push {
+				if !step && !sh.push && !sh.negotiated {
 					off = jen.Id("_")
 				}
 				if step {
@@ -103,6 +104,15 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 					result = jen.Id("offsetted").Call(jen.Id("err"), jen.Id("off"))
 				case hooked:
 					body = append(body, jen.Id("t").Dot(hookPrefix+msg.GoName).Call())
+				}
+				if sh.negotiated { // checked before the act moves the state it came in
+					if step {
+						return nil // no rule has both: the general path takes it
+					}
+					body = append(body, jen.Var().Id("err").Error(),
+						jen.If(jen.Id("a").Op("&").Id("actNegotiated").Op("!=").Lit(0)).Block(
+							jen.Id("err").Op("=").Id("t").Dot("unnegotiated").Call(act(side.field), kind, jen.Id("off"))))
+					result = jen.Id("err")
 				}
 				if sh.push {
 					q := jen.Id("flowState").Call(jen.Id("a").Op(">>").Id("actPush"))
@@ -174,10 +184,11 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 
 // actShape is what the acts of a message's fast rules in one machine
 // have: a next state for their side, a request queued, a state for the
-// other side, and whether the backend may be left idle with requests
-// waiting (a request ended or discarded, the backend's state set), which
-// settle then takes up. A generated case applies only those parts.
-type actShape struct{ moves, push, peer, settles bool }
+// other side, whether the backend may be left idle with requests waiting
+// (a request ended or discarded, the backend's state set), which settle
+// then takes up, and the end of a start-up whose negotiation is checked
+// (actNegotiated). A generated case applies only those parts.
+type actShape struct{ moves, push, peer, settles, negotiated bool }
 
 // actShapes are the shapes of the messages some state of m allows on
 // their act alone (actFast): only those have a case in
@@ -197,6 +208,7 @@ func actShapes(m *model.FlowMachine, majors []int) map[*model.Message]actShape {
 					moves = r.Next
 				}
 				sh.settles = sh.settles || moves != nil || r.End || r.Discard
+				sh.negotiated = sh.negotiated || r.Requires == spec.RequiresNegotiated
 				shapes[r.Msg] = sh
 			}
 		}
