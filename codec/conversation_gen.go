@@ -63,10 +63,13 @@ func (c *Conversation) Reset(p Params) {
 	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
 	c.queue, c.head, c.discarding, c.pending, c.feCopy, c.nego = c.queue[:0], 0, false, copyNone, false, negotiation{}
 	c.taken, c.done = 0, 0
-	c.Frontend.tracker = tracker{c: c, step: Step{cur: &c.P}}
-	c.Backend.tracker = tracker{c: c, step: Step{cur: &c.P}}
+	c.Frontend.tracker = tracker{c: c, step: c.step()}
+	c.Backend.tracker = tracker{c: c, step: c.step()}
 	c.Replication.reset(p)
 }
+
+// step is a side's Step before its first message.
+func (c *Conversation) step() Step { return Step{cur: &c.P, lt: c.Replication.logical()} }
 
 // Encrypted reports whether the server accepted encryption: what follows
 // is a TLS or GSSAPI handshake, which no tracker decodes.
@@ -304,7 +307,7 @@ func (t *FrontendTracker) tookCopyData(s *Step) error {
 // their strings are copies, which after a large message would pin its size
 // until the next message of the same type.
 func (t *FrontendTracker) Release() {
-	t.st, t.fe, t.step = Startup{}, Frontend{}, Step{cur: &t.c.P}
+	t.st, t.fe, t.step = Startup{}, Frontend{}, t.c.step()
 	t.c.Replication.release(sideFrontend)
 }
 
@@ -493,7 +496,7 @@ func (c *Conversation) serverVersion(v string) {
 
 // Release lets go of the decoded messages the tracker keeps for reuse.
 func (t *BackendTracker) Release() {
-	t.be, t.step = Backend{}, Step{cur: &t.c.P}
+	t.be, t.step = Backend{}, t.c.step()
 	t.c.Replication.release(sideBackend)
 }
 

@@ -187,9 +187,8 @@ type Step struct {
 	// replication stream (XLogData, PrimaryKeepalive, BackupData …), else nil.
 	Sub Message
 	// Logical is the pgoutput message inside an XLogData of a logical
-	// stream, decoded with LogicalP, else nil.
-	Logical  Message
-	LogicalP Params
+	// stream, decoded with LogicalParams, else nil.
+	Logical Message
 
 	// Params gives cur, the conversation's P, unless kept: then p, the
 	// ones Msg was decoded with, which the conversation's no longer are
@@ -198,6 +197,10 @@ type Step struct {
 	cur  *Params
 	p    Params
 	kept bool
+	// lt is the conversation's pgoutput tracker, which knows what its
+	// last message was decoded with: LogicalParams asks it rather than
+	// the Step copying its Params for every message.
+	lt *logicalPart
 }
 
 // Params is what Msg and Sub were decoded with: the conversation's P as
@@ -209,6 +212,17 @@ func (s *Step) Params() Params {
 		return s.p
 	}
 	return *s.cur
+}
+
+// LogicalParams is what Logical was decoded with (or, when it failed to
+// decode, was to be): the logical tracker's P as it was when it took that
+// message, Streamed in step with the stream. Like Params, it reads the
+// tracker's P of now if the caller set it since.
+func (s *Step) LogicalParams() Params {
+	if s.lt == nil {
+		return Params{}
+	}
+	return s.lt.decoded()
 }
 
 // keep holds p as the Step's Params, if it holds none of its own yet.

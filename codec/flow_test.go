@@ -749,3 +749,54 @@ func TestRequests(t *testing.T) {
 		want(fmt.Sprintf("step %d", i), s.taken, s.done, s.idle)
 	}
 }
+
+// TestConversationLogicalParams: a Step's LogicalParams are what its
+// pgoutput message was decoded with, Streamed in step with the stream:
+// Stream Start without it (it sets it for what follows), the messages
+// after it and Stream Stop with it, the transaction after without; and
+// the pgoutput message that failed to decode, what it failed with.
+func TestConversationLogicalParams(t *testing.T) {
+	p := codec.Params{Major: 16}
+	lp := codec.Params{Major: 16, LogicalVersion: 2}
+	streamed := lp
+	streamed.Streaming = codec.Streamed
+	c, at, err := play([]turn{
+		fe(&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}, {Name: "replication", Value: "database"}}}, p),
+		be(&codec.AuthenticationOk{}, p),
+		be(&codec.ParameterStatus{Name: "server_version", Value: "16.4"}, p),
+		be(&codec.ReadyForQuery{TxStatus: 'I'}, p),
+		fe(&codec.Query{String: "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', publication_names 'p', streaming 'on')"}, p),
+		be(&codec.CopyBothResponse{}, p),
+	})
+	if err != nil {
+		t.Fatalf("turn %d: %v", at, err)
+	}
+	steps := []struct {
+		m    codec.Message
+		want codec.Params
+	}{
+		{&codec.LogicalStreamStart{Xid: 9, FirstSegment: 1}, lp},
+		{&codec.LogicalRelation{Xid: 9, RelationOID: 1, Namespace: "public", RelationName: "t"}, streamed},
+		{&codec.LogicalDelete{Xid: 9, RelationOID: 1, OldKind: 'K'}, streamed},
+		{&codec.LogicalStreamStop{}, streamed},
+		{&codec.LogicalBegin{Xid: 10}, lp},
+		{&codec.LogicalDelete{RelationOID: 1, OldKind: 'K'}, lp},
+		{&codec.LogicalCommit{}, lp},
+	}
+	for i, st := range steps {
+		s, err := c.Backend.Next(mustEncodeP(&codec.CopyData{Data: xlog(t, st.m, st.want)}, p))
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if s.Logical == nil || s.Logical.Slug() != st.m.Slug() || s.LogicalParams() != st.want {
+			t.Errorf("step %d: %v decoded with %+v, want %s with %+v", i, s.Logical, s.LogicalParams(), st.m.Slug(), st.want)
+		}
+	}
+	// A Stream Start, then WAL data that is no pgoutput message.
+	for i, wal := range [][]byte{xlog(t, &codec.LogicalStreamStart{Xid: 11, FirstSegment: 1}, lp), mustEncodeP(&codec.XLogData{WALData: []byte{'!'}}, p)} {
+		s, err := c.Backend.Next(mustEncodeP(&codec.CopyData{Data: wal}, p))
+		if (err != nil) != (i == 1) || s.LogicalParams() != [2]codec.Params{lp, streamed}[i] {
+			t.Errorf("after the stream, message %d: %v, decoded with %+v", i, err, s.LogicalParams())
+		}
+	}
+}

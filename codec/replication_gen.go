@@ -211,9 +211,12 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 }
 
 // toLogical hands an XLogData's WAL data of a logical stream to the
-// logical tracker, with the Params it decodes them by.
+// logical tracker (which the Step asks for the Params they decoded with).
 func (r *ReplicationTracker) toLogical(s *Step, wal []byte) (err error) {
-	s.LogicalP = r.Logical.P
 	s.Logical, err = r.Logical.next(wal)
 	return err
 }
+
+// logical is the pgoutput tracker the Steps of a conversation ask for
+// LogicalParams.
+func (r *ReplicationTracker) logical() *logicalPart { return &r.Logical }

@@ -478,15 +478,20 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("next").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("dir").Id("flowSide"), jen.Id("payload").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("release").Params(jen.Id("flowSide")).Block()
 		f.Func().Params(jen.Id("r").Op("*").Id("replicationPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("r").Dot("P").Op("=").Id("p"))
+		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("logical").Params().Op("*").Id("logicalPart").Block(jen.Return(jen.Nil()))
 	}
 	if has("logical") {
 		f.Comment("logicalPart follows pgoutput inside XLogData.")
 		f.Type().Id("logicalPart").Op("=").Id("LogicalTracker")
-	} else if has("replication-backend", "replication-frontend") {
+	} else {
+		// Every codec has a Step, whose LogicalParams asks it.
 		f.Comment("logicalPart stands in for the pgoutput tracker the codec was generated without: WAL data stay opaque.")
 		f.Type().Id("logicalPart").Struct(jen.Id("P").Id("Params"))
-		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("next").Params(jen.Id("src").Index().Byte()).Params(jen.Id("Message"), jen.Error()).Block(jen.Return(jen.Nil(), jen.Nil()))
-		f.Func().Params(jen.Op("*").Id("logicalPart")).Id("release").Params().Block()
-		f.Func().Params(jen.Id("l").Op("*").Id("logicalPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("l").Dot("P").Op("=").Id("p"))
+		if has("replication-backend", "replication-frontend") {
+			f.Func().Params(jen.Op("*").Id("logicalPart")).Id("next").Params(jen.Id("src").Index().Byte()).Params(jen.Id("Message"), jen.Error()).Block(jen.Return(jen.Nil(), jen.Nil()))
+			f.Func().Params(jen.Op("*").Id("logicalPart")).Id("release").Params().Block()
+			f.Func().Params(jen.Id("l").Op("*").Id("logicalPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("l").Dot("P").Op("=").Id("p"))
+		}
+		f.Func().Params(jen.Id("l").Op("*").Id("logicalPart")).Id("decoded").Params().Id("Params").Block(jen.Return(jen.Id("l").Dot("P")))
 	}
 }

@@ -220,7 +220,7 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	if s.Logical == nil && (!failed || !carries(s.Sub)) {
 		return d.layers[:2], err
 	}
-	d.layers[2] = Layer{Name: spec.LayerLogicalReplication, Msg: s.Logical, Params: s.LogicalP}
+	d.layers[2] = Layer{Name: spec.LayerLogicalReplication, Msg: s.Logical, Params: s.LogicalParams()}
 	return d.layers[:3], err
 }
 

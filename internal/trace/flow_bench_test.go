@@ -86,7 +86,7 @@ func capturedConversations(tb testing.TB, glob string) []capturedConn {
 				if err != nil {
 					tb.Fatalf("%s connection %d frame %d: %v", conv.file, id, i, err)
 				}
-				r.p, r.sub, r.logical, r.logicalP = s.Params(), s.Sub != nil, s.Logical != nil, s.LogicalP
+				r.p, r.sub, r.logical, r.logicalP = s.Params(), s.Sub != nil, s.Logical != nil, s.LogicalParams()
 				if s.Msg != nil {
 					r.auth = authOf[s.Msg.Slug()]
 				}

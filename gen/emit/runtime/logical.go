@@ -46,6 +46,11 @@ type LogicalTracker struct {
 	types        map[uint32]struct{} // described by a Type
 	streams      []uint32            // the xids Stream Start opened and nothing ended
 	lg           Logical
+	// was is P before the message Index counted when it was movedAt
+	// changed it (Stream Start, Stream Stop): what that message was
+	// decoded with. Kept on a change, not copied for every message.
+	was     Params
+	movedAt int64
 }
 
 // firstUserOID is FirstNormalObjectId: a column type below it is built in
@@ -84,6 +89,7 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	}
 	m, err := t.lg.Decode(src, t.P)
 	if err != nil {
+		t.movedAt = 0 // decoded() is P: this message did not change it
 		return nil, err
 	}
 	t.Index++
@@ -103,6 +109,7 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	if r.act&actMoves != 0 {
 		t.st = flowState(r.act)
 		t.changed = false
+		t.was, t.movedAt = t.P, t.Index
 		if flowStreamed[t.st] {
 			t.P.Streaming |= Streamed
 		} else {
@@ -177,6 +184,15 @@ func (t *LogicalTracker) check(r *flowRule, k flowKind, m Message) string {
 	return ""
 }
 
+// decoded is the layout the last message was decoded with (or failed to
+// decode with): P, unless that message changed it.
+func (t *LogicalTracker) decoded() Params {
+	if t.movedAt == t.Index && t.movedAt != 0 {
+		return t.was
+	}
+	return t.P
+}
+
 // release lets go of the decoded messages kept for reuse.
 func (t *LogicalTracker) release() { t.lg = Logical{} }
 
@@ -189,7 +205,7 @@ func (t *LogicalTracker) reset(p Params) {
 		clear(t.types)
 	}
 	t.lastRelation = 0
-	t.P, t.Index, t.st, t.changed, t.streams = p, 0, 0, false, t.streams[:0]
+	t.P, t.Index, t.st, t.changed, t.streams, t.movedAt = p, 0, 0, false, t.streams[:0], 0
 }
 
 // described notes a change of relation oid; what is missing is its Relation.
