@@ -96,7 +96,10 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				if step {
 					took = "taking" // the hook sets the inner messages
 				}
-				body := []jen.Code{jen.List(jen.Id("s"), off).Op(":=").Id("t").Dot(took).Call(jen.Id("src"), jen.Op("&").Add(field()))}
+				// Counted before the decode, while the frame is at hand: a
+				// frame that fails is uncounted for the general path.
+				count := jen.List(jen.Id("s"), off).Op(":=").Id("t").Dot(took).Call(jen.Id("src"), jen.Op("&").Add(field()))
+				var body []jen.Code
 				var result jen.Code = jen.Nil()
 				switch {
 				case step:
@@ -132,7 +135,8 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				return jen.If(
 					jen.Id("a").Op(":=").Id("flowActs").Index(act(side.field)).Index(kind),
 					jen.Id("a").Op("&").Id("actFast").Op("!=").Lit(0),
-				).Block(jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...))
+				).Block(count, jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...),
+					jen.Id("t").Dot("untook").Call(jen.Id("src")))
 			}
 		}
 		cases, err := d.trackerCases(take("d"), side.field)

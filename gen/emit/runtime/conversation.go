@@ -140,6 +140,13 @@ func (t *tracker) taking(frame []byte, m Message) (*Step, int64) {
 	return s, off
 }
 
+// untook uncounts frame, which Next's fast path counted before its decode
+// failed: the general path takes it.
+func (t *tracker) untook(frame []byte) {
+	t.Offset -= int64(len(frame))
+	t.Index--
+}
+
 // setParams makes p the Params the next messages decode with, the Steps
 // taken keeping the ones they were decoded with.
 func (c *Conversation) setParams(p Params) {
