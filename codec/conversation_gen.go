@@ -385,10 +385,10 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 	}
 	s, off := t.took(frame, m)
 	// A message is taken on its act alone, unless the act needs its rule
-	// (actRule: the one-byte answers, what start-up's negotiation requires).
-	a, r := flowActs[st][k], (*flowRule)(nil)
+	// (actRule: the one-byte answers, what NegotiateProtocolVersion requires).
+	a := flowActs[st][k]
 	if a&actRule != 0 {
-		a, r = lookAct(st, k, c.P.Major, frame[0])
+		a, _ = lookAct(st, k, c.P.Major, frame[0])
 	}
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
@@ -396,6 +396,7 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 	err = t.hook(k, s)
 	if k == kindNegotiateProtocolVersion {
 		m := s.Msg.(*NegotiateProtocolVersion)
+		r := flowLookup(st, k, c.P.Major) // a was its act
 		if d := c.nego.answer(m, c.P.Major); r != nil && r.requires == requiresNegotiation && d != "" {
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Detail = d
