@@ -11,56 +11,6 @@ import "encoding/binary"
 // in its case; any other frame takes the general path.
 func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 	c, d := t.c, &t.fe
-	if untaggedStates[c.fe] {
-		if len(src) >= 8 {
-			u := &t.st
-			switch binary.BigEndian.Uint32(src[4:]) {
-			case 80877102:
-				if a := flowActs[c.fe][kindCancelRequest]; a&actFast != 0 {
-					s, _ := t.took(src, &u.cancelRequest)
-					if u.cancelRequest.Decode(src, c.P) == nil {
-						t.tookCancelRequest()
-						c.move(&c.fe, &c.be, a)
-						c.settle(a)
-						return s, nil
-					}
-					t.untook(src)
-				}
-			case 80877104:
-				if a := flowActs[c.fe][kindGSSEncRequest]; a&actFast != 0 {
-					s, _ := t.took(src, &u.gssEncRequest)
-					if u.gssEncRequest.Decode(src, c.P) == nil {
-						c.move(&c.fe, &c.be, a)
-						c.settle(a)
-						return s, nil
-					}
-					t.untook(src)
-				}
-			case 80877103:
-				if a := flowActs[c.fe][kindSSLRequest]; a&actFast != 0 {
-					s, _ := t.took(src, &u.sslRequest)
-					if u.sslRequest.Decode(src, c.P) == nil {
-						c.move(&c.fe, &c.be, a)
-						c.settle(a)
-						return s, nil
-					}
-					t.untook(src)
-				}
-			default:
-				if a := flowActs[c.fe][kindStartupMessage]; a&actFast != 0 {
-					s, _ := t.took(src, &u.startupMessage)
-					if u.startupMessage.Decode(src, c.P) == nil {
-						t.tookStartupMessage()
-						c.move(&c.fe, &c.be, a)
-						c.settle(a)
-						return s, nil
-					}
-					t.untook(src)
-				}
-			}
-		}
-		return t.next(src)
-	}
 	if len(src) != 0 {
 		switch src[0] {
 		case 'B':
@@ -235,6 +185,54 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 						return s, nil
 					}
 					t.untook(src)
+				}
+			}
+		default:
+			if untaggedStates[c.fe] && len(src) >= 8 {
+				u := &t.st
+				switch binary.BigEndian.Uint32(src[4:]) {
+				case 80877102:
+					if a := flowActs[c.fe][kindCancelRequest]; a&actFast != 0 {
+						s, _ := t.took(src, &u.cancelRequest)
+						if u.cancelRequest.Decode(src, c.P) == nil {
+							t.tookCancelRequest()
+							c.move(&c.fe, &c.be, a)
+							c.settle(a)
+							return s, nil
+						}
+						t.untook(src)
+					}
+				case 80877104:
+					if a := flowActs[c.fe][kindGSSEncRequest]; a&actFast != 0 {
+						s, _ := t.took(src, &u.gssEncRequest)
+						if u.gssEncRequest.Decode(src, c.P) == nil {
+							c.move(&c.fe, &c.be, a)
+							c.settle(a)
+							return s, nil
+						}
+						t.untook(src)
+					}
+				case 80877103:
+					if a := flowActs[c.fe][kindSSLRequest]; a&actFast != 0 {
+						s, _ := t.took(src, &u.sslRequest)
+						if u.sslRequest.Decode(src, c.P) == nil {
+							c.move(&c.fe, &c.be, a)
+							c.settle(a)
+							return s, nil
+						}
+						t.untook(src)
+					}
+				default:
+					if a := flowActs[c.fe][kindStartupMessage]; a&actFast != 0 {
+						s, _ := t.took(src, &u.startupMessage)
+						if u.startupMessage.Decode(src, c.P) == nil {
+							t.tookStartupMessage()
+							c.move(&c.fe, &c.be, a)
+							c.settle(a)
+							return s, nil
+						}
+						t.untook(src)
+					}
 				}
 			}
 		}

@@ -153,10 +153,14 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 			if err != nil {
 				return nil, err
 			}
-			body = append(body, jen.If(jen.Id("untaggedStates").Index(jen.Id("c").Dot(side.field))).Block(
-				jen.If(jen.Len(jen.Id("src")).Op(">=").Lit(8)).Block(jen.Id("u").Op(":=").Op("&").Id("t").Dot(startupSide.field), c),
-				jen.Return(jen.Id("t").Dot("next").Call(jen.Id("src"))),
-			))
+			// A startup packet begins with its length, whose first byte is
+			// 0 for any size a FrameReader takes: no tag's case. Tagged
+			// frames pay no test for it; a frame in a startup state whose
+			// first byte is a tag finds no act for its kind there and
+			// takes the general path, as any frame the fast path leaves.
+			cases = append(cases, jen.Default().Block(
+				jen.If(jen.Id("untaggedStates").Index(jen.Id("c").Dot(side.field)).Op("&&").Len(jen.Id("src")).Op(">=").Lit(8)).Block(
+					jen.Id("u").Op(":=").Op("&").Id("t").Dot(startupSide.field), c)))
 		}
 		body = append(body,
 			jen.If(jen.Len(jen.Id("src")).Op("!=").Lit(0)).Block(jen.Switch(jen.Id("src").Index(jen.Lit(0))).Block(cases...)),
