@@ -568,14 +568,15 @@ func (c *Conversation) push(s flowState) bool {
 		}
 		c.discarding = false
 	}
+	if c.be == stBackendIdle { // none waits (settle takes the oldest when idle)
+		c.taken++
+		c.be = s
+		return true
+	}
 	if len(c.queue)-c.head >= maxPending {
 		return false
 	}
 	c.taken++
-	if c.be == stBackendIdle {
-		c.be = s
-		return true
-	}
 	c.queue = append(c.queue, s)
 	return true
 }
