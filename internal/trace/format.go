@@ -292,9 +292,9 @@ func (f *formatter) appendEnd(b []byte) []byte {
 func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 	for i, l := range chain {
 		payload := "" // the field the next message shows
-		if d := l.Msg.Descriptor(); i < len(chain)-1 {
-			if f := d.Payload(); f >= 0 {
-				payload = d.Fields[f].Name
+		if i < len(chain)-1 {
+			if d := l.Msg.Descriptor(); d.Payload() >= 0 {
+				payload = d.Fields[d.Payload()].Name
 			}
 		}
 		if !f.json {
