@@ -96,7 +96,10 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				if step {
 					took = "taking" // the hook sets the inner messages
 				}
-				body := []jen.Code{jen.List(jen.Id("s"), off).Op(":=").Id("t").Dot(took).Call(jen.Id("src"), jen.Op("&").Add(field()))}
+				// Counted before the decode, while the frame is at hand: a
+				// frame that fails is uncounted for the general path.
+				count := jen.List(jen.Id("s"), off).Op(":=").Id("t").Dot(took).Call(jen.Id("src"), jen.Op("&").Add(field()))
+				var body []jen.Code
 				var result jen.Code = jen.Nil()
 				switch {
 				case step:
@@ -132,7 +135,8 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				return jen.If(
 					jen.Id("a").Op(":=").Id("flowActs").Index(act(side.field)).Index(kind),
 					jen.Id("a").Op("&").Id("actFast").Op("!=").Lit(0),
-				).Block(jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...))
+				).Block(count, jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...),
+					jen.Id("t").Dot("untook").Call(jen.Id("src")))
 			}
 		}
 		cases, err := d.trackerCases(take("d"), side.field)
@@ -149,10 +153,14 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 			if err != nil {
 				return nil, err
 			}
-			body = append(body, jen.If(jen.Id("untaggedStates").Index(jen.Id("c").Dot(side.field))).Block(
-				jen.If(jen.Len(jen.Id("src")).Op(">=").Lit(8)).Block(jen.Id("u").Op(":=").Op("&").Id("t").Dot(startupSide.field), c),
-				jen.Return(jen.Id("t").Dot("next").Call(jen.Id("src"))),
-			))
+			// A startup packet begins with its length, whose first byte is
+			// 0 for any size a FrameReader takes: no tag's case. Tagged
+			// frames pay no test for it; a frame in a startup state whose
+			// first byte is a tag finds no act for its kind there and
+			// takes the general path, as any frame the fast path leaves.
+			cases = append(cases, jen.Default().Block(
+				jen.If(jen.Id("untaggedStates").Index(jen.Id("c").Dot(side.field)).Op("&&").Len(jen.Id("src")).Op(">=").Lit(8)).Block(
+					jen.Id("u").Op(":=").Op("&").Id("t").Dot(startupSide.field), c)))
 		}
 		body = append(body,
 			jen.If(jen.Len(jen.Id("src")).Op("!=").Lit(0)).Block(jen.Switch(jen.Id("src").Index(jen.Lit(0))).Block(cases...)),
