@@ -58,15 +58,15 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 		var oid uint32
 		switch kindsLogical[src[0]] {
 		case kindLogicalInsert:
-			if flowActs[t.st][kindLogicalInsert]&actStays != 0 && t.lg.logicalInsert.Decode(src, t.P) == nil {
+			if flowActs[kindLogicalInsert][t.st]&actStays != 0 && t.lg.logicalInsert.Decode(src, t.P) == nil {
 				m, oid = &t.lg.logicalInsert, t.lg.logicalInsert.RelationOID
 			}
 		case kindLogicalUpdate:
-			if flowActs[t.st][kindLogicalUpdate]&actStays != 0 && t.lg.logicalUpdate.Decode(src, t.P) == nil {
+			if flowActs[kindLogicalUpdate][t.st]&actStays != 0 && t.lg.logicalUpdate.Decode(src, t.P) == nil {
 				m, oid = &t.lg.logicalUpdate, t.lg.logicalUpdate.RelationOID
 			}
 		case kindLogicalDelete:
-			if flowActs[t.st][kindLogicalDelete]&actStays != 0 && t.lg.logicalDelete.Decode(src, t.P) == nil {
+			if flowActs[kindLogicalDelete][t.st]&actStays != 0 && t.lg.logicalDelete.Decode(src, t.P) == nil {
 				m, oid = &t.lg.logicalDelete, t.lg.logicalDelete.RelationOID
 			}
 		}

@@ -177,7 +177,7 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 		// Nearly every message of a stream: an XLogData decoded without the
 		// dispatcher and, in a state it stays in, taken on one bit.
 		x := &r.rb.xLogData
-		if err = x.Decode(payload, r.P); err == nil && flowActs[r.be][kindXLogData]&actStays != 0 {
+		if err = x.Decode(payload, r.P); err == nil && flowActs[kindXLogData][r.be]&actStays != 0 {
 			s.Sub = x
 			if r.kind == copyLogical {
 				return r.toLogical(s, x.WALData)
@@ -194,7 +194,7 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
-	if err == nil && flowActs[*st][k]&actStays == 0 {
+	if err == nil && flowActs[k][*st]&actStays == 0 {
 		if rule := flowLookup(*st, k, r.P.Major); rule == nil {
 			err = flowViolation(*st, k, r.P.Major, 0, 0)
 		} else {

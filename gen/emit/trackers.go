@@ -133,7 +133,7 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				}
 				body = append(body, jen.Return(jen.Id("s"), result))
 				return jen.If(
-					jen.Id("a").Op(":=").Id("flowActs").Index(act(side.field)).Index(kind),
+					jen.Id("a").Op(":=").Id("flowActs").Index(kind).Index(act(side.field)),
 					jen.Id("a").Op("&").Id("actFast").Op("!=").Lit(0),
 				).Block(count, jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...),
 					jen.Id("t").Dot("untook").Call(jen.Id("src")))
