@@ -558,11 +558,17 @@ func (c *Conversation) settle(a flowAct) {
 	}
 }
 
+// settled is settle's work. An answer ended with none waiting (most often a
+// ReadyForQuery) is done once the backend is idle: head at the queue's end
+// means an empty queue, which settled leaves so.
 func (c *Conversation) settled(a flowAct) {
 	switch {
 	case a&actEnd != 0:
 		c.be = stBackendIdle
 		c.done++
+		if c.head == len(c.queue) {
+			return
+		}
 	case a&actDiscard != 0:
 		c.discard()
 	}
