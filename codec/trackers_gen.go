@@ -17,6 +17,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindBind][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.bind)
 				if d.bind.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindBind, off)
 					}
@@ -28,6 +29,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindClose][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.close)
 				if d.close.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindClose, off)
 					}
@@ -39,6 +41,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindDescribe][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.describe)
 				if d.describe.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindDescribe, off)
 					}
@@ -50,6 +53,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindExecute][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.execute)
 				if d.execute.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindExecute, off)
 					}
@@ -61,6 +65,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindFunctionCall][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.functionCall)
 				if d.functionCall.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindFunctionCall, off)
 					}
@@ -80,6 +85,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindParse][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.parse)
 				if d.parse.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindParse, off)
 					}
@@ -91,6 +97,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindQuery][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.query)
 				if d.query.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookQuery()
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindQuery, off)
@@ -103,6 +110,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindSync][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.sync)
 				if d.sync.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindSync, off)
 					}
@@ -114,6 +122,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindTerminate][c.fe]; a&actFast != 0 {
 				s, _ := t.took(src, &d.terminate)
 				if d.terminate.Decode(src, c.P) == nil {
+					c := t.c
 					c.fe = flowState(a)
 					return s, nil
 				}
@@ -123,6 +132,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindCopyDone][c.fe]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyDone)
 				if d.copyDone.Decode(src, c.P) == nil {
+					c := t.c
 					c.fe = flowState(a)
 					return s, nil
 				}
@@ -141,6 +151,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindCopyFail][c.fe]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyFail)
 				if d.copyFail.Decode(src, c.P) == nil {
+					c := t.c
 					c.fe = flowState(a)
 					return s, nil
 				}
@@ -152,6 +163,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				if a := flowActs[kindGSSResponse][c.fe]; a&actFast != 0 {
 					s, _ := t.took(src, &d.gssResponse)
 					if d.gssResponse.Decode(src, c.P) == nil {
+						c := t.c
 						c.fe = flowState(a)
 						return s, nil
 					}
@@ -161,6 +173,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				if a := flowActs[kindPasswordMessage][c.fe]; a&actFast != 0 {
 					s, _ := t.took(src, &d.passwordMessage)
 					if d.passwordMessage.Decode(src, c.P) == nil {
+						c := t.c
 						c.fe = flowState(a)
 						return s, nil
 					}
@@ -170,6 +183,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				if a := flowActs[kindSASLInitialResponse][c.fe]; a&actFast != 0 {
 					s, _ := t.took(src, &d.saslInitialResponse)
 					if d.saslInitialResponse.Decode(src, c.P) == nil {
+						c := t.c
 						c.move(&c.fe, &c.be, a)
 						c.settle(a)
 						return s, nil
@@ -180,6 +194,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				if a := flowActs[kindSASLResponse][c.fe]; a&actFast != 0 {
 					s, _ := t.took(src, &d.saslResponse)
 					if d.saslResponse.Decode(src, c.P) == nil {
+						c := t.c
 						c.move(&c.fe, &c.be, a)
 						c.settle(a)
 						return s, nil
@@ -195,6 +210,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindCancelRequest][c.fe]; a&actFast != 0 {
 						s, _ := t.took(src, &u.cancelRequest)
 						if u.cancelRequest.Decode(src, c.P) == nil {
+							c := t.c
 							t.tookCancelRequest()
 							c.move(&c.fe, &c.be, a)
 							c.settle(a)
@@ -206,6 +222,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindGSSEncRequest][c.fe]; a&actFast != 0 {
 						s, _ := t.took(src, &u.gssEncRequest)
 						if u.gssEncRequest.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.fe, &c.be, a)
 							c.settle(a)
 							return s, nil
@@ -216,6 +233,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindSSLRequest][c.fe]; a&actFast != 0 {
 						s, _ := t.took(src, &u.sslRequest)
 						if u.sslRequest.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.fe, &c.be, a)
 							c.settle(a)
 							return s, nil
@@ -226,6 +244,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindStartupMessage][c.fe]; a&actFast != 0 {
 						s, _ := t.took(src, &u.startupMessage)
 						if u.startupMessage.Decode(src, c.P) == nil {
+							c := t.c
 							t.tookStartupMessage()
 							c.move(&c.fe, &c.be, a)
 							c.settle(a)
@@ -237,7 +256,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			}
 		}
 	}
-	return t.next(src)
+	return t.next(src[:len(src):len(src)])
 }
 
 // hook calls the hook of a message of kind k the general path took, if it has one.
@@ -267,6 +286,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindParseComplete][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.parseComplete)
 				if d.parseComplete.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
@@ -276,6 +296,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindBindComplete][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.bindComplete)
 				if d.bindComplete.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
@@ -285,6 +306,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindCloseComplete][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.closeComplete)
 				if d.closeComplete.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
@@ -302,6 +324,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindCommandComplete][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.commandComplete)
 				if d.commandComplete.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookCommandComplete()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
@@ -321,6 +344,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindErrorResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.errorResponse)
 				if d.errorResponse.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookErrorResponse()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
@@ -332,6 +356,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindCopyInResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyInResponse)
 				if d.copyInResponse.Decode(src, c.P) == nil {
+					c := t.c
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
 					return s, nil
@@ -342,6 +367,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindCopyOutResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyOutResponse)
 				if d.copyOutResponse.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookCopyOutResponse()
 					c.be = flowState(a)
 					c.settle(a)
@@ -353,6 +379,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindEmptyQueryResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.emptyQueryResponse)
 				if d.emptyQueryResponse.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
@@ -381,6 +408,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationCleartextPassword][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationCleartextPassword)
 						if d.authenticationCleartextPassword.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
@@ -390,6 +418,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationGSS][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationGSS)
 						if d.authenticationGSS.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
@@ -399,6 +428,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationGSSContinue][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationGSSContinue)
 						if d.authenticationGSSContinue.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
@@ -408,6 +438,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationKerberosV5][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationKerberosV5)
 						if d.authenticationKerberosV5.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -418,6 +449,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationMD5Password][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationMD5Password)
 						if d.authenticationMD5Password.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
@@ -427,6 +459,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationOk][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationOk)
 						if d.authenticationOk.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -437,6 +470,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationSASL][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASL)
 						if d.authenticationSASL.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -447,6 +481,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationSASLContinue][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASLContinue)
 						if d.authenticationSASLContinue.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -457,6 +492,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationSASLFinal][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASLFinal)
 						if d.authenticationSASLFinal.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -467,6 +503,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationSCMCredential][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSCMCredential)
 						if d.authenticationSCMCredential.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -477,6 +514,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					if a := flowActs[kindAuthenticationSSPI][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSSPI)
 						if d.authenticationSSPI.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
@@ -498,6 +536,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindRowDescription][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.rowDescription)
 				if d.rowDescription.Decode(src, c.P) == nil {
+					c := t.c
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
@@ -508,6 +547,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindFunctionCallResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.functionCallResponse)
 				if d.functionCallResponse.Decode(src, c.P) == nil {
+					c := t.c
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
@@ -518,6 +558,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindCopyBothResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyBothResponse)
 				if d.copyBothResponse.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookCopyBothResponse()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
@@ -529,6 +570,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindReadyForQuery][c.be]; a&actFast != 0 {
 				s, off := t.took(src, &d.readyForQuery)
 				if d.readyForQuery.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookReadyForQuery()
 					var err error
 					if a&actNegotiated != 0 {
@@ -544,6 +586,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindCopyDone][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyDone)
 				if d.copyDone.Decode(src, c.P) == nil {
+					c := t.c
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
@@ -563,6 +606,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindNoData][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.noData)
 				if d.noData.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
@@ -572,6 +616,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindPortalSuspended][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.portalSuspended)
 				if d.portalSuspended.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
@@ -581,6 +626,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := flowActs[kindParameterDescription][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.parameterDescription)
 				if d.parameterDescription.Decode(src, c.P) == nil {
+					c := t.c
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
@@ -589,7 +635,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			}
 		}
 	}
-	return t.next(src)
+	return t.next(src[:len(src):len(src)])
 }
 
 // hook calls the hook of a message of kind k the general path took, if it has one.
