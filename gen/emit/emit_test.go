@@ -102,10 +102,10 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// compareDir checks that dir's *_gen.go files are exactly files.
+// compareDir checks that dir's generated files are exactly files.
 func compareDir(t *testing.T, dir string, files map[string][]byte) {
 	t.Helper()
-	onDisk, err := filepath.Glob(filepath.Join(dir, "*_gen.go"))
+	onDisk, err := genFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
