@@ -101,10 +101,11 @@ var copyDataDescriptor = MessageDescriptor{
 	Direction: FromFrontend | FromBackend,
 	Fields: []FieldDescriptor{
 		{
-			Format: "Byten",
-			Majors: copyDataMajors,
-			Name:   "Data",
-			Wire:   WireRest,
+			Carries: LayerStreamingReplication,
+			Format:  "Byten",
+			Majors:  copyDataMajors,
+			Name:    "Data",
+			Wire:    WireRest,
 		},
 	},
 	Layer:  LayerFrontendBackend,

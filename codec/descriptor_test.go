@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -89,6 +90,49 @@ func TestSecretsAreDescribed(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("secret fields:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestPayloadsAreDescribed lists, reviewed by hand from the manual, the
+// fields that hold a message of another layer: "The payload of each
+// CopyData message" of a replication stream is a streaming replication
+// message (protocol-replication.html), and a walsender's pgoutput messages
+// "are encapsulated inside replication protocol WAL messages"
+// (protocol-logicalrep-message-formats.html), XLogData's "section of the
+// WAL data stream". The descriptors of every message and element mark
+// exactly those, and Payload finds them.
+func TestPayloadsAreDescribed(t *testing.T) {
+	want := map[string]codec.Layer{
+		"CopyData.Data":    codec.LayerStreamingReplication,
+		"XLogData.WALData": codec.LayerLogicalReplication,
+	}
+	got := map[string]codec.Layer{}
+	seen := map[*codec.MessageDescriptor]bool{}
+	var walk func(d *codec.MessageDescriptor)
+	walk = func(d *codec.MessageDescriptor) {
+		if seen[d] {
+			return
+		}
+		seen[d] = true
+		payload := -1
+		for i, fd := range d.Fields {
+			if fd.Carries != 0 {
+				got[d.Name+"."+fd.Name] = fd.Carries
+				payload = i
+			}
+			if fd.Elem != nil {
+				walk(fd.Elem)
+			}
+		}
+		if d.Payload() != payload {
+			t.Errorf("%s: Payload() = %d, want %d", d.Name, d.Payload(), payload)
+		}
+	}
+	for _, m := range codec.NewMessages() {
+		walk(m.Descriptor())
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("fields carrying a layer:\n got %v\nwant %v", got, want)
 	}
 }
 

@@ -49,7 +49,17 @@ type LayerRule struct {
 	Zh string `json:"zh"`
 	// Dispatchers are the streams its messages travel in.
 	Dispatchers []*DispatcherRule `json:"dispatchers"`
-	Reason      string            `json:"reason"`
+	// In is the field of another layer's message its messages travel in
+	// (pgoutput's in XLogData's WALData); nil for the outermost layer.
+	In     *CarrierRule `json:"in,omitempty"`
+	Reason string       `json:"reason"`
+}
+
+// CarrierRule is a message field that holds a message of another layer:
+// Message is its slug, Field its Go name.
+type CarrierRule struct {
+	Message string `json:"message"`
+	Field   string `json:"field"`
 }
 
 // DispatcherRule is one stream of messages, decoded by their first bytes.
@@ -140,6 +150,9 @@ func (r *Rules) check() error {
 			addf("%s: needs a reason", where)
 		}
 		seen[l.Layer], seen[l.Flag] = true, true
+		if l.In != nil && (l.In.Message == "" || l.In.Field == "") {
+			addf("%s: in needs message and field", where)
+		}
 		for j, d := range l.Dispatchers {
 			if d.Name == "" || d.What == "" || d.Doc == "" || dispatchers[d.Name] || !slices.Contains([]string{"", "F", "B"}, d.From) {
 				addf("%s: dispatcher %d (%q) needs a name no other dispatcher has, what, doc and from \"\", \"F\" or \"B\"", where, j+1, d.Name)

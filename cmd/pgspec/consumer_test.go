@@ -121,6 +121,18 @@ func TestMajorsOutsideTheGeneratedOnes(t *testing.T) {
 		}
 	}
 }
+
+// XLogData's WAL data carry pgoutput, which wire has; no other message
+// carries one (CopyData, which carries XLogData, is not in wire).
+func TestPayloads(t *testing.T) {
+	for _, m := range NewMessages() {
+		d := m.Descriptor()
+		f := d.Payload()
+		if _, ok := m.(*XLogData); ok != (f >= 0) || ok && (d.Fields[f].Name != "WALData" || d.Fields[f].Carries != LayerLogicalReplication) {
+			t.Errorf("%s: payload field %d", d.Name, f)
+		}
+	}
+}
 `,
 	"wire/ins/ins.go": `// Package ins decodes pgoutput's Insert of PostgreSQL 16, and nothing else.
 package ins

@@ -82,7 +82,9 @@ func (a *Acks) Positions() (written, flushed LSN) {
 	return max(a.received, flushed), flushed
 }
 
-// Confirmed is the last boundary the application confirmed.
+// Confirmed is the last boundary the application confirmed (the start
+// until it confirms one): the Config.Start of the consumer that takes
+// over when this one stops in the same process (a cut connection).
 func (a *Acks) Confirmed() LSN {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -164,16 +164,25 @@ func TestAcks(t *testing.T) {
 		&codec.LogicalCommit{CommitLSN: 0x300, TransactionEndLSN: 0x310})
 	second := <-commits
 	f.flushedAt(0x100) // the timer reports the start; nothing is confirmed yet
+	if got := c.Confirmed(); got != 0x100 {
+		t.Errorf("confirmed %s before any Confirm, want the start 0/100", got)
+	}
 	if err := c.Confirm(first); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Confirm(0x305); err == nil {
 		t.Error("confirmed a position that is no boundary")
 	}
+	if got := c.Confirmed(); got != first {
+		t.Errorf("confirmed %s, want %s", got, first)
+	}
 	f.keepalive(0x400, true)
 	f.flushedAt(first) // not the second (delivered, not confirmed), not the keepalive's end
 	if err := c.Confirm(second); err != nil {
 		t.Fatal(err)
+	}
+	if err := c.Confirm(first); err != nil || c.Confirmed() != second {
+		t.Errorf("confirming %s again: %v, confirmed %s, want %s", first, err, c.Confirmed(), second)
 	}
 	// The stream was idle at the keepalive: with everything before it
 	// confirmed, its end is.

@@ -103,17 +103,18 @@ func readMessage(obj map[string]json.RawMessage) (Message, error) {
 }
 
 // Wire encodes the line's messages back into the bytes of the outermost:
-// each inner message becomes the payload of the one around it.
+// each inner message becomes the payload of the one around it (the field
+// its descriptor's Payload names).
 func (l *Line) Wire() ([]byte, error) {
 	var inner []byte
 	for i := len(l.Messages) - 1; i >= 0; i-- {
 		m := l.Messages[i].Msg
 		if i < len(l.Messages)-1 {
-			name := PayloadField(m)
-			if name == "" {
+			f := m.Descriptor().Payload()
+			if f < 0 {
 				return nil, fmt.Errorf("pgtrace line: %s carries no message", m.Descriptor().Name)
 			}
-			reflect.ValueOf(m).Elem().FieldByName(name).SetBytes(inner)
+			reflect.ValueOf(m).Elem().Field(f).SetBytes(inner)
 		}
 		var err error
 		if inner, err = m.Encode(nil, l.Messages[i].Params); err != nil {
@@ -121,18 +122,6 @@ func (l *Line) Wire() ([]byte, error) {
 		}
 	}
 	return inner, nil
-}
-
-// PayloadField names the field of m that holds the next message of a line
-// (CopyData's Data, XLogData's WALData), "" when m carries none.
-func PayloadField(m codec.Message) string {
-	switch m.(type) {
-	case *codec.CopyData:
-		return "Data"
-	case *codec.XLogData:
-		return "WALData"
-	}
-	return ""
 }
 
 // lineParams are a line's "params": the Params a message was decoded with.

@@ -126,6 +126,9 @@ func (e *emitter) fieldDescs(fields []*model.Field, items func(name string) []*m
 		if f.Secret {
 			d[jen.Id("Secret")] = jen.True()
 		}
+		if f.Carries != "" {
+			d[jen.Id("Carries")] = jen.Id(layerConst[f.Carries])
+		}
 		switch newest.Cond.Gate {
 		case model.GateStreamed:
 			d[jen.Id("Streaming")] = jen.Id("Streamed")

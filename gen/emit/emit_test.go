@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -378,4 +381,43 @@ func exportedRecv(e ast.Expr) bool {
 	}
 	id, ok := e.(*ast.Ident)
 	return ok && id.IsExported()
+}
+
+// TestPayloadsOfASelection: a field carries a layer (FieldDescriptor's
+// Carries) only in a package that has that layer's messages; elsewhere its
+// bytes are opaque, as the trackers leave them.
+func TestPayloadsOfASelection(t *testing.T) {
+	full, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	carries := regexp.MustCompile(`Carries:\s*(\w+),[^{}]*?\bName:\s*"(\w+)"`)
+	for _, c := range []struct {
+		sel  model.Selection
+		want []string
+	}{
+		{model.Selection{}, []string{"copy_data_gen.go Data LayerStreamingReplication", "replication_xlog_data_gen.go WALData LayerLogicalReplication"}},
+		{model.Selection{Layers: []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}}, []string{"replication_xlog_data_gen.go WALData LayerLogicalReplication"}},
+		{model.Selection{Layers: []string{spec.LayerStreamingReplication}}, nil},
+		{model.Selection{Layers: []string{spec.LayerFrontendBackend}}, nil},
+		{model.Selection{Majors: []int{16}, Messages: []string{"copy-data", "replication-xlog-data"}}, []string{"copy_data_gen.go Data LayerStreamingReplication"}},
+	} {
+		mod, err := full.Select(c.sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := Files(mod, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			for _, m := range carries.FindAllSubmatch(files[name], -1) {
+				got = append(got, fmt.Sprintf("%s %s %s", name, m[2], m[1]))
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: fields carrying a layer %q, want %q", c.sel.Flags(mod.Rules), got, c.want)
+		}
+	}
 }

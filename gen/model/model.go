@@ -141,6 +141,10 @@ type Field struct {
 	// them) stands for; Secret marks a field PostgreSQL never logs.
 	Meaning Meaning
 	Secret  bool
+	// Carries is the layer whose messages the field holds (the layer's in,
+	// spec/layers.json): CopyData's Data, XLogData's WALData; "" for any
+	// other field, and in a selection without that layer's messages.
+	Carries string
 	// Struct is the element type of a group field, nil for other fields.
 	Struct *Struct
 }
@@ -310,6 +314,7 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 		msg.resolve(mod.Majors, &p)
 		msg.secrets(ov.Messages[msg.Slug], &p)
 	}
+	mod.carriers(&p)
 	for i, fe := range ov.Fields {
 		if used.fields[fe] == 0 {
 			p.addf("overlay fields %d (%q): matches no row in any message", i, fe.Match)
@@ -350,6 +355,30 @@ func Build(specs []*spec.Spec, ov *spec.Overlay) (*Model, error) {
 	}
 	mod.Defaults = d.sorted()
 	return mod, nil
+}
+
+// carriers marks the fields the layers' messages travel in: a []byte,
+// the only one of its message. A spec without the message (a fixture of
+// a few) has nothing to mark.
+func (m *Model) carriers(p *problems) {
+	for _, l := range m.Rules.Layers {
+		var msg *Message
+		if l.In != nil {
+			msg = m.Find(l.In.Message)
+		}
+		if msg == nil {
+			continue
+		}
+		f := findField(msg.Fields, l.In.Field)
+		switch {
+		case f == nil:
+			p.addf("%s: layer %s travels in %s's %s, no field of the message", spec.LayersFile, l.Layer, l.In.Message, l.In.Field)
+		case f.Type.Kind != KindBytes || slices.ContainsFunc(msg.Fields, func(g *Field) bool { return g.Carries != "" }):
+			p.addf("%s: layer %s travels in %s's %s, which is no []byte or not the message's only carrier", spec.LayersFile, l.Layer, l.In.Message, l.In.Field)
+		default:
+			f.Carries = l.Layer
+		}
+	}
 }
 
 // name gives the message its Go name: derived from the name the manual

@@ -233,6 +233,7 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	}
 	cp.link()
 	out.linkStructs()
+	out.dropCarried()
 	if len(out.Messages) == 0 && len(out.Commands) == 0 {
 		return nil, fmt.Errorf("the selection holds no message of PostgreSQL %s", MajorList(majors))
 	}
@@ -256,6 +257,23 @@ func (m *Model) Select(sel Selection) (*Model, error) {
 	}
 	out.Flow = m.Flow.selectFlow(m, out)
 	return out, nil
+}
+
+// dropCarried unmarks the fields that carry a layer the selection has no
+// message of: to its codec their bytes are opaque, as its trackers leave
+// them.
+func (m *Model) dropCarried() {
+	has := map[string]bool{}
+	for _, msg := range m.Messages {
+		has[msg.Layer] = true
+	}
+	for _, msg := range m.Messages {
+		for _, f := range msg.Fields {
+			if !has[f.Carries] {
+				f.Carries = ""
+			}
+		}
+	}
 }
 
 // matches reports whether pat matches the message's slug or Go name.

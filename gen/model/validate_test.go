@@ -367,3 +367,54 @@ func TestIllFormedItems(t *testing.T) {
 		})
 	}
 }
+
+// Where a layer travels is a row's in (spec/layers.json): the field it
+// names carries the layer; a field the message lacks, or one that is no
+// []byte, is an error naming the table.
+func TestLayerTravelsInAField(t *testing.T) {
+	specs, ovJSON := tiny(t)
+	ov, err := parse(t, ovJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		msg, field, err string
+	}{
+		{"sasl-response", "Data", ""},
+		{"sasl-response", "Nope", "layers.json: layer logical-replication travels in sasl-response's Nope, no field of the message"},
+		{"password", "Password", "layers.json: layer logical-replication travels in password's Password, which is no []byte or not the message's only carrier"},
+	} {
+		rules := *spec.EmbeddedRules()
+		rules.Layers = slices.Clone(rules.Layers)
+		for i, l := range rules.Layers {
+			c2 := *l
+			c2.In = nil
+			if l.Layer == spec.LayerLogicalReplication {
+				c2.In = &spec.CarrierRule{Message: c.msg, Field: c.field}
+			}
+			rules.Layers[i] = &c2
+		}
+		ov.Rules = &rules
+		mod, err := Build(specs, ov)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("in %s's %s: %v, want %s", c.msg, c.field, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range mod.Messages {
+			for _, f := range m.Fields {
+				if f.Carries != "" {
+					got = append(got, m.Slug+"."+f.Name+" "+f.Carries)
+				}
+			}
+		}
+		if want := []string{"sasl-response.Data logical-replication"}; !slices.Equal(got, want) {
+			t.Errorf("carriers %v, want %v", got, want)
+		}
+	}
+}

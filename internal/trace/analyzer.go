@@ -302,15 +302,8 @@ func join(a, b string) string {
 func (x *examiner) reencode(chain []Layer) ([]byte, error) {
 	var inner []byte
 	for i := len(chain) - 1; i >= 0; i-- {
-		switch m := chain[i].Msg.(type) {
-		case *codec.CopyData:
-			if inner != nil {
-				m.Data = inner
-			}
-		case *codec.XLogData:
-			if inner != nil {
-				m.WALData = inner
-			}
+		if f := chain[i].Msg.Descriptor().Payload(); f >= 0 && inner != nil {
+			reflect.ValueOf(chain[i].Msg).Elem().Field(f).SetBytes(inner)
 		}
 		out, err := chain[i].Msg.Encode(x.bufs[i][:0], chain[i].Params)
 		if err != nil {

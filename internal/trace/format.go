@@ -12,7 +12,6 @@ import (
 
 	"github.com/pgspec/pgspec/codec"
 	"github.com/pgspec/pgspec/codec/session"
-	"github.com/pgspec/pgspec/codec/traceline"
 )
 
 // DefaultMaxValue is how many bytes of one value a line shows by default.
@@ -292,9 +291,11 @@ func (f *formatter) appendEnd(b []byte) []byte {
 // and params.
 func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 	for i, l := range chain {
-		payload := ""
-		if i < len(chain)-1 {
-			payload = traceline.PayloadField(l.Msg)
+		payload := "" // the field the next message shows
+		if d := l.Msg.Descriptor(); i < len(chain)-1 {
+			if f := d.Payload(); f >= 0 {
+				payload = d.Fields[f].Name
+			}
 		}
 		if !f.json {
 			if i > 0 {

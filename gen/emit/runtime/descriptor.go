@@ -39,6 +39,12 @@ type FieldDescriptor struct {
 	// Secret marks what PostgreSQL never logs: passwords, SASL and
 	// GSSAPI/SSPI data, cancel keys.
 	Secret bool
+	// Carries is the layer whose message the field holds when its stream
+	// carries one (CopyData's Data in a replication stream, XLogData's
+	// WALData in a logical one); 0 for any other field, and where the
+	// package was generated without that layer's messages: to it the bytes
+	// are opaque.
+	Carries Layer
 	// Majors are the majors whose layout has the field.
 	Majors MajorSet
 	// Streaming are the streaming states the field needs, all of them;
@@ -99,6 +105,17 @@ func (d *MessageDescriptor) OnWire(v reflect.Value, i int, p Params) bool {
 		return false
 	}
 	return !f.Optional || v.Field(i).Uint() != 0
+}
+
+// Payload returns the index of the field that holds the next layer's
+// message (the one that Carries a layer), -1 when no field does.
+func (d *MessageDescriptor) Payload() int {
+	for i := range d.Fields {
+		if d.Fields[i].Carries != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // Field returns the descriptor of the field named name, or nil.
