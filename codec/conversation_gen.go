@@ -139,6 +139,13 @@ func (t *tracker) taking(frame []byte, m Message) (*Step, int64) {
 	return s, off
 }
 
+// untook uncounts frame, which Next's fast path counted before its decode
+// failed: the general path takes it.
+func (t *tracker) untook(frame []byte) {
+	t.Offset -= int64(len(frame))
+	t.Index--
+}
+
 // setParams makes p the Params the next messages decode with, the Steps
 // taken keeping the ones they were decoded with.
 func (c *Conversation) setParams(p Params) {
@@ -322,33 +329,42 @@ type BackendTracker struct {
 // request the frontend sent (SSLResponse after SSLRequest).
 func (t *BackendTracker) OneByte() bool { return answerKinds[t.c.be] != kindNone }
 
-// answer decodes the one-byte answer of kind k.
-func (t *BackendTracker) answer(k flowKind, frame []byte, p Params) (Message, error) {
+// answered takes frame, the one-byte answer of kind k to an encryption
+// request, by the rule for its value.
+func (t *BackendTracker) answered(k flowKind, frame []byte) (*Step, error) {
+	c := t.c
+	st := c.be
 	var m Message = &t.ssl
 	if k == kindGSSEncResponse {
 		m = &t.gss
 	}
-	if err := m.Decode(frame, p); err != nil {
-		return nil, err
+	if err := m.Decode(frame, c.P); err != nil {
+		s, _ := t.took(frame, nil) // a frame that fails holds its bytes all the same
+		return s, err
 	}
-	return m, nil
+	s, off := t.took(frame, m)
+	a, _ := lookAct(st, k, c.P.Major, frame[0])
+	if a == 0 {
+		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
+	}
+	return s, t.acted(sideBackend, a, k, off, t.hook(k, s))
 }
 
 // next is Next's general path: it decodes frame as the state says (a
-// one-byte answer, an 'R' by its subtype, a 3.2 layout on a 3.0 session)
-// and takes it by its rule.
+// one-byte answer, which answered takes, an 'R' by its subtype, a 3.2
+// layout on a 3.0 session) and takes it by its rule.
 func (t *BackendTracker) next(frame []byte) (*Step, error) {
 	c := t.c
-	p := c.P
 	st := c.be
+	// A server that predates SSL answers with an ErrorResponse instead.
+	if k := answerKinds[st]; k != kindNone && len(frame) == 1 {
+		return t.answered(k, frame)
+	}
+	p := c.P
 	var k flowKind
 	var m Message
 	var err error
 	switch {
-	case len(frame) == 1 && answerKinds[st] != kindNone:
-		// A server that predates SSL answers with an ErrorResponse instead.
-		k = answerKinds[st]
-		m, err = t.answer(k, frame, p)
 	case len(frame) >= 9 && frame[0] == 'R': // 'R' is told apart by its subtype
 		if sub := binary.BigEndian.Uint32(frame[5:]); sub < uint32(len(authKinds)) {
 			k = authKinds[sub]
@@ -378,18 +394,18 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 	}
 	s, off := t.took(frame, m)
 	// A message is taken on its act alone, unless the act needs its rule
-	// (actRule: the one-byte answers, what start-up's negotiation requires).
-	a, r := flowActs[st][k], (*flowRule)(nil)
+	// (actRule: the one-byte answers, what NegotiateProtocolVersion requires).
+	a := flowActs[st][k]
 	if a&actRule != 0 {
-		a, r = lookAct(st, k, c.P.Major, frame[0])
+		a, _ = lookAct(st, k, c.P.Major, frame[0])
 	}
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	err = t.hook(k, s)
-	switch k {
-	case kindNegotiateProtocolVersion:
+	if k == kindNegotiateProtocolVersion {
 		m := s.Msg.(*NegotiateProtocolVersion)
+		r := flowLookup(st, k, c.P.Major) // a was its act
 		if d := c.nego.answer(m, c.P.Major); r != nil && r.requires == requiresNegotiation && d != "" {
 			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
 			e.Detail = d
@@ -400,19 +416,29 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 			p.ProtocolMinor = minor
 			c.setParams(p)
 		}
-	case kindReadyForQuery:
-		if r == nil || r.requires != requiresNegotiated {
-			break
-		}
-		if d := c.nego.missing(c.P.Major, c.P.ProtocolMinor); d != "" {
+	}
+	if a&actNegotiated != 0 {
+		if e := t.unnegotiated(st, k, off); e != nil {
 			// What is missing came before: the start-up is over all the same.
 			t.acted(sideBackend, a, k, off, nil)
-			e := flowViolation(st, k, c.P.Major, off, t.Index-1)
-			e.Detail = d
 			return s, e
 		}
 	}
 	return s, t.acted(sideBackend, a, k, off, err)
+}
+
+// unnegotiated is the violation of the message of kind k at off, ending
+// the start-up in state st (actNegotiated), when the negotiation missed
+// what the StartupMessage asked; nil when it did not.
+func (t *tracker) unnegotiated(st flowState, k flowKind, off int64) error {
+	c := t.c
+	d := c.nego.missing(c.P.Major, c.P.ProtocolMinor)
+	if d == "" {
+		return nil
+	}
+	e := flowViolation(st, k, c.P.Major, off, t.Index-1)
+	e.Detail = d
+	return e
 }
 
 // tookParameterStatus takes what a ParameterStatus tells the conversation.
@@ -542,14 +568,15 @@ func (c *Conversation) push(s flowState) bool {
 		}
 		c.discarding = false
 	}
+	if c.be == stBackendIdle { // none waits (settle takes the oldest when idle)
+		c.taken++
+		c.be = s
+		return true
+	}
 	if len(c.queue)-c.head >= maxPending {
 		return false
 	}
 	c.taken++
-	if c.be == stBackendIdle {
-		c.be = s
-		return true
-	}
 	c.queue = append(c.queue, s)
 	return true
 }

@@ -108,6 +108,9 @@ const (
 	// actFast: the act alone takes the message (actAllowed, not
 	// actRule): the generated Next's cases test this bit.
 	actFast
+	// actNegotiated: the message ends a start-up, whose negotiation must
+	// have answered what the StartupMessage asked (unnegotiated checks).
+	actNegotiated
 )
 
 // The values of flowRule.streamed and flowRule.requires.

@@ -10,8 +10,10 @@ import "testing"
 // to tell apart), require nothing but a change's relation and hold in every
 // major the message decodes in: what the fast paths take on one bit;
 // actRule exactly those a tracker must look up (fewer majors than the
-// message's, an answer's value, a requirement, a stream), actFast exactly
-// the others: what the generated Next takes in its cases.
+// message's, an answer's value, a requirement but the negotiation a
+// start-up ended, a stream), actFast exactly the others: what the
+// generated Next takes in its cases; actNegotiated exactly the rules that
+// require that negotiation.
 func TestFlowActs(t *testing.T) {
 	msgMajors := map[string]MajorSet{}
 	for _, m := range NewMessages() {
@@ -41,7 +43,7 @@ func TestFlowActs(t *testing.T) {
 			}
 			changes := a&(actMoves|actEnd|actDiscard) != 0 || peer != 0 || push != 0 || r.streamed != 0 || r.answer != 0
 			wantStays := isMsg && !changes && (r.requires == 0 || r.requires == requiresRelation) && allMajors
-			wantRule := r.answer != 0 || r.requires != 0 || r.streamed != 0 || !allMajors
+			wantRule := r.answer != 0 || r.requires != 0 && r.requires != requiresNegotiated || r.streamed != 0 || !allMajors
 			switch {
 			case a&actAllowed == 0:
 				t.Errorf("%s, %s: act %#x lacks actAllowed", flowStateNames[st], flowKindNames[k], a)
@@ -53,6 +55,8 @@ func TestFlowActs(t *testing.T) {
 				t.Errorf("%s, %s: actRule %v, its rule says %v", flowStateNames[st], flowKindNames[k], !wantRule, wantRule)
 			case a&actFast != 0 == wantRule:
 				t.Errorf("%s, %s: actFast %v with actRule %v", flowStateNames[st], flowKindNames[k], !wantRule, wantRule)
+			case a&actNegotiated != 0 != (r.requires == requiresNegotiated):
+				t.Errorf("%s, %s: actNegotiated %v, its rule requires %d", flowStateNames[st], flowKindNames[k], a&actNegotiated != 0, r.requires)
 			}
 			if wantStays {
 				stays++
@@ -74,6 +78,7 @@ func TestFlowActs(t *testing.T) {
 		{stBackendQuery, kindReadyForQuery, flowAct(stBackendQuery) | actAllowed | actEnd | actFast},
 		{stFrontendSession, kindBind, flowAct(stFrontendSession) | flowAct(stBackendBind+1)<<actPush | actAllowed | actFast},
 		{stFrontendStartup, kindStartupMessage, flowAct(stFrontendAuthenticating) | flowAct(stBackendAuthentication+1)<<actPeer | actAllowed | actMoves | actFast},
+		{stBackendParameters, kindReadyForQuery, flowAct(stBackendIdle) | actAllowed | actMoves | actFast | actNegotiated},
 		{stBackendSslAnswer, kindSSLResponse, flowAct(stBackendEncrypted) | flowAct(stFrontendSslHandshake+1)<<actPeer | actAllowed | actMoves | actRule},
 		{stLogicalTransaction, kindLogicalCommit, flowAct(stLogicalBetween) | actAllowed | actMoves | actFast},
 		{stLogicalBetween, kindLogicalInsert, 0},

@@ -66,7 +66,10 @@ func TestJSONForms(t *testing.T) {
 			`{"Password":{"bytes":7,"redacted":true}}`},
 		{&codec.PasswordMessage{Password: "hunter2"}, codec.Params{}, codec.JSONOptions{},
 			`{"Password":"hunter2"}`},
-		{&codec.CopyData{Data: []byte("x")}, codec.Params{}, codec.JSONOptions{Omit: "Data"}, `{}`},
+		{&codec.CopyData{Data: []byte("x")}, codec.Params{}, codec.JSONOptions{OmitPayload: true}, `{}`},
+		{&codec.XLogData{WALStart: 1, WALData: []byte("x")}, codec.Params{}, codec.JSONOptions{OmitPayload: true}, `{"WALStart":"0/1","ServerWALEnd":"0/0","ServerTime":"2000-01-01T00:00:00Z"}`},
+		{&codec.StandbyStatusUpdate{WALWritePosition: 1}, codec.Params{}, codec.JSONOptions{OmitPayload: true},
+			`{"WALWritePosition":"0/1","WALFlushPosition":"0/0","WALApplyPosition":"0/0","ClientTime":"2000-01-01T00:00:00Z","ReplyRequested":0}`},
 		{&codec.AuthenticationMD5Password{Salt: [4]byte{'a', 'b', 0xff, 0}}, codec.Params{}, codec.JSONOptions{},
 			`{"Salt":{"bytes":4,"hex":"6162ff00"}}`},
 	} {

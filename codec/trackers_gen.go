@@ -11,208 +11,227 @@ import "encoding/binary"
 // in its case; any other frame takes the general path.
 func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 	c, d := t.c, &t.fe
-	if untaggedStates[c.fe] {
-		if len(src) >= 8 {
-			u := &t.st
-			switch binary.BigEndian.Uint32(src[4:]) {
-			case 80877102:
-				if a := flowActs[c.fe][kindCancelRequest]; a&actFast != 0 {
-					if u.cancelRequest.Decode(src, c.P) == nil {
-						s, _ := t.took(src, &u.cancelRequest)
-						t.tookCancelRequest()
-						c.move(&c.fe, &c.be, a)
-						c.settle(a)
-						return s, nil
-					}
-				}
-			case 80877104:
-				if a := flowActs[c.fe][kindGSSEncRequest]; a&actFast != 0 {
-					if u.gssEncRequest.Decode(src, c.P) == nil {
-						s, _ := t.took(src, &u.gssEncRequest)
-						c.move(&c.fe, &c.be, a)
-						c.settle(a)
-						return s, nil
-					}
-				}
-			case 80877103:
-				if a := flowActs[c.fe][kindSSLRequest]; a&actFast != 0 {
-					if u.sslRequest.Decode(src, c.P) == nil {
-						s, _ := t.took(src, &u.sslRequest)
-						c.move(&c.fe, &c.be, a)
-						c.settle(a)
-						return s, nil
-					}
-				}
-			default:
-				if a := flowActs[c.fe][kindStartupMessage]; a&actFast != 0 {
-					if u.startupMessage.Decode(src, c.P) == nil {
-						s, _ := t.took(src, &u.startupMessage)
-						t.tookStartupMessage()
-						c.move(&c.fe, &c.be, a)
-						c.settle(a)
-						return s, nil
-					}
-				}
-			}
-		}
-		return t.next(src)
-	}
 	if len(src) != 0 {
 		switch src[0] {
 		case 'B':
 			if a := flowActs[c.fe][kindBind]; a&actFast != 0 {
+				s, off := t.took(src, &d.bind)
 				if d.bind.Decode(src, c.P) == nil {
-					s, off := t.took(src, &d.bind)
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindBind, off)
 					}
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'C':
 			if a := flowActs[c.fe][kindClose]; a&actFast != 0 {
+				s, off := t.took(src, &d.close)
 				if d.close.Decode(src, c.P) == nil {
-					s, off := t.took(src, &d.close)
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindClose, off)
 					}
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'D':
 			if a := flowActs[c.fe][kindDescribe]; a&actFast != 0 {
+				s, off := t.took(src, &d.describe)
 				if d.describe.Decode(src, c.P) == nil {
-					s, off := t.took(src, &d.describe)
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindDescribe, off)
 					}
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'E':
 			if a := flowActs[c.fe][kindExecute]; a&actFast != 0 {
+				s, off := t.took(src, &d.execute)
 				if d.execute.Decode(src, c.P) == nil {
-					s, off := t.took(src, &d.execute)
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindExecute, off)
 					}
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'F':
 			if a := flowActs[c.fe][kindFunctionCall]; a&actFast != 0 {
+				s, off := t.took(src, &d.functionCall)
 				if d.functionCall.Decode(src, c.P) == nil {
-					s, off := t.took(src, &d.functionCall)
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindFunctionCall, off)
 					}
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'H':
 			if a := flowActs[c.fe][kindFlush]; a&actFast != 0 {
+				s, _ := t.took(src, &d.flush)
 				if d.flush.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.flush)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'P':
 			if a := flowActs[c.fe][kindParse]; a&actFast != 0 {
+				s, off := t.took(src, &d.parse)
 				if d.parse.Decode(src, c.P) == nil {
-					s, off := t.took(src, &d.parse)
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindParse, off)
 					}
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'Q':
 			if a := flowActs[c.fe][kindQuery]; a&actFast != 0 {
+				s, off := t.took(src, &d.query)
 				if d.query.Decode(src, c.P) == nil {
-					s, off := t.took(src, &d.query)
 					t.tookQuery()
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindQuery, off)
 					}
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'S':
 			if a := flowActs[c.fe][kindSync]; a&actFast != 0 {
+				s, off := t.took(src, &d.sync)
 				if d.sync.Decode(src, c.P) == nil {
-					s, off := t.took(src, &d.sync)
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindSync, off)
 					}
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'X':
 			if a := flowActs[c.fe][kindTerminate]; a&actFast != 0 {
+				s, _ := t.took(src, &d.terminate)
 				if d.terminate.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.terminate)
 					c.fe = flowState(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'c':
 			if a := flowActs[c.fe][kindCopyDone]; a&actFast != 0 {
+				s, _ := t.took(src, &d.copyDone)
 				if d.copyDone.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.copyDone)
 					c.fe = flowState(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'd':
 			if a := flowActs[c.fe][kindCopyData]; a&actFast != 0 {
+				s, off := t.taking(src, &d.copyData)
 				if d.copyData.Decode(src, c.P) == nil {
-					s, off := t.taking(src, &d.copyData)
 					err := t.tookCopyData(s)
 					return s, offsetted(err, off)
 				}
+				t.untook(src)
 			}
 		case 'f':
 			if a := flowActs[c.fe][kindCopyFail]; a&actFast != 0 {
+				s, _ := t.took(src, &d.copyFail)
 				if d.copyFail.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.copyFail)
 					c.fe = flowState(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'p':
 			switch passwordKinds[c.fe] {
 			case kindGSSResponse:
 				if a := flowActs[c.fe][kindGSSResponse]; a&actFast != 0 {
+					s, _ := t.took(src, &d.gssResponse)
 					if d.gssResponse.Decode(src, c.P) == nil {
-						s, _ := t.took(src, &d.gssResponse)
 						c.fe = flowState(a)
 						return s, nil
 					}
+					t.untook(src)
 				}
 			case kindPasswordMessage:
 				if a := flowActs[c.fe][kindPasswordMessage]; a&actFast != 0 {
+					s, _ := t.took(src, &d.passwordMessage)
 					if d.passwordMessage.Decode(src, c.P) == nil {
-						s, _ := t.took(src, &d.passwordMessage)
 						c.fe = flowState(a)
 						return s, nil
 					}
+					t.untook(src)
 				}
 			case kindSASLInitialResponse:
 				if a := flowActs[c.fe][kindSASLInitialResponse]; a&actFast != 0 {
+					s, _ := t.took(src, &d.saslInitialResponse)
 					if d.saslInitialResponse.Decode(src, c.P) == nil {
-						s, _ := t.took(src, &d.saslInitialResponse)
 						c.move(&c.fe, &c.be, a)
 						c.settle(a)
 						return s, nil
 					}
+					t.untook(src)
 				}
 			case kindSASLResponse:
 				if a := flowActs[c.fe][kindSASLResponse]; a&actFast != 0 {
+					s, _ := t.took(src, &d.saslResponse)
 					if d.saslResponse.Decode(src, c.P) == nil {
-						s, _ := t.took(src, &d.saslResponse)
 						c.move(&c.fe, &c.be, a)
 						c.settle(a)
 						return s, nil
+					}
+					t.untook(src)
+				}
+			}
+		default:
+			if untaggedStates[c.fe] && len(src) >= 8 {
+				u := &t.st
+				switch binary.BigEndian.Uint32(src[4:]) {
+				case 80877102:
+					if a := flowActs[c.fe][kindCancelRequest]; a&actFast != 0 {
+						s, _ := t.took(src, &u.cancelRequest)
+						if u.cancelRequest.Decode(src, c.P) == nil {
+							t.tookCancelRequest()
+							c.move(&c.fe, &c.be, a)
+							c.settle(a)
+							return s, nil
+						}
+						t.untook(src)
+					}
+				case 80877104:
+					if a := flowActs[c.fe][kindGSSEncRequest]; a&actFast != 0 {
+						s, _ := t.took(src, &u.gssEncRequest)
+						if u.gssEncRequest.Decode(src, c.P) == nil {
+							c.move(&c.fe, &c.be, a)
+							c.settle(a)
+							return s, nil
+						}
+						t.untook(src)
+					}
+				case 80877103:
+					if a := flowActs[c.fe][kindSSLRequest]; a&actFast != 0 {
+						s, _ := t.took(src, &u.sslRequest)
+						if u.sslRequest.Decode(src, c.P) == nil {
+							c.move(&c.fe, &c.be, a)
+							c.settle(a)
+							return s, nil
+						}
+						t.untook(src)
+					}
+				default:
+					if a := flowActs[c.fe][kindStartupMessage]; a&actFast != 0 {
+						s, _ := t.took(src, &u.startupMessage)
+						if u.startupMessage.Decode(src, c.P) == nil {
+							t.tookStartupMessage()
+							c.move(&c.fe, &c.be, a)
+							c.settle(a)
+							return s, nil
+						}
+						t.untook(src)
 					}
 				}
 			}
@@ -246,289 +265,327 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 		switch src[0] {
 		case '1':
 			if a := flowActs[c.be][kindParseComplete]; a&actFast != 0 {
+				s, _ := t.took(src, &d.parseComplete)
 				if d.parseComplete.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.parseComplete)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case '2':
 			if a := flowActs[c.be][kindBindComplete]; a&actFast != 0 {
+				s, _ := t.took(src, &d.bindComplete)
 				if d.bindComplete.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.bindComplete)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case '3':
 			if a := flowActs[c.be][kindCloseComplete]; a&actFast != 0 {
+				s, _ := t.took(src, &d.closeComplete)
 				if d.closeComplete.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.closeComplete)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'A':
 			if a := flowActs[c.be][kindNotificationResponse]; a&actFast != 0 {
+				s, _ := t.took(src, &d.notificationResponse)
 				if d.notificationResponse.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.notificationResponse)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'C':
 			if a := flowActs[c.be][kindCommandComplete]; a&actFast != 0 {
+				s, _ := t.took(src, &d.commandComplete)
 				if d.commandComplete.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.commandComplete)
 					t.tookCommandComplete()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'D':
 			if a := flowActs[c.be][kindDataRow]; a&actFast != 0 {
+				s, _ := t.took(src, &d.dataRow)
 				if d.dataRow.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.dataRow)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'E':
 			if a := flowActs[c.be][kindErrorResponse]; a&actFast != 0 {
+				s, _ := t.took(src, &d.errorResponse)
 				if d.errorResponse.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.errorResponse)
 					t.tookErrorResponse()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'G':
 			if a := flowActs[c.be][kindCopyInResponse]; a&actFast != 0 {
+				s, _ := t.took(src, &d.copyInResponse)
 				if d.copyInResponse.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.copyInResponse)
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'H':
 			if a := flowActs[c.be][kindCopyOutResponse]; a&actFast != 0 {
+				s, _ := t.took(src, &d.copyOutResponse)
 				if d.copyOutResponse.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.copyOutResponse)
 					t.tookCopyOutResponse()
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'I':
 			if a := flowActs[c.be][kindEmptyQueryResponse]; a&actFast != 0 {
+				s, _ := t.took(src, &d.emptyQueryResponse)
 				if d.emptyQueryResponse.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.emptyQueryResponse)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'K':
 			if a := flowActs[c.be][kindBackendKeyData]; a&actFast != 0 {
+				s, _ := t.took(src, &d.backendKeyData)
 				if d.backendKeyData.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.backendKeyData)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'N':
 			if a := flowActs[c.be][kindNoticeResponse]; a&actFast != 0 {
+				s, _ := t.took(src, &d.noticeResponse)
 				if d.noticeResponse.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.noticeResponse)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'R':
 			if len(src) >= 9 {
 				switch binary.BigEndian.Uint32(src[5:]) {
 				case 3:
 					if a := flowActs[c.be][kindAuthenticationCleartextPassword]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationCleartextPassword)
 						if d.authenticationCleartextPassword.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationCleartextPassword)
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 7:
 					if a := flowActs[c.be][kindAuthenticationGSS]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationGSS)
 						if d.authenticationGSS.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationGSS)
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 8:
 					if a := flowActs[c.be][kindAuthenticationGSSContinue]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationGSSContinue)
 						if d.authenticationGSSContinue.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationGSSContinue)
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 2:
 					if a := flowActs[c.be][kindAuthenticationKerberosV5]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationKerberosV5)
 						if d.authenticationKerberosV5.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationKerberosV5)
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 5:
 					if a := flowActs[c.be][kindAuthenticationMD5Password]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationMD5Password)
 						if d.authenticationMD5Password.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationMD5Password)
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 0:
 					if a := flowActs[c.be][kindAuthenticationOk]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationOk)
 						if d.authenticationOk.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationOk)
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 10:
 					if a := flowActs[c.be][kindAuthenticationSASL]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationSASL)
 						if d.authenticationSASL.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationSASL)
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 11:
 					if a := flowActs[c.be][kindAuthenticationSASLContinue]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationSASLContinue)
 						if d.authenticationSASLContinue.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationSASLContinue)
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 12:
 					if a := flowActs[c.be][kindAuthenticationSASLFinal]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationSASLFinal)
 						if d.authenticationSASLFinal.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationSASLFinal)
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 6:
 					if a := flowActs[c.be][kindAuthenticationSCMCredential]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationSCMCredential)
 						if d.authenticationSCMCredential.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationSCMCredential)
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				case 9:
 					if a := flowActs[c.be][kindAuthenticationSSPI]; a&actFast != 0 {
+						s, _ := t.took(src, &d.authenticationSSPI)
 						if d.authenticationSSPI.Decode(src, c.P) == nil {
-							s, _ := t.took(src, &d.authenticationSSPI)
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
+						t.untook(src)
 					}
 				default:
 				}
 			}
 		case 'S':
 			if a := flowActs[c.be][kindParameterStatus]; a&actFast != 0 {
+				s, _ := t.took(src, &d.parameterStatus)
 				if d.parameterStatus.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.parameterStatus)
 					t.tookParameterStatus()
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'T':
 			if a := flowActs[c.be][kindRowDescription]; a&actFast != 0 {
+				s, _ := t.took(src, &d.rowDescription)
 				if d.rowDescription.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.rowDescription)
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'V':
 			if a := flowActs[c.be][kindFunctionCallResponse]; a&actFast != 0 {
+				s, _ := t.took(src, &d.functionCallResponse)
 				if d.functionCallResponse.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.functionCallResponse)
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'W':
 			if a := flowActs[c.be][kindCopyBothResponse]; a&actFast != 0 {
+				s, _ := t.took(src, &d.copyBothResponse)
 				if d.copyBothResponse.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.copyBothResponse)
 					t.tookCopyBothResponse()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'Z':
 			if a := flowActs[c.be][kindReadyForQuery]; a&actFast != 0 {
+				s, off := t.took(src, &d.readyForQuery)
 				if d.readyForQuery.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.readyForQuery)
 					t.tookReadyForQuery()
+					var err error
+					if a&actNegotiated != 0 {
+						err = t.unnegotiated(c.be, kindReadyForQuery, off)
+					}
+					c.be = flowState(a)
 					c.settle(a)
-					return s, nil
+					return s, err
 				}
+				t.untook(src)
 			}
 		case 'c':
 			if a := flowActs[c.be][kindCopyDone]; a&actFast != 0 {
+				s, _ := t.took(src, &d.copyDone)
 				if d.copyDone.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.copyDone)
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 'd':
 			if a := flowActs[c.be][kindCopyData]; a&actFast != 0 {
+				s, off := t.taking(src, &d.copyData)
 				if d.copyData.Decode(src, c.P) == nil {
-					s, off := t.taking(src, &d.copyData)
 					err := t.tookCopyData(s)
 					return s, offsetted(err, off)
 				}
+				t.untook(src)
 			}
 		case 'n':
 			if a := flowActs[c.be][kindNoData]; a&actFast != 0 {
+				s, _ := t.took(src, &d.noData)
 				if d.noData.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.noData)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 's':
 			if a := flowActs[c.be][kindPortalSuspended]; a&actFast != 0 {
+				s, _ := t.took(src, &d.portalSuspended)
 				if d.portalSuspended.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.portalSuspended)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		case 't':
 			if a := flowActs[c.be][kindParameterDescription]; a&actFast != 0 {
+				s, _ := t.took(src, &d.parameterDescription)
 				if d.parameterDescription.Decode(src, c.P) == nil {
-					s, _ := t.took(src, &d.parameterDescription)
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
 				}
+				t.untook(src)
 			}
 		}
 	}

@@ -174,9 +174,10 @@ func stays(r *model.FlowRule, majors []int) bool {
 
 // needsLook reports whether taking r needs more than its act (actRule):
 // majors its message decodes in where r does not hold, an answer's value,
-// what it requires or streams.
+// what it requires (but the negotiation a start-up ended, which its act
+// says: actNegotiated) or streams.
 func needsLook(r *model.FlowRule, majors []int) bool {
-	return r.Answer != 0 || r.Requires != "" || r.Streamed != "" || !allMajors(r, majors)
+	return r.Answer != 0 || r.Requires != "" && r.Requires != spec.RequiresNegotiated || r.Streamed != "" || !allMajors(r, majors)
 }
 
 // allMajors reports whether r holds in each of the codec's majors its
@@ -289,15 +290,16 @@ func flowRuleLit(st *model.FlowState, r *model.FlowRule, alt int, majors []int) 
 // its flags, in the order of the runtime's constants from actAllowed.
 type flowAct struct {
 	own, peer, push *model.FlowState
-	flags           [7]bool
+	flags           [8]bool
 }
 
 // actFlags name flowAct's flags, bit 24 up.
-var actFlags = [7]string{"actAllowed", "actMoves", "actEnd", "actDiscard", "actStays", "actRule", "actFast"}
+var actFlags = [8]string{"actAllowed", "actMoves", "actEnd", "actDiscard", "actStays", "actRule", "actFast", "actNegotiated"}
 
 func actOf(st *model.FlowState, r *model.FlowRule, majors []int) flowAct {
 	return flowAct{own: cmp.Or(r.Next, st), peer: r.Peer, push: r.Push,
-		flags: [7]bool{true, r.Next != nil, r.End, r.Discard, stays(r, majors), needsLook(r, majors), !needsLook(r, majors)}}
+		flags: [8]bool{true, r.Next != nil, r.End, r.Discard, stays(r, majors), needsLook(r, majors), !needsLook(r, majors),
+			r.Requires == spec.RequiresNegotiated}}
 }
 
 // bits is a's value, for flowActs.

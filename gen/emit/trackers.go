@@ -8,6 +8,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // trackerSide is one side of the conversation runtime (runtime/conversation.go)
@@ -89,13 +90,16 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				act := func(f string) *jen.Statement { return jen.Id("c").Dot(f) }
 				step, hooked := hooks[side.tracker+"."+hookPrefix+msg.GoName]
 				off, took := jen.Id("off"), "took"
-				if !step && !sh.push {
+				if !step && !sh.push && !sh.negotiated {
 					off = jen.Id("_")
 				}
 				if step {
 					took = "taking" // the hook sets the inner messages
 				}
-				body := []jen.Code{jen.List(jen.Id("s"), off).Op(":=").Id("t").Dot(took).Call(jen.Id("src"), jen.Op("&").Add(field()))}
+				// Counted before the decode, while the frame is at hand: a
+				// frame that fails is uncounted for the general path.
+				count := jen.List(jen.Id("s"), off).Op(":=").Id("t").Dot(took).Call(jen.Id("src"), jen.Op("&").Add(field()))
+				var body []jen.Code
 				var result jen.Code = jen.Nil()
 				switch {
 				case step:
@@ -103,6 +107,15 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 					result = jen.Id("offsetted").Call(jen.Id("err"), jen.Id("off"))
 				case hooked:
 					body = append(body, jen.Id("t").Dot(hookPrefix+msg.GoName).Call())
+				}
+				if sh.negotiated { // checked before the act moves the state it came in
+					if step {
+						return nil // no rule has both: the general path takes it
+					}
+					body = append(body, jen.Var().Id("err").Error(),
+						jen.If(jen.Id("a").Op("&").Id("actNegotiated").Op("!=").Lit(0)).Block(
+							jen.Id("err").Op("=").Id("t").Dot("unnegotiated").Call(act(side.field), kind, jen.Id("off"))))
+					result = jen.Id("err")
 				}
 				if sh.push {
 					q := jen.Id("flowState").Call(jen.Id("a").Op(">>").Id("actPush"))
@@ -122,7 +135,8 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				return jen.If(
 					jen.Id("a").Op(":=").Id("flowActs").Index(act(side.field)).Index(kind),
 					jen.Id("a").Op("&").Id("actFast").Op("!=").Lit(0),
-				).Block(jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...))
+				).Block(count, jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...),
+					jen.Id("t").Dot("untook").Call(jen.Id("src")))
 			}
 		}
 		cases, err := d.trackerCases(take("d"), side.field)
@@ -139,10 +153,14 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 			if err != nil {
 				return nil, err
 			}
-			body = append(body, jen.If(jen.Id("untaggedStates").Index(jen.Id("c").Dot(side.field))).Block(
-				jen.If(jen.Len(jen.Id("src")).Op(">=").Lit(8)).Block(jen.Id("u").Op(":=").Op("&").Id("t").Dot(startupSide.field), c),
-				jen.Return(jen.Id("t").Dot("next").Call(jen.Id("src"))),
-			))
+			// A startup packet begins with its length, whose first byte is
+			// 0 for any size a FrameReader takes: no tag's case. Tagged
+			// frames pay no test for it; a frame in a startup state whose
+			// first byte is a tag finds no act for its kind there and
+			// takes the general path, as any frame the fast path leaves.
+			cases = append(cases, jen.Default().Block(
+				jen.If(jen.Id("untaggedStates").Index(jen.Id("c").Dot(side.field)).Op("&&").Len(jen.Id("src")).Op(">=").Lit(8)).Block(
+					jen.Id("u").Op(":=").Op("&").Id("t").Dot(startupSide.field), c)))
 		}
 		body = append(body,
 			jen.If(jen.Len(jen.Id("src")).Op("!=").Lit(0)).Block(jen.Switch(jen.Id("src").Index(jen.Lit(0))).Block(cases...)),
@@ -174,10 +192,11 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 
 // actShape is what the acts of a message's fast rules in one machine
 // have: a next state for their side, a request queued, a state for the
-// other side, and whether the backend may be left idle with requests
-// waiting (a request ended or discarded, the backend's state set), which
-// settle then takes up. A generated case applies only those parts.
-type actShape struct{ moves, push, peer, settles bool }
+// other side, whether the backend may be left idle with requests waiting
+// (a request ended or discarded, the backend's state set), which settle
+// then takes up, and the end of a start-up whose negotiation is checked
+// (actNegotiated). A generated case applies only those parts.
+type actShape struct{ moves, push, peer, settles, negotiated bool }
 
 // actShapes are the shapes of the messages some state of m allows on
 // their act alone (actFast): only those have a case in
@@ -197,6 +216,7 @@ func actShapes(m *model.FlowMachine, majors []int) map[*model.Message]actShape {
 					moves = r.Next
 				}
 				sh.settles = sh.settles || moves != nil || r.End || r.Discard
+				sh.negotiated = sh.negotiated || r.Requires == spec.RequiresNegotiated
 				shapes[r.Msg] = sh
 			}
 		}

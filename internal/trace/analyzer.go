@@ -302,8 +302,10 @@ func join(a, b string) string {
 func (x *examiner) reencode(chain []Layer) ([]byte, error) {
 	var inner []byte
 	for i := len(chain) - 1; i >= 0; i-- {
-		if f := chain[i].Msg.Descriptor().Payload(); f >= 0 && inner != nil {
-			reflect.ValueOf(chain[i].Msg).Elem().Field(f).SetBytes(inner)
+		if inner != nil {
+			if f := chain[i].Msg.Descriptor().Payload(); f >= 0 {
+				reflect.ValueOf(chain[i].Msg).Elem().Field(f).SetBytes(inner)
+			}
 		}
 		out, err := chain[i].Msg.Encode(x.bufs[i][:0], chain[i].Params)
 		if err != nil {

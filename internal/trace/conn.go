@@ -213,16 +213,20 @@ func (d *decoder) decode(frame []byte) ([]Layer, error) {
 	d.layers[0] = Layer{Name: name, Msg: s.Msg, Params: s.Params()}
 	// A layer inside that failed to decode is the last, without a Msg.
 	failed := err != nil && isDecodeError(err)
-	if _, ok := s.Msg.(*codec.CopyData); s.Sub == nil && (!ok || !failed) {
+	if s.Sub == nil && (!failed || !carries(s.Msg)) {
 		return d.layers[:1], err
 	}
 	d.layers[1] = Layer{Name: "replication", Msg: s.Sub, Params: s.Params()}
-	if _, ok := s.Sub.(*codec.XLogData); s.Logical == nil && (!ok || !failed) {
+	if s.Logical == nil && (!failed || !carries(s.Sub)) {
 		return d.layers[:2], err
 	}
 	d.layers[2] = Layer{Name: spec.LayerLogicalReplication, Msg: s.Logical, Params: s.LogicalP}
 	return d.layers[:3], err
 }
+
+// carries reports whether m holds a message of another layer (its
+// descriptor's Payload).
+func carries(m codec.Message) bool { return m != nil && m.Descriptor().Payload() >= 0 }
 
 // isDecodeError reports whether err is a *codec.DecodeError (see isFlowError).
 func isDecodeError(err error) bool {

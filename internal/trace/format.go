@@ -291,12 +291,7 @@ func (f *formatter) appendEnd(b []byte) []byte {
 // and params.
 func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 	for i, l := range chain {
-		payload := "" // the field the next message shows
-		if d := l.Msg.Descriptor(); i < len(chain)-1 {
-			if f := d.Payload(); f >= 0 {
-				payload = d.Fields[f].Name
-			}
-		}
+		shown := i < len(chain)-1 // the next message shows l's payload
 		if !f.json {
 			if i > 0 {
 				b = append(b, " >"...)
@@ -304,7 +299,7 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 			b = append(b, ' ')
 			n := f.named(l.Msg, l.Params.Major)
 			b = append(b, n.name...)
-			b = f.appendFields(b, n.layout, reflect.ValueOf(l.Msg).UnsafePointer(), l.Params, payload)
+			b = f.appendFields(b, n.layout, reflect.ValueOf(l.Msg).UnsafePointer(), l.Params, shown)
 			b = f.appendQueryCommand(b, l)
 			continue
 		}
@@ -318,7 +313,7 @@ func (f *formatter) appendMessages(b []byte, chain []Layer) []byte {
 		b = append(b, `","params":`...)
 		b = appendParams(b, l.Params)
 		mark := len(b)
-		o := codec.JSONOptions{Redact: !f.showSecrets, Omit: payload}
+		o := codec.JSONOptions{Redact: !f.showSecrets, OmitPayload: shown}
 		if f.maxValue > 0 {
 			o.MaxValue, o.MaxElements = f.maxValue, maxElements
 		}

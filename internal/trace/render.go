@@ -87,16 +87,20 @@ func valueLayoutOf(t reflect.Type, fd *codec.FieldDescriptor) valueLayout {
 }
 
 // appendFields writes the fields of the struct at ptr, laid out as l, that
-// are on the wire with p, each after a separator; the field named skip is
-// left out.
-func (f *formatter) appendFields(b []byte, l *layout, ptr unsafe.Pointer, p codec.Params, skip string) []byte {
+// are on the wire with p, each after a separator; with omitPayload, the
+// one that holds the next layer's message is left out.
+func (f *formatter) appendFields(b []byte, l *layout, ptr unsafe.Pointer, p codec.Params, omitPayload bool) []byte {
+	skip := -1
+	if omitPayload {
+		skip = l.d.Payload()
+	}
 	for i := range l.fields {
 		fl, fd := &l.fields[i], &l.d.Fields[i]
 		switch {
 		case !fd.Present(p),
 			fd.When != nil && !fd.Holds(byte(unsignedAt(unsafe.Add(ptr, fl.whenOffset), fl.when.kind))),
 			fd.Optional && unsignedAt(unsafe.Add(ptr, fl.offset), fl.value.kind) == 0,
-			fd.Name == skip:
+			i == skip:
 			continue
 		}
 		b = append(b, fl.prefix...)
@@ -202,7 +206,7 @@ func (f *formatter) appendValue(b []byte, fd *codec.FieldDescriptor, p codec.Par
 	case reflect.Struct:
 		b = append(b, '{')
 		mark := len(b)
-		b = f.appendFields(b, v.sub, ptr, p, "")
+		b = f.appendFields(b, v.sub, ptr, p, false)
 		if len(b) > mark { // each field has a separator before it, the first too: drop it
 			b = append(b[:mark], b[mark+1:]...)
 		}

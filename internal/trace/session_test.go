@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +88,39 @@ func TestNewStreamStartsUnstreamed(t *testing.T) {
 		text := formatter{style: style{maxValue: DefaultMaxValue}}
 		if got, want := text.appendLine(nil, time.Time{}, 0, Backend, 0, chain[2:], nil), text.appendLine(nil, time.Time{}, 0, Backend, 0, []Layer{{Msg: step.logical, Params: v2}}, nil); string(got) != string(want) {
 			t.Errorf("step %d decoded\n%s want\n%s", i, got, want)
+		}
+	}
+}
+
+// TestUndecodableInnerLayer: a layer inside that fails to decode is the
+// chain's last, without a Msg, after the messages around it: the
+// replication message inside a CopyData, the pgoutput one inside an
+// XLogData.
+func TestUndecodableInnerLayer(t *testing.T) {
+	c := newConn(1)
+	streaming(t, c, "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '1', publication_names 'p')")
+	xlog, err := (&codec.XLogData{WALData: []byte{'!'}}).Encode(nil, codec.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		data []byte
+		want string // the chain's message types
+	}{
+		{[]byte{'!'}, "*codec.CopyData <nil>"},
+		{xlog, "*codec.CopyData *codec.XLogData <nil>"},
+	} {
+		frame, err := (&codec.CopyData{Data: tc.data}).Encode(nil, codec.Params{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chain, err := c.dirs[Backend].decode(frame)
+		var types []string
+		for _, l := range chain {
+			types = append(types, fmt.Sprintf("%T", l.Msg))
+		}
+		if got := strings.Join(types, " "); got != tc.want || !isDecodeError(err) {
+			t.Errorf("CopyData of %q: chain %s, %v; want %s and a decode error", tc.data, got, err, tc.want)
 		}
 	}
 }

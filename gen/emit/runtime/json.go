@@ -38,22 +38,27 @@ type JSONOptions struct {
 	MaxElements int
 	// Redact writes every secret as {"bytes":N,"redacted":true}.
 	Redact bool
-	// Omit is the name of a top-level field to leave out (a payload that
-	// the next layer's message shows).
-	Omit string
+	// OmitPayload leaves out the field that holds the next layer's message
+	// (MessageDescriptor.Payload), for a tool that shows it decoded.
+	OmitPayload bool
 }
 
 // AppendJSON appends m, as its fields on the wire with p, as a JSON object.
 func AppendJSON(dst []byte, m Message, p Params, o JSONOptions) []byte {
-	return o.appendObject(dst, reflect.ValueOf(m).Elem(), m.Descriptor(), p, o.Omit)
+	d, omit := m.Descriptor(), -1
+	if o.OmitPayload {
+		omit = d.Payload()
+	}
+	return o.appendObject(dst, reflect.ValueOf(m).Elem(), d, p, omit)
 }
 
-func (o *JSONOptions) appendObject(b []byte, v reflect.Value, d *MessageDescriptor, p Params, omit string) []byte {
+// appendObject appends v, which d describes, but its field omit.
+func (o *JSONOptions) appendObject(b []byte, v reflect.Value, d *MessageDescriptor, p Params, omit int) []byte {
 	b = append(b, '{')
 	first := true
 	for i := range d.Fields {
 		f := &d.Fields[i]
-		if !d.OnWire(v, i, p) || f.Name == omit {
+		if !d.OnWire(v, i, p) || i == omit {
 			continue
 		}
 		if !first {
@@ -99,7 +104,7 @@ func (o *JSONOptions) appendValue(b []byte, v reflect.Value, f *FieldDescriptor,
 		reflect.Copy(reflect.ValueOf(data), v)
 		return o.appendBytes(b, data)
 	case reflect.Struct:
-		return o.appendObject(b, v, f.Elem, p, "")
+		return o.appendObject(b, v, f.Elem, p, -1)
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			if v.IsNil() {
