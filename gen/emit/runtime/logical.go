@@ -66,25 +66,22 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	// (actStays): decoded without the dispatcher, taken on one bit.
 	// Anything else, or a message that fails, takes the general path.
 	if len(src) > 0 {
-		var m Message
-		var oid uint32
 		switch kindsLogical[src[0]] {
 		case kindLogicalInsert:
-			if flowActs[kindLogicalInsert][t.st]&actStays != 0 && t.lg.logicalInsert.Decode(src, t.P) == nil {
-				m, oid = &t.lg.logicalInsert, t.lg.logicalInsert.RelationOID
+			if m := &t.lg.logicalInsert; flowActs[kindLogicalInsert][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+				t.Index++
+				return m, nil
 			}
 		case kindLogicalUpdate:
-			if flowActs[kindLogicalUpdate][t.st]&actStays != 0 && t.lg.logicalUpdate.Decode(src, t.P) == nil {
-				m, oid = &t.lg.logicalUpdate, t.lg.logicalUpdate.RelationOID
+			if m := &t.lg.logicalUpdate; flowActs[kindLogicalUpdate][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+				t.Index++
+				return m, nil
 			}
 		case kindLogicalDelete:
-			if flowActs[kindLogicalDelete][t.st]&actStays != 0 && t.lg.logicalDelete.Decode(src, t.P) == nil {
-				m, oid = &t.lg.logicalDelete, t.lg.logicalDelete.RelationOID
+			if m := &t.lg.logicalDelete; flowActs[kindLogicalDelete][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+				t.Index++
+				return m, nil
 			}
-		}
-		if m != nil && t.described(oid) == "" {
-			t.Index++
-			return m, nil
 		}
 	}
 	m, err := t.lg.Decode(src, t.P)

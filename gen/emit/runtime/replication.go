@@ -224,7 +224,7 @@ func (r *ReplicationTracker) release(dir flowSide) {
 // (its LSNs say where).
 func (r *ReplicationTracker) Backend(payload []byte) (msg, logical Message, err error) {
 	var s Step
-	err = r.next(&s, sideBackend, payload)
+	err = r.backend(&s, payload)
 	return s.Sub, s.Logical, err
 }
 
@@ -235,8 +235,45 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 	return s.Sub, err
 }
 
-// next decodes payload into s.Sub (and s.Logical), checking the flow; a
-// CopyData of no replication stream leaves both nil.
+// backend decodes a payload the server sent into s.Sub (and s.Logical).
+// Nearly every message of a stream is an XLogData
+// pgspec:if message:replication-archive-or-manifest-data
+// (of a base backup, a BackupData)
+// pgspec:end
+// in a state it stays in: decoded without the dispatcher, taken on one
+// bit, its WAL data handed straight to the logical tracker. Anything else,
+// or a message that fails, takes the general path.
+func (r *ReplicationTracker) backend(s *Step, payload []byte) error {
+	if r.kind != copyNone && len(payload) != 0 {
+		switch k := kindsReplicationBackend[payload[0]]; {
+		case k == kindXLogData && flowActs[kindXLogData][r.be]&actStays != 0:
+			if x := &r.rb.xLogData; x.Decode(payload, r.P) == nil {
+				s.Sub = x
+				if r.kind == copyLogical {
+					return r.toLogical(s, x.WALData)
+				}
+				if s.Logical != nil {
+					s.Logical = nil
+				}
+				return nil
+			}
+		// pgspec:if message:replication-archive-or-manifest-data
+		case k == kindBackupData && flowActs[kindBackupData][r.be]&actStays != 0:
+			if b := &r.rb.backupData; b.Decode(payload, r.P) == nil {
+				s.Sub = b
+				if s.Logical != nil {
+					s.Logical = nil
+				}
+				return nil
+			}
+			// pgspec:end
+		}
+	}
+	return r.next(s, sideBackend, payload)
+}
+
+// next decodes payload into s.Sub (and s.Logical) with the dispatcher,
+// checking the flow; a CopyData of no replication stream leaves both nil.
 func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if r.kind == copyNone || len(payload) == 0 {
 		s.clearInner()
@@ -249,24 +286,8 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if dir == sideFrontend {
 		st, k = &r.fe, kindsReplicationFrontend[payload[0]]
 		m, err = r.rf.Decode(payload, r.P)
-	} else if k = kindsReplicationBackend[payload[0]]; k == kindXLogData {
-		// Nearly every message of a stream: an XLogData decoded without the
-		// dispatcher and, in a state it stays in, taken on one bit.
-		x := &r.rb.xLogData
-		if err = x.Decode(payload, r.P); err == nil && flowActs[kindXLogData][r.be]&actStays != 0 {
-			s.Sub = x
-			if r.kind == copyLogical {
-				return r.toLogical(s, x.WALData)
-			}
-			if s.Logical != nil {
-				s.Logical = nil
-			}
-			return nil
-		}
-		if err == nil {
-			m = x
-		}
 	} else {
+		k = kindsReplicationBackend[payload[0]]
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
