@@ -56,17 +56,17 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	if len(src) > 0 {
 		switch kindsLogical[src[0]] {
 		case kindLogicalInsert:
-			if m := &t.lg.logicalInsert; flowActs[t.st][kindLogicalInsert]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+			if m := &t.lg.logicalInsert; flowActs[kindLogicalInsert][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
 		case kindLogicalUpdate:
-			if m := &t.lg.logicalUpdate; flowActs[t.st][kindLogicalUpdate]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+			if m := &t.lg.logicalUpdate; flowActs[kindLogicalUpdate][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
 		case kindLogicalDelete:
-			if m := &t.lg.logicalDelete; flowActs[t.st][kindLogicalDelete]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+			if m := &t.lg.logicalDelete; flowActs[kindLogicalDelete][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}

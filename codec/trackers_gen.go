@@ -14,9 +14,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 	if len(src) != 0 {
 		switch src[0] {
 		case 'B':
-			if a := flowActs[c.fe][kindBind]; a&actFast != 0 {
+			if a := flowActs[kindBind][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.bind)
 				if d.bind.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindBind, off)
 					}
@@ -25,9 +26,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'C':
-			if a := flowActs[c.fe][kindClose]; a&actFast != 0 {
+			if a := flowActs[kindClose][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.close)
 				if d.close.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindClose, off)
 					}
@@ -36,9 +38,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'D':
-			if a := flowActs[c.fe][kindDescribe]; a&actFast != 0 {
+			if a := flowActs[kindDescribe][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.describe)
 				if d.describe.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindDescribe, off)
 					}
@@ -47,9 +50,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'E':
-			if a := flowActs[c.fe][kindExecute]; a&actFast != 0 {
+			if a := flowActs[kindExecute][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.execute)
 				if d.execute.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindExecute, off)
 					}
@@ -58,9 +62,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'F':
-			if a := flowActs[c.fe][kindFunctionCall]; a&actFast != 0 {
+			if a := flowActs[kindFunctionCall][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.functionCall)
 				if d.functionCall.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindFunctionCall, off)
 					}
@@ -69,7 +74,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'H':
-			if a := flowActs[c.fe][kindFlush]; a&actFast != 0 {
+			if a := flowActs[kindFlush][c.fe]; a&actFast != 0 {
 				s, _ := t.took(src, &d.flush)
 				if d.flush.Decode(src, c.P) == nil {
 					return s, nil
@@ -77,9 +82,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'P':
-			if a := flowActs[c.fe][kindParse]; a&actFast != 0 {
+			if a := flowActs[kindParse][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.parse)
 				if d.parse.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindParse, off)
 					}
@@ -88,9 +94,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'Q':
-			if a := flowActs[c.fe][kindQuery]; a&actFast != 0 {
+			if a := flowActs[kindQuery][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.query)
 				if d.query.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookQuery()
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindQuery, off)
@@ -100,9 +107,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'S':
-			if a := flowActs[c.fe][kindSync]; a&actFast != 0 {
+			if a := flowActs[kindSync][c.fe]; a&actFast != 0 {
 				s, off := t.took(src, &d.sync)
 				if d.sync.Decode(src, c.P) == nil {
+					c := t.c
 					if q := flowState(a >> actPush); q != 0 && !c.push(q-1) {
 						return s, t.tooMany(c.fe, kindSync, off)
 					}
@@ -111,25 +119,27 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'X':
-			if a := flowActs[c.fe][kindTerminate]; a&actFast != 0 {
+			if a := flowActs[kindTerminate][c.fe]; a&actFast != 0 {
 				s, _ := t.took(src, &d.terminate)
 				if d.terminate.Decode(src, c.P) == nil {
+					c := t.c
 					c.fe = flowState(a)
 					return s, nil
 				}
 				t.untook(src)
 			}
 		case 'c':
-			if a := flowActs[c.fe][kindCopyDone]; a&actFast != 0 {
+			if a := flowActs[kindCopyDone][c.fe]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyDone)
 				if d.copyDone.Decode(src, c.P) == nil {
+					c := t.c
 					c.fe = flowState(a)
 					return s, nil
 				}
 				t.untook(src)
 			}
 		case 'd':
-			if a := flowActs[c.fe][kindCopyData]; a&actFast != 0 {
+			if a := flowActs[kindCopyData][c.fe]; a&actFast != 0 {
 				s, off := t.taking(src, &d.copyData)
 				if d.copyData.Decode(src, c.P) == nil {
 					err := t.tookCopyData(s)
@@ -138,9 +148,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'f':
-			if a := flowActs[c.fe][kindCopyFail]; a&actFast != 0 {
+			if a := flowActs[kindCopyFail][c.fe]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyFail)
 				if d.copyFail.Decode(src, c.P) == nil {
+					c := t.c
 					c.fe = flowState(a)
 					return s, nil
 				}
@@ -149,27 +160,30 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 		case 'p':
 			switch passwordKinds[c.fe] {
 			case kindGSSResponse:
-				if a := flowActs[c.fe][kindGSSResponse]; a&actFast != 0 {
+				if a := flowActs[kindGSSResponse][c.fe]; a&actFast != 0 {
 					s, _ := t.took(src, &d.gssResponse)
 					if d.gssResponse.Decode(src, c.P) == nil {
+						c := t.c
 						c.fe = flowState(a)
 						return s, nil
 					}
 					t.untook(src)
 				}
 			case kindPasswordMessage:
-				if a := flowActs[c.fe][kindPasswordMessage]; a&actFast != 0 {
+				if a := flowActs[kindPasswordMessage][c.fe]; a&actFast != 0 {
 					s, _ := t.took(src, &d.passwordMessage)
 					if d.passwordMessage.Decode(src, c.P) == nil {
+						c := t.c
 						c.fe = flowState(a)
 						return s, nil
 					}
 					t.untook(src)
 				}
 			case kindSASLInitialResponse:
-				if a := flowActs[c.fe][kindSASLInitialResponse]; a&actFast != 0 {
+				if a := flowActs[kindSASLInitialResponse][c.fe]; a&actFast != 0 {
 					s, _ := t.took(src, &d.saslInitialResponse)
 					if d.saslInitialResponse.Decode(src, c.P) == nil {
+						c := t.c
 						c.move(&c.fe, &c.be, a)
 						c.settle(a)
 						return s, nil
@@ -177,9 +191,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 					t.untook(src)
 				}
 			case kindSASLResponse:
-				if a := flowActs[c.fe][kindSASLResponse]; a&actFast != 0 {
+				if a := flowActs[kindSASLResponse][c.fe]; a&actFast != 0 {
 					s, _ := t.took(src, &d.saslResponse)
 					if d.saslResponse.Decode(src, c.P) == nil {
+						c := t.c
 						c.move(&c.fe, &c.be, a)
 						c.settle(a)
 						return s, nil
@@ -192,9 +207,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				u := &t.st
 				switch binary.BigEndian.Uint32(src[4:]) {
 				case 80877102:
-					if a := flowActs[c.fe][kindCancelRequest]; a&actFast != 0 {
+					if a := flowActs[kindCancelRequest][c.fe]; a&actFast != 0 {
 						s, _ := t.took(src, &u.cancelRequest)
 						if u.cancelRequest.Decode(src, c.P) == nil {
+							c := t.c
 							t.tookCancelRequest()
 							c.move(&c.fe, &c.be, a)
 							c.settle(a)
@@ -203,9 +219,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 80877104:
-					if a := flowActs[c.fe][kindGSSEncRequest]; a&actFast != 0 {
+					if a := flowActs[kindGSSEncRequest][c.fe]; a&actFast != 0 {
 						s, _ := t.took(src, &u.gssEncRequest)
 						if u.gssEncRequest.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.fe, &c.be, a)
 							c.settle(a)
 							return s, nil
@@ -213,9 +230,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 80877103:
-					if a := flowActs[c.fe][kindSSLRequest]; a&actFast != 0 {
+					if a := flowActs[kindSSLRequest][c.fe]; a&actFast != 0 {
 						s, _ := t.took(src, &u.sslRequest)
 						if u.sslRequest.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.fe, &c.be, a)
 							c.settle(a)
 							return s, nil
@@ -223,9 +241,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				default:
-					if a := flowActs[c.fe][kindStartupMessage]; a&actFast != 0 {
+					if a := flowActs[kindStartupMessage][c.fe]; a&actFast != 0 {
 						s, _ := t.took(src, &u.startupMessage)
 						if u.startupMessage.Decode(src, c.P) == nil {
+							c := t.c
 							t.tookStartupMessage()
 							c.move(&c.fe, &c.be, a)
 							c.settle(a)
@@ -237,7 +256,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			}
 		}
 	}
-	return t.next(src)
+	return t.next(src[:len(src):len(src)])
 }
 
 // hook calls the hook of a message of kind k the general path took, if it has one.
@@ -264,34 +283,37 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 	if len(src) != 0 {
 		switch src[0] {
 		case '1':
-			if a := flowActs[c.be][kindParseComplete]; a&actFast != 0 {
+			if a := flowActs[kindParseComplete][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.parseComplete)
 				if d.parseComplete.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
 				t.untook(src)
 			}
 		case '2':
-			if a := flowActs[c.be][kindBindComplete]; a&actFast != 0 {
+			if a := flowActs[kindBindComplete][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.bindComplete)
 				if d.bindComplete.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
 				t.untook(src)
 			}
 		case '3':
-			if a := flowActs[c.be][kindCloseComplete]; a&actFast != 0 {
+			if a := flowActs[kindCloseComplete][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.closeComplete)
 				if d.closeComplete.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
 				t.untook(src)
 			}
 		case 'A':
-			if a := flowActs[c.be][kindNotificationResponse]; a&actFast != 0 {
+			if a := flowActs[kindNotificationResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.notificationResponse)
 				if d.notificationResponse.Decode(src, c.P) == nil {
 					return s, nil
@@ -299,9 +321,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'C':
-			if a := flowActs[c.be][kindCommandComplete]; a&actFast != 0 {
+			if a := flowActs[kindCommandComplete][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.commandComplete)
 				if d.commandComplete.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookCommandComplete()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
@@ -310,7 +333,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'D':
-			if a := flowActs[c.be][kindDataRow]; a&actFast != 0 {
+			if a := flowActs[kindDataRow][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.dataRow)
 				if d.dataRow.Decode(src, c.P) == nil {
 					return s, nil
@@ -318,9 +341,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'E':
-			if a := flowActs[c.be][kindErrorResponse]; a&actFast != 0 {
+			if a := flowActs[kindErrorResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.errorResponse)
 				if d.errorResponse.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookErrorResponse()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
@@ -329,9 +353,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'G':
-			if a := flowActs[c.be][kindCopyInResponse]; a&actFast != 0 {
+			if a := flowActs[kindCopyInResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyInResponse)
 				if d.copyInResponse.Decode(src, c.P) == nil {
+					c := t.c
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
 					return s, nil
@@ -339,9 +364,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'H':
-			if a := flowActs[c.be][kindCopyOutResponse]; a&actFast != 0 {
+			if a := flowActs[kindCopyOutResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyOutResponse)
 				if d.copyOutResponse.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookCopyOutResponse()
 					c.be = flowState(a)
 					c.settle(a)
@@ -350,16 +376,17 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'I':
-			if a := flowActs[c.be][kindEmptyQueryResponse]; a&actFast != 0 {
+			if a := flowActs[kindEmptyQueryResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.emptyQueryResponse)
 				if d.emptyQueryResponse.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
 				t.untook(src)
 			}
 		case 'K':
-			if a := flowActs[c.be][kindBackendKeyData]; a&actFast != 0 {
+			if a := flowActs[kindBackendKeyData][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.backendKeyData)
 				if d.backendKeyData.Decode(src, c.P) == nil {
 					return s, nil
@@ -367,7 +394,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'N':
-			if a := flowActs[c.be][kindNoticeResponse]; a&actFast != 0 {
+			if a := flowActs[kindNoticeResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.noticeResponse)
 				if d.noticeResponse.Decode(src, c.P) == nil {
 					return s, nil
@@ -378,36 +405,40 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if len(src) >= 9 {
 				switch binary.BigEndian.Uint32(src[5:]) {
 				case 3:
-					if a := flowActs[c.be][kindAuthenticationCleartextPassword]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationCleartextPassword][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationCleartextPassword)
 						if d.authenticationCleartextPassword.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
 						t.untook(src)
 					}
 				case 7:
-					if a := flowActs[c.be][kindAuthenticationGSS]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationGSS][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationGSS)
 						if d.authenticationGSS.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
 						t.untook(src)
 					}
 				case 8:
-					if a := flowActs[c.be][kindAuthenticationGSSContinue]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationGSSContinue][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationGSSContinue)
 						if d.authenticationGSSContinue.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
 						t.untook(src)
 					}
 				case 2:
-					if a := flowActs[c.be][kindAuthenticationKerberosV5]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationKerberosV5][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationKerberosV5)
 						if d.authenticationKerberosV5.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -415,18 +446,20 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 5:
-					if a := flowActs[c.be][kindAuthenticationMD5Password]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationMD5Password][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationMD5Password)
 						if d.authenticationMD5Password.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
 						t.untook(src)
 					}
 				case 0:
-					if a := flowActs[c.be][kindAuthenticationOk]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationOk][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationOk)
 						if d.authenticationOk.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -434,9 +467,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 10:
-					if a := flowActs[c.be][kindAuthenticationSASL]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationSASL][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASL)
 						if d.authenticationSASL.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -444,9 +478,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 11:
-					if a := flowActs[c.be][kindAuthenticationSASLContinue]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationSASLContinue][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASLContinue)
 						if d.authenticationSASLContinue.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -454,9 +489,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 12:
-					if a := flowActs[c.be][kindAuthenticationSASLFinal]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationSASLFinal][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASLFinal)
 						if d.authenticationSASLFinal.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -464,9 +500,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 6:
-					if a := flowActs[c.be][kindAuthenticationSCMCredential]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationSCMCredential][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSCMCredential)
 						if d.authenticationSCMCredential.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							c.settle(a)
 							return s, nil
@@ -474,9 +511,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 9:
-					if a := flowActs[c.be][kindAuthenticationSSPI]; a&actFast != 0 {
+					if a := flowActs[kindAuthenticationSSPI][c.be]; a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSSPI)
 						if d.authenticationSSPI.Decode(src, c.P) == nil {
+							c := t.c
 							c.move(&c.be, &c.fe, a)
 							return s, nil
 						}
@@ -486,7 +524,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				}
 			}
 		case 'S':
-			if a := flowActs[c.be][kindParameterStatus]; a&actFast != 0 {
+			if a := flowActs[kindParameterStatus][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.parameterStatus)
 				if d.parameterStatus.Decode(src, c.P) == nil {
 					t.tookParameterStatus()
@@ -495,9 +533,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'T':
-			if a := flowActs[c.be][kindRowDescription]; a&actFast != 0 {
+			if a := flowActs[kindRowDescription][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.rowDescription)
 				if d.rowDescription.Decode(src, c.P) == nil {
+					c := t.c
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
@@ -505,9 +544,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'V':
-			if a := flowActs[c.be][kindFunctionCallResponse]; a&actFast != 0 {
+			if a := flowActs[kindFunctionCallResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.functionCallResponse)
 				if d.functionCallResponse.Decode(src, c.P) == nil {
+					c := t.c
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
@@ -515,9 +555,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'W':
-			if a := flowActs[c.be][kindCopyBothResponse]; a&actFast != 0 {
+			if a := flowActs[kindCopyBothResponse][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyBothResponse)
 				if d.copyBothResponse.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookCopyBothResponse()
 					c.move(&c.be, &c.fe, a)
 					c.settle(a)
@@ -526,9 +567,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'Z':
-			if a := flowActs[c.be][kindReadyForQuery]; a&actFast != 0 {
+			if a := flowActs[kindReadyForQuery][c.be]; a&actFast != 0 {
 				s, off := t.took(src, &d.readyForQuery)
 				if d.readyForQuery.Decode(src, c.P) == nil {
+					c := t.c
 					t.tookReadyForQuery()
 					var err error
 					if a&actNegotiated != 0 {
@@ -541,9 +583,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'c':
-			if a := flowActs[c.be][kindCopyDone]; a&actFast != 0 {
+			if a := flowActs[kindCopyDone][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.copyDone)
 				if d.copyDone.Decode(src, c.P) == nil {
+					c := t.c
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
@@ -551,7 +594,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'd':
-			if a := flowActs[c.be][kindCopyData]; a&actFast != 0 {
+			if a := flowActs[kindCopyData][c.be]; a&actFast != 0 {
 				s, off := t.taking(src, &d.copyData)
 				if d.copyData.Decode(src, c.P) == nil {
 					err := t.tookCopyData(s)
@@ -560,27 +603,30 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'n':
-			if a := flowActs[c.be][kindNoData]; a&actFast != 0 {
+			if a := flowActs[kindNoData][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.noData)
 				if d.noData.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
 				t.untook(src)
 			}
 		case 's':
-			if a := flowActs[c.be][kindPortalSuspended]; a&actFast != 0 {
+			if a := flowActs[kindPortalSuspended][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.portalSuspended)
 				if d.portalSuspended.Decode(src, c.P) == nil {
+					c := t.c
 					c.settle(a)
 					return s, nil
 				}
 				t.untook(src)
 			}
 		case 't':
-			if a := flowActs[c.be][kindParameterDescription]; a&actFast != 0 {
+			if a := flowActs[kindParameterDescription][c.be]; a&actFast != 0 {
 				s, _ := t.took(src, &d.parameterDescription)
 				if d.parameterDescription.Decode(src, c.P) == nil {
+					c := t.c
 					c.be = flowState(a)
 					c.settle(a)
 					return s, nil
@@ -589,7 +635,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			}
 		}
 	}
-	return t.next(src)
+	return t.next(src[:len(src):len(src)])
 }
 
 // hook calls the hook of a message of kind k the general path took, if it has one.

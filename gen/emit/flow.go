@@ -104,21 +104,30 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	f.Var().Id("flowTable").Op("=").Index(jen.Lit(len(states))).Index(jen.Id("flowKinds")).Add(cell).Values(rows...)
 	f.Line()
 	// The act of each cell's rule again, for the one load a tracker takes
-	// nearly every message on.
-	rows = nil
+	// nearly every message on: by kind, then state, 256 states to a kind,
+	// so that a generated case (its kind a constant) loads its state's act
+	// at a constant offset with no bounds check.
+	var byKind [][]jen.Code
 	for _, st := range states {
-		var cells []jen.Code
 		for k, r := range table[st.Index] {
-			if r != 0 {
-				cells = append(cells, jen.Lit(k).Op(":").Op(fmt.Sprintf("%#x", actOf(of[r-1], all[r-1], mod.Majors).bits())))
+			if r == 0 {
+				continue
 			}
-		}
-		if len(cells) > 0 {
-			rows = append(rows, jen.Id(stateConst(st)).Op(":").Values(cells...))
+			for len(byKind) <= k {
+				byKind = append(byKind, nil)
+			}
+			byKind[k] = append(byKind[k], jen.Id(stateConst(st)).Op(":").Op(fmt.Sprintf("%#x", actOf(of[r-1], all[r-1], mod.Majors).bits())))
 		}
 	}
-	f.Comment("flowActs is the act of each state's rule for each kind (flowTable's, in flowRules), 0 where none is.")
-	f.Var().Id("flowActs").Op("=").Index(jen.Lit(len(states))).Index(jen.Id("flowKinds")).Id("flowAct").Values(rows...)
+	rows = nil
+	for k, cells := range byKind {
+		if len(cells) > 0 {
+			rows = append(rows, jen.Lit(k).Op(":").Values(cells...))
+		}
+	}
+	f.Comment("flowActs is the act of each state's rule for each kind (flowTable's, in flowRules), 0 where none is:")
+	f.Comment("flowActs[kind][state].")
+	f.Var().Id("flowActs").Op("=").Index(jen.Id("flowKinds")).Index(jen.Lit(256)).Id("flowAct").Values(rows...)
 	f.Line()
 	var names, slugs, streamed []jen.Code
 	for _, st := range states {

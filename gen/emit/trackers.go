@@ -132,8 +132,13 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 					body = append(body, jen.Id("c").Dot("settle").Call(jen.Id("a")))
 				}
 				body = append(body, jen.Return(jen.Id("s"), result))
+				if sh.push || sh.peer || sh.moves || sh.settles || sh.negotiated {
+					// c again from t: held across the decode, it would be
+					// stored at Next's entry for every message.
+					body = append([]jen.Code{jen.Id("c").Op(":=").Id("t").Dot("c")}, body...)
+				}
 				return jen.If(
-					jen.Id("a").Op(":=").Id("flowActs").Index(act(side.field)).Index(kind),
+					jen.Id("a").Op(":=").Id("flowActs").Index(kind).Index(act(side.field)),
 					jen.Id("a").Op("&").Id("actFast").Op("!=").Lit(0),
 				).Block(count, jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...),
 					jen.Id("t").Dot("untook").Call(jen.Id("src")))
@@ -162,9 +167,13 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				jen.If(jen.Id("untaggedStates").Index(jen.Id("c").Dot(side.field)).Op("&&").Len(jen.Id("src")).Op(">=").Lit(8)).Block(
 					jen.Id("u").Op(":=").Op("&").Id("t").Dot(startupSide.field), c)))
 		}
+		// The general path is given src without its capacity, which it
+		// has no use for: held across a case's decode, it would be stored
+		// at Next's entry for every message.
+		n := jen.Len(jen.Id("src"))
 		body = append(body,
 			jen.If(jen.Len(jen.Id("src")).Op("!=").Lit(0)).Block(jen.Switch(jen.Id("src").Index(jen.Lit(0))).Block(cases...)),
-			jen.Return(jen.Id("t").Dot("next").Call(jen.Id("src"))))
+			jen.Return(jen.Id("t").Dot("next").Call(jen.Id("src").Index(jen.Empty(), n.Clone(), n.Clone()))))
 		f.Comment(side.doc)
 		f.Comment("On a *DecodeError the Step holds nothing decoded; on a *FlowError it holds the")
 		f.Comment("message. A message the state allows on its act alone is decoded and taken")

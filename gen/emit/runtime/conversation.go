@@ -64,13 +64,24 @@ func (c *Conversation) Reset(p Params) {
 	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
 	c.queue, c.head, c.discarding, c.pending, c.feCopy, c.nego = c.queue[:0], 0, false, copyNone, false, negotiation{}
 	c.taken, c.done = 0, 0
-	c.Frontend.tracker = tracker{c: c, step: c.step()}
-	c.Backend.tracker = tracker{c: c, step: c.step()}
+	c.Frontend.reset(c)
+	c.Backend.reset(c)
 	c.Replication.reset(p)
 }
 
-// step is a side's Step before its first message.
-func (c *Conversation) step() Step { return Step{cur: &c.P, lt: c.Replication.logical()} }
+// reset starts a side's count and Step over, field by field: a composite
+// literal of the whole tracker is built on the stack and copied (about 60
+// instructions a side, each connection).
+func (t *tracker) reset(c *Conversation) {
+	t.c, t.Offset, t.Index = c, 0, 0
+	t.step.reset(c)
+}
+
+// reset makes s a side's Step before its first message.
+func (s *Step) reset(c *Conversation) {
+	s.Msg, s.Sub, s.Logical, s.kept = nil, nil, nil, false
+	s.cur, s.p, s.lt = &c.P, Params{}, c.Replication.logical()
+}
 
 // Encrypted reports whether the server accepted encryption: what follows
 // is a TLS or GSSAPI handshake, which no tracker decodes.
@@ -267,7 +278,7 @@ func (t *FrontendTracker) next(frame []byte) (*Step, error) {
 	if p != c.P {
 		s.keep(p)
 	}
-	a := flowActs[st][k]
+	a := flowActs[k][st]
 	if a&actRule != 0 { // an encryption request some majors lack, direct TLS
 		a, _ = lookAct(st, k, c.P.Major, frame[0])
 	}
@@ -315,7 +326,8 @@ func (t *FrontendTracker) tookCopyData(s *Step) error {
 // their strings are copies, which after a large message would pin its size
 // until the next message of the same type.
 func (t *FrontendTracker) Release() {
-	t.st, t.fe, t.step = Startup{}, Frontend{}, t.c.step()
+	t.st, t.fe = Startup{}, Frontend{}
+	t.step.reset(t.c)
 	t.c.Replication.release(sideFrontend)
 }
 
@@ -403,7 +415,7 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 	s, off := t.took(frame, m)
 	// A message is taken on its act alone, unless the act needs its rule
 	// (actRule: the one-byte answers, what NegotiateProtocolVersion requires).
-	a := flowActs[st][k]
+	a := flowActs[k][st]
 	if a&actRule != 0 {
 		a, _ = lookAct(st, k, c.P.Major, frame[0])
 	}
@@ -519,7 +531,8 @@ func (c *Conversation) serverVersion(v string) {
 
 // Release lets go of the decoded messages the tracker keeps for reuse.
 func (t *BackendTracker) Release() {
-	t.be, t.step = Backend{}, t.c.step()
+	t.be = Backend{}
+	t.step.reset(t.c)
 	t.c.Replication.release(sideBackend)
 }
 
@@ -552,11 +565,17 @@ func (c *Conversation) settle(a flowAct) {
 	}
 }
 
+// settled is settle's work. An answer ended with none waiting (most often a
+// ReadyForQuery) is done once the backend is idle: head at the queue's end
+// means an empty queue, which settled leaves so.
 func (c *Conversation) settled(a flowAct) {
 	switch {
 	case a&actEnd != 0:
 		c.be = stBackendIdle
 		c.done++
+		if c.head == len(c.queue) {
+			return
+		}
 	case a&actDiscard != 0:
 		c.discard()
 	}

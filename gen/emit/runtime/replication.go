@@ -244,7 +244,7 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 func (r *ReplicationTracker) backend(s *Step, payload []byte) error {
 	if r.kind != copyNone && len(payload) != 0 {
 		switch k := kindsReplicationBackend[payload[0]]; {
-		case k == kindXLogData && flowActs[r.be][kindXLogData]&actStays != 0:
+		case k == kindXLogData && flowActs[kindXLogData][r.be]&actStays != 0:
 			if x := &r.rb.xLogData; x.Decode(payload, r.P) == nil {
 				s.Sub = x
 				if r.kind == copyLogical {
@@ -256,7 +256,7 @@ func (r *ReplicationTracker) backend(s *Step, payload []byte) error {
 				return nil
 			}
 		// pgspec:if message:replication-archive-or-manifest-data
-		case k == kindBackupData && flowActs[r.be][kindBackupData]&actStays != 0:
+		case k == kindBackupData && flowActs[kindBackupData][r.be]&actStays != 0:
 			if b := &r.rb.backupData; b.Decode(payload, r.P) == nil {
 				s.Sub = b
 				if s.Logical != nil {
@@ -289,7 +289,7 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
-	if err == nil && flowActs[*st][k]&actStays == 0 {
+	if err == nil && flowActs[k][*st]&actStays == 0 {
 		if rule := flowLookup(*st, k, r.P.Major); rule == nil {
 			err = flowViolation(*st, k, r.P.Major, 0, 0)
 		} else {
