@@ -65,19 +65,19 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	// relation described before, which the state allows without a change
 	// (actStays): decoded without the dispatcher, taken on one bit.
 	// Anything else, or a message that fails, takes the general path.
+	// Insert is tested first: a switch would test the kinds in order of value.
 	if len(src) > 0 {
-		switch kindsLogical[src[0]] {
-		case kindLogicalInsert:
+		if k := kindsLogical[src[0]]; k == kindLogicalInsert {
 			if m := &t.lg.logicalInsert; flowActs[kindLogicalInsert][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
-		case kindLogicalUpdate:
+		} else if k == kindLogicalUpdate {
 			if m := &t.lg.logicalUpdate; flowActs[kindLogicalUpdate][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
-		case kindLogicalDelete:
+		} else if k == kindLogicalDelete {
 			if m := &t.lg.logicalDelete; flowActs[kindLogicalDelete][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
