@@ -176,12 +176,16 @@ func TestEncodeErrors(t *testing.T) {
 	}
 }
 
-// TestStringsEveryLength encodes strings of every length up to 40 (the
-// word-wise copy covers 1 to 32 bytes, the rest memmove and IndexByte) into
-// a buffer with and without room, as a CommandComplete (Encode's fast path)
-// and as an ErrorResponse's field (the writer's str): each is written whole
-// and terminated, and a zero byte at any position is refused with dst
-// unchanged, naming the field.
+// TestStringsEveryLength encodes strings of every length up to 100 into a
+// buffer with and without room: as a CommandComplete and as either string
+// of a ParameterStatus (Encode's fast path: putStr copies 1 to 3 bytes one
+// at a time, 4 to 15 as two overlapping words, 16 or more in blocks of 16,
+// the last overlapping, and more than 32 32 at a time), and as an
+// ErrorResponse's field (the writer's str: words up to 32 bytes, memmove
+// and IndexByte above). Each is written whole and terminated, and nothing
+// in the room after it changes; a zero byte at any position is refused
+// with dst unchanged, with the error the full writer gives (dst without
+// room).
 func TestStringsEveryLength(t *testing.T) {
 	encoders := []struct {
 		field  string
@@ -191,11 +195,22 @@ func TestStringsEveryLength(t *testing.T) {
 		{"CommandTag", func(s string, dst []byte) ([]byte, error) {
 			return (&codec.CommandComplete{CommandTag: s}).Encode(dst, codec.Params{})
 		}, func(s []byte) []byte { return cat('C', be32(uint32(len(s)+5)), s, []byte{0}) }},
+		{"Name", func(s string, dst []byte) ([]byte, error) {
+			return (&codec.ParameterStatus{Name: s, Value: "on"}).Encode(dst, codec.Params{})
+		}, func(s []byte) []byte { return cat('S', be32(uint32(len(s)+8)), s, []byte{0}, []byte("on\x00")) }},
+		{"Value", func(s string, dst []byte) ([]byte, error) {
+			return (&codec.ParameterStatus{Name: "x", Value: s}).Encode(dst, codec.Params{})
+		}, func(s []byte) []byte { return cat('S', be32(uint32(len(s)+7)), []byte("x\x00"), s, []byte{0}) }},
 		{"Fields.Value", func(s string, dst []byte) ([]byte, error) {
 			return (&codec.ErrorResponse{Fields: []codec.ErrorField{{Code: 'M', Value: s}}}).Encode(dst, codec.Params{})
 		}, func(s []byte) []byte { return cat('E', be32(uint32(len(s)+7)), []byte{'M'}, s, []byte{0, 0}) }},
 	}
-	for n := 0; n <= 40; n++ {
+	const canary = 0xee
+	roomy := func() []byte { // "keep" and room for the longest message, all canary
+		b := bytes.Repeat([]byte{canary}, 4+120)
+		return append(b[:0], "keep"...)
+	}
+	for n := 0; n <= 100; n++ {
 		s := make([]byte, n)
 		for i := range s {
 			s[i] = byte(0x80 + i) // every byte's high bit set, the zero test's edge
@@ -204,18 +219,25 @@ func TestStringsEveryLength(t *testing.T) {
 			}
 		}
 		for _, e := range encoders {
-			for _, dst := range [][]byte{[]byte("keep"), append(make([]byte, 0, 64), "keep"...)} {
+			for _, dst := range [][]byte{[]byte("keep"), roomy()} {
 				out, err := e.encode(string(s), dst)
 				if want := append([]byte("keep"), e.wire(s)...); err != nil || !bytes.Equal(out, want) {
 					t.Fatalf("%s, %d bytes: got % x, %v", e.field, n, out, err)
+				}
+				for i, c := range out[len(out):cap(out)] {
+					if cap(dst) > len(dst) && c != canary {
+						t.Fatalf("%s, %d bytes: byte %d of the room after the message changed to %#x", e.field, n, i, c)
+					}
 				}
 				for z := range n {
 					bad := bytes.Clone(s)
 					bad[z] = 0
 					out, err := e.encode(string(bad), dst)
+					_, full := e.encode(string(bad), nil)
 					var ee *codec.EncodeError
-					if !errors.Is(err, codec.ErrZeroByte) || !errors.As(err, &ee) || ee.Field != e.field || string(out) != "keep" {
-						t.Fatalf("%s, %d bytes, zero at %d: got %q, %v", e.field, n, z, out, err)
+					if !errors.Is(err, codec.ErrZeroByte) || !errors.As(err, &ee) || ee.Field != e.field || string(out) != "keep" ||
+						full == nil || err.Error() != full.Error() {
+						t.Fatalf("%s, %d bytes, zero at %d: got %q, %v (the full writer: %v)", e.field, n, z, out, err, full)
 					}
 				}
 			}

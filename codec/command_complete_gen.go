@@ -77,9 +77,12 @@ func (m *CommandComplete) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CommandComplete) Encode(dst []byte, p Params) ([]byte, error) {
-	if n := 5 + len(m.CommandTag); hasRoom(dst, 1+n) && n <= math.MaxInt32 && commandCompleteMajors.Has(p.Major) && noZero(m.CommandTag) {
+	if n := 5 + len(m.CommandTag); hasRoom(dst, 1+n) && n <= math.MaxInt32 && commandCompleteMajors.Has(p.Major) {
 		b := putHeader(dst, 'C', n)
-		b = append(append(b, m.CommandTag...), 0)
+		if !putStr(strAt(b), m.CommandTag) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.CommandTag)+1]
 		return b, nil
 	}
 	return m.encode(dst, p)

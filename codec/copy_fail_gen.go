@@ -67,9 +67,12 @@ func (m *CopyFail) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *CopyFail) Encode(dst []byte, p Params) ([]byte, error) {
-	if n := 5 + len(m.Message); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyFailMajors.Has(p.Major) && noZero(m.Message) {
+	if n := 5 + len(m.Message); hasRoom(dst, 1+n) && n <= math.MaxInt32 && copyFailMajors.Has(p.Major) {
 		b := putHeader(dst, 'f', n)
-		b = append(append(b, m.Message...), 0)
+		if !putStr(strAt(b), m.Message) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.Message)+1]
 		return b, nil
 	}
 	return m.encode(dst, p)

@@ -73,10 +73,13 @@ func (m *Describe) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Describe) Encode(dst []byte, p Params) ([]byte, error) {
-	if n := 6 + len(m.Name); hasRoom(dst, 1+n) && n <= math.MaxInt32 && describeMajors.Has(p.Major) && noZero(m.Name) {
+	if n := 6 + len(m.Name); hasRoom(dst, 1+n) && n <= math.MaxInt32 && describeMajors.Has(p.Major) {
 		b := putHeader(dst, 'D', n)
 		b = append(b, m.ObjectType)
-		b = append(append(b, m.Name...), 0)
+		if !putStr(strAt(b), m.Name) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.Name)+1]
 		return b, nil
 	}
 	return m.encode(dst, p)

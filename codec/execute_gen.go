@@ -77,9 +77,12 @@ func (m *Execute) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Execute) Encode(dst []byte, p Params) ([]byte, error) {
-	if n := 9 + len(m.Portal); hasRoom(dst, 1+n) && n <= math.MaxInt32 && executeMajors.Has(p.Major) && noZero(m.Portal) {
+	if n := 9 + len(m.Portal); hasRoom(dst, 1+n) && n <= math.MaxInt32 && executeMajors.Has(p.Major) {
 		b := putHeader(dst, 'E', n)
-		b = append(append(b, m.Portal...), 0)
+		if !putStr(strAt(b), m.Portal) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.Portal)+1]
 		b = binary.BigEndian.AppendUint32(b, uint32(m.MaxRows))
 		return b, nil
 	}

@@ -21,6 +21,7 @@ var hotHelpers = []string{
 	"writer.u8", "writer.u16", "writer.u32", "writer.u64", "writer.header", "writer.begin",
 	"writer.finish", "writer.extend", "writer.str", "writer.bytes32", "writer.raw",
 	"writer.count16", "writer.count32", "writer.nonzero", "writer.bytes", "writer.result",
+	"putHeader", "hasRoom", "strAt", // Encode's fast path
 	// What the trackers' generated Next does in each case, once a message.
 	"(*tracker).took", "(*Step).clearInner", "(*Conversation).move", "(*Conversation).settle",
 	"(*Conversation).push", "offsetted", "(*Conversation).parameter", "(*BackendTracker).tookParameterStatus",

@@ -92,14 +92,14 @@ func (m *NotificationResponse) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 10 + len(m.Channel) + len(m.Payload); hasRoom(dst, 1+n) && n <= math.MaxInt32 && notificationResponseMajors.Has(p.Major) {
 		b := putHeader(dst, 'A', n)
 		b = binary.BigEndian.AppendUint32(b, m.ProcessID)
-		at1 := len(b)
-		b = append(append(b, m.Channel...), 1)
-		b = append(b, m.Payload...)
-		if !noZeroIn(b[at1:]) {
+		if !putStr(strAt(b), m.Channel) {
 			return m.encode(dst, p)
 		}
-		b[at1+len(m.Channel)] = 0
-		b = append(b, 0)
+		b = b[:len(b)+len(m.Channel)+1]
+		if !putStr(strAt(b), m.Payload) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.Payload)+1]
 		return b, nil
 	}
 	return m.encode(dst, p)

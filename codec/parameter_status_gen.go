@@ -82,14 +82,14 @@ func (m *ParameterStatus) decode(src []byte, p Params) error {
 func (m *ParameterStatus) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 6 + len(m.Name) + len(m.Value); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parameterStatusMajors.Has(p.Major) {
 		b := putHeader(dst, 'S', n)
-		at0 := len(b)
-		b = append(append(b, m.Name...), 1)
-		b = append(b, m.Value...)
-		if !noZeroIn(b[at0:]) {
+		if !putStr(strAt(b), m.Name) {
 			return m.encode(dst, p)
 		}
-		b[at0+len(m.Name)] = 0
-		b = append(b, 0)
+		b = b[:len(b)+len(m.Name)+1]
+		if !putStr(strAt(b), m.Value) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.Value)+1]
 		return b, nil
 	}
 	return m.encode(dst, p)

@@ -85,14 +85,14 @@ func (m *Parse) Decode(src []byte, p Params) error {
 func (m *Parse) Encode(dst []byte, p Params) ([]byte, error) {
 	if n := 8 + len(m.Name) + len(m.Query) + 4*len(m.ParameterOIDs); hasRoom(dst, 1+n) && n <= math.MaxInt32 && parseMajors.Has(p.Major) && len(m.ParameterOIDs) <= math.MaxUint16 {
 		b := putHeader(dst, 'P', n)
-		at0 := len(b)
-		b = append(append(b, m.Name...), 1)
-		b = append(b, m.Query...)
-		if !noZeroIn(b[at0:]) {
+		if !putStr(strAt(b), m.Name) {
 			return m.encode(dst, p)
 		}
-		b[at0+len(m.Name)] = 0
-		b = append(b, 0)
+		b = b[:len(b)+len(m.Name)+1]
+		if !putStr(strAt(b), m.Query) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.Query)+1]
 		b = binary.BigEndian.AppendUint16(b, uint16(len(m.ParameterOIDs)))
 		for _, v := range m.ParameterOIDs {
 			b = binary.BigEndian.AppendUint32(b, v)

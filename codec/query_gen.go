@@ -67,9 +67,12 @@ func (m *Query) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Query) Encode(dst []byte, p Params) ([]byte, error) {
-	if n := 5 + len(m.String); hasRoom(dst, 1+n) && n <= math.MaxInt32 && queryMajors.Has(p.Major) && noZero(m.String) {
+	if n := 5 + len(m.String); hasRoom(dst, 1+n) && n <= math.MaxInt32 && queryMajors.Has(p.Major) {
 		b := putHeader(dst, 'Q', n)
-		b = append(append(b, m.String...), 0)
+		if !putStr(strAt(b), m.String) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.String)+1]
 		return b, nil
 	}
 	return m.encode(dst, p)

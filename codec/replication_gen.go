@@ -109,9 +109,11 @@ func readCommand(cmd string, p Params) (copyKind, Params) {
 }
 
 // hasWord reports whether s starts with word (any case) followed by the
-// end or a separator.
+// end or a separator. Clients write the keywords in upper case, as word
+// is: the bytes compared as they are tell most, at a fraction of
+// strings.EqualFold's cost (about 200 instructions for START_REPLICATION).
 func hasWord(s, word string) bool {
-	return len(s) >= len(word) && strings.EqualFold(s[:len(word)], word) &&
+	return len(s) >= len(word) && (s[:len(word)] == word || strings.EqualFold(s[:len(word)], word)) &&
 		(len(s) == len(word) || strings.IndexByte(" \t\r\n;(", s[len(word)]) >= 0)
 }
 

@@ -199,7 +199,7 @@ func numbered(src []byte) string {
 
 // Write replaces dir's generated files with files: the changed ones are
 // written atomically, all or none (a failed run leaves dir as it was), and
-// then the *_gen.go files pgspec wrote before that files lacks are removed
+// then the generated files (genFiles) pgspec wrote before that files lacks are removed
 // (other generators' are left alone). A stale file pending reports true for
 // (go generate listed it and has yet to read it) is not removed, which
 // would fail go generate, but emptied to a stub that no build includes;
@@ -218,7 +218,8 @@ func Write(dir string, files map[string][]byte, pending func(name string) bool) 
 	var remove []string
 	for _, path := range stale {
 		// A stub is in no build, so go generate did not list it.
-		if cur, _ := os.ReadFile(path); pending != nil && pending(filepath.Base(path)) && string(cur) != staleStub {
+		// go generate reads Go files only.
+		if cur, _ := os.ReadFile(path); pending != nil && strings.HasSuffix(path, ".go") && pending(filepath.Base(path)) && string(cur) != staleStub {
 			changed[filepath.Base(path)] = []byte(staleStub)
 		} else {
 			remove = append(remove, path)

@@ -1,8 +1,6 @@
 package emit
 
 import (
-	"fmt"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/pgspec/pgspec/gen/model"
@@ -215,11 +213,11 @@ func (e *emitter) strMethod(it *model.Item, sc scope) string {
 // has one for and those with an array of integers after its count: their
 // length is known before anything is written, so the fast path checks what
 // encode would refuse (a count too large for its field, a message over
-// math.MaxInt32 bytes, a zero byte inside a string: for a run of strings,
-// once they are written) and that dst has room for the whole message, then
+// math.MaxInt32 bytes) and that dst has room for the whole message, then
 // appends the tag and the length, never back-patched, and every field after
-// them; a message that fails a check goes to encode, which grows dst or
-// names the field.
+// them, each string with putStr, whose one pass copies it and finds a zero
+// byte inside; a message that fails a check or holds such a string goes to
+// encode, which grows dst or names the field.
 func (e *emitter) fastEncode() []jen.Code {
 	items, tag, ok := e.fastItems(true)
 	if !ok {
@@ -232,48 +230,19 @@ func (e *emitter) fastEncode() []jen.Code {
 	fixed := 4
 	var lens []jen.Code
 	cond := jen.Id(e.majorsConst()).Dot("Has").Call(jen.Id("p").Dot("Major"))
-	var writes, counts, zeros []jen.Code
+	var writes, counts []jen.Code
 	appendTo := func(v ...jen.Code) {
 		writes = append(writes, jen.Id("b").Op("=").Append(append([]jen.Code{jen.Id("b")}, v...)...))
 	}
-	// A run of strings (Parse's Name and Query) is written with a non-zero
-	// placeholder for each terminator but the last, checked for a zero byte
-	// in one call, and then given its terminators: one scan of the run, not
-	// one call per string.
-	var at string
-	var ends []jen.Code
-	for i, it := range items {
+	for _, it := range items {
 		switch it.Op {
 		case model.OpString:
 			fixed++
 			lens = append(lens, jen.Len(m(it)))
-			first := i == 0 || items[i-1].Op != model.OpString
-			last := i+1 == len(items) || items[i+1].Op != model.OpString
-			if first && last { // a string alone: checked before anything is written
-				zeros = append(zeros, jen.Id("noZero").Call(m(it)))
-				writes = append(writes, jen.Id("b").Op("=").Append(jen.Append(jen.Id("b"), m(it).Op("...")), jen.Lit(0)))
-				break
-			}
-			if first {
-				at, ends = fmt.Sprint("at", i), nil
-				writes = append(writes, jen.Id(at).Op(":=").Len(jen.Id("b")))
-			}
-			end := jen.Len(m(it))
-			if len(ends) > 0 {
-				end = jen.Add(ends[len(ends)-1]).Op("+").Lit(1).Op("+").Len(m(it))
-			}
-			if !last {
-				ends = append(ends, end)
-				writes = append(writes, jen.Id("b").Op("=").Append(jen.Append(jen.Id("b"), m(it).Op("...")), jen.Lit(1)))
-				break
-			}
-			writes = append(writes, jen.Id("b").Op("=").Append(jen.Id("b"), m(it).Op("...")),
-				jen.If(jen.Op("!").Id("noZeroIn").Call(jen.Id("b").Index(jen.Id(at), jen.Empty()))).Block(
-					jen.Return(jen.Id("m").Dot("encode").Call(jen.Id("dst"), jen.Id("p")))))
-			for _, end := range ends {
-				writes = append(writes, jen.Id("b").Index(jen.Id(at).Op("+").Add(end)).Op("=").Lit(0))
-			}
-			writes = append(writes, jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(0)))
+			writes = append(writes,
+				jen.If(jen.Op("!").Id("putStr").Call(jen.Id("strAt").Call(jen.Id("b")), m(it))).Block(
+					jen.Return(jen.Id("m").Dot("encode").Call(jen.Id("dst"), jen.Id("p")))),
+				jen.Id("b").Op("=").Id("b").Index(jen.Empty(), jen.Len(jen.Id("b")).Op("+").Len(m(it)).Op("+").Lit(1)))
 		case model.OpRest:
 			lens = append(lens, jen.Len(m(it)))
 			appendTo(m(it).Op("..."))
@@ -315,7 +284,7 @@ func (e *emitter) fastEncode() []jen.Code {
 			writes = append(writes, appendUint(it.Width, v))
 		}
 	}
-	for _, c := range append(counts, zeros...) { // the calls last
+	for _, c := range counts {
 		cond = cond.Op("&&").Add(c)
 	}
 	n := jen.Lit(fixed)

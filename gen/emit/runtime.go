@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/format"
 	"go/parser"
 	"go/token"
@@ -17,11 +18,11 @@ import (
 )
 
 // runtimeSrc is the codec's hand-written runtime (reader, writer, framing,
-// errors, params): real Go kept out of this package's build by
-// `//go:build ignore`, written beside every generated codec so that it
-// needs nothing but the standard library.
+// errors, params): real Go, and one assembly file, kept out of this
+// package's build by `//go:build ignore`, written beside every generated
+// codec so that it needs nothing but the standard library.
 //
-//go:embed runtime/*.go runtime/commands/*.go
+//go:embed runtime/*.go runtime/*.s runtime/commands/*.go
 var runtimeSrc embed.FS
 
 // commandsRuntime is the runtime of the commands layer (runtime/commands):
@@ -29,7 +30,10 @@ var runtimeSrc embed.FS
 const commandsRuntime = "runtime/commands/*.go"
 
 // runtimePrefix is how every runtime source starts; what follows it is
-// copied as is.
+// copied as is. A file for some builds only (putstr_amd64.s and its Go
+// declaration, putstr_other.go) starts "//go:build ignore && EXPR"
+// instead, and its copy "//go:build EXPR"; an assembly file has no package
+// clause.
 const runtimePrefix = "//go:build ignore\n\npackage codec\n"
 
 // runtimeFile is one runtime source: the name it is written under, its
@@ -38,9 +42,13 @@ const runtimePrefix = "//go:build ignore\n\npackage codec\n"
 // least), without which it is left out.
 type runtimeFile struct {
 	name     string
+	build    string // the build constraint of the copy, if any
 	body     []byte
 	machines []string
 }
+
+// asm reports whether f is assembly, not Go.
+func (f runtimeFile) asm() bool { return strings.HasSuffix(f.name, ".s") }
 
 // machinesMark starts the line naming the machines a runtime file needs.
 const machinesMark = "\n//pgspec:machines "
@@ -63,6 +71,11 @@ func runtimeFiles(commands bool) ([]runtimeFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	asm, err := fs.Glob(runtimeSrc, "runtime/*.s")
+	if err != nil {
+		return nil, err
+	}
+	paths = append(paths, asm...)
 	if commands {
 		more, err := fs.Glob(runtimeSrc, commandsRuntime)
 		if err != nil {
@@ -76,18 +89,40 @@ func runtimeFiles(commands bool) ([]runtimeFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		body, ok := bytes.CutPrefix(src, []byte(runtimePrefix))
-		if !ok {
-			return nil, fmt.Errorf("gen/emit/%s: must start with %q", p, runtimePrefix)
+		ext := path.Ext(p)
+		f := runtimeFile{name: strings.TrimSuffix(path.Base(p), ext) + "_gen" + ext}
+		if f.body, f.build, err = cutPrefix(p, src, f.asm()); err != nil {
+			return nil, err
 		}
-		f := runtimeFile{name: strings.TrimSuffix(path.Base(p), ".go") + "_gen.go", body: body}
-		if rest, ok := bytes.CutPrefix(body, []byte(machinesMark)); ok {
+		if rest, ok := bytes.CutPrefix(f.body, []byte(machinesMark)); ok {
 			line, after, _ := bytes.Cut(rest, []byte("\n"))
 			f.machines, f.body = strings.Split(string(line), ","), after
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// cutPrefix returns what follows the runtime file p's runtimePrefix, and
+// the build constraint its first line gives the copy.
+func cutPrefix(p string, src []byte, asm bool) (body []byte, build string, err error) {
+	line, rest, _ := bytes.Cut(src, []byte("\n"))
+	if expr, ok := bytes.CutPrefix(line, []byte("//go:build ignore && ")); ok {
+		x, err := constraint.Parse("//go:build " + string(expr))
+		if err != nil {
+			return nil, "", fmt.Errorf("gen/emit/%s: %w", p, err)
+		}
+		build, line = x.String(), []byte("//go:build ignore")
+	}
+	prefix := runtimePrefix
+	if asm {
+		prefix, _, _ = strings.Cut(runtimePrefix, "package")
+	}
+	body, ok := bytes.CutPrefix(append(append(line, '\n'), rest...), []byte(prefix))
+	if !ok {
+		return nil, "", fmt.Errorf("gen/emit/%s: must start with %q", p, prefix)
+	}
+	return body, build, nil
 }
 
 // Features of a selection that runtime lines may depend on: a line
@@ -204,7 +239,15 @@ func addRuntime(o Options, features map[string]bool, fl *model.Flow, out map[str
 		if _, dup := out[f.name]; dup {
 			return fmt.Errorf("%s: a message's file has the name of the runtime's", f.name)
 		}
-		src := append([]byte("// "+strings.Join(o.header(false), "\n// ")+"\n\npackage "+o.pkg()+"\n"), f.body...)
+		src := []byte("// " + strings.Join(o.header(false), "\n// ") + "\n\n")
+		if f.build != "" {
+			src = append(src, "//go:build "+f.build+"\n\n"...)
+		}
+		if f.asm() {
+			out[f.name] = append(src, f.body...)
+			continue
+		}
+		src = append(append(src, "package "+o.pkg()+"\n"...), f.body...)
 		if out[f.name], err = format.Source(src); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
@@ -216,6 +259,9 @@ func addRuntime(o Options, features map[string]bool, fl *model.Flow, out map[str
 func runtimeDecls(rt []runtimeFile, fn func(ast.Decl)) error {
 	fset := token.NewFileSet()
 	for _, f := range rt {
+		if f.asm() {
+			continue
+		}
 		file, err := parser.ParseFile(fset, f.name, append([]byte("package codec\n"), f.body...), parser.SkipObjectResolution)
 		if err != nil {
 			return err

@@ -72,6 +72,9 @@ func Check(dir string, o Options, files map[string][]byte) error {
 	}
 	for _, path := range stale {
 		overlay[path] = []byte("package " + o.pkg() + "\n")
+		if strings.HasSuffix(path, ".s") {
+			overlay[path] = nil
+		}
 	}
 	cfg := &packages.Config{
 		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedTypes,
@@ -125,10 +128,21 @@ func goEnv(dir string) (inModule bool, version string, err error) {
 	return gomod != "" && gomod != os.DevNull, version, nil
 }
 
-// staleFiles are dir's *_gen.go files that pgspec wrote (they start with
-// its header) and that files no longer holds.
-func staleFiles(dir string, files map[string][]byte) ([]string, error) {
+// genFiles are dir's files with the names of generated ones: *_gen.go,
+// and *_gen.s (the runtime's assembly).
+func genFiles(dir string) ([]string, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*_gen.go"))
+	if err != nil {
+		return nil, err
+	}
+	asm, err := filepath.Glob(filepath.Join(dir, "*_gen.s"))
+	return append(paths, asm...), err
+}
+
+// staleFiles are dir's generated files (genFiles) that pgspec wrote (they
+// start with its header) and that files no longer holds.
+func staleFiles(dir string, files map[string][]byte) ([]string, error) {
+	paths, err := genFiles(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -69,12 +69,16 @@ func (c *Conversation) Reset(p Params) {
 	c.Replication.reset(p)
 }
 
-// reset starts a side's count and Step over, field by field: a composite
-// literal of the whole tracker is built on the stack and copied (about 60
-// instructions a side, each connection).
+// reset starts a side's count over, field by field: a composite literal of
+// the whole tracker is built on the stack and copied (about 60 instructions
+// a side, each connection). Its Step is set once for c: each message sets
+// what it holds, and a Step is valid only until the next.
 func (t *tracker) reset(c *Conversation) {
-	t.c, t.Offset, t.Index = c, 0, 0
-	t.step.reset(c)
+	if t.c != c {
+		t.c = c
+		t.step.reset(c)
+	}
+	t.Offset, t.Index = 0, 0
 }
 
 // reset makes s a side's Step before its first message.

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -50,14 +49,9 @@ func putHeader(dst []byte, tag byte, n int) []byte {
 // it is not checked again.
 func hasRoom(dst []byte, n int) bool { return uint(len(dst)+n) <= uint(cap(dst)) }
 
-// noZero reports whether s holds no zero byte, which would end it early on
-// the wire (see str).
-func noZero(s string) bool { return strings.IndexByte(s, 0) < 0 }
-
-// noZeroIn reports whether b holds no zero byte: the one check of a run of
-// strings that Encode's fast path wrote with a placeholder for each
-// terminator.
-func noZeroIn(b []byte) bool { return bytes.IndexByte(b, 0) < 0 }
+// strAt is where a string appended to b starts, the first byte of the
+// room Encode's fast path checked: the p of putStr.
+func strAt(b []byte) *byte { return (*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), len(b))) }
 
 // begin appends a placeholder for the Int32 self-inclusive length and
 // returns where it starts; finish back-patches it.

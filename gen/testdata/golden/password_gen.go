@@ -66,9 +66,12 @@ func (m *Password) decode(src []byte, p Params) error {
 
 // Encode appends the message to dst; on error dst is returned unchanged.
 func (m *Password) Encode(dst []byte, p Params) ([]byte, error) {
-	if n := 5 + len(m.Password); hasRoom(dst, 1+n) && n <= math.MaxInt32 && passwordMajors.Has(p.Major) && noZero(m.Password) {
+	if n := 5 + len(m.Password); hasRoom(dst, 1+n) && n <= math.MaxInt32 && passwordMajors.Has(p.Major) {
 		b := putHeader(dst, 'p', n)
-		b = append(append(b, m.Password...), 0)
+		if !putStr(strAt(b), m.Password) {
+			return m.encode(dst, p)
+		}
+		b = b[:len(b)+len(m.Password)+1]
 		return b, nil
 	}
 	return m.encode(dst, p)
