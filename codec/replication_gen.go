@@ -174,8 +174,9 @@ func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 	if payload := *payload; r.kind != copyNone && len(payload) != 0 {
 		switch k := kindsReplicationBackend[payload[0]]; {
 		case k == kindXLogData && flowActs[kindXLogData][r.be]&actStays != 0:
-			if x := &r.rb.xLogData; x.Decode(payload, r.P) == nil {
-				s.Sub = x
+			x := &r.rb.xLogData
+			s.Sub = x // before the decode, while both are at hand: the general path sets it again
+			if x.Decode(payload, r.P) == nil {
 				if r.kind == copyLogical {
 					return r.toLogical(s, x.WALData)
 				}
@@ -185,8 +186,9 @@ func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 				return nil
 			}
 		case k == kindBackupData && flowActs[kindBackupData][r.be]&actStays != 0:
-			if b := &r.rb.backupData; b.Decode(payload, r.P) == nil {
-				s.Sub = b
+			b := &r.rb.backupData
+			s.Sub = b
+			if b.Decode(payload, r.P) == nil {
 				if s.Logical != nil {
 					s.Logical = nil
 				}
