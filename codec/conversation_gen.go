@@ -503,7 +503,7 @@ func (t *BackendTracker) tookCopyOutResponse() {
 // tookCopyData decodes the replication message inside a CopyData of a
 // replication stream.
 func (t *BackendTracker) tookCopyData(s *Step) error {
-	return t.c.Replication.backend(s, t.be.copyData.Data)
+	return t.c.Replication.backend(s, &t.be.copyData.Data)
 }
 
 // parameter takes what a ParameterStatus tells the conversation: the major

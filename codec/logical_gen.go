@@ -53,19 +53,19 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	// relation described before, which the state allows without a change
 	// (actStays): decoded without the dispatcher, taken on one bit.
 	// Anything else, or a message that fails, takes the general path.
+	// Insert is tested first: a switch would test the kinds in order of value.
 	if len(src) > 0 {
-		switch kindsLogical[src[0]] {
-		case kindLogicalInsert:
+		if k := kindsLogical[src[0]]; k == kindLogicalInsert {
 			if m := &t.lg.logicalInsert; actIn(t.st, kindLogicalInsert)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
-		case kindLogicalUpdate:
+		} else if k == kindLogicalUpdate {
 			if m := &t.lg.logicalUpdate; actIn(t.st, kindLogicalUpdate)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
-		case kindLogicalDelete:
+		} else if k == kindLogicalDelete {
 			if m := &t.lg.logicalDelete; actIn(t.st, kindLogicalDelete)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
@@ -81,18 +81,24 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	if t.st == 0 { // the zero value: between transactions
 		t.st = stLogicalBetween
 	}
+	// A rule that needs no more than its act (actRule clear: it requires
+	// nothing, streams nothing and holds in every major the message
+	// decodes in) is taken on it, as the fast path does, without a lookup.
 	k := kindsLogical[src[0]]
-	r := flowLookup(t.st, k, t.P.Major)
-	if r == nil {
-		return m, flowViolation(t.st, k, t.P.Major, 0, t.Index-1)
+	r, a := &plainRule, actIn(t.st, k)
+	if a&actRule != 0 || a == 0 {
+		if r = flowLookup(t.st, k, t.P.Major); r == nil {
+			return m, flowViolation(t.st, k, t.P.Major, 0, t.Index-1)
+		}
+		a = r.act
 	}
 	if detail := t.check(r, k, m); detail != "" {
 		e := flowViolation(t.st, k, t.P.Major, 0, t.Index-1)
 		e.Detail = detail
 		return m, e
 	}
-	if r.act&actMoves != 0 {
-		t.st = flowState(r.act)
+	if a&actMoves != 0 {
+		t.st = flowState(a)
 		t.changed = false
 		t.was, t.movedAt = t.P, t.Index
 		if flowStreamed[t.st] {
@@ -103,6 +109,10 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	}
 	return m, nil
 }
+
+// plainRule is what check is given for a message taken on its act: a rule
+// that requires nothing and streams nothing.
+var plainRule flowRule
 
 // check applies what the rule requires of what came before, and notes what
 // the message describes or opens. It returns what was missing. It switches

@@ -485,7 +485,7 @@ func stubs(f *jen.File, fl *model.Flow) {
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("start").Params(jen.String()).Id("copyKind").Block(jen.Return(jen.Id("copyNone")))
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("open").Params(jen.Id("copyKind")).Block()
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("next").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("dir").Id("flowSide"), jen.Id("payload").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
-		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("backend").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("payload").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
+		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("backend").Params(jen.Id("s").Op("*").Id("Step"), jen.Id("payload").Op("*").Index().Byte()).Error().Block(jen.Return(jen.Nil()))
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("release").Params(jen.Id("flowSide")).Block()
 		f.Func().Params(jen.Id("r").Op("*").Id("replicationPart")).Id("reset").Params(jen.Id("p").Id("Params")).Block(jen.Id("r").Dot("P").Op("=").Id("p"))
 		f.Func().Params(jen.Op("*").Id("replicationPart")).Id("logical").Params().Op("*").Id("logicalPart").Block(jen.Return(jen.Nil()))

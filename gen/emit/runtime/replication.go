@@ -224,7 +224,7 @@ func (r *ReplicationTracker) release(dir flowSide) {
 // (its LSNs say where).
 func (r *ReplicationTracker) Backend(payload []byte) (msg, logical Message, err error) {
 	var s Step
-	err = r.backend(&s, payload)
+	err = r.backend(&s, &payload)
 	return s.Sub, s.Logical, err
 }
 
@@ -235,7 +235,10 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 	return s.Sub, err
 }
 
-// backend decodes a payload the server sent into s.Sub (and s.Logical).
+// backend decodes *payload, a CopyData's the server sent, into s.Sub (and
+// s.Logical). It takes the payload's address: only the general path needs
+// the payload again, and one word is less to keep across the decode than
+// three.
 // Nearly every message of a stream is an XLogData
 // pgspec:if message:replication-archive-or-manifest-data
 // (of a base backup, a BackupData)
@@ -243,12 +246,13 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 // in a state it stays in: decoded without the dispatcher, taken on one
 // bit, its WAL data handed straight to the logical tracker. Anything else,
 // or a message that fails, takes the general path.
-func (r *ReplicationTracker) backend(s *Step, payload []byte) error {
-	if r.kind != copyNone && len(payload) != 0 {
+func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
+	if payload := *payload; r.kind != copyNone && len(payload) != 0 {
 		switch k := kindsReplicationBackend[payload[0]]; {
 		case k == kindXLogData && actIn(r.be, kindXLogData)&actStays != 0:
-			if x := &r.rb.xLogData; x.Decode(payload, r.P) == nil {
-				s.Sub = x
+			x := &r.rb.xLogData
+			s.Sub = x // before the decode, while both are at hand: the general path sets it again
+			if x.Decode(payload, r.P) == nil {
 				if r.kind == copyLogical {
 					return r.toLogical(s, x.WALData)
 				}
@@ -259,8 +263,9 @@ func (r *ReplicationTracker) backend(s *Step, payload []byte) error {
 			}
 		// pgspec:if message:replication-archive-or-manifest-data
 		case k == kindBackupData && actIn(r.be, kindBackupData)&actStays != 0:
-			if b := &r.rb.backupData; b.Decode(payload, r.P) == nil {
-				s.Sub = b
+			b := &r.rb.backupData
+			s.Sub = b
+			if b.Decode(payload, r.P) == nil {
 				if s.Logical != nil {
 					s.Logical = nil
 				}
@@ -269,7 +274,7 @@ func (r *ReplicationTracker) backend(s *Step, payload []byte) error {
 			// pgspec:end
 		}
 	}
-	return r.next(s, sideBackend, payload)
+	return r.next(s, sideBackend, *payload)
 }
 
 // next decodes payload into s.Sub (and s.Logical) with the dispatcher,
