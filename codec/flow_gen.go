@@ -128,6 +128,10 @@ const (
 	requiresNegotiated
 )
 
+// actIn is the act of kind k's rule in st (flowActs, which is indexed by
+// kind first; a state and a kind are distinct types here, not there).
+func actIn(st flowState, k flowKind) flowAct { return flowActs[k][st] }
+
 // flowLookup is the rule allowing kind in st under major, nil if none.
 func flowLookup(st flowState, k flowKind, major int) *flowRule {
 	i := flowTable[st][k]

@@ -23,15 +23,15 @@ func TestFlowActs(t *testing.T) {
 	for st := range flowState(len(flowTable)) {
 		for k := range flowKind(flowKinds) {
 			if flowTable[st][k] == 0 {
-				if a := flowActs[k][st]; a != 0 {
+				if a := actIn(st, k); a != 0 {
 					t.Errorf("%s, %s: no rule, act %#x", flowStateNames[st], flowKindNames[k], a)
 				}
 				continue
 			}
 			r := flowRules[flowTable[st][k]-1]
 			a := r.act
-			if flowActs[k][st] != a {
-				t.Errorf("%s, %s: flowActs is not its rule's act", flowStateNames[st], flowKindNames[k])
+			if actIn(st, k) != a {
+				t.Errorf("%s, %s: actIn is not its rule's act", flowStateNames[st], flowKindNames[k])
 			}
 			next, peer, push := flowState(a), flowState(a>>actPeer), flowState(a>>actPush)
 			ms, isMsg := msgMajors[flowKindNames[k]]
@@ -83,7 +83,7 @@ func TestFlowActs(t *testing.T) {
 		{stLogicalTransaction, kindLogicalCommit, flowAct(stLogicalBetween) | actAllowed | actMoves | actFast},
 		{stLogicalBetween, kindLogicalInsert, 0},
 	} {
-		if a := flowActs[c.k][c.st]; a != c.want {
+		if a := actIn(c.st, c.k); a != c.want {
 			t.Errorf("%s, %s: act %#x, want %#x", flowStateNames[c.st], flowKindNames[c.k], a, c.want)
 		}
 	}

@@ -56,17 +56,17 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	// Insert is tested first: a switch would test the kinds in order of value.
 	if len(src) > 0 {
 		if k := kindsLogical[src[0]]; k == kindLogicalInsert {
-			if m := &t.lg.logicalInsert; flowActs[kindLogicalInsert][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+			if m := &t.lg.logicalInsert; actIn(t.st, kindLogicalInsert)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
 		} else if k == kindLogicalUpdate {
-			if m := &t.lg.logicalUpdate; flowActs[kindLogicalUpdate][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+			if m := &t.lg.logicalUpdate; actIn(t.st, kindLogicalUpdate)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
 		} else if k == kindLogicalDelete {
-			if m := &t.lg.logicalDelete; flowActs[kindLogicalDelete][t.st]&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
+			if m := &t.lg.logicalDelete; actIn(t.st, kindLogicalDelete)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
@@ -85,7 +85,7 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	// nothing, streams nothing and holds in every major the message
 	// decodes in) is taken on it, as the fast path does, without a lookup.
 	k := kindsLogical[src[0]]
-	r, a := &plainRule, flowActs[k][t.st]
+	r, a := &plainRule, actIn(t.st, k)
 	if a&actRule != 0 || a == 0 {
 		if r = flowLookup(t.st, k, t.P.Major); r == nil {
 			return m, flowViolation(t.st, k, t.P.Major, 0, t.Index-1)

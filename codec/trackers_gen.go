@@ -14,7 +14,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 	if len(src) != 0 {
 		switch src[0] {
 		case 'B':
-			if a := flowActs[kindBind][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindBind); a&actFast != 0 {
 				s, off := t.took(src, &d.bind)
 				if d.bind.Decode(src, c.P) == nil {
 					c := t.c
@@ -26,7 +26,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'C':
-			if a := flowActs[kindClose][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindClose); a&actFast != 0 {
 				s, off := t.took(src, &d.close)
 				if d.close.Decode(src, c.P) == nil {
 					c := t.c
@@ -38,7 +38,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'D':
-			if a := flowActs[kindDescribe][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindDescribe); a&actFast != 0 {
 				s, off := t.took(src, &d.describe)
 				if d.describe.Decode(src, c.P) == nil {
 					c := t.c
@@ -50,7 +50,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'E':
-			if a := flowActs[kindExecute][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindExecute); a&actFast != 0 {
 				s, off := t.took(src, &d.execute)
 				if d.execute.Decode(src, c.P) == nil {
 					c := t.c
@@ -62,7 +62,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'F':
-			if a := flowActs[kindFunctionCall][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindFunctionCall); a&actFast != 0 {
 				s, off := t.took(src, &d.functionCall)
 				if d.functionCall.Decode(src, c.P) == nil {
 					c := t.c
@@ -74,7 +74,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'H':
-			if a := flowActs[kindFlush][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindFlush); a&actFast != 0 {
 				s, _ := t.took(src, &d.flush)
 				if d.flush.Decode(src, c.P) == nil {
 					return s, nil
@@ -82,7 +82,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'P':
-			if a := flowActs[kindParse][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindParse); a&actFast != 0 {
 				s, off := t.took(src, &d.parse)
 				if d.parse.Decode(src, c.P) == nil {
 					c := t.c
@@ -94,7 +94,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'Q':
-			if a := flowActs[kindQuery][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindQuery); a&actFast != 0 {
 				s, off := t.took(src, &d.query)
 				if d.query.Decode(src, c.P) == nil {
 					c := t.c
@@ -107,7 +107,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'S':
-			if a := flowActs[kindSync][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindSync); a&actFast != 0 {
 				s, off := t.took(src, &d.sync)
 				if d.sync.Decode(src, c.P) == nil {
 					c := t.c
@@ -119,7 +119,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'X':
-			if a := flowActs[kindTerminate][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindTerminate); a&actFast != 0 {
 				s, _ := t.took(src, &d.terminate)
 				if d.terminate.Decode(src, c.P) == nil {
 					c := t.c
@@ -129,7 +129,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'c':
-			if a := flowActs[kindCopyDone][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindCopyDone); a&actFast != 0 {
 				s, _ := t.took(src, &d.copyDone)
 				if d.copyDone.Decode(src, c.P) == nil {
 					c := t.c
@@ -139,7 +139,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'd':
-			if a := flowActs[kindCopyData][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindCopyData); a&actFast != 0 {
 				s, off := t.taking(src, &d.copyData)
 				if d.copyData.Decode(src, c.P) == nil {
 					err := t.tookCopyData(s)
@@ -148,7 +148,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'f':
-			if a := flowActs[kindCopyFail][c.fe]; a&actFast != 0 {
+			if a := actIn(c.fe, kindCopyFail); a&actFast != 0 {
 				s, _ := t.took(src, &d.copyFail)
 				if d.copyFail.Decode(src, c.P) == nil {
 					c := t.c
@@ -160,7 +160,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 		case 'p':
 			switch passwordKinds[c.fe] {
 			case kindGSSResponse:
-				if a := flowActs[kindGSSResponse][c.fe]; a&actFast != 0 {
+				if a := actIn(c.fe, kindGSSResponse); a&actFast != 0 {
 					s, _ := t.took(src, &d.gssResponse)
 					if d.gssResponse.Decode(src, c.P) == nil {
 						c := t.c
@@ -170,7 +170,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 					t.untook(src)
 				}
 			case kindPasswordMessage:
-				if a := flowActs[kindPasswordMessage][c.fe]; a&actFast != 0 {
+				if a := actIn(c.fe, kindPasswordMessage); a&actFast != 0 {
 					s, _ := t.took(src, &d.passwordMessage)
 					if d.passwordMessage.Decode(src, c.P) == nil {
 						c := t.c
@@ -180,7 +180,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 					t.untook(src)
 				}
 			case kindSASLInitialResponse:
-				if a := flowActs[kindSASLInitialResponse][c.fe]; a&actFast != 0 {
+				if a := actIn(c.fe, kindSASLInitialResponse); a&actFast != 0 {
 					s, _ := t.took(src, &d.saslInitialResponse)
 					if d.saslInitialResponse.Decode(src, c.P) == nil {
 						c := t.c
@@ -191,7 +191,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 					t.untook(src)
 				}
 			case kindSASLResponse:
-				if a := flowActs[kindSASLResponse][c.fe]; a&actFast != 0 {
+				if a := actIn(c.fe, kindSASLResponse); a&actFast != 0 {
 					s, _ := t.took(src, &d.saslResponse)
 					if d.saslResponse.Decode(src, c.P) == nil {
 						c := t.c
@@ -207,7 +207,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 				u := &t.st
 				switch binary.BigEndian.Uint32(src[4:]) {
 				case 80877102:
-					if a := flowActs[kindCancelRequest][c.fe]; a&actFast != 0 {
+					if a := actIn(c.fe, kindCancelRequest); a&actFast != 0 {
 						s, _ := t.took(src, &u.cancelRequest)
 						if u.cancelRequest.Decode(src, c.P) == nil {
 							c := t.c
@@ -219,7 +219,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 80877104:
-					if a := flowActs[kindGSSEncRequest][c.fe]; a&actFast != 0 {
+					if a := actIn(c.fe, kindGSSEncRequest); a&actFast != 0 {
 						s, _ := t.took(src, &u.gssEncRequest)
 						if u.gssEncRequest.Decode(src, c.P) == nil {
 							c := t.c
@@ -230,7 +230,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 80877103:
-					if a := flowActs[kindSSLRequest][c.fe]; a&actFast != 0 {
+					if a := actIn(c.fe, kindSSLRequest); a&actFast != 0 {
 						s, _ := t.took(src, &u.sslRequest)
 						if u.sslRequest.Decode(src, c.P) == nil {
 							c := t.c
@@ -241,7 +241,7 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				default:
-					if a := flowActs[kindStartupMessage][c.fe]; a&actFast != 0 {
+					if a := actIn(c.fe, kindStartupMessage); a&actFast != 0 {
 						s, _ := t.took(src, &u.startupMessage)
 						if u.startupMessage.Decode(src, c.P) == nil {
 							c := t.c
@@ -283,7 +283,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 	if len(src) != 0 {
 		switch src[0] {
 		case '1':
-			if a := flowActs[kindParseComplete][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindParseComplete); a&actFast != 0 {
 				s, _ := t.took(src, &d.parseComplete)
 				if d.parseComplete.Decode(src, c.P) == nil {
 					c := t.c
@@ -293,7 +293,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case '2':
-			if a := flowActs[kindBindComplete][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindBindComplete); a&actFast != 0 {
 				s, _ := t.took(src, &d.bindComplete)
 				if d.bindComplete.Decode(src, c.P) == nil {
 					c := t.c
@@ -303,7 +303,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case '3':
-			if a := flowActs[kindCloseComplete][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindCloseComplete); a&actFast != 0 {
 				s, _ := t.took(src, &d.closeComplete)
 				if d.closeComplete.Decode(src, c.P) == nil {
 					c := t.c
@@ -313,7 +313,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'A':
-			if a := flowActs[kindNotificationResponse][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindNotificationResponse); a&actFast != 0 {
 				s, _ := t.took(src, &d.notificationResponse)
 				if d.notificationResponse.Decode(src, c.P) == nil {
 					return s, nil
@@ -321,7 +321,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'C':
-			if a := flowActs[kindCommandComplete][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindCommandComplete); a&actFast != 0 {
 				s, _ := t.took(src, &d.commandComplete)
 				if d.commandComplete.Decode(src, c.P) == nil {
 					c := t.c
@@ -333,7 +333,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'D':
-			if a := flowActs[kindDataRow][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindDataRow); a&actFast != 0 {
 				s, _ := t.took(src, &d.dataRow)
 				if d.dataRow.Decode(src, c.P) == nil {
 					return s, nil
@@ -341,7 +341,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'E':
-			if a := flowActs[kindErrorResponse][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindErrorResponse); a&actFast != 0 {
 				s, _ := t.took(src, &d.errorResponse)
 				if d.errorResponse.Decode(src, c.P) == nil {
 					c := t.c
@@ -353,7 +353,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'G':
-			if a := flowActs[kindCopyInResponse][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindCopyInResponse); a&actFast != 0 {
 				s, _ := t.took(src, &d.copyInResponse)
 				if d.copyInResponse.Decode(src, c.P) == nil {
 					c := t.c
@@ -364,7 +364,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'H':
-			if a := flowActs[kindCopyOutResponse][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindCopyOutResponse); a&actFast != 0 {
 				s, _ := t.took(src, &d.copyOutResponse)
 				if d.copyOutResponse.Decode(src, c.P) == nil {
 					c := t.c
@@ -376,7 +376,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'I':
-			if a := flowActs[kindEmptyQueryResponse][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindEmptyQueryResponse); a&actFast != 0 {
 				s, _ := t.took(src, &d.emptyQueryResponse)
 				if d.emptyQueryResponse.Decode(src, c.P) == nil {
 					c := t.c
@@ -386,7 +386,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'K':
-			if a := flowActs[kindBackendKeyData][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindBackendKeyData); a&actFast != 0 {
 				s, _ := t.took(src, &d.backendKeyData)
 				if d.backendKeyData.Decode(src, c.P) == nil {
 					return s, nil
@@ -394,7 +394,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'N':
-			if a := flowActs[kindNoticeResponse][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindNoticeResponse); a&actFast != 0 {
 				s, _ := t.took(src, &d.noticeResponse)
 				if d.noticeResponse.Decode(src, c.P) == nil {
 					return s, nil
@@ -405,7 +405,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if len(src) >= 9 {
 				switch binary.BigEndian.Uint32(src[5:]) {
 				case 3:
-					if a := flowActs[kindAuthenticationCleartextPassword][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationCleartextPassword); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationCleartextPassword)
 						if d.authenticationCleartextPassword.Decode(src, c.P) == nil {
 							c := t.c
@@ -415,7 +415,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 7:
-					if a := flowActs[kindAuthenticationGSS][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationGSS); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationGSS)
 						if d.authenticationGSS.Decode(src, c.P) == nil {
 							c := t.c
@@ -425,7 +425,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 8:
-					if a := flowActs[kindAuthenticationGSSContinue][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationGSSContinue); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationGSSContinue)
 						if d.authenticationGSSContinue.Decode(src, c.P) == nil {
 							c := t.c
@@ -435,7 +435,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 2:
-					if a := flowActs[kindAuthenticationKerberosV5][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationKerberosV5); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationKerberosV5)
 						if d.authenticationKerberosV5.Decode(src, c.P) == nil {
 							c := t.c
@@ -446,7 +446,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 5:
-					if a := flowActs[kindAuthenticationMD5Password][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationMD5Password); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationMD5Password)
 						if d.authenticationMD5Password.Decode(src, c.P) == nil {
 							c := t.c
@@ -456,7 +456,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 0:
-					if a := flowActs[kindAuthenticationOk][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationOk); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationOk)
 						if d.authenticationOk.Decode(src, c.P) == nil {
 							c := t.c
@@ -467,7 +467,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 10:
-					if a := flowActs[kindAuthenticationSASL][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationSASL); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASL)
 						if d.authenticationSASL.Decode(src, c.P) == nil {
 							c := t.c
@@ -478,7 +478,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 11:
-					if a := flowActs[kindAuthenticationSASLContinue][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationSASLContinue); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASLContinue)
 						if d.authenticationSASLContinue.Decode(src, c.P) == nil {
 							c := t.c
@@ -489,7 +489,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 12:
-					if a := flowActs[kindAuthenticationSASLFinal][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationSASLFinal); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSASLFinal)
 						if d.authenticationSASLFinal.Decode(src, c.P) == nil {
 							c := t.c
@@ -500,7 +500,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 6:
-					if a := flowActs[kindAuthenticationSCMCredential][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationSCMCredential); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSCMCredential)
 						if d.authenticationSCMCredential.Decode(src, c.P) == nil {
 							c := t.c
@@ -511,7 +511,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 						t.untook(src)
 					}
 				case 9:
-					if a := flowActs[kindAuthenticationSSPI][c.be]; a&actFast != 0 {
+					if a := actIn(c.be, kindAuthenticationSSPI); a&actFast != 0 {
 						s, _ := t.took(src, &d.authenticationSSPI)
 						if d.authenticationSSPI.Decode(src, c.P) == nil {
 							c := t.c
@@ -524,7 +524,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				}
 			}
 		case 'S':
-			if a := flowActs[kindParameterStatus][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindParameterStatus); a&actFast != 0 {
 				s, _ := t.took(src, &d.parameterStatus)
 				if d.parameterStatus.Decode(src, c.P) == nil {
 					t.tookParameterStatus()
@@ -533,7 +533,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'T':
-			if a := flowActs[kindRowDescription][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindRowDescription); a&actFast != 0 {
 				s, _ := t.took(src, &d.rowDescription)
 				if d.rowDescription.Decode(src, c.P) == nil {
 					c := t.c
@@ -544,7 +544,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'V':
-			if a := flowActs[kindFunctionCallResponse][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindFunctionCallResponse); a&actFast != 0 {
 				s, _ := t.took(src, &d.functionCallResponse)
 				if d.functionCallResponse.Decode(src, c.P) == nil {
 					c := t.c
@@ -555,7 +555,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'W':
-			if a := flowActs[kindCopyBothResponse][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindCopyBothResponse); a&actFast != 0 {
 				s, _ := t.took(src, &d.copyBothResponse)
 				if d.copyBothResponse.Decode(src, c.P) == nil {
 					c := t.c
@@ -567,7 +567,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'Z':
-			if a := flowActs[kindReadyForQuery][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindReadyForQuery); a&actFast != 0 {
 				s, off := t.took(src, &d.readyForQuery)
 				if d.readyForQuery.Decode(src, c.P) == nil {
 					c := t.c
@@ -583,7 +583,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'c':
-			if a := flowActs[kindCopyDone][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindCopyDone); a&actFast != 0 {
 				s, _ := t.took(src, &d.copyDone)
 				if d.copyDone.Decode(src, c.P) == nil {
 					c := t.c
@@ -594,7 +594,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'd':
-			if a := flowActs[kindCopyData][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindCopyData); a&actFast != 0 {
 				s, off := t.taking(src, &d.copyData)
 				if d.copyData.Decode(src, c.P) == nil {
 					err := t.tookCopyData(s)
@@ -603,7 +603,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 'n':
-			if a := flowActs[kindNoData][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindNoData); a&actFast != 0 {
 				s, _ := t.took(src, &d.noData)
 				if d.noData.Decode(src, c.P) == nil {
 					c := t.c
@@ -613,7 +613,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 's':
-			if a := flowActs[kindPortalSuspended][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindPortalSuspended); a&actFast != 0 {
 				s, _ := t.took(src, &d.portalSuspended)
 				if d.portalSuspended.Decode(src, c.P) == nil {
 					c := t.c
@@ -623,7 +623,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 				t.untook(src)
 			}
 		case 't':
-			if a := flowActs[kindParameterDescription][c.be]; a&actFast != 0 {
+			if a := actIn(c.be, kindParameterDescription); a&actFast != 0 {
 				s, _ := t.took(src, &d.parameterDescription)
 				if d.parameterDescription.Decode(src, c.P) == nil {
 					c := t.c

@@ -126,7 +126,7 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 		}
 	}
 	f.Comment("flowActs is the act of each state's rule for each kind (flowTable's, in flowRules), 0 where none is:")
-	f.Comment("flowActs[kind][state].")
+	f.Comment("flowActs[kind][state], read with actIn.")
 	f.Var().Id("flowActs").Op("=").Index(jen.Id("flowKinds")).Index(jen.Lit(256)).Id("flowAct").Values(rows...)
 	f.Line()
 	var names, slugs, streamed []jen.Code

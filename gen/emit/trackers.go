@@ -138,7 +138,7 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 					body = append([]jen.Code{jen.Id("c").Op(":=").Id("t").Dot("c")}, body...)
 				}
 				return jen.If(
-					jen.Id("a").Op(":=").Id("flowActs").Index(kind).Index(act(side.field)),
+					jen.Id("a").Op(":=").Id("actIn").Call(act(side.field), kind),
 					jen.Id("a").Op("&").Id("actFast").Op("!=").Lit(0),
 				).Block(count, jen.If(field().Dot("Decode").Call(jen.Id("src"), jen.Id("c").Dot("P")).Op("==").Nil()).Block(body...),
 					jen.Id("t").Dot("untook").Call(jen.Id("src")))

@@ -282,7 +282,7 @@ func (t *FrontendTracker) next(frame []byte) (*Step, error) {
 	if p != c.P {
 		s.keep(p)
 	}
-	a := flowActs[k][st]
+	a := actIn(st, k)
 	if a&actRule != 0 { // an encryption request some majors lack, direct TLS
 		a, _ = lookAct(st, k, c.P.Major, frame[0])
 	}
@@ -419,7 +419,7 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 	s, off := t.took(frame, m)
 	// A message is taken on its act alone, unless the act needs its rule
 	// (actRule: the one-byte answers, what NegotiateProtocolVersion requires).
-	a := flowActs[k][st]
+	a := actIn(st, k)
 	if a&actRule != 0 {
 		a, _ = lookAct(st, k, c.P.Major, frame[0])
 	}

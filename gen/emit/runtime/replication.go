@@ -249,7 +249,7 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 	if payload := *payload; r.kind != copyNone && len(payload) != 0 {
 		switch k := kindsReplicationBackend[payload[0]]; {
-		case k == kindXLogData && flowActs[kindXLogData][r.be]&actStays != 0:
+		case k == kindXLogData && actIn(r.be, kindXLogData)&actStays != 0:
 			x := &r.rb.xLogData
 			s.Sub = x // before the decode, while both are at hand: the general path sets it again
 			if x.Decode(payload, r.P) == nil {
@@ -262,7 +262,7 @@ func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 				return nil
 			}
 		// pgspec:if message:replication-archive-or-manifest-data
-		case k == kindBackupData && flowActs[kindBackupData][r.be]&actStays != 0:
+		case k == kindBackupData && actIn(r.be, kindBackupData)&actStays != 0:
 			b := &r.rb.backupData
 			s.Sub = b
 			if b.Decode(payload, r.P) == nil {
@@ -296,7 +296,7 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 		m, err = r.rb.Decode(payload, r.P)
 	}
 	s.Sub = m
-	if err == nil && flowActs[k][*st]&actStays == 0 {
+	if err == nil && actIn(*st, k)&actStays == 0 {
 		if rule := flowLookup(*st, k, r.P.Major); rule == nil {
 			err = flowViolation(*st, k, r.P.Major, 0, 0)
 		} else {
