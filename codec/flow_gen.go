@@ -244,6 +244,14 @@ func (s *Step) clearInner() {
 	}
 }
 
+// clearLogical empties Logical for a Sub that holds no pgoutput, only when
+// set: a steady stream writes nothing.
+func (s *Step) clearLogical() {
+	if s.Logical != nil {
+		s.Logical = nil
+	}
+}
+
 // copyKind is what the CopyData of a copy stream carry.
 type copyKind uint8
 

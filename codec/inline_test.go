@@ -23,7 +23,7 @@ var hotHelpers = []string{
 	"writer.count16", "writer.count32", "writer.nonzero", "writer.bytes", "writer.result",
 	"putHeader", "hasRoom", "strAt", // Encode's fast path
 	// What the trackers' generated Next does in each case, once a message.
-	"actIn", "(*tracker).took", "(*Step).clearInner", "(*Conversation).move", "(*Conversation).settle",
+	"actIn", "(*tracker).took", "(*Step).clearInner", "(*Step).clearLogical", "(*Conversation).move", "(*Conversation).settle",
 	"(*Conversation).push", "offsetted", "(*Conversation).parameter", "(*BackendTracker).tookParameterStatus",
 	"(*BackendTracker).tookCopyData", "(*FrontendTracker).tookQuery",
 }

@@ -180,18 +180,14 @@ func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 				if r.kind == copyLogical {
 					return r.toLogical(s, x.WALData)
 				}
-				if s.Logical != nil {
-					s.Logical = nil
-				}
+				s.clearLogical()
 				return nil
 			}
 		case k == kindBackupData && actIn(r.be, kindBackupData)&actStays != 0:
 			b := &r.rb.backupData
 			s.Sub = b
 			if b.Decode(payload, r.P) == nil {
-				if s.Logical != nil {
-					s.Logical = nil
-				}
+				s.clearLogical()
 				return nil
 			}
 		}
@@ -228,9 +224,7 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if err == nil && k == kindXLogData && r.kind == copyLogical {
 		return r.toLogical(s, r.rb.xLogData.WALData)
 	}
-	if s.Logical != nil { // cleared only when set: a steady stream writes nothing
-		s.Logical = nil
-	}
+	s.clearLogical()
 	return err
 }
 

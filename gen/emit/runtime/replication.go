@@ -256,9 +256,7 @@ func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 				if r.kind == copyLogical {
 					return r.toLogical(s, x.WALData)
 				}
-				if s.Logical != nil {
-					s.Logical = nil
-				}
+				s.clearLogical()
 				return nil
 			}
 		// pgspec:if message:replication-archive-or-manifest-data
@@ -266,9 +264,7 @@ func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 			b := &r.rb.backupData
 			s.Sub = b
 			if b.Decode(payload, r.P) == nil {
-				if s.Logical != nil {
-					s.Logical = nil
-				}
+				s.clearLogical()
 				return nil
 			}
 			// pgspec:end
@@ -306,9 +302,7 @@ func (r *ReplicationTracker) next(s *Step, dir flowSide, payload []byte) error {
 	if err == nil && k == kindXLogData && r.kind == copyLogical {
 		return r.toLogical(s, r.rb.xLogData.WALData)
 	}
-	if s.Logical != nil { // cleared only when set: a steady stream writes nothing
-		s.Logical = nil
-	}
+	s.clearLogical()
 	return err
 }
 
