@@ -22,6 +22,7 @@ var hotHelpers = []string{
 	"writer.finish", "writer.extend", "writer.str", "writer.bytes32", "writer.raw",
 	"writer.count16", "writer.count32", "writer.nonzero", "writer.bytes", "writer.result",
 	"putHeader", "hasRoom", "strAt", // Encode's fast path
+	"framed", "sized", "body", "tagged", "fastReader.u32", "fastReader.u64", "fastReader.ended", // Decode's
 	// What the trackers' generated Next does in each case, once a message.
 	"actIn", "(*tracker).took", "(*Step).clearInner", "(*Step).clearLogical", "(*Conversation).move", "(*Conversation).settle",
 	"(*Conversation).push", "offsetted", "(*Conversation).parameter", "(*BackendTracker).tookParameterStatus",

@@ -38,6 +38,18 @@ func (*LogicalBegin) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalBegin) Decode(src []byte, p Params) error {
+	if len(src) == 21 && src[0] == 'B' && logicalBeginMajors.Has(p.Major) {
+		m.FinalLSN = binary.BigEndian.Uint64(src[1:])
+		m.CommitTime = int64(binary.BigEndian.Uint64(src[9:]))
+		m.Xid = binary.BigEndian.Uint32(src[17:])
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *LogicalBegin) decode(src []byte, p Params) error {
 	if !logicalBeginMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

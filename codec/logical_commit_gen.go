@@ -41,6 +41,19 @@ func (*LogicalCommit) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalCommit) Decode(src []byte, p Params) error {
+	if len(src) == 26 && src[0] == 'C' && logicalCommitMajors.Has(p.Major) {
+		m.Flags = int8(src[1])
+		m.CommitLSN = binary.BigEndian.Uint64(src[2:])
+		m.TransactionEndLSN = binary.BigEndian.Uint64(src[10:])
+		m.CommitTime = int64(binary.BigEndian.Uint64(src[18:]))
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *LogicalCommit) decode(src []byte, p Params) error {
 	if !logicalCommitMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -34,6 +34,23 @@ func (*LogicalOrigin) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalOrigin) Decode(src []byte, p Params) error {
+	if logicalOriginMajors.Has(p.Major) {
+		f := tagged(src, 'O')
+		m.CommitLSN, f = f.u64()
+		if len(f) == len(m.Name)+1 && kept(f, m.Name) {
+			return nil
+		}
+		m.Name, f = f.str(m.Name)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *LogicalOrigin) decode(src []byte, p Params) error {
 	if !logicalOriginMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

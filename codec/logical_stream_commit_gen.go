@@ -46,6 +46,20 @@ func (*LogicalStreamCommit) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamCommit) Decode(src []byte, p Params) error {
+	if len(src) == 30 && src[0] == 'c' && logicalStreamCommitMajors.Has(p.Major) {
+		m.Xid = binary.BigEndian.Uint32(src[1:])
+		m.Flags = int8(src[5])
+		m.CommitLSN = binary.BigEndian.Uint64(src[6:])
+		m.TransactionEndLSN = binary.BigEndian.Uint64(src[14:])
+		m.CommitTime = int64(binary.BigEndian.Uint64(src[22:]))
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *LogicalStreamCommit) decode(src []byte, p Params) error {
 	if !logicalStreamCommitMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -49,6 +49,27 @@ func (*LogicalStreamPrepare) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamPrepare) Decode(src []byte, p Params) error {
+	if logicalStreamPrepareMajors.Has(p.Major) {
+		f := tagged(src, 'p')
+		m.Flags, f = signed[int8](f.u8())
+		m.PrepareLSN, f = f.u64()
+		m.PrepareEndLSN, f = f.u64()
+		m.PrepareTime, f = signed[int64](f.u64())
+		m.Xid, f = f.u32()
+		if len(f) == len(m.GID)+1 && kept(f, m.GID) {
+			return nil
+		}
+		m.GID, f = f.str(m.GID)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *LogicalStreamPrepare) decode(src []byte, p Params) error {
 	if !logicalStreamPrepareMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -37,6 +37,17 @@ func (*LogicalStreamStart) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *LogicalStreamStart) Decode(src []byte, p Params) error {
+	if len(src) == 6 && src[0] == 'S' && logicalStreamStartMajors.Has(p.Major) {
+		m.Xid = binary.BigEndian.Uint32(src[1:])
+		m.FirstSegment = int8(src[5])
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *LogicalStreamStart) decode(src []byte, p Params) error {
 	if !logicalStreamStartMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -35,6 +35,16 @@ func (*BackupData) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *BackupData) Decode(src []byte, p Params) error {
+	if len(src) >= 1 && src[0] == 'd' && backupDataMajors.Has(p.Major) {
+		m.Data = src[1:len(src):len(src)]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *BackupData) decode(src []byte, p Params) error {
 	if !backupDataMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -50,6 +50,20 @@ func (*HotStandbyFeedback) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *HotStandbyFeedback) Decode(src []byte, p Params) error {
+	if len(src) == 25 && src[0] == 'h' && hotStandbyFeedbackMajors.Has(p.Major) {
+		m.ClientTime = int64(binary.BigEndian.Uint64(src[1:]))
+		m.Xmin = binary.BigEndian.Uint32(src[9:])
+		m.XminEpoch = binary.BigEndian.Uint32(src[13:])
+		m.CatalogXmin = binary.BigEndian.Uint32(src[17:])
+		m.CatalogXminEpoch = binary.BigEndian.Uint32(src[21:])
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *HotStandbyFeedback) decode(src []byte, p Params) error {
 	if !hotStandbyFeedbackMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

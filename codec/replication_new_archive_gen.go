@@ -37,6 +37,27 @@ func (*BackupNewArchive) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *BackupNewArchive) Decode(src []byte, p Params) error {
+	if backupNewArchiveMajors.Has(p.Major) {
+		f := tagged(src, 'n')
+		if kept(f, m.FileName) {
+			f = f[len(m.FileName)+1:]
+		} else {
+			m.FileName, f = f.str(m.FileName)
+		}
+		if len(f) == len(m.Location)+1 && kept(f, m.Location) {
+			return nil
+		}
+		m.Location, f = f.str(m.Location)
+		if f.ended() {
+			return nil
+		}
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *BackupNewArchive) decode(src []byte, p Params) error {
 	if !backupNewArchiveMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -40,6 +40,18 @@ func (*PrimaryKeepalive) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *PrimaryKeepalive) Decode(src []byte, p Params) error {
+	if len(src) == 18 && src[0] == 'k' && primaryKeepaliveMajors.Has(p.Major) {
+		m.ServerWALEnd = binary.BigEndian.Uint64(src[1:])
+		m.ServerTime = int64(binary.BigEndian.Uint64(src[9:]))
+		m.ReplyRequested = src[17]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PrimaryKeepalive) decode(src []byte, p Params) error {
 	if !primaryKeepaliveMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

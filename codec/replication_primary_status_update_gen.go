@@ -46,6 +46,19 @@ func (*PrimaryStatusUpdate) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *PrimaryStatusUpdate) Decode(src []byte, p Params) error {
+	if len(src) == 33 && src[0] == 's' && primaryStatusUpdateMajors.Has(p.Major) {
+		m.InsertLSN = binary.BigEndian.Uint64(src[1:])
+		m.OldestCommitFullXid = binary.BigEndian.Uint64(src[9:])
+		m.NextFullXid = binary.BigEndian.Uint64(src[17:])
+		m.ServerTime = int64(binary.BigEndian.Uint64(src[25:]))
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *PrimaryStatusUpdate) decode(src []byte, p Params) error {
 	if !primaryStatusUpdateMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // BackupProgress is the streaming replication message carried in CopyData “progress
 // report” (B).
 //
@@ -31,6 +33,16 @@ func (*BackupProgress) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *BackupProgress) Decode(src []byte, p Params) error {
+	if len(src) == 9 && src[0] == 'p' && backupProgressMajors.Has(p.Major) {
+		m.BytesDone = int64(binary.BigEndian.Uint64(src[1:]))
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *BackupProgress) decode(src []byte, p Params) error {
 	if !backupProgressMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -3,6 +3,8 @@
 
 package codec
 
+import "encoding/binary"
+
 // RequestPrimaryStatusUpdate is the streaming replication message carried in CopyData
 // “Request primary status update” (F).
 //
@@ -31,6 +33,16 @@ func (*RequestPrimaryStatusUpdate) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *RequestPrimaryStatusUpdate) Decode(src []byte, p Params) error {
+	if len(src) == 9 && src[0] == 'p' && requestPrimaryStatusUpdateMajors.Has(p.Major) {
+		m.ClientTime = int64(binary.BigEndian.Uint64(src[1:]))
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *RequestPrimaryStatusUpdate) decode(src []byte, p Params) error {
 	if !requestPrimaryStatusUpdateMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

@@ -46,6 +46,20 @@ func (*StandbyStatusUpdate) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *StandbyStatusUpdate) Decode(src []byte, p Params) error {
+	if len(src) == 34 && src[0] == 'r' && standbyStatusUpdateMajors.Has(p.Major) {
+		m.WALWritePosition = binary.BigEndian.Uint64(src[1:])
+		m.WALFlushPosition = binary.BigEndian.Uint64(src[9:])
+		m.WALApplyPosition = binary.BigEndian.Uint64(src[17:])
+		m.ClientTime = int64(binary.BigEndian.Uint64(src[25:]))
+		m.ReplyRequested = src[33]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *StandbyStatusUpdate) decode(src []byte, p Params) error {
 	if !standbyStatusUpdateMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

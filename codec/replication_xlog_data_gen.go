@@ -52,6 +52,19 @@ func (*XLogData) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *XLogData) Decode(src []byte, p Params) error {
+	if len(src) >= 25 && src[0] == 'w' && xLogDataMajors.Has(p.Major) {
+		m.WALStart = binary.BigEndian.Uint64(src[1:])
+		m.ServerWALEnd = binary.BigEndian.Uint64(src[9:])
+		m.ServerTime = int64(binary.BigEndian.Uint64(src[17:]))
+		m.WALData = src[25:len(src):len(src)]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *XLogData) decode(src []byte, p Params) error {
 	if !xLogDataMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),

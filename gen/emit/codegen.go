@@ -115,7 +115,7 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 		}
 	}
 	items := l.Items
-	if _, _, fast := e.fastItems(false); fast {
+	if _, _, _, fast := e.fastItems(false); fast {
 		// Decode's fast path has checked tag and length and found them wrong,
 		// or something after them.
 	} else if tag, ok := framedBy(items); ok {
@@ -157,6 +157,16 @@ func endCheck(l *model.Layout) jen.Code {
 func framedBy(items []*model.Item) (*jen.Statement, bool) {
 	if len(items) < 2 || items[0].Op != model.OpTag || items[1].Op != model.OpLength ||
 		condition(items[0], scope{}) != nil || condition(items[1], scope{}) != nil {
+		return nil, false
+	}
+	return fixedValue(items[0]), true
+}
+
+// taggedBy is the tag of items when they begin with it and no length
+// follows (a replication or pgoutput message, whose input ends it).
+func taggedBy(items []*model.Item) (*jen.Statement, bool) {
+	if len(items) < 1 || items[0].Op != model.OpTag || condition(items[0], scope{}) != nil ||
+		len(items) > 1 && items[1].Op == model.OpLength {
 		return nil, false
 	}
 	return fixedValue(items[0]), true

@@ -20,49 +20,54 @@ import (
 
 // fastItems is what follows a message's tag and length when its one layout
 // has a fast path: only fields always on the wire, of the kinds fastReader
-// reads, filling every field of the message. ok is false otherwise. Encode's
-// fast path (encode) takes as well an array of integers after its count
-// (Parse's ParameterOIDs), whose length it knows as well as a string's.
-func (e *emitter) fastItems(encode bool) (items []*model.Item, tag *jen.Statement, ok bool) {
+// reads, filling every field of the message. ok is false otherwise. head is
+// the bytes before items: 5, or for Decode (not encode) 1, the tag of a
+// replication or pgoutput message, which no length follows (the input
+// ends it). Encode's fast path (encode) takes as well an array of integers
+// after its count (Parse's ParameterOIDs), whose length it knows as well
+// as a string's.
+func (e *emitter) fastItems(encode bool) (items []*model.Item, tag *jen.Statement, head int, ok bool) {
 	if len(e.msg.Layouts) != 1 || e.msg.Part {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	l := e.msg.Layouts[0]
-	tag, ok = framedBy(l.Items)
-	if !ok {
-		return nil, nil, false
+	if tag, ok = framedBy(l.Items); ok {
+		items, head = l.Items[2:], 5
+	} else if tag, ok = taggedBy(l.Items); ok && !encode {
+		items, head = l.Items[1:], 1
+	} else {
+		return nil, nil, 0, false
 	}
-	items = l.Items[2:]
 	present := map[string]bool{}
 	for i, it := range items {
 		if !it.Cond.Always() {
-			return nil, nil, false
+			return nil, nil, 0, false
 		}
 		switch it.Op {
 		case model.OpInt, model.OpByte, model.OpFixed, model.OpBytesN, model.OpString:
 		case model.OpRest:
 			if len(it.Lengths) > 0 {
-				return nil, nil, false
+				return nil, nil, 0, false
 			}
 		case model.OpCount:
 			if !encode || i+1 == len(items) || !intArray(items[i+1]) || items[i+1].Field != it.Field {
-				return nil, nil, false
+				return nil, nil, 0, false
 			}
 		case model.OpGroup:
 			if !encode || i == 0 || items[i-1].Op != model.OpCount || !intArray(it) {
-				return nil, nil, false
+				return nil, nil, 0, false
 			}
 		default:
-			return nil, nil, false
+			return nil, nil, 0, false
 		}
 		present[it.Field] = true
 	}
 	for _, f := range e.msg.Fields {
 		if !present[f.Name] {
-			return nil, nil, false
+			return nil, nil, 0, false
 		}
 	}
-	return items, tag, true
+	return items, tag, head, true
 }
 
 // intArray is whether the group it is an array of integers (its one field's
@@ -95,7 +100,7 @@ func fixedWidth(items []*model.Item) (width int, rest, ok bool) {
 // fastDecode is the fast path in front of decode, nil when the message has
 // none.
 func (e *emitter) fastDecode() []jen.Code {
-	items, tag, ok := e.fastItems(false)
+	items, tag, head, ok := e.fastItems(false)
 	if !ok {
 		return nil
 	}
@@ -103,9 +108,16 @@ func (e *emitter) fastDecode() []jen.Code {
 	if width, rest, ok := fixedWidth(items); ok {
 		// A length known up to the bytes to the end: one check of tag and
 		// length, then every field at its constant offset.
-		b, off := "src", 5
+		b, off := "src", head
 		cond := jen.Id("sized").Call(jen.Id("src"), tag, jen.Lit(4+width))
-		if rest {
+		switch {
+		case head == 1: // the input's length is the message's
+			op := "=="
+			if rest {
+				op = ">="
+			}
+			cond = jen.Len(jen.Id("src")).Op(op).Lit(1 + width).Op("&&").Id("src").Index(jen.Lit(0)).Op("==").Add(tag)
+		case rest:
 			cond = jen.Id("framed").Call(jen.Id("src"), tag)
 			if width > 0 {
 				cond = cond.Op("&&").Len(jen.Id("src")).Op(">=").Lit(5 + width)
@@ -140,11 +152,15 @@ func (e *emitter) fastDecode() []jen.Code {
 		return jen.If(fits.Op("&&").Id("kept").Call(rest, jen.Id("m").Dot(it.Field))).Block(jen.Return(jen.Nil()))
 	}
 	var body []jen.Code
-	if it := items[0]; len(items) == 1 && it.Op == model.OpString {
+	if it := items[0]; len(items) == 1 && it.Op == model.OpString && head == 5 {
 		n := jen.Len(jen.Id("m").Dot(it.Field)).Op("+").Lit(5)
 		body = append(body, same(it, jen.Id("sized").Call(jen.Id("src"), tag, n), jen.Id("src").Index(jen.Lit(5), jen.Empty())))
 	}
-	body = append(body, jen.Id("f").Op(":=").Id("body").Call(jen.Id("src"), tag))
+	start := "body"
+	if head == 1 {
+		start = "tagged"
+	}
+	body = append(body, jen.Id("f").Op(":=").Id(start).Call(jen.Id("src"), tag))
 	for i, it := range items {
 		last := i == len(items)-1
 		if last && it.Op == model.OpString && len(items) > 1 {
@@ -219,7 +235,7 @@ func (e *emitter) strMethod(it *model.Item, sc scope) string {
 // byte inside; a message that fails a check or holds such a string goes to
 // encode, which grows dst or names the field.
 func (e *emitter) fastEncode() []jen.Code {
-	items, tag, ok := e.fastItems(true)
+	items, tag, _, ok := e.fastItems(true)
 	if !ok {
 		return nil
 	}

@@ -153,6 +153,16 @@ func body(src []byte, want byte) fastReader {
 	return nil
 }
 
+// tagged is the body of a message with no length (a replication or
+// pgoutput message) after its tag byte want; nil when src does not start
+// with it.
+func tagged(src []byte, want byte) fastReader {
+	if len(src) > 0 && src[0] == want {
+		return fastReader(src[1:])
+	}
+	return nil
+}
+
 // sized reports whether src is a message with the tag byte want and the
 // Int32 length n, n+1 bytes in all.
 func sized(src []byte, want byte, n int) bool {

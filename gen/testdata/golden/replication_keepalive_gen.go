@@ -33,6 +33,17 @@ func (*Keepalive) Majors() MajorSet {
 // Decode replaces m's fields with the message in src, which must hold exactly
 // its bytes. Strings are copies; byte slices point into src.
 func (m *Keepalive) Decode(src []byte, p Params) error {
+	if len(src) == 10 && src[0] == 'k' && keepaliveMajors.Has(p.Major) {
+		m.WALEnd = binary.BigEndian.Uint64(src[1:])
+		m.Reply = src[9]
+		return nil
+	}
+	return m.decode(src, p)
+}
+
+// decode is Decode for the input its fast path does not take: it checks every
+// field and names the first that is wrong.
+func (m *Keepalive) decode(src []byte, p Params) error {
 	if !keepaliveMajors.Has(p.Major) {
 		return &VersionError{
 			Major:   p.major(),
