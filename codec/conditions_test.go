@@ -357,4 +357,13 @@ func TestZeroMajorIsNewestRelease(t *testing.T) {
 	if !(codec.MajorSet(1) << want).Has(0) || (codec.GeneratedMajors &^ (1 << want)).Has(0) {
 		t.Error("MajorSet.Has(0) is not DefaultMajor")
 	}
+	all := ^codec.MajorSet(0) // every bit: only the bounds refuse
+	for _, major := range []int{-1, -64, 64, 65, 1 << 40} {
+		if all.Has(major) {
+			t.Errorf("MajorSet.Has(%d) is true", major)
+		}
+	}
+	if !all.Has(63) || codec.GeneratedMajors.Has(9) {
+		t.Error("MajorSet.Has is wrong at 63 or 9")
+	}
 }

@@ -51,9 +51,10 @@ type MajorSet uint64
 
 // Has reports whether major is in the set; 0 means DefaultMajor.
 func (s MajorSet) Has(major int) bool {
-	// One expression, which the compiler turns into branches on the caller's
-	// condition (s is a constant there); a negative major is a large uint.
-	return major == 0 && s>>DefaultMajor&1 != 0 || uint(major) < 64 && s>>uint(major)&1 != 0
+	// Bit 0 stands for 0 when the set has DefaultMajor: with s a constant
+	// at the caller, one bound test and one bit test, which a major in the
+	// set passes without a taken branch; a negative major is a large uint.
+	return uint(major) < 64 && (s|s>>DefaultMajor&1)>>uint(major)&1 != 0
 }
 
 // Majors lists the set's majors in increasing order.
