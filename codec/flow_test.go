@@ -491,11 +491,15 @@ func TestConversationAnswers(t *testing.T) {
 
 // TestLogicalViolations: pgoutput streams mutated as the issue lists —
 // a Stream Commit outside a stream, a change before its Relation, an
-// Origin after a change, a Commit with no Begin — are each rejected with
+// Origin after a change, a Commit with no Begin, a Relation with a column
+// of a user type no Type described — are each rejected with
 // the state and what was missing, the message decoded all the same.
 func TestLogicalViolations(t *testing.T) {
 	p := codec.Params{Major: 17, LogicalVersion: 2}
 	rel := &codec.LogicalRelation{RelationOID: 16390, Namespace: "public", RelationName: "t", Columns: []codec.RelationColumn{{Name: "x", DataType: 23, TypeModifier: -1}}}
+	// A built-in column, one of the type the Type describes, one of a type none does.
+	userRel := &codec.LogicalRelation{RelationOID: 16391, Namespace: "public", RelationName: "u", Columns: []codec.RelationColumn{
+		{Name: "x", DataType: 23, TypeModifier: -1}, {Name: "y", DataType: 16401, TypeModifier: -1}, {Name: "z", DataType: 16402, TypeModifier: -1}}}
 	ins := &codec.LogicalInsert{RelationOID: 16390, New: codec.TupleData{Columns: []codec.TupleDataColumn{{Kind: 't', Data: []byte("1")}}}}
 	for _, c := range []struct {
 		name   string
@@ -512,6 +516,8 @@ func TestLogicalViolations(t *testing.T) {
 			"logical transaction", "logical-origin", "the Origin message comes after a change of the transaction; it is always sent before any DML messages"},
 		{"Commit without Begin", []codec.Message{&codec.LogicalCommit{}},
 			"logical between", "logical-commit", ""},
+		{"Relation of a user type before its Type", []codec.Message{&codec.LogicalBegin{Xid: 5}, &codec.LogicalType{DataType: 16401, Namespace: "public", Name: "u"}, userRel},
+			"logical transaction", "logical-relation", `column "z" has type 16402, not built in, and no Type message before it`},
 	} {
 		tr := codec.LogicalTracker{P: p}
 		var err error
