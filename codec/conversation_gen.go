@@ -367,11 +367,25 @@ func (t *BackendTracker) answered(k flowKind, frame []byte) (*Step, error) {
 		return s, err
 	}
 	s, off := t.took(frame, m)
-	a, _ := lookAct(st, k, c.P.Major, frame[0])
+	a := answeredAct(st, frame[0])
+	if a == 0 {
+		a, _ = lookAct(st, k, c.P.Major, frame[0])
+	}
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	return s, t.acted(sideBackend, a, k, off, t.hook(k, s))
+}
+
+// answeredAct is the act of answer b in st from answerActs, 0 when its
+// rule must be looked up.
+func answeredAct(st flowState, b byte) flowAct {
+	for _, e := range &answerActs[st] {
+		if e.b == b {
+			return e.act
+		}
+	}
+	return 0
 }
 
 // next is Next's general path: it decodes frame as the state says (a
