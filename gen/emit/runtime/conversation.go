@@ -166,11 +166,14 @@ func (t *tracker) untook(frame []byte) {
 }
 
 // setParams makes p the Params the next messages decode with, the Steps
-// taken keeping the ones they were decoded with.
+// taken keeping the ones they were decoded with. The same Params again
+// (a StartupMessage asking for 3.0) change nothing to keep.
 func (c *Conversation) setParams(p Params) {
-	c.Frontend.step.keep(c.P)
-	c.Backend.step.keep(c.P)
-	c.P = p
+	if p != c.P {
+		c.Frontend.step.keep(c.P)
+		c.Backend.step.keep(c.P)
+		c.P = p
+	}
 }
 
 // tooMany is the violation of a request of kind k, at off, that the side
