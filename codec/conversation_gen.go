@@ -165,11 +165,14 @@ func (t *tracker) untook(frame []byte) {
 }
 
 // setParams makes p the Params the next messages decode with, the Steps
-// taken keeping the ones they were decoded with.
+// taken keeping the ones they were decoded with. The same Params again
+// (a StartupMessage asking for 3.0) change nothing to keep.
 func (c *Conversation) setParams(p Params) {
-	c.Frontend.step.keep(c.P)
-	c.Backend.step.keep(c.P)
-	c.P = p
+	if p != c.P {
+		c.Frontend.step.keep(c.P)
+		c.Backend.step.keep(c.P)
+		c.P = p
+	}
 }
 
 // tooMany is the violation of a request of kind k, at off, that the side
@@ -353,20 +356,39 @@ func (t *BackendTracker) OneByte() bool { return answerKinds[t.c.be] != kindNone
 func (t *BackendTracker) answered(k flowKind, frame []byte) (*Step, error) {
 	c := t.c
 	st := c.be
+	// Each Decode called directly: one through the interface costs a call
+	// the compiler cannot inline or devirtualise.
 	var m Message = &t.ssl
+	var err error
 	if k == kindGSSEncResponse {
-		m = &t.gss
+		m, err = &t.gss, t.gss.Decode(frame, c.P)
+	} else {
+		err = t.ssl.Decode(frame, c.P)
 	}
-	if err := m.Decode(frame, c.P); err != nil {
+	if err != nil {
 		s, _ := t.took(frame, nil) // a frame that fails holds its bytes all the same
 		return s, err
 	}
 	s, off := t.took(frame, m)
-	a, _ := lookAct(st, k, c.P.Major, frame[0])
+	a := answeredAct(st, frame[0])
+	if a == 0 {
+		a, _ = lookAct(st, k, c.P.Major, frame[0])
+	}
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
 	return s, t.acted(sideBackend, a, k, off, t.hook(k, s))
+}
+
+// answeredAct is the act of answer b in st from answerActs, 0 when its
+// rule must be looked up.
+func answeredAct(st flowState, b byte) flowAct {
+	for _, e := range &answerActs[st] {
+		if e.b == b {
+			return e.act
+		}
+	}
+	return 0
 }
 
 // next is Next's general path: it decodes frame as the state says (a

@@ -91,3 +91,39 @@ func TestFlowActs(t *testing.T) {
 		t.Errorf("only %d kinds stay anywhere", stays)
 	}
 }
+
+// TestAnswerActs: answerActs gives, for each state's one-byte answer, the
+// act lookAct finds in every major the answer has, and holds exactly the
+// answers whose rule holds in all of them (the others are looked up).
+func TestAnswerActs(t *testing.T) {
+	msgMajors := map[string]MajorSet{}
+	for _, m := range NewMessages() {
+		msgMajors[m.Slug()] = m.Majors()
+	}
+	held := 0
+	for st := range flowState(len(flowTable)) {
+		k := answerKinds[st]
+		for b := range 256 {
+			a := answeredAct(st, byte(b))
+			everyMajor := k != kindNone
+			for major := 1; major < 64 && everyMajor; major++ {
+				if msgMajors[flowKindNames[k]].Has(major) {
+					got, _ := lookAct(st, k, major, byte(b))
+					everyMajor = got != 0 && (a == 0 || got == a)
+					if a != 0 && got != a {
+						t.Errorf("%s, answer %q: answerActs %#x, its rule in %d %#x", flowStateNames[st], rune(b), a, major, got)
+					}
+				}
+			}
+			if everyMajor != (a != 0) {
+				t.Errorf("%s, answer %q: in answerActs %v, its rule holds in every major %v", flowStateNames[st], rune(b), a != 0, everyMajor)
+			}
+			if a != 0 {
+				held++
+			}
+		}
+	}
+	if held == 0 {
+		t.Error("answerActs holds no answer")
+	}
+}

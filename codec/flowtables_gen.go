@@ -821,6 +821,16 @@ var untaggedStates = [256]bool{stFrontendStartup: true, stFrontendEncryptedStart
 // (256 entries, one per flowState value: indexed without a bounds check, once a frame).
 var answerKinds = [256]flowKind{stBackendSslAnswer: 81, stBackendGssAnswer: 35, stBackendSslAnswerAfterGss: 81, stBackendGssAnswerAfterSsl: 35, stBackendSslAnswerInTls: 81, stBackendGssAnswerInTls: 35, stBackendSslAnswerInTlsAfterGss: 81, stBackendGssAnswerInTlsAfterSsl: 35}
 
+// answerAct is an answer's byte and the act of its rule.
+type answerAct struct {
+	b   byte
+	act flowAct
+}
+
+// answerActs are the answers each backend state takes on their act alone (the rule holds in every
+// major the answer has); an answer not there has its rule looked up.
+var answerActs = [256][2]answerAct{stBackendSslAnswer: {{'S', 0x2300033a}, {'N', 0x2300091f}}, stBackendGssAnswer: {{'G', 0x2300043a}, {'N', 0x23000a1f}}, stBackendSslAnswerAfterGss: {{'S', 0x2300033a}, {'N', 0x23000b1f}}, stBackendGssAnswerAfterSsl: {{'G', 0x2300043a}, {'N', 0x23000b1f}}}
+
 // protocolMinors is the newest minor of protocol 3 each major speaks, as its manual says ("Before protocol version 3.2, …").
 var protocolMinors = [20]uint8{10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 0, 16: 0, 17: 0, 18: 2, 19: 2}
 

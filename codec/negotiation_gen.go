@@ -88,6 +88,9 @@ func (n *negotiation) answer(m *NegotiateProtocolVersion, major int) string {
 // asked and its own (18 answers 3.2 to 3.9999, not 3.0).
 func (n *negotiation) missing(major, minor int) string {
 	speaks := ProtocolMinor(major)
+	if !n.negotiated && n.options == 0 && n.minor <= newestProtocolMinor && minor <= speaks {
+		return "" // nothing asked that a server of major would have to answer: most start-ups
+	}
 	settled := func() string { // written only for a start-up that is wrong
 		return "the negotiation settled on 3." + strconv.Itoa(minor) + ", but PostgreSQL " + strconv.Itoa(major) + " speaks 3." + strconv.Itoa(speaks)
 	}

@@ -160,7 +160,7 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 		untaggedByState(f, fl, fm)
 	}
 	if bm := machine(fl, "backend"); bm != nil {
-		answerByState(f, fl, bm, kindOf)
+		answerByState(f, fl, bm, kindOf, mod.Majors)
 		if machine(fl, "frontend") != nil {
 			protocolMinorTable(f, mod)
 			directTLS(f, mod)
@@ -429,19 +429,41 @@ func untaggedByState(f *jen.File, fl *model.Flow, fm *model.FlowMachine) {
 // answerByState renders, for each backend state, the one-byte answer it
 // waits for (SSLResponse after an SSLRequest): such a frame has neither tag
 // nor length, so the state alone names its message.
-func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf map[*model.Message]int) {
-	var kinds []jen.Code
+//
+// It renders too the acts of the answers whose rule holds in every major
+// the answer has (answerActs): the tracker takes those without looking the
+// rule up, as a generated case takes an actFast message.
+func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf map[*model.Message]int, majors []int) {
+	var kinds, acts []jen.Code
+	most := 1
 	for _, st := range bm.States {
+		var kind int
+		var answers []jen.Code
 		for _, r := range st.Rules {
-			if r.Msg != nil && r.Msg.AnswerTo != "" {
-				kinds = append(kinds, jen.Id(stateConst(st)).Op(":").Lit(kindOf[r.Msg]))
-				break
+			if r.Msg == nil || r.Msg.AnswerTo == "" {
+				continue
 			}
+			kind = cmp.Or(kind, kindOf[r.Msg])
+			if r.Answer != 0 && r.Requires == "" && r.Streamed == "" && allMajors(r, majors) {
+				answers = append(answers, jen.Values(jen.LitRune(rune(r.Answer)), jen.Op(fmt.Sprintf("%#x", actOf(st, r, majors).bits()))))
+			}
+		}
+		if kind != 0 {
+			kinds = append(kinds, jen.Id(stateConst(st)).Op(":").Lit(kind))
+		}
+		if len(answers) > 0 {
+			acts = append(acts, jen.Id(stateConst(st)).Op(":").Values(answers...))
+			most = max(most, len(answers))
 		}
 	}
 	f.Comment("answerKinds is the kind of the one-byte answer each backend state waits for, kindNone if none")
 	f.Comment("(256 entries, one per flowState value: indexed without a bounds check, once a frame).")
 	f.Var().Id("answerKinds").Op("=").Index(jen.Lit(256)).Id("flowKind").Values(kinds...)
+	f.Comment("answerAct is an answer's byte and the act of its rule.")
+	f.Type().Id("answerAct").Struct(jen.Id("b").Byte(), jen.Id("act").Id("flowAct"))
+	f.Comment("answerActs are the answers each backend state takes on their act alone (the rule holds in every")
+	f.Comment("major the answer has); an answer not there has its rule looked up.")
+	f.Var().Id("answerActs").Op("=").Index(jen.Lit(256)).Index(jen.Lit(most)).Id("answerAct").Values(acts...)
 }
 
 // protocolMinorTable renders the newest protocol minor of each major the

@@ -89,18 +89,21 @@ func (r *ReplicationTracker) start(cmd string) copyKind {
 		!hasWord(cmd, "START_REPLICATION") && !hasWord(cmd, "BASE_BACKUP") {
 		return copyNone
 	}
+	// The commands are read in place: a streamCommand copied is eleven
+	// words.
 	in := Params{Major: r.P.Major, ProtocolMinor: r.P.ProtocolMinor}
-	if c := r.recent[1]; c.cmd == cmd && c.in == in {
-		r.recent[0], r.recent[1] = c, r.recent[0]
-	} else if c := r.recent[0]; c.cmd != cmd || c.in != in {
-		r.recent[1] = c
-		r.recent[0] = streamCommand{cmd: cmd, in: in}
-		r.recent[0].kind, r.recent[0].p = readCommand(cmd, in)
+	if c := &r.recent[1]; c.cmd == cmd && c.in == in {
+		r.recent[0], r.recent[1] = r.recent[1], r.recent[0]
+	} else if c := &r.recent[0]; c.cmd != cmd || c.in != in {
+		r.recent[1] = *c
+		*c = streamCommand{cmd: cmd, in: in}
+		c.kind, c.p = readCommand(cmd, in)
 	}
-	if c := r.recent[0]; c.kind == copyLogical {
+	c := &r.recent[0]
+	if c.kind == copyLogical {
 		r.Logical.reset(c.p)
 	}
-	return r.recent[0].kind
+	return c.kind
 }
 
 // pgspec:if commands
