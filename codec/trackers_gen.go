@@ -142,8 +142,10 @@ func (t *FrontendTracker) Next(src []byte) (*Step, error) {
 			if a := actIn(c.fe, kindCopyData); a&actFast != 0 {
 				s, off := t.taking(src, &d.copyData)
 				if d.copyData.Decode(src, c.P) == nil {
-					err := t.tookCopyData(s)
-					return s, offsetted(err, off)
+					if err := t.tookCopyData(s); err != nil {
+						return s, offsetted(err, off)
+					}
+					return s, nil
 				}
 				t.untook(src)
 			}
@@ -597,8 +599,10 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 			if a := actIn(c.be, kindCopyData); a&actFast != 0 {
 				s, off := t.taking(src, &d.copyData)
 				if d.copyData.Decode(src, c.P) == nil {
-					err := t.tookCopyData(s)
-					return s, offsetted(err, off)
+					if err := t.tookCopyData(s); err != nil {
+						return s, offsetted(err, off)
+					}
+					return s, nil
 				}
 				t.untook(src)
 			}

@@ -102,9 +102,9 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 				var body []jen.Code
 				var result jen.Code = jen.Nil()
 				switch {
-				case step:
-					body = append(body, jen.Id("err").Op(":=").Id("t").Dot(hookPrefix+msg.GoName).Call(jen.Id("s")))
-					result = jen.Id("offsetted").Call(jen.Id("err"), jen.Id("off"))
+				case step: // a nil error returned as nil: no type test on the path of every CopyData
+					body = append(body, jen.If(jen.Id("err").Op(":=").Id("t").Dot(hookPrefix+msg.GoName).Call(jen.Id("s")), jen.Id("err").Op("!=").Nil()).Block(
+						jen.Return(jen.Id("s"), jen.Id("offsetted").Call(jen.Id("err"), jen.Id("off")))))
 				case hooked:
 					body = append(body, jen.Id("t").Dot(hookPrefix+msg.GoName).Call())
 				}
