@@ -15,10 +15,7 @@ import "testing"
 // generated Next takes in its cases; actNegotiated exactly the rules that
 // require that negotiation.
 func TestFlowActs(t *testing.T) {
-	msgMajors := map[string]MajorSet{}
-	for _, m := range NewMessages() {
-		msgMajors[m.Slug()] = m.Majors()
-	}
+	msgMajors := majorsBySlug()
 	stays := 0
 	for st := range flowState(len(flowTable)) {
 		for k := range flowKind(flowKinds) {
@@ -96,10 +93,7 @@ func TestFlowActs(t *testing.T) {
 // act lookAct finds in every major the answer has, and holds exactly the
 // answers whose rule holds in all of them (the others are looked up).
 func TestAnswerActs(t *testing.T) {
-	msgMajors := map[string]MajorSet{}
-	for _, m := range NewMessages() {
-		msgMajors[m.Slug()] = m.Majors()
-	}
+	msgMajors := majorsBySlug()
 	held := 0
 	for st := range flowState(len(flowTable)) {
 		k := answerKinds[st]
@@ -126,4 +120,13 @@ func TestAnswerActs(t *testing.T) {
 	if held == 0 {
 		t.Error("answerActs holds no answer")
 	}
+}
+
+// majorsBySlug is each message's majors, by its slug (a flow kind's name).
+func majorsBySlug() map[string]MajorSet {
+	majors := map[string]MajorSet{}
+	for _, m := range NewMessages() {
+		majors[m.Slug()] = m.Majors()
+	}
+	return majors
 }
