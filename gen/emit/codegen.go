@@ -116,8 +116,9 @@ func (e *emitter) readLayout(l *model.Layout) []jen.Code {
 	}
 	items := l.Items
 	if _, _, _, fast := e.fastItems(false); fast {
-		// Decode's fast path has checked tag and length and found them wrong,
-		// or something after them.
+		// Decode's fast path has checked tag and length (a replication or
+		// pgoutput message: tag and the input's length) and found them
+		// wrong, or something after them.
 	} else if tag, ok := framedBy(items); ok {
 		// Tag and length in one check on the path every message takes; the
 		// separate reads only run to say what is wrong.

@@ -186,7 +186,12 @@ func stays(r *model.FlowRule, majors []int) bool {
 // what it requires (but the negotiation a start-up ended, which its act
 // says: actNegotiated) or streams.
 func needsLook(r *model.FlowRule, majors []int) bool {
-	return r.Answer != 0 || r.Requires != "" && r.Requires != spec.RequiresNegotiated || r.Streamed != "" || !allMajors(r, majors)
+	return r.Answer != 0 || needsRule(r, majors)
+}
+
+// needsRule is needsLook but for an answer's value, which answerActs holds.
+func needsRule(r *model.FlowRule, majors []int) bool {
+	return r.Requires != "" && r.Requires != spec.RequiresNegotiated || r.Streamed != "" || !allMajors(r, majors)
 }
 
 // allMajors reports whether r holds in each of the codec's majors its
@@ -444,7 +449,7 @@ func answerByState(f *jen.File, fl *model.Flow, bm *model.FlowMachine, kindOf ma
 				continue
 			}
 			kind = cmp.Or(kind, kindOf[r.Msg])
-			if r.Answer != 0 && r.Requires == "" && r.Streamed == "" && allMajors(r, majors) {
+			if r.Answer != 0 && !needsRule(r, majors) {
 				answers = append(answers, jen.Values(jen.LitRune(rune(r.Answer)), jen.Op(fmt.Sprintf("%#x", actOf(st, r, majors).bits()))))
 			}
 		}
