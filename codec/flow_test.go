@@ -806,3 +806,49 @@ func TestConversationLogicalParams(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicationOnlyOnAWalsender: a Query is read for a replication
+// command only on a connection whose StartupMessage asked for a walsender,
+// its replication parameter read as the server's parse_bool reads it (any
+// case, a prefix of true or yes, on whole, 1) or "database". Elsewhere
+// START_REPLICATION is SQL (the server refuses it): were a CopyBothResponse
+// to follow, its CopyData would carry no replication message.
+func TestReplicationOnlyOnAWalsender(t *testing.T) {
+	p := codec.Params{Major: 17}
+	for _, c := range []struct {
+		value     string // "-": no replication parameter
+		walsender bool
+	}{
+		{"-", false}, {"database", true}, {"true", true}, {"TRUE", true}, {"t", true}, {"tru", true}, {"yes", true}, {"Y", true},
+		{"on", true}, {"ON", true}, {"1", true}, {"o", false}, {"off", false}, {"false", false}, {"no", false}, {"0", false},
+		{"", false}, {"truer", false}, {"on ", false}, {"Database", false}, {"11", false},
+	} {
+		params := []codec.StartupParameter{{Name: "user", Value: "u"}}
+		if c.value != "-" {
+			params = append(params, codec.StartupParameter{Name: "replication", Value: c.value})
+		}
+		conv, at, err := play([]turn{
+			fe(&codec.StartupMessage{ProtocolVersion: 3 << 16, Parameters: params}, p),
+			be(&codec.AuthenticationOk{}, p),
+			be(&codec.ReadyForQuery{TxStatus: 'I'}, p),
+			fe(&codec.Query{String: "START_REPLICATION 0/0 TIMELINE 1"}, p),
+			be(&codec.CopyBothResponse{}, p),
+		})
+		if err != nil {
+			t.Fatalf("replication=%q: turn %d: %v", c.value, at, err)
+		}
+		s, err := conv.Backend.Next(mustEncodeP(&codec.CopyData{Data: mustEncodeP(&codec.XLogData{WALData: []byte("wal")}, p)}, p))
+		if err != nil || (s.Sub != nil) != c.walsender {
+			t.Errorf("replication=%q: the stream's CopyData holds %v (%v), want a replication message: %v", c.value, s.Sub, err, c.walsender)
+		}
+	}
+	// A conversation taken up late may be a walsender's.
+	conv := codec.NewConversation(p)
+	conv.Resume()
+	if _, err := feed(conv, []turn{fe(&codec.Query{String: "START_REPLICATION 0/0 TIMELINE 1"}, p), be(&codec.CopyBothResponse{}, p)}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := conv.Backend.Next(mustEncodeP(&codec.CopyData{Data: mustEncodeP(&codec.XLogData{WALData: []byte("wal")}, p)}, p)); err != nil || s.Sub == nil {
+		t.Errorf("after Resume: %v, %v", s.Sub, err)
+	}
+}

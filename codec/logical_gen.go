@@ -53,19 +53,20 @@ func (t *LogicalTracker) next(src []byte) (Message, error) {
 	// relation described before, which the state allows without a change
 	// (actStays): decoded without the dispatcher, taken on one bit.
 	// Anything else, or a message that fails, takes the general path.
-	// Insert is tested first: a switch would test the kinds in order of value.
+	// Insert is tested first, on its tag (the kind table's load is not
+	// needed): a switch would test the tags in order of value.
 	if len(src) > 0 {
-		if k := kindsLogical[src[0]]; k == kindLogicalInsert {
+		if tag := src[0]; tag == tagLogicalInsert {
 			if m := &t.lg.logicalInsert; actIn(t.st, kindLogicalInsert)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
-		} else if k == kindLogicalUpdate {
+		} else if tag == tagLogicalUpdate {
 			if m := &t.lg.logicalUpdate; actIn(t.st, kindLogicalUpdate)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil
 			}
-		} else if k == kindLogicalDelete {
+		} else if tag == tagLogicalDelete {
 			if m := &t.lg.logicalDelete; actIn(t.st, kindLogicalDelete)&actStays != 0 && m.Decode(src, t.P) == nil && t.described(m.RelationOID) == "" {
 				t.Index++
 				return m, nil

@@ -3,7 +3,10 @@
 
 package codec
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // The negotiation of protocol-flow.html's start-up: a StartupMessage asks
 // for a protocol minor and may carry `_pq_.` options; a server that lacks
@@ -31,14 +34,35 @@ func ProtocolMinor(major int) int {
 	return newestProtocolMinor
 }
 
-// ask notes what a StartupMessage asks for.
-func (n *negotiation) ask(m *StartupMessage) {
+// ask notes what a StartupMessage asks for, and reports whether it asks
+// for a walsender (its replication parameter): only a walsender takes
+// replication commands, so only its Queries are read for one.
+func (n *negotiation) ask(m *StartupMessage) (walsender bool) {
 	*n = negotiation{minor: int(m.ProtocolVersion & 0xffff)}
 	for i := range m.Parameters {
-		if isProtocolOption(m.Parameters[i].Name) {
+		switch name := m.Parameters[i].Name; {
+		case isProtocolOption(name):
 			n.options++
+		case name == "replication":
+			walsender = isWalsender(m.Parameters[i].Value)
 		}
 	}
+	return walsender
+}
+
+// isWalsender reads the replication parameter as the server does:
+// "database" opens a logical walsender, a true boolean a physical one.
+// Its booleans are parse_bool's: any case, a prefix of true or yes, on
+// whole (a lone o is off's too), or 1; anything else is false or refused.
+func isWalsender(v string) bool {
+	switch {
+	case v == "database" || v == "true" || v == "on" || v == "1": // what clients send
+		return true
+	case v == "" || len(v) > len("true"):
+		return false
+	}
+	prefixOf := func(word string) bool { return len(v) <= len(word) && strings.EqualFold(v, word[:len(v)]) }
+	return prefixOf("true") || prefixOf("yes") || strings.EqualFold(v, "on")
 }
 
 // isProtocolOption says whether a startup parameter is a protocol option.

@@ -175,8 +175,8 @@ func (r *ReplicationTracker) Frontend(payload []byte) (Message, error) {
 // or a message that fails, takes the general path.
 func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 	if payload := *payload; r.kind != copyNone && len(payload) != 0 {
-		switch k := kindsReplicationBackend[payload[0]]; {
-		case k == kindXLogData && actIn(r.be, kindXLogData)&actStays != 0:
+		switch tag := payload[0]; {
+		case tag == tagXLogData && actIn(r.be, kindXLogData)&actStays != 0:
 			x := &r.rb.xLogData
 			s.Sub = x // before the decode, while both are at hand: the general path sets it again
 			if x.Decode(payload, r.P) == nil {
@@ -186,7 +186,7 @@ func (r *ReplicationTracker) backend(s *Step, payload *[]byte) error {
 				s.clearLogical()
 				return nil
 			}
-		case k == kindBackupData && actIn(r.be, kindBackupData)&actStays != 0:
+		case tag == tagBackupData && actIn(r.be, kindBackupData)&actStays != 0:
 			b := &r.rb.backupData
 			s.Sub = b
 			if b.Decode(payload, r.P) == nil {

@@ -150,11 +150,13 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 	f.Comment("flowStreamed marks the states whose pgoutput messages carry the xid.")
 	f.Var().Id("flowStreamed").Op("=").Index(jen.Lit(len(states))).Bool().Values(streamed...)
 
+	tagOf := map[string]byte{}
 	for _, d := range dispatchers(mod) {
 		if len(d.members) > 0 {
-			kindLookup(f, d, kindOf)
+			kindLookup(f, d, kindOf, tagOf)
 		}
 	}
+	tagConsts(f, tagOf)
 	if fm := machine(fl, "frontend"); fm != nil {
 		authByState(f, fl, fm, kindOf)
 		untaggedByState(f, fl, fm)
@@ -354,8 +356,9 @@ func (a flowAct) lit() jen.Code {
 
 // kindLookup renders the table naming the kind of a dispatcher's message by
 // its tag (or, untagged, a function by its request code); 'R' is resolved
-// by subtype in authKinds.
-func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
+// by subtype in authKinds. It adds to tagOf each message its tag alone
+// names.
+func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int, tagOf map[string]byte) {
 	name := "kinds" + d.Name
 	if !d.Tagged {
 		var cases []jen.Code
@@ -379,6 +382,7 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
 		ms := byTag[t]
 		if len(ms) == 1 && ms[0].State == "" {
 			cells = append(cells, jen.LitRune(rune(t)).Op(":").Lit(kindOf[ms[0]]))
+			tagOf[ms[0].GoName] = t
 			continue
 		}
 		if allStates(ms) {
@@ -395,6 +399,20 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int) {
 	if len(sub) > 0 {
 		f.Comment("authKinds names the kind of an authentication message ('R') by its subtype.")
 		f.Var().Id("authKinds").Op("=").Index(jen.Lit(16)).Id("flowKind").Values(sub...)
+	}
+}
+
+// tagConsts renders tag<Message>, the tag of each message its tag alone
+// names: a stream's fast path tests the byte itself, without the table
+// (about 2 instructions a message).
+func tagConsts(f *jen.File, tagOf map[string]byte) {
+	var defs []jen.Code
+	for _, name := range slices.Sorted(maps.Keys(tagOf)) {
+		defs = append(defs, jen.Id("tag"+name).Byte().Op("=").LitRune(rune(tagOf[name])))
+	}
+	if len(defs) > 0 {
+		f.Comment("The tags that name one message each.")
+		f.Const().Defs(defs...)
 	}
 }
 

@@ -97,8 +97,15 @@ func wire(t testing.TB, p codec.Params, msgs ...codec.Message) []byte {
 	return b
 }
 
-func startup(minor uint32) *codec.StartupMessage {
-	return &codec.StartupMessage{ProtocolVersion: 3<<16 | minor, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}
+// startup is a StartupMessage for protocol 3.minor; replication, unless
+// "", asks for a walsender (true: physical, database: logical), without
+// which the server takes no replication command.
+func startup(minor uint32, replication string) *codec.StartupMessage {
+	m := &codec.StartupMessage{ProtocolVersion: 3<<16 | minor, Parameters: []codec.StartupParameter{{Name: "user", Value: "u"}}}
+	if replication != "" {
+		m.Parameters = append(m.Parameters, codec.StartupParameter{Name: "replication", Value: replication})
+	}
+	return m
 }
 
 // replication is a physical stream's opening: the command, the server's
@@ -137,8 +144,8 @@ func syntheticCapture(t *testing.T) []packet {
 	add(c2.handshake()...)
 	add(web.handshake()...)
 	add(web.send(true, []byte("GET / HTTP/1.1\r\n\r\n"), 1460)...)
-	add(c1.send(true, wire(t, codec.Params{}, startup(2)), 1460)...)
-	add(c2.send(true, wire(t, codec.Params{}, startup(0)), 1460)...)
+	add(c1.send(true, wire(t, codec.Params{}, startup(2, "true")), 1460)...)
+	add(c2.send(true, wire(t, codec.Params{}, startup(0, "on")), 1460)...)
 	add(c2.send(false, hello("18.1 (Debian 18.1-1)", []byte("k3y!"), 0), 1460)...)
 	add(c1.send(false, hello("19.0", bytes.Repeat([]byte{0xa5}, 32), 2), 1460)...)
 	query, stream := replication(t)
@@ -151,7 +158,7 @@ func syntheticCapture(t *testing.T) []packet {
 	add(c1.send(false, stream, len(stream)/2+1)...)
 	add(c2.send(false, stream, 1460)...)
 	add(c3.handshake()...)
-	add(c3.send(true, wire(t, codec.Params{}, startup(0)), 1460)...)
+	add(c3.send(true, wire(t, codec.Params{}, startup(0, "")), 1460)...)
 	lost := c3.send(false, hello("18.1", []byte("k3y!"), 0), 20)
 	add(lost[0])
 	add(lost[2:]...)
@@ -231,7 +238,7 @@ func TestDecodeCapture(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		for i, want := range []string{
-			"2026-11-30T12:00:00.010000Z #1 F @0 StartupMessage ProtocolVersion=196610 Parameters=[{Name=\"user\" Value=\"u\"}]",
+			"2026-11-30T12:00:00.010000Z #1 F @0 StartupMessage ProtocolVersion=196610 Parameters=[{Name=\"user\" Value=\"u\"} {Name=\"replication\" Value=\"true\"}]",
 			"2026-11-30T12:00:00.011000Z #2 F @0 StartupMessage ProtocolVersion=196608",
 			"#2 B @0 AuthenticationOk", "#2 B @9 ParameterStatus", "#2 B @", "#2 B @", // #2's server answers first
 			"#1 B @0 AuthenticationOk", "#1 B @9 ParameterStatus Name=\"server_version\" Value=\"19.0\"", "#1 B @", "#1 B @",
@@ -318,7 +325,7 @@ func TestDecodeCaptureLogical(t *testing.T) {
 		return &codec.CopyData{Data: wire(t, p, &codec.XLogData{WALStart: 0x16B3740, WALData: wire(t, p, m)})}
 	}
 	frames := c.handshake()
-	frames = append(frames, c.send(true, wire(t, codec.Params{}, startup(0)), 1460)...)
+	frames = append(frames, c.send(true, wire(t, codec.Params{}, startup(0, "database")), 1460)...)
 	frames = append(frames, c.send(false, wire(t, codec.Params{}, &codec.AuthenticationOk{}, &codec.ParameterStatus{Name: "server_version", Value: "18.1"},
 		&codec.ReadyForQuery{TxStatus: 'I'}), 1460)...)
 	frames = append(frames, c.send(true, wire(t, codec.Params{}, &codec.Query{String: `START_REPLICATION SLOT "s" LOGICAL 0/0 ("proto_version" '2', "publication_names" 'p', "streaming" 'on')`}), 1460)...)

@@ -44,6 +44,7 @@ type Conversation struct {
 	pending    copyKind    // the stream the last replication command asked for
 	feCopy     bool        // the frontend's CopyData carry replication messages
 	nego       negotiation // what the StartupMessage asked for, and its answer
+	walsender  bool        // the StartupMessage asked for a walsender: its Queries may be replication commands
 }
 
 // maxPending bounds the requests waiting for an answer: a client that
@@ -62,7 +63,7 @@ func NewConversation(p Params) *Conversation {
 // keeping the decoders and queue it grew (a pool of connections reuses it).
 func (c *Conversation) Reset(p Params) {
 	c.P, c.FixMajor, c.fe, c.be = p, false, stFrontendStartup, stBackendWaiting
-	c.queue, c.head, c.discarding, c.pending, c.feCopy, c.nego = c.queue[:0], 0, false, copyNone, false, negotiation{}
+	c.queue, c.head, c.discarding, c.pending, c.feCopy, c.nego, c.walsender = c.queue[:0], 0, false, copyNone, false, negotiation{}, false
 	c.taken, c.done = 0, 0
 	c.Frontend.reset(c)
 	c.Backend.reset(c)
@@ -300,7 +301,7 @@ func (t *FrontendTracker) tookStartupMessage() {
 	m, p := &t.st.startupMessage, t.c.P
 	p.ProtocolMinor = int(m.ProtocolVersion & 0xffff)
 	t.c.setParams(p)
-	t.c.nego.ask(m)
+	t.c.walsender = t.c.nego.ask(m)
 }
 
 // tookCancelRequest keeps protocol 3.2 as the Params of a CancelRequest
@@ -314,9 +315,12 @@ func (t *FrontendTracker) tookCancelRequest() {
 	}
 }
 
-// tookQuery notes the stream a replication command asks for.
+// tookQuery notes the stream a replication command asks for: a
+// walsender's Query may be one, any other connection's is SQL.
 func (t *FrontendTracker) tookQuery() {
-	t.c.pending = t.c.Replication.start(t.fe.query.String)
+	if c := t.c; c.walsender {
+		c.pending = c.Replication.start(t.fe.query.String)
+	}
 }
 
 // tookCopyData decodes the replication message inside a CopyData of a
@@ -674,9 +678,10 @@ func ServerMajor(v string) int {
 
 // Resume takes up a connection whose start was not seen (a capture that
 // began late): the client is taken as authenticated and the server as
-// idle. Answers to requests sent before are then reported as violations.
+// idle, and as a walsender if its Queries are replication commands.
+// Answers to requests sent before are then reported as violations.
 func (c *Conversation) Resume() {
-	c.fe, c.be = stFrontendSession, stBackendIdle
+	c.fe, c.be, c.walsender = stFrontendSession, stBackendIdle, true
 	c.queue, c.head, c.discarding = c.queue[:0], 0, false
 }
 
