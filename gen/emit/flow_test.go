@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -60,4 +61,40 @@ func TestFlowRuleComments(t *testing.T) {
 			t.Errorf("rule %d (%s): %q follows it on its line", i, want[i], tail)
 		}
 	}
+}
+
+// TestAnswersTakeNoRequestOrHook: the backend tracker applies a one-byte
+// answer's act without acted or a hook, so the generator refuses a flow in
+// which an answer queues a request and a runtime hook on an answer.
+func TestAnswersTakeNoRequestOrHook(t *testing.T) {
+	mod, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, err := runtimeHooks(runtimeFeatures(mod), mod.Flow, len(mod.Commands) > 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := trackersFile(mod, Options{}, hooks); err != nil {
+		t.Fatalf("the spec's flow: %v", err)
+	}
+	withHook := maps.Clone(hooks)
+	withHook["BackendTracker."+hookPrefix+"SSLResponse"] = false
+	if _, err := trackersFile(mod, Options{}, withHook); err == nil || !strings.Contains(err.Error(), "hooks a one-byte answer") {
+		t.Errorf("a hook on SSLResponse: %v", err)
+	}
+	for _, st := range mod.Flow.States() {
+		for _, r := range st.Rules {
+			if r.Msg != nil && r.Msg.AnswerTo != "" {
+				r.Push = st
+				_, err := trackersFile(mod, Options{}, hooks)
+				r.Push = nil
+				if err == nil || !strings.Contains(err.Error(), "queues a request") {
+					t.Errorf("%s's %s queuing a request: %v", st.ID(), r.Msg.Slug, err)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no one-byte answer in the flow")
 }

@@ -75,7 +75,17 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 			if kinds[name] == nil {
 				return nil, fmt.Errorf("runtime: %s names no message the flow follows", h)
 			}
+			if kinds[name].AnswerTo != "" {
+				return nil, fmt.Errorf("runtime: %s hooks a one-byte answer, whose act answered applies without hooks", h)
+			}
 			called = append(called, kinds[name])
+		}
+		for _, st := range m.States {
+			for _, r := range st.Rules {
+				if r.Msg != nil && r.Msg.AnswerTo != "" && r.Push != nil {
+					return nil, fmt.Errorf("flow: %s in %s queues a request, which answered does not apply", r.Msg.Slug, st.ID())
+				}
+			}
 		}
 		sortMessages(called)
 		shapes := actShapes(m, mod.Majors)

@@ -389,7 +389,11 @@ func (t *BackendTracker) answered(k flowKind, frame []byte) (*Step, error) {
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
-	return s, t.acted(sideBackend, a, k, off, t.hook(k, s))
+	// An answer queues no request (only the frontend's do) and has no
+	// hook: its act is applied here, without acted.
+	c.move(&c.be, &c.fe, a)
+	c.settle(a)
+	return s, nil
 }
 
 // answeredAct is the act of answer b in st from answerActs, 0 when its
