@@ -466,7 +466,7 @@ func (t *BackendTracker) next(frame []byte) (*Step, error) {
 			c.setParams(p)
 		}
 	}
-	if a&actNegotiated != 0 {
+	if a&actNegotiated != 0 && c.nego.asked(c.P.ProtocolMinor) {
 		if e := t.unnegotiated(st, k, off); e != nil {
 			// What is missing came before: the start-up is over all the same.
 			t.acted(sideBackend, a, k, off, nil)

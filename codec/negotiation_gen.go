@@ -103,6 +103,11 @@ func (n *negotiation) answer(m *NegotiateProtocolVersion, major int) string {
 	return ""
 }
 
+// asked reports whether a start-up reaching minor may have missed
+// something, for missing to say: not when it asked for 3.0 and no option,
+// and is on 3.0 (most), told inline.
+func (n *negotiation) asked(minor int) bool { return n.minor|n.options|minor != 0 || n.negotiated }
+
 // missing says what is wrong with the protocol a start-up ended on, ""
 // when nothing: minor is the one reached, major the server's (0: not
 // known). NegotiateProtocolVersion should have answered `_pq_.` options or

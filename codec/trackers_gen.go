@@ -575,7 +575,7 @@ func (t *BackendTracker) Next(src []byte) (*Step, error) {
 					c := t.c
 					t.tookReadyForQuery()
 					var err error
-					if a&actNegotiated != 0 {
+					if a&actNegotiated != 0 && c.nego.asked(c.P.ProtocolMinor) {
 						err = t.unnegotiated(c.be, kindReadyForQuery, off)
 					}
 					c.be = flowState(a)

@@ -123,7 +123,7 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 						return nil // no rule has both: the general path takes it
 					}
 					body = append(body, jen.Var().Id("err").Error(),
-						jen.If(jen.Id("a").Op("&").Id("actNegotiated").Op("!=").Lit(0)).Block(
+						jen.If(jen.Id("a").Op("&").Id("actNegotiated").Op("!=").Lit(0).Op("&&").Id("c").Dot("nego").Dot("asked").Call(jen.Id("c").Dot("P").Dot("ProtocolMinor"))).Block(
 							jen.Id("err").Op("=").Id("t").Dot("unnegotiated").Call(act(side.field), kind, jen.Id("off"))))
 					result = jen.Id("err")
 				}
