@@ -31,7 +31,9 @@ type Conversation struct {
 	// FixMajor keeps P.Major as set: server_version does not change it.
 	FixMajor bool
 	// Replication follows the replication stream a START_REPLICATION or
-	// BASE_BACKUP began (its Logical the pgoutput inside).
+	// BASE_BACKUP began on a walsender connection (one whose StartupMessage
+	// asked for it with its replication parameter), its Logical the
+	// pgoutput inside.
 	Replication replicationPart
 
 	fe, be     flowState
