@@ -3,10 +3,7 @@
 
 package codec
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // The negotiation of protocol-flow.html's start-up: a StartupMessage asks
 // for a protocol minor and may carry `_pq_.` options; a server that lacks
@@ -43,26 +40,12 @@ func (n *negotiation) ask(m *StartupMessage) (walsender bool) {
 		switch name := m.Parameters[i].Name; {
 		case isProtocolOption(name):
 			n.options++
-		case name == "replication":
-			walsender = isWalsender(m.Parameters[i].Value)
+		case name == "replication": // "database": a logical walsender; a true boolean: a physical one
+			b, _ := parseAnyBool(m.Parameters[i].Value)
+			walsender = b || m.Parameters[i].Value == "database"
 		}
 	}
 	return walsender
-}
-
-// isWalsender reads the replication parameter as the server does:
-// "database" opens a logical walsender, a true boolean a physical one.
-// Its booleans are parse_bool's: any case, a prefix of true or yes, on
-// whole (a lone o is off's too), or 1; anything else is false or refused.
-func isWalsender(v string) bool {
-	switch {
-	case v == "database" || v == "true" || v == "on" || v == "1": // what clients send
-		return true
-	case v == "" || len(v) > len("true"):
-		return false
-	}
-	prefixOf := func(word string) bool { return len(v) <= len(word) && strings.EqualFold(v, word[:len(v)]) }
-	return prefixOf("true") || prefixOf("yes") || strings.EqualFold(v, "on")
 }
 
 // isProtocolOption says whether a startup parameter is a protocol option.

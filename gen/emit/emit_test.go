@@ -424,3 +424,36 @@ func TestPayloadsOfASelection(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeFilesOfFeatures: a runtime file whose every line is for
+// features a selection lacks is left out: parse_bool's reading is written
+// into a codec that has the replication commands or the frontend's
+// tracker (a StartupMessage's replication parameter), and only there.
+func TestRuntimeFilesOfFeatures(t *testing.T) {
+	full, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sel  model.Selection
+		want bool
+	}{
+		{model.Selection{Layers: []string{spec.LayerLogicalReplication}}, false},
+		{model.Selection{Layers: []string{spec.LayerFrontendBackend}}, true},      // no command
+		{model.Selection{Messages: []string{"start-replication-physical"}}, true}, // no tracker
+		{model.Selection{}, true},
+	} {
+		mod, err := full.Select(c.sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := Files(mod, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := files["parsebool_gen.go"]; ok != c.want {
+			t.Errorf("%+v (%d commands): parsebool_gen.go written: %v", c.sel, len(mod.Commands), ok)
+		}
+		compiles(t, files)
+	}
+}

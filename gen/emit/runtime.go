@@ -167,12 +167,14 @@ func runtimeFeatures(mod *model.Model) map[string]bool {
 }
 
 // hasFeature reports whether the selection has feature; "no-FEATURE" is
-// its absence.
+// its absence, "A|B" either.
 func hasFeature(features map[string]bool, feature string) bool {
-	if not, ok := strings.CutPrefix(feature, "no-"); ok {
-		return !features[not]
+	for alt := range strings.SplitSeq(feature, "|") {
+		if not, ok := strings.CutPrefix(alt, "no-"); ok && !features[not] || !ok && features[alt] {
+			return true
+		}
 	}
-	return features[feature]
+	return false
 }
 
 // cutFeatures drops the lines between "// pgspec:if FEATURE" and
@@ -222,6 +224,9 @@ func codecRuntime(features map[string]bool, fl *model.Flow, commands bool) ([]ru
 		}
 		if f.body, err = cutFeatures(f.name, f.body, features); err != nil {
 			return nil, err
+		}
+		if len(bytes.TrimSpace(f.body)) == 0 {
+			continue // every line is for features the selection lacks
 		}
 		out = append(out, f)
 	}
