@@ -35,7 +35,7 @@ func TestFlowProblems(t *testing.T) {
 	  {"name": "backend", "layer": "frontend-backend", "direction": "B", "doc": "d", "states": [
 	    {"name": "a", "doc": "d", "list": "protocol-flow.html#START-UP", "rules": [
 	      {"message": "ssl-response", "answer": "SN", "reason": "r", "streamed": "maybe"},
-	      {"message": "ssl-response", "reason": "r"},
+	      {"message": "ssl-response", "push": "a", "reason": "r"},
 	      {"answer": "N", "reason": "r"}
 	    ]}]}
 	], "rulesets": []}`
@@ -53,6 +53,7 @@ func TestFlowProblems(t *testing.T) {
 		`backend a ssl-response 'SN': answer "SN" is not one byte`,
 		`backend a ssl-response 'SN': streamed "maybe"`,
 		`backend a: ssl-response has a rule for any answer beside one for answer "SN"`,
+		`backend a ssl-response: push "a": only a frontend rule pushes`,
 		`backend a  'N': no message`,
 		`backend a: list "protocol-flow.html#START-UP", want page.html#SECTION/n`,
 		`frontend a direct-tls: a message and an event: one or the other`,

@@ -80,13 +80,6 @@ func trackersFile(mod *model.Model, o Options, hooks map[string]bool) (*jen.File
 			}
 			called = append(called, kinds[name])
 		}
-		for _, st := range m.States {
-			for _, r := range st.Rules {
-				if r.Msg != nil && r.Msg.AnswerTo != "" && r.Push != nil {
-					return nil, fmt.Errorf("flow: %s in %s queues a request, which answered does not apply", r.Msg.Slug, st.ID())
-				}
-			}
-		}
 		sortMessages(called)
 		shapes := actShapes(m, mod.Majors)
 		take := func(dv string) func(*model.Message) jen.Code {

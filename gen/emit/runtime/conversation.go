@@ -391,8 +391,9 @@ func (t *BackendTracker) answered(k flowKind, frame []byte) (*Step, error) {
 	if a == 0 {
 		return s, flowViolation(st, k, c.P.Major, off, t.Index-1)
 	}
-	// An answer queues no request (only the frontend's do) and has no
-	// hook: its act is applied here, without acted.
+	// An answer queues no request (spec/flow.go: only a frontend rule
+	// pushes) and has no hook (trackersFile refuses one): its act is
+	// applied here, without acted.
 	c.move(&c.be, &c.fe, a)
 	c.settle(a)
 	return s, nil
