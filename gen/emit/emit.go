@@ -123,12 +123,20 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 	if err := render(constantsFile(mod, o), "constants_gen.go", out); err != nil {
 		return nil, err
 	}
-	if f := flowFile(mod, o); f != nil {
+	rt, err := codecRuntime(runtimeFeatures(mod), mod.Flow, len(mod.Commands) > 0)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := runtimeTags(rt)
+	if err != nil {
+		return nil, err
+	}
+	if f := flowFile(mod, o, tags); f != nil {
 		if err := render(f, "flowtables_gen.go", out); err != nil {
 			return nil, err
 		}
 	}
-	hooks, err := runtimeHooks(runtimeFeatures(mod), mod.Flow, len(mod.Commands) > 0)
+	hooks, err := runtimeHooks(rt)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +159,7 @@ func Files(mod *model.Model, o Options) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
-	if err := addRuntime(o, runtimeFeatures(mod), mod.Flow, out, len(mod.Commands) > 0); err != nil {
+	if err := addRuntime(o, rt, out); err != nil {
 		return nil, err
 	}
 	return out, nil

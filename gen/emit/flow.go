@@ -3,6 +3,7 @@ package emit
 import (
 	"cmp"
 	"fmt"
+	"go/ast"
 	"maps"
 	"math"
 	"slices"
@@ -19,7 +20,7 @@ import (
 // message kind, the rules of every state as a table indexed by both, how a
 // frame's first bytes name its kind, and the stand-ins for trackers of
 // layers the codec was not generated with. Nil when the model has no flow.
-func flowFile(mod *model.Model, o Options) *jen.File {
+func flowFile(mod *model.Model, o Options, tags map[string]bool) *jen.File {
 	fl := mod.Flow
 	if fl == nil || len(fl.Machines) == 0 {
 		return nil
@@ -156,7 +157,7 @@ func flowFile(mod *model.Model, o Options) *jen.File {
 			kindLookup(f, d, kindOf, tagOf)
 		}
 	}
-	tagConsts(f, tagOf)
+	tagConsts(f, tagOf, tags)
 	if fm := machine(fl, "frontend"); fm != nil {
 		authByState(f, fl, fm, kindOf)
 		untaggedByState(f, fl, fm)
@@ -403,17 +404,37 @@ func kindLookup(f *jen.File, d *dispatcher, kindOf map[*model.Message]int, tagOf
 }
 
 // tagConsts renders tag<Message>, the tag of each message its tag alone
-// names: a stream's fast path tests the byte itself, without the table
-// (about 2 instructions a message).
-func tagConsts(f *jen.File, tagOf map[string]byte) {
+// names, for the messages whose constant the runtime uses (used): a
+// stream's fast path tests the byte itself, without the table (about 2
+// instructions a message).
+func tagConsts(f *jen.File, tagOf map[string]byte, used map[string]bool) {
 	var defs []jen.Code
 	for _, name := range slices.Sorted(maps.Keys(tagOf)) {
-		defs = append(defs, jen.Id("tag"+name).Byte().Op("=").LitRune(rune(tagOf[name])))
+		if used[name] {
+			defs = append(defs, jen.Id("tag"+name).Byte().Op("=").LitRune(rune(tagOf[name])))
+		}
 	}
 	if len(defs) > 0 {
-		f.Comment("The tags that name one message each.")
+		f.Comment("The tags the runtime's fast paths test, each naming one message.")
 		f.Const().Defs(defs...)
 	}
+}
+
+// runtimeTags are the messages, by Go name, whose tag<Message> constant
+// the runtime rt uses.
+func runtimeTags(rt []runtimeFile) (map[string]bool, error) {
+	used := map[string]bool{}
+	err := runtimeDecls(rt, func(d ast.Decl) {
+		ast.Inspect(d, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if name, ok := strings.CutPrefix(id.Name, "tag"); ok && name != "" && name[0] >= 'A' && name[0] <= 'Z' {
+					used[name] = true
+				}
+			}
+			return true
+		})
+	})
+	return used, err
 }
 
 // authByState renders, for each frontend state, the 'p' message it allows

@@ -6,8 +6,12 @@ import (
 	"go/token"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pgspec/pgspec/gen/model"
+	"github.com/pgspec/pgspec/spec"
 )
 
 // TestFlowRuleComments: in the generated flowRules each rule's comment is
@@ -72,7 +76,11 @@ func TestAnswersTakeNoHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks, err := runtimeHooks(runtimeFeatures(mod), mod.Flow, len(mod.Commands) > 0)
+	rt, err := codecRuntime(runtimeFeatures(mod), mod.Flow, len(mod.Commands) > 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, err := runtimeHooks(rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,5 +91,48 @@ func TestAnswersTakeNoHook(t *testing.T) {
 	withHook["BackendTracker."+hookPrefix+"SSLResponse"] = false
 	if _, err := trackersFile(mod, Options{}, withHook); err == nil || !strings.Contains(err.Error(), "hooks a one-byte answer") {
 		t.Errorf("a hook on SSLResponse: %v", err)
+	}
+}
+
+// TestTagConstants: flowtables_gen.go declares the tag<Message> constants
+// the runtime's fast paths use, and no other: the stream fast paths' in
+// the full codec, pgoutput's alone in a codec of the logical layer.
+func TestTagConstants(t *testing.T) {
+	full, err := Load(os.DirFS("../../spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logical, err := full.Select(model.Selection{Layers: []string{spec.LayerLogicalReplication}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mod  *model.Model
+		want []string
+	}{
+		{full, []string{"tagBackupData", "tagLogicalDelete", "tagLogicalInsert", "tagLogicalUpdate", "tagXLogData"}},
+		{logical, []string{"tagLogicalDelete", "tagLogicalInsert", "tagLogicalUpdate"}},
+	} {
+		files, err := Files(c.mod, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "flowtables_gen.go", files["flowtables_gen.go"], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, s := range g.Specs {
+					if n := s.(*ast.ValueSpec).Names[0].Name; strings.HasPrefix(n, "tag") {
+						got = append(got, n)
+					}
+				}
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%d messages: tag constants %v, want %v", len(c.mod.Messages), got, c.want)
+		}
 	}
 }

@@ -233,13 +233,10 @@ func codecRuntime(features map[string]bool, fl *model.Flow, commands bool) ([]ru
 	return out, nil
 }
 
-// addRuntime adds the codec's runtime (codecRuntime) to out, under the
+// addRuntime adds the codec's runtime rt (codecRuntime) to out, under the
 // generated header; a generated file of the same name is an error.
-func addRuntime(o Options, features map[string]bool, fl *model.Flow, out map[string][]byte, commands bool) error {
-	rt, err := codecRuntime(features, fl, commands)
-	if err != nil {
-		return err
-	}
+func addRuntime(o Options, rt []runtimeFile, out map[string][]byte) error {
+	var err error
 	for _, f := range rt {
 		if _, dup := out[f.name]; dup {
 			return fmt.Errorf("%s: a message's file has the name of the runtime's", f.name)

@@ -276,16 +276,12 @@ func (d *dispatcher) trackerCases(take func(*model.Message) jen.Code, state stri
 	return cases, nil
 }
 
-// runtimeHooks are the hooks the runtime written into the codec declares
+// runtimeHooks are the hooks the runtime rt written into the codec declares
 // (methods named took<Message>), as "Type.method", and whether each takes
 // the Step.
-func runtimeHooks(features map[string]bool, fl *model.Flow, commands bool) (map[string]bool, error) {
-	rt, err := codecRuntime(features, fl, commands)
-	if err != nil {
-		return nil, err
-	}
+func runtimeHooks(rt []runtimeFile) (map[string]bool, error) {
 	hooks := map[string]bool{}
-	err = runtimeDecls(rt, func(d ast.Decl) {
+	err := runtimeDecls(rt, func(d ast.Decl) {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Recv == nil || !strings.HasPrefix(fd.Name.Name, hookPrefix) || len(fd.Recv.List) != 1 {
 			return
