@@ -26,7 +26,7 @@ var hotHelpers = []string{
 	// What the trackers' generated Next does in each case, once a message.
 	"actIn", "(*tracker).took", "(*Step).clearInner", "(*Step).clearLogical", "(*Conversation).move", "(*Conversation).settle",
 	"(*Conversation).push", "offsetted", "(*Conversation).parameter", "(*BackendTracker).tookParameterStatus",
-	"(*BackendTracker).tookCopyData", "(*FrontendTracker).tookQuery", "answeredAct",
+	"(*BackendTracker).tookCopyData", "(*FrontendTracker).tookQuery", "answeredAct", "(*negotiation).asked",
 }
 
 func TestHotHelpersInline(t *testing.T) {
