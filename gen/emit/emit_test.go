@@ -263,16 +263,9 @@ func TestOldMajorTrackersCompile(t *testing.T) {
 		{Majors: []int{10, 11, 12, 13}, Layers: []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}},
 		{Majors: []int{14}, Layers: []string{spec.LayerLogicalReplication}},
 	} {
-		mod, err := full.Select(sel)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mod, files := selected(t, full, sel)
 		if len(mod.Flow.Machines) == 0 {
 			t.Fatalf("%v: no trackers", sel)
-		}
-		files, err := Files(mod, Options{})
-		if err != nil {
-			t.Fatal(err)
 		}
 		compiles(t, files)
 	}
@@ -292,14 +285,7 @@ func TestDocsSpeakOfWhatThePackageHolds(t *testing.T) {
 		majors []int
 		want   bool
 	}{{[]int{10, 11, 12}, false}, {[]int{14, 15, 16}, true}} {
-		mod, err := full.Select(model.Selection{Majors: c.majors, Layers: []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := Files(mod, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, files := selected(t, full, model.Selection{Majors: c.majors, Layers: []string{spec.LayerLogicalReplication, spec.LayerStreamingReplication}})
 		docs := exportedDocs(t, files)
 		for _, s := range later {
 			if strings.Contains(docs, s) != c.want {
@@ -312,14 +298,7 @@ func TestDocsSpeakOfWhatThePackageHolds(t *testing.T) {
 			t.Errorf("majors %v: ReplicationTracker.Logical does not say it is a LogicalTracker", c.majors)
 		}
 	}
-	mod, err := full.Select(model.Selection{Layers: []string{spec.LayerStreamingReplication}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := Files(mod, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, files := selected(t, full, model.Selection{Layers: []string{spec.LayerStreamingReplication}})
 	if docs := exportedDocs(t, files); strings.Contains(docs, "LogicalTracker") || !strings.Contains(docs, "generated without the pgoutput messages") {
 		t.Errorf("a codec without pgoutput: %s", docs[strings.Index(docs, "Logical "):][:300])
 	}
@@ -405,14 +384,7 @@ func TestPayloadsOfASelection(t *testing.T) {
 		{model.Selection{Layers: []string{spec.LayerFrontendBackend}}, nil},
 		{model.Selection{Majors: []int{16}, Messages: []string{"copy-data", "replication-xlog-data"}}, []string{"copy_data_gen.go Data LayerStreamingReplication"}},
 	} {
-		mod, err := full.Select(c.sel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := Files(mod, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		mod, files := selected(t, full, c.sel)
 		var got []string
 		for _, name := range slices.Sorted(maps.Keys(files)) {
 			for _, m := range carries.FindAllSubmatch(files[name], -1) {
@@ -443,17 +415,24 @@ func TestRuntimeFilesOfFeatures(t *testing.T) {
 		{model.Selection{Messages: []string{"start-replication-physical"}}, true}, // no tracker
 		{model.Selection{}, true},
 	} {
-		mod, err := full.Select(c.sel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := Files(mod, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		mod, files := selected(t, full, c.sel)
 		if _, ok := files["parsebool_gen.go"]; ok != c.want {
 			t.Errorf("%+v (%d commands): parsebool_gen.go written: %v", c.sel, len(mod.Commands), ok)
 		}
 		compiles(t, files)
 	}
+}
+
+// selected is the codec Files makes of full's selection sel, and its model.
+func selected(t *testing.T, full *model.Model, sel model.Selection) (*model.Model, map[string][]byte) {
+	t.Helper()
+	mod, err := full.Select(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Files(mod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod, files
 }

@@ -102,21 +102,14 @@ func TestTagConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logical, err := full.Select(model.Selection{Layers: []string{spec.LayerLogicalReplication}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
-		mod  *model.Model
+		sel  model.Selection
 		want []string
 	}{
-		{full, []string{"tagBackupData", "tagLogicalDelete", "tagLogicalInsert", "tagLogicalUpdate", "tagXLogData"}},
-		{logical, []string{"tagLogicalDelete", "tagLogicalInsert", "tagLogicalUpdate"}},
+		{model.Selection{}, []string{"tagBackupData", "tagLogicalDelete", "tagLogicalInsert", "tagLogicalUpdate", "tagXLogData"}},
+		{model.Selection{Layers: []string{spec.LayerLogicalReplication}}, []string{"tagLogicalDelete", "tagLogicalInsert", "tagLogicalUpdate"}},
 	} {
-		files, err := Files(c.mod, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		mod, files := selected(t, full, c.sel)
 		f, err := parser.ParseFile(token.NewFileSet(), "flowtables_gen.go", files["flowtables_gen.go"], 0)
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +125,7 @@ func TestTagConstants(t *testing.T) {
 			}
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("%d messages: tag constants %v, want %v", len(c.mod.Messages), got, c.want)
+			t.Errorf("%d messages: tag constants %v, want %v", len(mod.Messages), got, c.want)
 		}
 	}
 }
