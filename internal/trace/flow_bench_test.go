@@ -41,6 +41,13 @@ type capturedConn struct {
 	// streams are the bytes each direction sent (by Direction), the
 	// frames one after the other.
 	streams [2][]byte
+	// What its client knows for having sent it, for handDecoder: the tag
+	// of the response ('W' CopyBoth, 'H' CopyOut) that began the
+	// replication stream whose CopyData carry replication messages (0:
+	// none), and the proto_version and streaming mode of the pgoutput
+	// its START_REPLICATION asked for (LogicalVersion 0: none).
+	streamBegun byte
+	pgoutput    codec.Params
 }
 
 // capturedConversations reads the connections of every committed capture
@@ -91,10 +98,30 @@ func capturedConversations(tb testing.TB, glob string) []capturedConn {
 					r.auth = authOf[s.Msg.Slug()]
 				}
 			}
+			conv.streamBegun, conv.pgoutput = askedStream(conv.frames)
 			convs = append(convs, conv)
 		}
 	}
 	return convs
+}
+
+// askedStream is what a connection's client asked for, found in the
+// frames the conversation decoded: the response that began the first
+// replication stream (the last CopyBoth or CopyOut before the first
+// replication message) and the pgoutput options of the first pgoutput
+// message (Streamed is the state of a stream, not an option).
+func askedStream(frames []recorded) (begun byte, pgoutput codec.Params) {
+	first := slices.IndexFunc(frames, func(r recorded) bool { return r.sub })
+	for i := first - 1; i >= 0; i-- {
+		if t := frames[i].frame[0]; frames[i].dir == Backend && (t == 'W' || t == 'H') {
+			begun = t
+			break
+		}
+	}
+	if i := slices.IndexFunc(frames, func(r recorded) bool { return r.logical }); i >= 0 {
+		pgoutput = codec.Params{LogicalVersion: frames[i].logicalP.LogicalVersion, Streaming: frames[i].logicalP.Streaming &^ codec.Streamed}
+	}
+	return begun, pgoutput
 }
 
 // framer cuts one connection's two byte streams into messages; read again
@@ -171,6 +198,134 @@ func (d *bareDecoder) pass(c *capturedConn) error {
 		}
 	}
 	return nil
+}
+
+// handDecoder decodes a connection as a caller that keeps the state by
+// hand does, as tight as it can be written: it knows only what its
+// client sent out of band (the stream it asked for, askedStream) and
+// follows the rest from the frames, tested by tag: the start-up packets
+// until the StartupMessage, the one-byte answer to SSLRequest and
+// GSSENCRequest, the 'p' by the last authentication request, Major from
+// server_version, the protocol minor from the StartupMessage and
+// NegotiateProtocolVersion, the replication stream from its response to
+// CommandComplete, and Streamed from Stream Start and Stream Stop. It
+// checks no flow. changed, when set (by a test), hears each change of
+// that state, at the frame that made it.
+type handDecoder struct {
+	bareDecoder
+	changed func(frame int, p, logical codec.Params, streaming bool)
+}
+
+func (d *handDecoder) pass(c *capturedConn) error {
+	d.rewind(c)
+	var p, lp codec.Params
+	var auth codec.AuthState
+	started, answer, streaming := false, false, false
+	for i := range c.frames {
+		dir := c.frames[i].dir
+		fr := d.fr[dir]
+		var frame []byte
+		var m codec.Message
+		var err error
+		was, oneByte := p, dir == Backend && answer
+		switch {
+		case oneByte:
+			answer = false
+			if frame, err = fr.NextByte(); err == nil {
+				err = d.ssl.Decode(frame, p)
+			}
+		case dir == Frontend && !started:
+			if frame, err = fr.NextUntagged(); err != nil {
+				break
+			}
+			sp := p
+			if len(frame) > 16 { // a CancelRequest's key longer than 3.0's
+				sp.ProtocolMinor = 2
+			}
+			switch m, err = d.st.Decode(frame, sp); m := m.(type) {
+			case *codec.StartupMessage:
+				started, p.ProtocolMinor = true, int(m.ProtocolVersion&0xffff)
+			case *codec.SSLRequest, *codec.GSSEncRequest:
+				answer = true
+			}
+		case dir == Frontend:
+			if frame, err = fr.Next(); err != nil {
+				break
+			}
+			d.fe.Auth = auth
+			if m, err = d.fe.Decode(frame, p); err == nil && streaming && c.streamBegun == 'W' && frame[0] == 'd' {
+				_, err = d.rf.Decode(m.(*codec.CopyData).Data, p)
+			}
+		default:
+			if frame, err = fr.Next(); err != nil {
+				break
+			}
+			if m, err = d.be.Decode(frame, p); err != nil {
+				break
+			}
+			switch frame[0] {
+			case 'd':
+				if !streaming {
+					break
+				}
+				if m, err = d.rb.Decode(m.(*codec.CopyData).Data, p); err != nil || lp.LogicalVersion == 0 {
+					break
+				}
+				if x, ok := m.(*codec.XLogData); ok {
+					switch m, err = d.lg.Decode(x.WALData, lp); m.(type) {
+					case *codec.LogicalStreamStart:
+						lp.Streaming |= codec.Streamed
+						d.change(i+1, p, lp, streaming)
+					case *codec.LogicalStreamStop:
+						lp.Streaming &^= codec.Streamed
+						d.change(i+1, p, lp, streaming)
+					}
+				}
+			case 'R':
+				switch m.(type) {
+				case *codec.AuthenticationSASL:
+					auth = codec.AuthSASLInitial
+				case *codec.AuthenticationSASLContinue:
+					auth = codec.AuthSASL
+				case *codec.AuthenticationCleartextPassword, *codec.AuthenticationMD5Password:
+					auth = codec.AuthPassword
+				case *codec.AuthenticationGSS, *codec.AuthenticationSSPI, *codec.AuthenticationGSSContinue:
+					auth = codec.AuthGSS
+				}
+			case 'S':
+				if s := m.(*codec.ParameterStatus); s.Name == "server_version" {
+					p.Major = codec.ServerMajor(s.Value)
+				}
+			case 'v':
+				p.ProtocolMinor = min(p.ProtocolMinor, int(m.(*codec.NegotiateProtocolVersion).NewestProtocolVersion&0xffff))
+			case 'W', 'H':
+				if frame[0] == c.streamBegun {
+					streaming, lp = true, c.pgoutput
+					lp.Major, lp.ProtocolMinor = p.Major, p.ProtocolMinor
+					d.change(i+1, p, lp, streaming)
+				}
+			case 'C':
+				if streaming {
+					streaming = false
+					d.change(i+1, p, lp, streaming)
+				}
+			}
+		}
+		if err != nil && !oneByte { // a GSSEncResponse in SSLResponse's place, as in bareDecoder
+			return fmt.Errorf("%s frame %d: %w", c.file, i, err)
+		}
+		if p != was {
+			d.change(i+1, p, lp, streaming)
+		}
+	}
+	return nil
+}
+
+// change tells changed, if set, the state from frame on.
+func (d *handDecoder) change(frame int, p, logical codec.Params, streaming bool) {
+	if d.changed != nil {
+		d.changed(frame, p, logical, streaming)
+	}
 }
 
 // trackedDecoder decodes a connection through a Conversation, which says
@@ -254,6 +409,56 @@ func TestCapturesThroughTheTrackers(t *testing.T) {
 	}
 }
 
+// TestHandDecoderFollowsTheCaptures: the hand-kept state the benchmark
+// compares the trackers with decodes every frame of every committed
+// capture as the conversation did: with its Params (a startup packet
+// aside: a CancelRequest's are its key's), a CopyData's replication
+// message where it found one, and pgoutput with its Params. A baseline
+// that skipped some of that work would flatter the trackers.
+func TestHandDecoderFollowsTheCaptures(t *testing.T) {
+	type state struct {
+		from      int
+		p, lp     codec.Params
+		streaming bool
+	}
+	subs, logicals := 0, 0
+	for n, c := range capturedConversations(t, "pg*.gz") {
+		changes := []state{{}}
+		d := handDecoder{changed: func(frame int, p, lp codec.Params, streaming bool) {
+			changes = append(changes, state{frame, p, lp, streaming})
+		}}
+		if err := d.pass(&c); err != nil {
+			t.Fatal(err)
+		}
+		at := 0
+		for i, r := range c.frames {
+			for at+1 < len(changes) && changes[at+1].from <= i {
+				at++
+			}
+			st := changes[at]
+			sub := st.streaming && r.frame[0] == 'd' && (r.dir == Backend || c.streamBegun == 'W')
+			logical := sub && r.dir == Backend && st.lp.LogicalVersion != 0 && len(r.frame) > 5 && r.frame[5] == 'w'
+			switch {
+			case !r.startup && st.p != r.p:
+				t.Errorf("%s connection %d frame %d: decoded with %+v, the conversation with %+v", c.file, n, i, st.p, r.p)
+			case sub != r.sub || logical != r.logical:
+				t.Errorf("%s connection %d frame %d: replication message %v, pgoutput %v; the conversation: %v, %v", c.file, n, i, sub, logical, r.sub, r.logical)
+			case logical && st.lp != r.logicalP:
+				t.Errorf("%s connection %d frame %d: pgoutput decoded with %+v, the conversation with %+v", c.file, n, i, st.lp, r.logicalP)
+			}
+			if sub {
+				subs++
+			}
+			if logical {
+				logicals++
+			}
+		}
+	}
+	if subs < 1000 || logicals < 1000 {
+		t.Errorf("%d replication messages, %d pgoutput in the captures", subs, logicals)
+	}
+}
+
 // replay gives the conversation the recorded frames.
 func replay(t *testing.T, conv *codec.Conversation, frames []recorded) {
 	t.Helper()
@@ -330,6 +535,10 @@ func BenchmarkTracker(b *testing.B) {
 			}
 			b.Run("impl=bare", func(b *testing.B) {
 				ds := make([]bareDecoder, len(convs))
+				bench(b, func(j int) error { return ds[j].pass(&convs[j]) })
+			})
+			b.Run("impl=hand", func(b *testing.B) {
+				ds := make([]handDecoder, len(convs))
 				bench(b, func(j int) error { return ds[j].pass(&convs[j]) })
 			})
 			b.Run("impl=tracker", func(b *testing.B) {
