@@ -209,11 +209,13 @@ func (d *bareDecoder) pass(c *capturedConn) error {
 // server_version, the protocol minor from the StartupMessage and
 // NegotiateProtocolVersion, the replication stream from its response to
 // CommandComplete, and Streamed from Stream Start and Stream Stop. It
-// checks no flow. changed, when set (by a test), hears each change of
-// that state, at the frame that made it.
+// checks no flow. changed, when set (by a test), hears each change of the
+// Params, as from the frame after the one that made it; subs and
+// logicals count the replication and pgoutput messages it decoded.
 type handDecoder struct {
 	bareDecoder
-	changed func(frame int, p, logical codec.Params, streaming bool)
+	changed        func(from int, p, logical codec.Params)
+	subs, logicals int
 }
 
 func (d *handDecoder) pass(c *capturedConn) error {
@@ -227,7 +229,7 @@ func (d *handDecoder) pass(c *capturedConn) error {
 		var frame []byte
 		var m codec.Message
 		var err error
-		was, oneByte := p, dir == Backend && answer
+		oneByte := dir == Backend && answer
 		switch {
 		case oneByte:
 			answer = false
@@ -245,6 +247,7 @@ func (d *handDecoder) pass(c *capturedConn) error {
 			switch m, err = d.st.Decode(frame, sp); m := m.(type) {
 			case *codec.StartupMessage:
 				started, p.ProtocolMinor = true, int(m.ProtocolVersion&0xffff)
+				d.change(i, p, lp)
 			case *codec.SSLRequest, *codec.GSSEncRequest:
 				answer = true
 			}
@@ -254,6 +257,7 @@ func (d *handDecoder) pass(c *capturedConn) error {
 			}
 			d.fe.Auth = auth
 			if m, err = d.fe.Decode(frame, p); err == nil && streaming && c.streamBegun == 'W' && frame[0] == 'd' {
+				d.subs++
 				_, err = d.rf.Decode(m.(*codec.CopyData).Data, p)
 			}
 		default:
@@ -268,17 +272,19 @@ func (d *handDecoder) pass(c *capturedConn) error {
 				if !streaming {
 					break
 				}
+				d.subs++
 				if m, err = d.rb.Decode(m.(*codec.CopyData).Data, p); err != nil || lp.LogicalVersion == 0 {
 					break
 				}
 				if x, ok := m.(*codec.XLogData); ok {
+					d.logicals++
 					switch m, err = d.lg.Decode(x.WALData, lp); m.(type) {
 					case *codec.LogicalStreamStart:
 						lp.Streaming |= codec.Streamed
-						d.change(i+1, p, lp, streaming)
+						d.change(i, p, lp)
 					case *codec.LogicalStreamStop:
 						lp.Streaming &^= codec.Streamed
-						d.change(i+1, p, lp, streaming)
+						d.change(i, p, lp)
 					}
 				}
 			case 'R':
@@ -295,36 +301,32 @@ func (d *handDecoder) pass(c *capturedConn) error {
 			case 'S':
 				if s := m.(*codec.ParameterStatus); s.Name == "server_version" {
 					p.Major = codec.ServerMajor(s.Value)
+					d.change(i, p, lp)
 				}
 			case 'v':
 				p.ProtocolMinor = min(p.ProtocolMinor, int(m.(*codec.NegotiateProtocolVersion).NewestProtocolVersion&0xffff))
+				d.change(i, p, lp)
 			case 'W', 'H':
 				if frame[0] == c.streamBegun {
 					streaming, lp = true, c.pgoutput
 					lp.Major, lp.ProtocolMinor = p.Major, p.ProtocolMinor
-					d.change(i+1, p, lp, streaming)
+					d.change(i, p, lp)
 				}
 			case 'C':
-				if streaming {
-					streaming = false
-					d.change(i+1, p, lp, streaming)
-				}
+				streaming = false
 			}
 		}
 		if err != nil && !oneByte { // a GSSEncResponse in SSLResponse's place, as in bareDecoder
 			return fmt.Errorf("%s frame %d: %w", c.file, i, err)
 		}
-		if p != was {
-			d.change(i+1, p, lp, streaming)
-		}
 	}
 	return nil
 }
 
-// change tells changed, if set, the state from frame on.
-func (d *handDecoder) change(frame int, p, logical codec.Params, streaming bool) {
+// change tells changed, if set, that frame made the Params p and logical.
+func (d *handDecoder) change(frame int, p, logical codec.Params) {
 	if d.changed != nil {
-		d.changed(frame, p, logical, streaming)
+		d.changed(frame+1, p, logical)
 	}
 }
 
@@ -412,47 +414,43 @@ func TestCapturesThroughTheTrackers(t *testing.T) {
 // TestHandDecoderFollowsTheCaptures: the hand-kept state the benchmark
 // compares the trackers with decodes every frame of every committed
 // capture as the conversation did: with its Params (a startup packet
-// aside: a CancelRequest's are its key's), a CopyData's replication
-// message where it found one, and pgoutput with its Params. A baseline
-// that skipped some of that work would flatter the trackers.
+// aside: a CancelRequest's are its key's), and as many replication and
+// pgoutput messages, pgoutput with its Params. A baseline that skipped
+// some of that work would flatter the trackers.
 func TestHandDecoderFollowsTheCaptures(t *testing.T) {
-	type state struct {
-		from      int
-		p, lp     codec.Params
-		streaming bool
+	type change struct {
+		from  int
+		p, lp codec.Params
 	}
 	subs, logicals := 0, 0
 	for n, c := range capturedConversations(t, "pg*.gz") {
-		changes := []state{{}}
-		d := handDecoder{changed: func(frame int, p, lp codec.Params, streaming bool) {
-			changes = append(changes, state{frame, p, lp, streaming})
-		}}
+		changes := []change{{}}
+		d := handDecoder{changed: func(from int, p, lp codec.Params) { changes = append(changes, change{from, p, lp}) }}
 		if err := d.pass(&c); err != nil {
 			t.Fatal(err)
 		}
+		wantSubs, wantLogicals := 0, 0
 		at := 0
 		for i, r := range c.frames {
 			for at+1 < len(changes) && changes[at+1].from <= i {
 				at++
 			}
-			st := changes[at]
-			sub := st.streaming && r.frame[0] == 'd' && (r.dir == Backend || c.streamBegun == 'W')
-			logical := sub && r.dir == Backend && st.lp.LogicalVersion != 0 && len(r.frame) > 5 && r.frame[5] == 'w'
-			switch {
-			case !r.startup && st.p != r.p:
+			if st := changes[at]; !r.startup && st.p != r.p {
 				t.Errorf("%s connection %d frame %d: decoded with %+v, the conversation with %+v", c.file, n, i, st.p, r.p)
-			case sub != r.sub || logical != r.logical:
-				t.Errorf("%s connection %d frame %d: replication message %v, pgoutput %v; the conversation: %v, %v", c.file, n, i, sub, logical, r.sub, r.logical)
-			case logical && st.lp != r.logicalP:
+			} else if r.logical && st.lp != r.logicalP {
 				t.Errorf("%s connection %d frame %d: pgoutput decoded with %+v, the conversation with %+v", c.file, n, i, st.lp, r.logicalP)
 			}
-			if sub {
-				subs++
+			if r.sub {
+				wantSubs++
 			}
-			if logical {
-				logicals++
+			if r.logical {
+				wantLogicals++
 			}
 		}
+		if d.subs != wantSubs || d.logicals != wantLogicals {
+			t.Errorf("%s connection %d: %d replication and %d pgoutput messages decoded, the conversation %d and %d", c.file, n, d.subs, d.logicals, wantSubs, wantLogicals)
+		}
+		subs, logicals = subs+d.subs, logicals+d.logicals
 	}
 	if subs < 1000 || logicals < 1000 {
 		t.Errorf("%d replication messages, %d pgoutput in the captures", subs, logicals)
@@ -500,9 +498,11 @@ func reportCPU(b *testing.B, start time.Duration) {
 // BenchmarkTracker frames and decodes the committed captures' connections
 // from their byte streams, both directions in capture order, one case per
 // kind of capture (all majors): impl=bare cuts each message as the capture
-// says and decodes it with dispatchers given the Params (what a caller
-// that kept them by hand does), impl=tracker through a Conversation that
-// says how to cut, finds the Params and checks the flow. Each connection
+// says and decodes it with dispatchers given the Params the conversation
+// found (an oracle: no caller knows them beforehand), impl=hand keeps that
+// state itself as a caller without a tracker must (handDecoder), and
+// impl=tracker goes through a Conversation that says how to cut, finds the
+// Params and checks the flow. Each connection
 // has its decoders and frame readers, as in a proxy, taken once through
 // before the clock starts: that first pass grows them (the conversation,
 // its queue, the decoders' slices), a cost of the connection, not of its
