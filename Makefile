@@ -77,6 +77,19 @@ bench-cdc:
 	$(GO) test -run '^$$' -bench StreamedGB -benchmem -benchtime 1x ./codec/cdc/ | tee -a $(BENCH_CDC_OUT)
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col '/impl@(pglogrepl pgspec)' $(BENCH_CDC_OUT)
 
+# What the conversation trackers cost on the committed captures (issue 22),
+# beside decoding with the Params given (bare, an oracle) and with the state
+# kept by hand (hand): wall time, interleaved rounds summarised by benchstat,
+# and callgrind's instructions a pass, which a busy machine does not move
+# (needs valgrind). KINDS picks captures: make bench-tracker KINDS=sessions
+.PHONY: bench-tracker bench-tracker-instructions
+
+bench-tracker:
+	GO=$(GO) sh internal/trace/testdata/trackercost.sh wall
+
+bench-tracker-instructions:
+	GO=$(GO) sh internal/trace/testdata/trackercost.sh instructions
+
 # CPU and memory profiles of the benchmarks PROFILE matches (a -bench
 # pattern), kept in $(PROFILE_DIR) for `go tool pprof` and summarised here:
 # where a case spends its time, and that it allocates nothing (not in CI).

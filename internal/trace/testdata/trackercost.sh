@@ -1,0 +1,79 @@
+#!/bin/sh
+# trackercost.sh wall|instructions: what the conversation trackers cost on
+# the committed captures (BenchmarkTracker), beside decoding with the Params
+# given (impl=bare, an oracle) and with the state kept by hand (impl=hand).
+#
+#   wall          ROUNDS rounds (10) of each impl, one after the other in
+#                 each round so that a drift of the machine falls on all
+#                 three alike, one core (taskset when there is one), then
+#                 benchstat: every impl against bare, tracker against hand.
+#   instructions  callgrind's count of the impl's pass, all it calls
+#                 included, for 1 and N+1 passes (N: 50), the difference
+#                 over N (the first pass, which grows the decoders, falls
+#                 out): instructions a pass, repeatable whatever else the
+#                 machine does (needs valgrind). No asynchronous preemption:
+#                 callgrind fails on its signals.
+#
+# KINDS picks captures (sessions logical physical backup); OUT (/tmp/pgspec-
+# tracker.txt) keeps the raw wall-time run.
+set -eu
+mode=${1:-wall}
+kinds=${KINDS:-sessions logical physical backup}
+out=${OUT:-/tmp/pgspec-tracker.txt}
+go=${GO:-go}
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(mktemp -d)/trace.test
+trap 'rm -rf "$(dirname "$bin")"' EXIT
+(cd "$here" && $go test -c -o "$bin" .)
+cd "$here" # the benchmark reads ../../testdata/captures
+
+bench() { # bench KIND IMPL BENCHTIME
+	$pin "$bin" -test.run '^$' -test.bench "^BenchmarkTracker\$/^capture=$1\$/^impl=$2\$" -test.benchtime "$3" -test.cpu 1
+}
+
+case $mode in
+wall)
+	pin=
+	command -v taskset >/dev/null && pin="taskset -c $(($(nproc) - 1))"
+	: >"$out"
+	for r in $(seq "${ROUNDS:-10}"); do
+		for kind in $kinds; do
+			for impl in bare hand tracker; do
+				bench "$kind" "$impl" 1s | grep '^Benchmark' >>"$out"
+			done
+		done
+	done
+	benchstat="$go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
+	$benchstat -table '' -filter '.unit:sec/op' -col '/impl@(bare hand tracker)' "$out"
+	echo
+	$benchstat -table '' -filter '.unit:sec/op' -col '/impl@(hand tracker)' "$out"
+	;;
+instructions)
+	command -v valgrind >/dev/null || { echo "trackercost.sh: instructions needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+	n=${N:-50}
+	total() { # total KIND IMPL PASSES: the instructions in IMPL's pass
+		cg=$(dirname "$bin")/cg.out
+		GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 \
+			valgrind --tool=callgrind --callgrind-out-file="$cg" "$bin" -test.run '^$' \
+			-test.bench "^BenchmarkTracker\$/^capture=$1\$/^impl=$2\$" -test.benchtime "$3x" -test.cpu 1 >/dev/null 2>&1
+		case $2 in bare | hand) fn=$2Decoder ;; tracker) fn=trackedDecoder ;; esac
+		callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$cg" |
+			awk -v fn="*$fn).pass" 'index($0, fn) { gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0 } END { print max + 0 }'
+	}
+	printf '%-10s %12s %12s %12s %9s %9s\n' capture bare hand tracker 'vs bare' 'vs hand'
+	for kind in $kinds; do
+		set --
+		for impl in bare hand tracker; do
+			a=$(total "$kind" "$impl" 1)
+			b=$(total "$kind" "$impl" $((n + 1)))
+			set -- "$@" $(((b - a) / n))
+		done
+		awk -v k="$kind" -v b="$1" -v h="$2" -v t="$3" \
+			'BEGIN { printf "%-10s %12d %12d %12d %+8.1f%% %+8.1f%%\n", k, b, h, t, 100 * (t - b) / b, 100 * (t - h) / h }'
+	done
+	;;
+*)
+	echo "usage: trackercost.sh wall|instructions" >&2
+	exit 2
+	;;
+esac
