@@ -7,12 +7,17 @@
 #                 each round so that a drift of the machine falls on all
 #                 three alike, one core (taskset when there is one), then
 #                 benchstat: every impl against bare, tracker against hand.
-#   instructions  callgrind's count of the impl's pass, all it calls
-#                 included, for 1 and N+1 passes (N: 50), the difference
-#                 over N (the first pass, which grows the decoders, falls
-#                 out): instructions a pass, repeatable whatever else the
-#                 machine does (needs valgrind). No asynchronous preemption:
-#                 callgrind fails on its signals.
+#   instructions  callgrind's count, for 1 and N+1 passes (N: 50), of the
+#                 module's functions and the standard library's they call
+#                 (not the runtime's collector and scheduler, whose work
+#                 follows the clock), the difference over N: instructions a
+#                 pass, repeatable whatever else the machine does (needs
+#                 valgrind). No asynchronous preemption: callgrind fails on
+#                 its signals. Each process hashes with its own seeds (maps,
+#                 the intern table), which moves a pass by up to 3 %: the
+#                 median of REPEAT (3) processes. (The pass's inclusive
+#                 count is no measure: callgrind loses calls across a
+#                 goroutine's stack growth.)
 #
 # KINDS picks captures (sessions logical physical backup); OUT (/tmp/pgspec-
 # tracker.txt) keeps the raw wall-time run.
@@ -51,22 +56,31 @@ wall)
 instructions)
 	command -v valgrind >/dev/null || { echo "trackercost.sh: instructions needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 	n=${N:-50}
-	total() { # total KIND IMPL PASSES: the instructions in IMPL's pass
+	total() { # total KIND IMPL PASSES: the instructions of the module's code and what it calls
 		cg=$(dirname "$bin")/cg.out
 		GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 \
 			valgrind --tool=callgrind --callgrind-out-file="$cg" "$bin" -test.run '^$' \
 			-test.bench "^BenchmarkTracker\$/^capture=$1\$/^impl=$2\$" -test.benchtime "$3x" -test.cpu 1 >/dev/null 2>&1
-		case $2 in bare | hand) fn=$2Decoder ;; tracker) fn=trackedDecoder ;; esac
-		callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$cg" |
-			awk -v fn="*$fn).pass" 'index($0, fn) { gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0 } END { print max + 0 }'
+		callgrind_annotate --inclusive=no --tree=none --auto=no --threshold=100 "$cg" | awk '
+			$1 ~ /^[0-9,]+$/ && /%\)/ {
+				fn = $0; sub(/^[^%]*%\) +/, "", fn); sub(/ \[.*/, "", fn); sub(/^[^:]*:/, "", fn)
+				if (fn ~ /pgspec\/pgspec|^runtime\.(mem|interfaceSwitch|typeAssert|getitab|assertE2I)|bytealg|^bytes\.|^strings\.|^unicode|^encoding\/binary|^sync\/atomic|^internal\/sync\.|^indexbytebody|^memeqbody/) {
+					gsub(",", "", $1); sum += $1
+				}
+			}
+			END { print sum + 0 }'
 	}
 	printf '%-10s %12s %12s %12s %9s %9s\n' capture bare hand tracker 'vs bare' 'vs hand'
 	for kind in $kinds; do
 		set --
 		for impl in bare hand tracker; do
-			a=$(total "$kind" "$impl" 1)
-			b=$(total "$kind" "$impl" $((n + 1)))
-			set -- "$@" $(((b - a) / n))
+			runs=
+			for r in $(seq "${REPEAT:-3}"); do
+				a=$(total "$kind" "$impl" 1)
+				b=$(total "$kind" "$impl" $((n + 1)))
+				runs="$runs $(((b - a) / n))"
+			done
+			set -- "$@" $(echo $runs | tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 		done
 		awk -v k="$kind" -v b="$1" -v h="$2" -v t="$3" \
 			'BEGIN { printf "%-10s %12d %12d %12d %+8.1f%% %+8.1f%%\n", k, b, h, t, 100 * (t - b) / b, 100 * (t - h) / h }'
