@@ -29,8 +29,12 @@ replace github.com/pgspec/pgspec => REPO
 	"wire/wire_test.go": `package wire
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -62,49 +66,76 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// The README's Changes: the streamed Insert comes with its xid, the one of
-// an ordinary transaction without, and a Stream Commit of a transaction
-// never streamed is a flow violation.
-func TestChanges(t *testing.T) {
+// The README's Consume, on a stream of CopyData: the streamed Insert comes
+// with its xid, the one of an ordinary transaction without, each at its
+// XLogData's position; a keepalive that asks is answered with the position
+// applied; a Stream Commit of a transaction never streamed is a flow
+// violation, and a command that starts no stream is refused.
+func TestConsume(t *testing.T) {
 	v2 := Params{Major: 16, LogicalVersion: 2}
 	streamed := v2
 	streamed.Streaming = Streamed
-	payload := func(m Message, p Params) []byte {
+	var stream []byte
+	add := func(m Message, p Params) {
+		var err error
+		if stream, err = AppendCopyData(stream, m, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := uint64(0x16B3700)
+	change := func(m Message, p Params) {
 		wal, err := m.Encode(nil, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, err := (&XLogData{WALData: wal}).Encode(nil, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
+		at += 0x10
+		add(&XLogData{WALStart: at, ServerWALEnd: at, WALData: wal}, p)
 	}
 	row := TupleData{Columns: []TupleDataColumn{{Kind: 't', Data: []byte("1")}}}
-	stream := [][]byte{
-		payload(&LogicalStreamStart{Xid: 9, FirstSegment: 1}, v2),
-		payload(&LogicalRelation{Xid: 9, RelationOID: 16390, Namespace: "public", RelationName: "t"}, streamed),
-		payload(&LogicalInsert{Xid: 9, RelationOID: 16390, New: row}, streamed),
-		payload(&LogicalStreamStop{}, streamed),
-		payload(&LogicalStreamCommit{Xid: 9}, v2),
-		payload(&LogicalBegin{Xid: 10}, v2),
-		payload(&LogicalInsert{RelationOID: 16390, New: row}, v2),
-		payload(&LogicalCommit{}, v2),
-	}
+	change(&LogicalStreamStart{Xid: 9, FirstSegment: 1}, v2)
+	change(&LogicalRelation{Xid: 9, RelationOID: 16390, Namespace: "public", RelationName: "t"}, streamed)
+	change(&LogicalInsert{Xid: 9, RelationOID: 16390, New: row}, streamed)
+	change(&LogicalStreamStop{}, streamed)
+	change(&LogicalStreamCommit{Xid: 9}, v2)
+	change(&LogicalBegin{Xid: 10}, v2)
+	change(&LogicalInsert{RelationOID: 16390, New: row}, v2)
+	add(&PrimaryKeepalive{ServerWALEnd: at, ReplyRequested: 1}, v2)
+	change(&LogicalCommit{}, v2)
+	ends := len(stream)
+	change(&LogicalStreamCommit{Xid: 11}, v2)
+
 	const start = "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '2', streaming 'on', publication_names 'p')"
-	var xids []uint32
-	err := Changes(16, start, stream, func(m Message) {
-		if i, ok := m.(*LogicalInsert); ok {
-			xids = append(xids, i.Xid)
-		}
-	})
-	if err != nil || !reflect.DeepEqual(xids, []uint32{9, 0}) {
-		t.Errorf("inserts with xids %v, %v", xids, err)
+	consume := func(in []byte, cmd string) (inserts []string, replies []byte, err error) {
+		var out bytes.Buffer
+		conn := struct {
+			io.Reader
+			io.Writer
+		}{bytes.NewReader(in), &out}
+		err = Consume(conn, 16, cmd, func(m Message, at LSN) error {
+			if i, ok := m.(*LogicalInsert); ok {
+				inserts = append(inserts, fmt.Sprintf("xid %d at %s", i.Xid, at))
+			}
+			return nil
+		})
+		return inserts, out.Bytes(), err
 	}
-	err = Changes(16, start, stream[4:5], func(Message) {})
+	inserts, replies, err := consume(stream[:ends], start)
+	if want := []string{"xid 9 at 0/16B3730", "xid 0 at 0/16B3770"}; err != io.EOF || !reflect.DeepEqual(inserts, want) {
+		t.Errorf("inserts %v, %v; want %v and the stream's end", inserts, err, want)
+	}
+	payload, err := CopyDataPayload(replies)
+	var repl ReplicationFrontend
+	reply, rerr := repl.Decode(payload, v2)
+	if s, ok := reply.(*StandbyStatusUpdate); err != nil || rerr != nil || !ok || s.WALFlushPosition != 0x16B3770 || len(replies) != 1+4+len(payload) {
+		t.Errorf("the keepalive answered with %x: %+v, %v, %v", replies, reply, err, rerr)
+	}
+	_, _, err = consume(stream, start)
 	var fe *FlowError
 	if !errors.As(err, &fe) || fe.Got != "logical-stream-commit" {
 		t.Errorf("a Stream Commit outside a stream: %v", err)
+	}
+	if _, _, err = consume(stream, "IDENTIFY_SYSTEM"); err == nil || !strings.Contains(err.Error(), "starts no replication stream") {
+		t.Errorf("IDENTIFY_SYSTEM: %v", err)
 	}
 }
 
