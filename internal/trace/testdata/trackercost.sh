@@ -14,7 +14,7 @@
 #                 pass, repeatable whatever else the machine does (needs
 #                 valgrind). No asynchronous preemption: callgrind fails on
 #                 its signals. Each process hashes with its own seeds (maps,
-#                 the intern table), which moves a pass by up to 3 %: the
+#                 the intern table), which moves a pass by a few per cent: the
 #                 median of REPEAT (3) processes. (The pass's inclusive
 #                 count is no measure: callgrind loses calls across a
 #                 goroutine's stack growth.)
@@ -32,8 +32,10 @@ trap 'rm -rf "$(dirname "$bin")"' EXIT
 (cd "$here" && $go test -c -o "$bin" .)
 cd "$here" # the benchmark reads ../../testdata/captures
 
-bench() { # bench KIND IMPL BENCHTIME
-	$pin "$bin" -test.run '^$' -test.bench "^BenchmarkTracker\$/^capture=$1\$/^impl=$2\$" -test.benchtime "$3" -test.cpu 1
+bench() { # bench KIND IMPL BENCHTIME [COMMAND…]: BenchmarkTracker's case, run under COMMAND
+	kind=$1 impl=$2 benchtime=$3
+	shift 3
+	"$@" "$bin" -test.run '^$' -test.bench "^BenchmarkTracker\$/^capture=$kind\$/^impl=$impl\$" -test.benchtime "$benchtime" -test.cpu 1
 }
 
 case $mode in
@@ -44,7 +46,7 @@ wall)
 	for r in $(seq "${ROUNDS:-10}"); do
 		for kind in $kinds; do
 			for impl in bare hand tracker; do
-				bench "$kind" "$impl" 1s | grep '^Benchmark' >>"$out"
+				bench "$kind" "$impl" 1s $pin | grep '^Benchmark' >>"$out"
 			done
 		done
 	done
@@ -58,9 +60,8 @@ instructions)
 	n=${N:-50}
 	total() { # total KIND IMPL PASSES: the instructions of the module's code and what it calls
 		cg=$(dirname "$bin")/cg.out
-		GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 \
-			valgrind --tool=callgrind --callgrind-out-file="$cg" "$bin" -test.run '^$' \
-			-test.bench "^BenchmarkTracker\$/^capture=$1\$/^impl=$2\$" -test.benchtime "$3x" -test.cpu 1 >/dev/null 2>&1
+		bench "$1" "$2" "$3x" env GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 \
+			valgrind --tool=callgrind --callgrind-out-file="$cg" >/dev/null 2>&1
 		callgrind_annotate --inclusive=no --tree=none --auto=no --threshold=100 "$cg" | awk '
 			$1 ~ /^[0-9,]+$/ && /%\)/ {
 				fn = $0; sub(/^[^%]*%\) +/, "", fn); sub(/ \[.*/, "", fn); sub(/^[^:]*:/, "", fn)
@@ -70,19 +71,14 @@ instructions)
 			}
 			END { print sum + 0 }'
 	}
+	perpass() { # perpass KIND IMPL: the median over REPEAT processes of a pass's instructions
+		for r in $(seq "${REPEAT:-3}"); do
+			echo $((($(total "$1" "$2" $((n + 1))) - $(total "$1" "$2" 1)) / n))
+		done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	}
 	printf '%-10s %12s %12s %12s %9s %9s\n' capture bare hand tracker 'vs bare' 'vs hand'
 	for kind in $kinds; do
-		set --
-		for impl in bare hand tracker; do
-			runs=
-			for r in $(seq "${REPEAT:-3}"); do
-				a=$(total "$kind" "$impl" 1)
-				b=$(total "$kind" "$impl" $((n + 1)))
-				runs="$runs $(((b - a) / n))"
-			done
-			set -- "$@" $(echo $runs | tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-		done
-		awk -v k="$kind" -v b="$1" -v h="$2" -v t="$3" \
+		awk -v k="$kind" -v b="$(perpass "$kind" bare)" -v h="$(perpass "$kind" hand)" -v t="$(perpass "$kind" tracker)" \
 			'BEGIN { printf "%-10s %12d %12d %12d %+8.1f%% %+8.1f%%\n", k, b, h, t, 100 * (t - b) / b, 100 * (t - h) / h }'
 	done
 	;;
